@@ -1,0 +1,105 @@
+// Env: the port every lock algorithm is written against, and the only thing
+// it may call. Lock code reads no clock, starts no thread and sleeps on its
+// own never; it asks its Env. That is what lets one lock implementation run
+// in the deterministic simulation (sim/world) and against a real
+// redis-server (lock/hiredis) unchanged. (LevelDB's Env idea.)
+//
+//   void work(lock::Env& env) {
+//     lock::SimpleLock lock(env, "orders:42");
+//     std::unique_lock guard(lock);               // Lockable
+//     env.connection().call({"INCR", "counter"});
+//   }
+//
+// Threading: an Env belongs to one client process. Several tasks (threads in
+// the real world, fibers in the simulation) of that process may use it at
+// once; each task is a distinct lock owner (Redisson's "<client-id>:<thread-id>").
+//
+// Cancellation: in the simulation a crashed process's tasks are unwound by an
+// exception that is not an Error. Lock code must catch only the types it
+// handles (lock::Error and its subclasses), never `catch (...)` without rethrow.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/resp/reply.h"
+
+namespace redsim::lock {
+
+using resp::Reply;
+using Argv = std::vector<std::string>;
+using Micros = std::chrono::microseconds;
+
+// One connection to one Redis server.
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  // Sends argv and returns Redis's reply (an error reply is a Reply, not an
+  // exception). Blocks the calling task only. Throws ConnectionError (or a
+  // subclass) when the transport fails; the command may or may not have run.
+  virtual Reply call(const Argv& argv) = 0;
+};
+
+// A wake-up signal a task can wait on, with a timeout. It remembers one
+// signal: a signal() with no waiter makes the next wait_for() return true at
+// once, so a wake-up between "check" and "wait" is never lost.
+class Event {
+ public:
+  virtual ~Event() = default;
+  // Wakes every task blocked in wait_for(), or the next one to call it.
+  virtual void signal() = 0;
+  // Blocks until signaled or until `timeout` passes. Returns true when
+  // signaled (and consumes the signal), false on timeout.
+  virtual bool wait_for(Micros timeout) = 0;
+};
+
+using SubscriptionId = uint64_t;
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // The connection the calling task uses to server `server` (0-based; more
+  // than one for Redlock). Throws ClosedError when the process is gone.
+  virtual Connection& connection(size_t server = 0) = 0;
+  virtual size_t server_count() const { return 1; }
+
+  // Subscribes the process to `channel` on server `server`; `on_message` runs
+  // for each message published there, must not block, and typically signals
+  // an Event. Returns once Redis confirmed the subscription, so a message
+  // published after the return is delivered.
+  virtual SubscriptionId subscribe(const std::string& channel,
+                                   std::function<void(const std::string& message)> on_message,
+                                   size_t server = 0) = 0;
+  virtual void unsubscribe(SubscriptionId id) = 0;
+
+  // This process's clock: monotonic microseconds since an arbitrary epoch.
+  // (In the simulation it may drift or jump when a fault plan says so.)
+  virtual Micros now() = 0;
+  // Blocks the calling task for `d`.
+  virtual void sleep_for(Micros d) = 0;
+  virtual std::unique_ptr<Event> make_event() = 0;
+
+  // Starts `fn` as a background task of this process (the watchdog). It may
+  // use every call of this Env. It ends when fn returns, or with the process.
+  virtual void spawn(std::string name, std::function<void()> fn) = 0;
+
+  // Identity: the process (Redisson's connection-manager UUID) and the
+  // calling task (Redisson's thread id). The lock owner is
+  // client_id() + ":" + std::to_string(task_id()).
+  virtual std::string client_id() = 0;
+  virtual uint64_t task_id() = 0;
+
+  // A random 64-bit value (retry jitter, tokens). Seeded in the simulation.
+  virtual uint64_t random_u64() = 0;
+
+  // A line for the timeline ("watchdog renewed orders:42"); may be ignored.
+  virtual void trace(std::string_view /*what*/) {}
+};
+
+}  // namespace redsim::lock

@@ -1,0 +1,69 @@
+// The command table of the fake server: one CommandSpec per Redis command,
+// with Redis 7.0's arity convention and the flags the dispatcher enforces.
+// Each family registers itself from its own file (cmd_string.cc, ...).
+//
+// Source: the arity and flags of each command in Redis 7.0's COMMAND INFO /
+// src/commands/*.json (facts only).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/resp/reply.h"
+
+namespace redsim::sim {
+
+class Server;
+class Session;
+using Argv = std::vector<std::string>;
+
+enum CommandFlag : uint32_t {
+  kCmdWrite = 1u << 0,     // may modify data: refused by EVAL_RO / read-only scripts
+  kCmdReadonly = 1u << 1,  // reads data only
+  kCmdNoScript = 1u << 2,  // refused inside EVAL: "This Redis command is not allowed from script"
+  kCmdPubSub = 1u << 3,    // allowed while a RESP2 session is subscribed
+  kCmdNoMulti = 1u << 4,   // runs at once inside MULTI instead of being queued (EXEC, DISCARD, ...)
+  kCmdFast = 1u << 5,      // informational, as Redis's @fast
+  kCmdMayReplicate = 1u << 6,  // PUBLISH: not a write, yet refused by read-only scripts (7.0)
+};
+
+struct CommandContext {
+  Server& server;
+  Session& session;
+  const Argv& argv;     // argv[0] is the command name as the client sent it
+  int64_t now_ms;       // the command's time: frozen for the whole command and its script
+  bool in_script;       // called through redis.call / redis.pcall
+};
+
+using CommandHandler = resp::Reply (*)(CommandContext& ctx);
+
+struct CommandSpec {
+  std::string_view name;  // lower case: "get", "script" (subcommands dispatched by the handler)
+  int arity;              // Redis convention: N > 0 exactly N args (name included), -N at least N
+  uint32_t flags;
+  CommandHandler handler;
+};
+
+class CommandTable {
+ public:
+  void add(const CommandSpec& spec);
+  // Case-insensitive lookup; nullptr when unknown.
+  const CommandSpec* find(std::string_view name) const;
+
+ private:
+  std::unordered_map<std::string, CommandSpec> by_name_;
+};
+
+// Registration, one per family (each in its own cmd_*.cc).
+void register_server_commands(CommandTable& table);   // PING ECHO SELECT FLUSH* DBSIZE TIME DEBUG ...
+void register_key_commands(CommandTable& table);      // TYPE EXISTS DEL UNLINK, EXPIRE family, TTL ...
+void register_string_commands(CommandTable& table);   // SET GET INCR ...
+void register_hash_commands(CommandTable& table);     // HSET HGET HINCRBY ...
+void register_pubsub_commands(CommandTable& table);   // PUBLISH SUBSCRIBE ...
+void register_multi_commands(CommandTable& table);    // MULTI EXEC DISCARD WATCH UNWATCH
+void register_script_commands(CommandTable& table);   // EVAL EVALSHA *_RO SCRIPT (sim/lua/)
+
+}  // namespace redsim::sim

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole test suite: set up, then build and run ctest twice, once in the
+# optimised build (build/) and once with ASan+UBSan (build-asan/).
+# REDSIM_SKIP_ASAN=1 runs only the first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+tools/setup.sh build
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+if [[ ${REDSIM_SKIP_ASAN:-0} != 1 ]]; then
+  tools/setup.sh build-asan -DREDSIM_SANITIZE=ON -DREDSIM_BENCH=OFF
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j "$jobs"
+fi
