@@ -1,0 +1,113 @@
+// Connection and server commands: PING ECHO SELECT FLUSHDB FLUSHALL DBSIZE
+// TIME DEBUG QUIT RESET. Arity, flags and texts as Redis 7.0.15.
+#include <climits>
+#include <string>
+
+#include "sim/args.h"
+#include "sim/internal.h"
+
+namespace redsim::sim {
+
+using resp::Reply;
+
+namespace {
+
+Reply ping(CommandContext& ctx) {
+  if (ctx.argv.size() > 2) return errors::arity("ping");
+  // RESP2, subscribed: PING answers in the pub/sub shape.
+  if (ctx.session.subscription_count() > 0) {
+    return Reply::array(
+        {Reply::bulk("pong"), Reply::bulk(ctx.argv.size() == 2 ? ctx.argv[1] : std::string())});
+  }
+  if (ctx.argv.size() == 2) return Reply::bulk(ctx.argv[1]);
+  return Reply::status("PONG");
+}
+
+Reply echo(CommandContext& ctx) { return Reply::bulk(ctx.argv[1]); }
+
+Reply select(CommandContext& ctx) {
+  int64_t id = 0;
+  if (!parse_int64(ctx.argv[1], &id)) return errors::not_integer();
+  if (id < INT_MIN || id > INT_MAX) {
+    return Reply::error("ERR value is out of range, value must between -2147483648 and 2147483647");
+  }
+  if (id < 0 || id >= ctx.server.keyspace().databases()) {
+    return Reply::error("ERR DB index is out of range");
+  }
+  SessionAccess::db(ctx.session) = static_cast<int>(id);
+  return Reply::ok();
+}
+
+// FLUSHDB / FLUSHALL [ASYNC|SYNC]: both flush at once here.
+bool flush_args_ok(const Argv& argv) {
+  if (argv.size() > 2) return false;
+  return argv.size() == 1 || equals_ci(argv[1], "async") || equals_ci(argv[1], "sync");
+}
+
+Reply flushdb(CommandContext& ctx) {
+  if (!flush_args_ok(ctx.argv)) return errors::syntax();
+  current_db(ctx).clear(ctx.now_ms);
+  return Reply::ok();
+}
+
+Reply flushall(CommandContext& ctx) {
+  if (!flush_args_ok(ctx.argv)) return errors::syntax();
+  ctx.server.keyspace().clear(ctx.now_ms);
+  return Reply::ok();
+}
+
+Reply dbsize(CommandContext& ctx) {
+  return Reply::integer(static_cast<int64_t>(current_db(ctx).size()));
+}
+
+Reply time(CommandContext& ctx) {
+  int64_t us = ctx.server.clock().now_us();
+  return Reply::array(
+      {Reply::bulk(std::to_string(us / 1000000)), Reply::bulk(std::to_string(us % 1000000))});
+}
+
+// DEBUG SLEEP <seconds> blocks the server: the clock's sleep_us (a
+// simulated clock jumps forward). Other subcommands are not simulated and
+// answer as Redis does for an unknown one.
+Reply debug(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  if (equals_ci(argv[1], "sleep") && argv.size() == 3) {
+    double us = parse_double_prefix(argv[2]) * 1000000;
+    // Redis's nanosleep does nothing for a negative time; cap absurd ones.
+    if (us >= 1)
+      ctx.server.clock().sleep_us(us < 4e18 ? static_cast<int64_t>(us)
+                                            : INT64_C(4000000000000000000));
+    return Reply::ok();
+  }
+  return Reply::error(one_line("ERR unknown subcommand or wrong number of arguments for '" +
+                               argv[1] + "'. Try DEBUG HELP."));
+}
+
+// The connection stays open here: closing it is the caller's business.
+Reply quit(CommandContext&) { return Reply::ok(); }
+
+// RESET: back to a fresh connection's state.
+Reply reset(CommandContext& ctx) {
+  discard_transaction(ctx.session);
+  unwatch_all(ctx.session);
+  drop_subscriptions(ctx.session);
+  SessionAccess::db(ctx.session) = 0;
+  return Reply::status("RESET");
+}
+
+}  // namespace
+
+void register_server_commands(CommandTable& table) {
+  table.add({"ping", -1, kCmdPubSub | kCmdFast, &ping});
+  table.add({"echo", 2, kCmdFast, &echo});
+  table.add({"select", 2, kCmdFast, &select});
+  table.add({"flushdb", -1, kCmdWrite, &flushdb});
+  table.add({"flushall", -1, kCmdWrite, &flushall});
+  table.add({"dbsize", 1, kCmdReadonly | kCmdFast, &dbsize});
+  table.add({"time", 1, kCmdFast, &time});
+  table.add({"debug", -2, kCmdNoScript, &debug});
+  table.add({"quit", -1, kCmdNoScript | kCmdNoMulti | kCmdPubSub | kCmdFast, &quit});
+  table.add({"reset", 1, kCmdNoScript | kCmdNoMulti | kCmdPubSub | kCmdFast, &reset});
+}
+
+}  // namespace redsim::sim

@@ -1,0 +1,276 @@
+// String commands: SET (NX XX GET EX PX EXAT PXAT KEEPTTL) SETNX SETEX
+// PSETEX GET GETSET GETDEL MGET MSET INCR INCRBY DECR DECRBY APPEND STRLEN.
+// Source: Redis 7.0 command docs and src/t_string.c behaviour, texts
+// verified against redis-server 7.0.15.
+#include <limits>
+#include <string>
+
+#include "sim/args.h"
+#include "sim/internal.h"
+
+namespace redsim::sim {
+
+using resp::Reply;
+
+namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+// proto-max-bulk-len's default: APPEND refuses to grow a string past it.
+constexpr size_t kMaxStringBytes = 512ull * 1024 * 1024;
+
+enum SetFlag : unsigned {
+  kSetNx = 1 << 0,
+  kSetXx = 1 << 1,
+  kSetGet = 1 << 2,
+  kSetKeepTtl = 1 << 3,
+  kSetEx = 1 << 4,
+  kSetPx = 1 << 5,
+  kSetExAt = 1 << 6,
+  kSetPxAt = 1 << 7,
+};
+constexpr unsigned kSetAnyExpire = kSetEx | kSetPx | kSetExAt | kSetPxAt;
+
+// getExpireMillisecondsOrReply: `arg` is the time in the unit of `flags`;
+// on success `*deadline_ms` is absolute. An error reply otherwise.
+bool parse_set_expire(CommandContext& ctx, std::string_view name, const std::string& arg,
+                      unsigned flags, int64_t* deadline_ms, Reply* error) {
+  int64_t v = 0;
+  if (!parse_int64(arg, &v)) {
+    *error = errors::not_integer();
+    return false;
+  }
+  bool seconds = flags & (kSetEx | kSetExAt);
+  if (v <= 0 || (seconds && v > kInt64Max / 1000)) {
+    *error = errors::invalid_expire(name);
+    return false;
+  }
+  if (seconds) v *= 1000;
+  if (flags & (kSetEx | kSetPx)) {
+    // Redis adds with wrap-around and then refuses a non-positive result.
+    if (v > kInt64Max - ctx.now_ms) {
+      *error = errors::invalid_expire(name);
+      return false;
+    }
+    v += ctx.now_ms;
+  }
+  *deadline_ms = v;
+  return true;
+}
+
+// setGenericCommand. `expire_arg` is null when there is no deadline to set.
+// With kSetGet the reply is the old value (or a WRONGTYPE error); otherwise
+// `ok` on success and `aborted` when NX/XX stopped the write.
+Reply set_generic(CommandContext& ctx, std::string_view name, unsigned flags,
+                  const std::string& key, const std::string& value, const std::string* expire_arg,
+                  Reply ok, Reply aborted) {
+  int64_t deadline = Entry::kNoExpire;
+  if (expire_arg != nullptr) {
+    Reply error;
+    if (!parse_set_expire(ctx, name, *expire_arg, flags, &deadline, &error)) return error;
+  }
+  Db& db = current_db(ctx);
+  Entry* e = db.lookup(key, ctx.now_ms);
+  Reply old_value;  // nil
+  if (flags & kSetGet) {
+    if (e != nullptr) {
+      if (!e->is_string()) return errors::wrong_type();
+      old_value = Reply::bulk(e->str());
+    }
+  }
+  if (((flags & kSetNx) && e != nullptr) || ((flags & kSetXx) && e == nullptr)) {
+    return (flags & kSetGet) ? old_value : aborted;
+  }
+  Entry& stored = db.set_string(key, value, flags & kSetKeepTtl);
+  if (deadline != Entry::kNoExpire) db.set_expire(key, stored, deadline);
+  return (flags & kSetGet) ? old_value : ok;
+}
+
+// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL]
+// (parseExtendedStringArgumentsOrReply: a repeated option is fine, a
+// conflicting one is a syntax error, the last time given wins).
+Reply set(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  unsigned flags = 0;
+  const std::string* expire_arg = nullptr;
+  for (size_t i = 3; i < argv.size(); ++i) {
+    const std::string& opt = argv[i];
+    bool has_next = i + 1 < argv.size();
+    if (equals_ci(opt, "nx") && !(flags & kSetXx)) {
+      flags |= kSetNx;
+    } else if (equals_ci(opt, "xx") && !(flags & kSetNx)) {
+      flags |= kSetXx;
+    } else if (equals_ci(opt, "get")) {
+      flags |= kSetGet;
+    } else if (equals_ci(opt, "keepttl") && !(flags & kSetAnyExpire)) {
+      flags |= kSetKeepTtl;
+    } else if (has_next && !(flags & kSetKeepTtl) &&
+               ((equals_ci(opt, "ex") && !(flags & (kSetAnyExpire & ~kSetEx))) ||
+                (equals_ci(opt, "px") && !(flags & (kSetAnyExpire & ~kSetPx))) ||
+                (equals_ci(opt, "exat") && !(flags & (kSetAnyExpire & ~kSetExAt))) ||
+                (equals_ci(opt, "pxat") && !(flags & (kSetAnyExpire & ~kSetPxAt))))) {
+      flags |= equals_ci(opt, "ex")     ? kSetEx
+               : equals_ci(opt, "px")   ? kSetPx
+               : equals_ci(opt, "exat") ? kSetExAt
+                                        : kSetPxAt;
+      expire_arg = &argv[++i];
+    } else {
+      return errors::syntax();
+    }
+  }
+  return set_generic(ctx, "set", flags, argv[1], argv[2], expire_arg, Reply::ok(), Reply::nil());
+}
+
+Reply setnx(CommandContext& ctx) {
+  return set_generic(ctx, "setnx", kSetNx, ctx.argv[1], ctx.argv[2], nullptr, Reply::integer(1),
+                     Reply::integer(0));
+}
+
+Reply setex(CommandContext& ctx) {
+  return set_generic(ctx, "setex", kSetEx, ctx.argv[1], ctx.argv[3], &ctx.argv[2], Reply::ok(),
+                     Reply::nil());
+}
+
+Reply psetex(CommandContext& ctx) {
+  return set_generic(ctx, "psetex", kSetPx, ctx.argv[1], ctx.argv[3], &ctx.argv[2], Reply::ok(),
+                     Reply::nil());
+}
+
+Reply get(CommandContext& ctx) {
+  Entry* e = current_db(ctx).lookup(ctx.argv[1], ctx.now_ms);
+  if (e == nullptr) return Reply::nil();
+  if (!e->is_string()) return errors::wrong_type();
+  return Reply::bulk(e->str());
+}
+
+// GETSET: GET, then a plain SET (the deadline is dropped).
+Reply getset(CommandContext& ctx) {
+  Db& db = current_db(ctx);
+  Entry* e = db.lookup(ctx.argv[1], ctx.now_ms);
+  Reply old_value;
+  if (e != nullptr) {
+    if (!e->is_string()) return errors::wrong_type();
+    old_value = Reply::bulk(e->str());
+  }
+  db.set_string(ctx.argv[1], ctx.argv[2], /*keep_ttl=*/false);
+  return old_value;
+}
+
+Reply getdel(CommandContext& ctx) {
+  Db& db = current_db(ctx);
+  Entry* e = db.lookup(ctx.argv[1], ctx.now_ms);
+  if (e == nullptr) return Reply::nil();
+  if (!e->is_string()) return errors::wrong_type();
+  Reply value = Reply::bulk(std::move(e->str()));
+  db.remove(ctx.argv[1]);
+  return value;
+}
+
+// MGET: a missing key or one of another type is nil, never an error.
+Reply mget(CommandContext& ctx) {
+  Db& db = current_db(ctx);
+  std::vector<Reply> values;
+  values.reserve(ctx.argv.size() - 1);
+  for (size_t i = 1; i < ctx.argv.size(); ++i) {
+    Entry* e = db.lookup(ctx.argv[i], ctx.now_ms);
+    values.push_back(e != nullptr && e->is_string() ? Reply::bulk(e->str()) : Reply::nil());
+  }
+  return Reply::array(std::move(values));
+}
+
+Reply mset(CommandContext& ctx) {
+  if (ctx.argv.size() % 2 == 0) return errors::arity("mset");
+  Db& db = current_db(ctx);
+  for (size_t i = 1; i + 1 < ctx.argv.size(); i += 2) {
+    db.set_string(ctx.argv[i], ctx.argv[i + 1], /*keep_ttl=*/false);
+  }
+  return Reply::ok();
+}
+
+// incrDecrCommand: the deadline is kept.
+Reply incr_by(CommandContext& ctx, int64_t by) {
+  Db& db = current_db(ctx);
+  const std::string& key = ctx.argv[1];
+  Entry* e = db.lookup(key, ctx.now_ms);
+  int64_t value = 0;
+  if (e != nullptr) {
+    if (!e->is_string()) return errors::wrong_type();
+    if (!parse_int64(e->str(), &value)) return errors::not_integer();
+  }
+  if ((by < 0 && value < 0 && by < kInt64Min - value) ||
+      (by > 0 && value > 0 && by > kInt64Max - value)) {
+    return errors::overflow();
+  }
+  value += by;
+  if (e != nullptr) {
+    e->str() = std::to_string(value);
+    db.touch(key);
+  } else {
+    db.set_string(key, std::to_string(value), /*keep_ttl=*/false);
+  }
+  return Reply::integer(value);
+}
+
+Reply incr(CommandContext& ctx) { return incr_by(ctx, 1); }
+Reply decr(CommandContext& ctx) { return incr_by(ctx, -1); }
+
+Reply incrby(CommandContext& ctx) {
+  int64_t by = 0;
+  if (!parse_int64(ctx.argv[2], &by)) return errors::not_integer();
+  return incr_by(ctx, by);
+}
+
+Reply decrby(CommandContext& ctx) {
+  int64_t by = 0;
+  if (!parse_int64(ctx.argv[2], &by)) return errors::not_integer();
+  // Negating INT64_MIN would overflow: Redis has its own text for it.
+  if (by == kInt64Min) return Reply::error("ERR decrement would overflow");
+  return incr_by(ctx, -by);
+}
+
+Reply append(CommandContext& ctx) {
+  Db& db = current_db(ctx);
+  const std::string& key = ctx.argv[1];
+  const std::string& tail = ctx.argv[2];
+  Entry* e = db.lookup(key, ctx.now_ms);
+  if (e == nullptr) {
+    db.set_string(key, tail, /*keep_ttl=*/false);
+    return Reply::integer(static_cast<int64_t>(tail.size()));
+  }
+  if (!e->is_string()) return errors::wrong_type();
+  if (e->str().size() + tail.size() > kMaxStringBytes) {
+    return Reply::error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  }
+  e->str() += tail;
+  db.touch(key);
+  return Reply::integer(static_cast<int64_t>(e->str().size()));
+}
+
+Reply strlen(CommandContext& ctx) {
+  Entry* e = current_db(ctx).lookup(ctx.argv[1], ctx.now_ms);
+  if (e == nullptr) return Reply::integer(0);
+  if (!e->is_string()) return errors::wrong_type();
+  return Reply::integer(static_cast<int64_t>(e->str().size()));
+}
+
+}  // namespace
+
+void register_string_commands(CommandTable& table) {
+  table.add({"set", -3, kCmdWrite, &set});
+  table.add({"setnx", 3, kCmdWrite | kCmdFast, &setnx});
+  table.add({"setex", 4, kCmdWrite, &setex});
+  table.add({"psetex", 4, kCmdWrite, &psetex});
+  table.add({"get", 2, kCmdReadonly | kCmdFast, &get});
+  table.add({"getset", 3, kCmdWrite | kCmdFast, &getset});
+  table.add({"getdel", 2, kCmdWrite | kCmdFast, &getdel});
+  table.add({"mget", -2, kCmdReadonly | kCmdFast, &mget});
+  table.add({"mset", -3, kCmdWrite, &mset});
+  table.add({"incr", 2, kCmdWrite | kCmdFast, &incr});
+  table.add({"incrby", 3, kCmdWrite | kCmdFast, &incrby});
+  table.add({"decr", 2, kCmdWrite | kCmdFast, &decr});
+  table.add({"decrby", 3, kCmdWrite | kCmdFast, &decrby});
+  table.add({"append", 3, kCmdWrite, &append});
+  table.add({"strlen", 2, kCmdReadonly | kCmdFast, &strlen});
+}
+
+}  // namespace redsim::sim

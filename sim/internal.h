@@ -1,0 +1,54 @@
+// Private to sim/: what the command families (sim/cmd_*.cc) need of the
+// Server and Session internals, and the helpers several families share.
+// Not part of the public API.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "sim/command.h"
+#include "sim/keyspace.h"
+#include "sim/server.h"
+
+namespace redsim::sim {
+
+struct SessionAccess {
+  static Server& server(Session& s) { return s.server_; }
+  static int& db(Session& s) { return s.db_; }
+  static bool& in_multi(Session& s) { return s.in_multi_; }
+  static bool& multi_dirty(Session& s) { return s.multi_dirty_; }
+  static std::vector<Argv>& queued(Session& s) { return s.queued_; }
+  static std::vector<Session::Watched>& watched(Session& s) { return s.watched_; }
+  static bool& watch_dirty(Session& s) { return s.watch_dirty_; }
+  static const std::vector<std::string>& channels(const Session& s) { return s.channels_; }
+  static const std::vector<std::string>& patterns(const Session& s) { return s.patterns_; }
+  static void push(Session& s, resp::Reply reply) { s.push(std::move(reply)); }
+};
+
+struct ServerAccess {
+  // Runs a command (already checked) as part of the current one: EXEC's
+  // queued commands. The time stays frozen.
+  static resp::Reply call(Server& server, Session& s, const CommandSpec& spec, const Argv& argv) {
+    return server.call(s, spec, argv, /*in_script=*/false);
+  }
+};
+
+// The db the command runs against.
+inline Db& current_db(CommandContext& ctx) {
+  return ctx.server.keyspace().db(SessionAccess::db(ctx.session));
+}
+
+// WATCH bookkeeping (cmd_multi.cc).
+void watch_key(Session& s, Db& db, std::string_view key, int64_t now_ms);
+void unwatch_all(Session& s);
+// Leaves MULTI: drops the queue and the error flag, and unwatches (Redis's
+// discardTransaction).
+void discard_transaction(Session& s);
+// Keyspace's WatchTouchFn: decides whether a touch makes the session's
+// next EXEC fail.
+void on_watched_key_touched(Session& s, int db, std::string_view key, TouchKind kind);
+
+// RESET and disconnect: unsubscribe everything without replies (cmd_pubsub.cc).
+void drop_subscriptions(Session& s);
+
+}  // namespace redsim::sim

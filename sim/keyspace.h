@@ -1,0 +1,186 @@
+// Keyspace: the databases of one fake Redis server (SELECT 0..N-1), each a
+// map from key to Entry (a typed value and an optional deadline), with
+// Redis's expiry rules on the server's clock and the WATCH bookkeeping that
+// makes EXEC fail when a watched key is written.
+//
+//   Keyspace ks(16);
+//   Db& db = ks.db(0);
+//   db.set_string("k", "v", /*keep_ttl=*/false);
+//   db.set_expire("k", *db.lookup("k", now_ms), now_ms + 100);
+//   db.lookup("k", now_ms + 100);   // still there: expired only when now > deadline
+//   db.lookup("k", now_ms + 101);   // nullptr, and the key is deleted (lazy expiry)
+//
+// Sources: Redis 7.0 src/db.c and src/expire.c behaviour (facts only):
+// keyIsExpired is `now > when`; every lookup expires lazily; the active cycle
+// samples keys with a TTL. Writes "touch" watched keys (signalModifiedKey).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace redsim::sim {
+
+class Session;
+
+// Type of a value, in the order of Value's alternatives. Lists, sets and
+// sorted sets are added here and to Value when they are implemented.
+enum class ValueType : uint8_t { kString = 0, kHash = 1 };
+
+// The TYPE command's name of a type: "string", "hash".
+std::string_view type_name(ValueType type);
+
+// Heterogeneous hashing so lookups by string_view do not allocate.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+// A Redis hash that keeps insertion order, as Redis's listpack encoding does
+// for small hashes: HSET of a new field appends, HSET of an existing field
+// replaces its value in place, HDEL keeps the order of the rest. (Redis
+// converts hashes beyond 128 fields or 64-byte values to a hashtable whose
+// order is arbitrary; this one keeps insertion order at any size.)
+class Hash {
+ public:
+  using Field = std::pair<std::string, std::string>;  // (field, value)
+
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  // The value of `field`, or nullptr.
+  const std::string* find(std::string_view field) const;
+  std::string* find(std::string_view field);
+  // Sets `field` to `value`; true when the field is new.
+  bool set(std::string_view field, std::string_view value);
+  // Removes `field`; true when it was there.
+  bool erase(std::string_view field);
+  // All fields in order.
+  const std::vector<Field>& entries() const { return entries_; }
+
+ private:
+  size_t position(std::string_view field) const;  // entries_.size() when absent
+  void rebuild_index();
+
+  std::vector<Field> entries_;
+  // field -> position in entries_, kept only once a linear scan gets long.
+  std::unordered_map<std::string, size_t, StringHash, std::equal_to<>> index_;
+};
+
+using Value = std::variant<std::string, Hash>;
+
+struct Entry {
+  static constexpr int64_t kNoExpire = -1;
+
+  Value value;
+  int64_t expire_ms = kNoExpire;  // absolute deadline in ms on the server's clock
+
+  ValueType type() const { return static_cast<ValueType>(value.index()); }
+  bool is_string() const { return value.index() == 0; }
+  bool is_hash() const { return value.index() == 1; }
+  std::string& str() { return *std::get_if<std::string>(&value); }
+  Hash& hash() { return *std::get_if<Hash>(&value); }
+  bool has_expire() const { return expire_ms != kNoExpire; }
+  // Redis's keyIsExpired: strictly after the deadline.
+  bool expired_at(int64_t now_ms) const { return expire_ms != kNoExpire && now_ms > expire_ms; }
+};
+
+// Why a watched key is signalled; decides what it means for a WATCH.
+enum class TouchKind : uint8_t {
+  kWrite,    // a command modified or deleted the key
+  kExpired,  // the key was deleted because its deadline passed (lazy or active)
+  kFlush,    // FLUSHDB / FLUSHALL removed the (live) key
+};
+
+// Called for every session watching a touched key. Installed by the Server.
+using WatchTouchFn = void (*)(Session& session, int db, std::string_view key, TouchKind kind);
+
+class Db {
+ public:
+  Db(int index, WatchTouchFn on_touch) : index_(index), on_touch_(on_touch) {}
+
+  int index() const { return index_; }
+  // Keys stored, including expired ones not yet deleted (as DBSIZE counts).
+  size_t size() const { return map_.size(); }
+
+  // Every command's lookup: the live entry, or nullptr when the key is
+  // absent or expired at `now_ms` (an expired key is deleted first).
+  Entry* lookup(std::string_view key, int64_t now_ms);
+  // The stored entry whether or not it is expired, no side effects.
+  Entry* peek(std::string_view key);
+
+  // Creates `key` (which must be absent) with `value` and no deadline.
+  // Does not touch watchers: the caller calls touch() once it is done.
+  Entry& add(std::string_view key, Value value);
+  // SET semantics: creates or overwrites a string; the deadline is dropped
+  // unless keep_ttl. Touches the key.
+  Entry& set_string(std::string_view key, std::string value, bool keep_ttl);
+  // Deletes `key` if stored (expired or not); true when it was. Touches it.
+  bool remove(std::string_view key);
+  // Sets or clears (deadline_ms == Entry::kNoExpire) the deadline of the
+  // stored entry `e` of `key`. Does not touch: commands call touch().
+  void set_expire(std::string_view key, Entry& e, int64_t deadline_ms);
+  // Redis's signalModifiedKey: every session watching `key` is told.
+  void touch(std::string_view key) {
+    if (!watchers_.empty()) notify(key, TouchKind::kWrite);
+  }
+  // FLUSHDB at `now_ms`: removes everything; watchers of stored keys are
+  // told (kFlush for a live key, kExpired for one past its deadline).
+  void clear(int64_t now_ms);
+
+  // One pass of the active expiry cycle at `now_ms`: examines up to
+  // `max_keys` keys with a deadline, in key order starting after the key the
+  // previous pass stopped at (wrapping around), and deletes the expired ones.
+  // Returns the number deleted.
+  size_t active_expire(int64_t now_ms, int max_keys);
+
+  // Number of keys with a deadline.
+  size_t volatile_count() const { return volatile_.size(); }
+  // Keys in the order of the map (unspecified but deterministic for a given history).
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+    for (const auto& [key, entry] : map_) fn(key, entry);
+  }
+
+  // WATCH bookkeeping: which sessions watch which keys of this db.
+  void add_watcher(std::string_view key, Session* session);
+  void remove_watcher(std::string_view key, Session* session);
+  bool watched() const { return !watchers_.empty(); }
+
+ private:
+  using Map = std::unordered_map<std::string, Entry, StringHash, std::equal_to<>>;
+  void erase(Map::iterator it, TouchKind kind);
+  void notify(std::string_view key, TouchKind kind);
+
+  int index_;
+  WatchTouchFn on_touch_;
+  Map map_;
+  // Keys with a deadline, ordered, for the deterministic active cycle.
+  std::set<std::string, std::less<>> volatile_;
+  std::string cursor_;  // last key the active cycle examined
+  bool has_cursor_ = false;
+  std::unordered_map<std::string, std::vector<Session*>, StringHash, std::equal_to<>> watchers_;
+};
+
+class Keyspace {
+ public:
+  Keyspace(int databases, WatchTouchFn on_touch);
+
+  int databases() const { return static_cast<int>(dbs_.size()); }
+  // `index` must be in [0, databases()).
+  Db& db(int index) { return dbs_[static_cast<size_t>(index)]; }
+  // FLUSHALL at `now_ms`.
+  void clear(int64_t now_ms);
+  // One active expiry cycle over every db; returns the number of keys deleted.
+  size_t active_expire(int64_t now_ms, int max_keys_per_db);
+
+ private:
+  std::vector<Db> dbs_;
+};
+
+}  // namespace redsim::sim

@@ -1,0 +1,182 @@
+#include "sim/server.h"
+
+#include <utility>
+
+#include "sim/args.h"
+#include "sim/internal.h"
+#include "sim/keyspace.h"
+#include "sim/lua/script_engine.h"
+#include "sim/pubsub.h"
+
+namespace redsim::sim {
+
+namespace {
+
+// Redis 7.0's processCommand text for an unknown command: the name cut at
+// 128 bytes, then each argument quoted while the list is under 128 bytes,
+// each cut so the list stays near that size; CR/LF become spaces.
+resp::Reply unknown_command(const Argv& argv) {
+  std::string args;
+  for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
+    size_t room = 128 - args.size();
+    args += '\'';
+    args.append(argv[i], 0, std::min(room, argv[i].size()));
+    args += "' ";
+  }
+  std::string name = argv.empty() ? std::string() : argv[0].substr(0, 128);
+  return resp::Reply::error(
+      one_line("ERR unknown command '" + name + "', with args beginning with: " + args));
+}
+
+// rejectCommand: a refused command inside MULTI marks the transaction so
+// EXEC answers EXECABORT; a refused EXEC itself aborts the transaction at once.
+resp::Reply reject(Session& session, const CommandSpec* spec, resp::Reply error) {
+  if (spec != nullptr && spec->name == "exec") {
+    discard_transaction(session);
+    std::string_view text = error.str();
+    if (text.starts_with("ERR ")) text.remove_prefix(4);
+    return resp::Reply::error("EXECABORT Transaction discarded because of: " + std::string(text));
+  }
+  if (session.in_multi()) SessionAccess::multi_dirty(session) = true;
+  return error;
+}
+
+bool arity_ok(const CommandSpec& spec, size_t argc) {
+  return spec.arity >= 0 ? argc == static_cast<size_t>(spec.arity)
+                         : argc >= static_cast<size_t>(-spec.arity);
+}
+
+}  // namespace
+
+// ---- Session ---------------------------------------------------------------
+
+Session::~Session() { server_.disconnect(*this); }
+
+size_t Session::subscription_count() const { return channels_.size() + patterns_.size(); }
+
+void Session::set_push_handler(std::function<void(const resp::Reply&)> handler) {
+  push_handler_ = std::move(handler);
+}
+
+std::vector<resp::Reply> Session::take_pushes() {
+  std::vector<resp::Reply> out(std::make_move_iterator(pushes_.begin()),
+                               std::make_move_iterator(pushes_.end()));
+  pushes_.clear();
+  return out;
+}
+
+void Session::push(resp::Reply reply) {
+  if (push_handler_) {
+    push_handler_(reply);
+  } else {
+    pushes_.push_back(std::move(reply));
+  }
+}
+
+// ---- Server ----------------------------------------------------------------
+
+Server::Server(Clock& clock, ServerOptions options)
+    : clock_(clock),
+      options_(options),
+      keyspace_(std::make_unique<Keyspace>(options.databases, &on_watched_key_touched)),
+      pubsub_(std::make_unique<PubSub>()) {
+  register_server_commands(commands_);
+  register_key_commands(commands_);
+  register_string_commands(commands_);
+  register_hash_commands(commands_);
+  register_pubsub_commands(commands_);
+  register_multi_commands(commands_);
+  register_script_commands(commands_);
+  scripts_ = std::make_unique<ScriptEngine>(*this);
+}
+
+Server::~Server() = default;
+
+std::unique_ptr<Session> Server::connect() {
+  return std::unique_ptr<Session>(new Session(*this, next_session_id_++));
+}
+
+void Server::disconnect(Session& session) {
+  drop_subscriptions(session);
+  discard_transaction(session);
+  unwatch_all(session);
+}
+
+resp::Reply Server::execute(Session& session, const Argv& argv) {
+  return dispatch(session, argv, /*in_script=*/false, /*read_only=*/false);
+}
+
+resp::Reply Server::execute_from_script(Session& session, const Argv& argv, bool read_only) {
+  return dispatch(session, argv, /*in_script=*/true, read_only);
+}
+
+resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script, bool read_only) {
+  const CommandSpec* spec = argv.empty() ? nullptr : commands_.find(argv[0]);
+  if (in_script) {
+    // Redis 7.0 scriptCall's checks, in its order; the Lua engine appends
+    // the " script: ..." suffix.
+    if (spec == nullptr) return resp::Reply::error("ERR Unknown Redis command called from script");
+    if (!arity_ok(*spec, argv.size())) {
+      return resp::Reply::error("ERR Wrong number of args calling Redis command from script");
+    }
+    if (spec->flags & kCmdNoScript) {
+      return resp::Reply::error("ERR This Redis command is not allowed from script");
+    }
+    if (read_only && (spec->flags & (kCmdWrite | kCmdMayReplicate))) {
+      return resp::Reply::error("ERR Write commands are not allowed from read-only scripts.");
+    }
+    int db_before = session.db_;
+    resp::Reply reply = call(session, *spec, argv, /*in_script=*/true);
+    if (session.db_ != db_before) script_changed_db_ = true;
+    return reply;
+  }
+
+  // Redis 7.0 processCommand's checks, in its order.
+  if (spec == nullptr) return reject(session, nullptr, unknown_command(argv));
+  if (!arity_ok(*spec, argv.size())) return reject(session, spec, errors::arity(spec->name));
+  // RESP2: a subscribed connection may only (un)subscribe, ping, quit, reset.
+  if (!(spec->flags & kCmdPubSub) && (!session.channels_.empty() || !session.patterns_.empty())) {
+    return reject(session, spec,
+                  resp::Reply::error("ERR Can't execute '" + std::string(spec->name) +
+                                     "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / "
+                                     "RESET are allowed in this context"));
+  }
+  if (session.in_multi_ && !(spec->flags & kCmdNoMulti)) {
+    session.queued_.push_back(argv);
+    return resp::Reply::status("QUEUED");
+  }
+  return call(session, *spec, argv, /*in_script=*/false);
+}
+
+resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& argv,
+                         bool in_script) {
+  // The outermost call reads the clock once; everything it runs (EXEC's
+  // queue, a script's redis.call) sees that same time.
+  struct Freeze {
+    Server& server;
+    bool outer;
+    ~Freeze() {
+      if (outer) server.frozen_ms_ = -1;
+    }
+  } freeze{*this, frozen_ms_ < 0};
+  if (freeze.outer) frozen_ms_ = clock_.now_us() / 1000;
+
+  ++commands_processed_;
+  CommandContext ctx{*this, session, argv, frozen_ms_, in_script};
+  if (in_script) return spec.handler(ctx);
+
+  int db_before = session.db_;
+  bool changed_before = std::exchange(script_changed_db_, false);
+  resp::Reply reply = spec.handler(ctx);
+  if (script_changed_db_) session.db_ = db_before;
+  script_changed_db_ = changed_before;
+  return reply;
+}
+
+size_t Server::active_expire_cycle() {
+  return keyspace_->active_expire(now_ms(), options_.active_expire_keys_per_cycle);
+}
+
+int64_t Server::now_ms() const { return frozen_ms_ >= 0 ? frozen_ms_ : clock_.now_us() / 1000; }
+
+}  // namespace redsim::sim

@@ -1,0 +1,179 @@
+// Server::execute / execute_from_script: lookup, arity, the subscribed-state
+// and MULTI rules, frozen time. Expected texts are what redis-server 7.0.15
+// answered (for scripts: its error with the " script: ..." suffix removed).
+#include "sim/server.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/sim_test_util.h"
+
+namespace redsim::sim {
+namespace {
+
+using namespace testing;  // NOLINT
+
+class DispatchTest : public ServerTest {};
+
+TEST_F(DispatchTest, UnknownCommandText) {
+  EXPECT_EQ(run({"foo", "a", "b"}),
+            Err("ERR unknown command 'foo', with args beginning with: 'a' 'b' "));
+  EXPECT_EQ(run({"foo"}), Err("ERR unknown command 'foo', with args beginning with: "));
+  EXPECT_EQ(run({"FOO", "Bar"}),
+            Err("ERR unknown command 'FOO', with args beginning with: 'Bar' "));
+  EXPECT_EQ(run({"", "x"}), Err("ERR unknown command '', with args beginning with: 'x' "));
+  EXPECT_EQ(run({"fo\no", "a\r\nb"}),
+            Err("ERR unknown command 'fo o', with args beginning with: 'a  b' "));
+}
+
+TEST_F(DispatchTest, UnknownCommandTextIsCutAt128Bytes) {
+  std::string x(200, 'x');
+  EXPECT_EQ(run({"foo", x, "b"}), Err("ERR unknown command 'foo', with args beginning with: '" +
+                                      std::string(128, 'x') + "' "));
+  Argv many = {"foo"};
+  std::string expected = "ERR unknown command 'foo', with args beginning with: ";
+  for (int i = 0; i < 20; ++i) many.push_back("abcdefghij");
+  for (int i = 0; i < 10; ++i) expected += "'abcdefghij' ";  // stops once past 128
+  EXPECT_EQ(server_->execute(*s_, many), Err(expected));
+  std::string long_name(140, 'F');
+  EXPECT_EQ(run({long_name, "a"}), Err("ERR unknown command '" + std::string(128, 'F') +
+                                       "', with args beginning with: 'a' "));
+}
+
+TEST_F(DispatchTest, NamesAreCaseInsensitiveAndArityUsesTheLowerCaseName) {
+  EXPECT_EQ(run({"SeT", "k", "v"}), Ok());
+  EXPECT_EQ(run({"GET"}), Err("ERR wrong number of arguments for 'get' command"));
+  EXPECT_EQ(run({"HgEt", "k"}), Err("ERR wrong number of arguments for 'hget' command"));
+}
+
+TEST_F(DispatchTest, SubscribedSessionMayOnlyRunPubSubCommands) {
+  EXPECT_EQ(run({"SUBSCRIBE", "ch"}), Arr({Bulk("subscribe"), Bulk("ch"), Int(1)}));
+  const std::string tail =
+      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
+      "context";
+  EXPECT_EQ(run({"GET", "x"}), Err("ERR Can't execute 'get" + tail));
+  EXPECT_EQ(run({"set", "x", "y"}), Err("ERR Can't execute 'set" + tail));
+  EXPECT_EQ(run({"MULTI"}), Err("ERR Can't execute 'multi" + tail));
+  EXPECT_EQ(run({"PUBLISH", "ch", "m"}), Err("ERR Can't execute 'publish" + tail));
+  // Unknown and arity errors come first.
+  EXPECT_EQ(run({"nosuch"}), Err("ERR unknown command 'nosuch', with args beginning with: "));
+  EXPECT_EQ(run({"GET"}), Err("ERR wrong number of arguments for 'get' command"));
+  EXPECT_EQ(run({"PING"}), Arr({Bulk("pong"), Bulk("")}));
+  EXPECT_EQ(run({"PING", "hi"}), Arr({Bulk("pong"), Bulk("hi")}));
+  EXPECT_EQ(run({"QUIT"}), Ok());
+  EXPECT_EQ(run({"PSUBSCRIBE", "p*"}), Arr({Bulk("psubscribe"), Bulk("p*"), Int(2)}));
+  EXPECT_EQ(run({"UNSUBSCRIBE"}), Arr({Bulk("unsubscribe"), Bulk("ch"), Int(1)}));
+  EXPECT_EQ(run({"GET", "x"}), Err("ERR Can't execute 'get" + tail));  // still a pattern
+  EXPECT_EQ(run({"PUNSUBSCRIBE"}), Arr({Bulk("punsubscribe"), Bulk("p*"), Int(0)}));
+  EXPECT_EQ(run({"GET", "x"}), Nil());
+  EXPECT_EQ(run({"PING"}), Status("PONG"));
+}
+
+TEST_F(DispatchTest, RejectedExecAbortsWithTheReason) {
+  EXPECT_EQ(run({"EXEC", "x"}), Err("EXECABORT Transaction discarded because of: wrong number of "
+                                    "arguments for 'exec' command"));
+  run({"MULTI"});
+  run({"SET", "a", "1"});
+  EXPECT_EQ(run({"EXEC", "x"}), Err("EXECABORT Transaction discarded because of: wrong number of "
+                                    "arguments for 'exec' command"));
+  EXPECT_FALSE(s_->in_multi());
+  EXPECT_EQ(run({"EXEC"}), Err("ERR EXEC without MULTI"));
+  run({"SUBSCRIBE", "ch"});
+  EXPECT_EQ(run({"EXEC"}),
+            Err("EXECABORT Transaction discarded because of: Can't execute 'exec': only "
+                "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
+                "context"));
+}
+
+TEST_F(DispatchTest, TimeIsFrozenForTheWholeCommand) {
+  // Inside EXEC, DEBUG SLEEP moves the clock but not the command's time.
+  run({"SET", "k", "v", "PX", "500"});
+  run({"MULTI"});
+  run({"DEBUG", "SLEEP", "1"});
+  run({"GET", "k"});
+  run({"PTTL", "k"});
+  EXPECT_EQ(run({"EXEC"}), Arr({Ok(), Bulk("v"), Int(500)}));
+  EXPECT_EQ(run({"GET", "k"}), Nil());
+}
+
+TEST_F(DispatchTest, NowMsFollowsTheClockBetweenCommands) {
+  EXPECT_EQ(server_->now_ms(), now_ms());
+  advance_ms(7);
+  EXPECT_EQ(server_->now_ms(), now_ms());
+}
+
+TEST_F(DispatchTest, CountsProcessedCommands) {
+  uint64_t before = server_->commands_processed();
+  run({"SET", "a", "1"});
+  run({"nosuch"});  // rejected: not processed
+  run({"MULTI"});
+  run({"GET", "a"});  // queued: processed by EXEC
+  run({"EXEC"});
+  EXPECT_EQ(server_->commands_processed() - before, 4u);
+}
+
+TEST_F(DispatchTest, ScriptPathErrors) {
+  auto call = [&](Argv argv, bool ro = false) {
+    return server_->execute_from_script(*s_, argv, ro);
+  };
+  EXPECT_EQ(call({"nosuchcmd"}), Err("ERR Unknown Redis command called from script"));
+  EXPECT_EQ(call({"get"}), Err("ERR Wrong number of args calling Redis command from script"));
+  // Arity is checked before the no-script flag, as on Redis.
+  EXPECT_EQ(call({"multi", "x"}),
+            Err("ERR Wrong number of args calling Redis command from script"));
+  for (Argv argv : std::vector<Argv>{{"multi"},
+                                     {"exec"},
+                                     {"discard"},
+                                     {"watch", "x"},
+                                     {"unwatch"},
+                                     {"subscribe", "x"},
+                                     {"unsubscribe", "x"},
+                                     {"psubscribe", "x"},
+                                     {"punsubscribe", "x"},
+                                     {"debug", "sleep", "0"},
+                                     {"quit"},
+                                     {"reset"}}) {
+    EXPECT_EQ(call(argv), Err("ERR This Redis command is not allowed from script")) << argv[0];
+  }
+  const char* ro = "ERR Write commands are not allowed from read-only scripts.";
+  EXPECT_EQ(call({"set", "a", "b"}, true), Err(ro));
+  EXPECT_EQ(call({"SET", "a", "b", "c"}, true), Err(ro));  // before the syntax check
+  EXPECT_EQ(call({"flushall"}, true), Err(ro));
+  EXPECT_EQ(call({"publish", "a", "b"}, true), Err(ro));
+  EXPECT_EQ(call({"multi"}, true), Err("ERR This Redis command is not allowed from script"));
+  EXPECT_EQ(call({"get", "a"}, true), Nil());
+  EXPECT_EQ(call({"publish", "a", "b"}), Int(0));
+  EXPECT_EQ(call({"ping", "x"}), Bulk("x"));
+  EXPECT_EQ(call({"select", "x"}), Err(kNotInt));
+}
+
+TEST_F(DispatchTest, ScriptPathIgnoresMultiAndSubscribedState) {
+  run({"MULTI"});
+  EXPECT_EQ(server_->execute_from_script(*s_, {"set", "a", "1"}, false), Ok());
+  EXPECT_EQ(server_->execute_from_script(*s_, {"get", "a"}, false), Bulk("1"));
+  run({"DISCARD"});
+}
+
+TEST_F(DispatchTest, DestroyingASessionUnsubscribesAndUnwatches) {
+  auto sub = server_->connect();
+  run(*sub, {"SUBSCRIBE", "ch"});
+  run(*sub, {"PSUBSCRIBE", "c*"});
+  run(*sub, {"WATCH", "k"});
+  EXPECT_EQ(run({"PUBLISH", "ch", "m"}), Int(2));
+  sub.reset();
+  EXPECT_EQ(run({"PUBLISH", "ch", "m"}), Int(0));
+  EXPECT_EQ(run({"SET", "k", "v"}), Ok());  // no dangling watcher to touch
+}
+
+TEST_F(DispatchTest, ScriptSelectDoesNotLeakToTheCaller) {
+  // Needs the Lua engine (sim/lua): a script's SELECT lasts for the script.
+  run({"SELECT", "0"});
+  EXPECT_EQ(run({"EVAL", "redis.call('select', '1') return redis.call('set', 'k', 'v')", "0"}),
+            Ok());
+  EXPECT_EQ(s_->db(), 0);
+  EXPECT_EQ(run({"GET", "k"}), Nil());
+  run({"SELECT", "1"});
+  EXPECT_EQ(run({"GET", "k"}), Bulk("v"));
+}
+
+}  // namespace
+}  // namespace redsim::sim
