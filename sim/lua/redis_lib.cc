@@ -1,0 +1,248 @@
+// The `redis` table scripts see: redis.call / redis.pcall into the server,
+// the reply helpers, sha1hex, log, setresp and the constants of Redis 7.0.
+// Error texts are Redis 7.0.15's, checked against a real server; errors the
+// library raises are {err="ERR ..."} tables, as Redis's are (so Lua's pcall
+// hands back the string "ERR ...").
+#include <openssl/sha.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "sim/lua/internal.h"
+#include "sim/server.h"
+
+namespace redsim::sim::lua {
+namespace {
+
+constexpr size_t kMaxLogLines = 256;
+constexpr int kLogDebug = 0;
+constexpr int kLogWarning = 3;
+constexpr int kReplNone = 0;
+constexpr int kReplAll = 3;
+
+// Fills state.argv from the Lua arguments. Returns false when one of them
+// is neither a string nor a number.
+bool collect_argv(lua_State* L, int argc, Argv& argv) {
+  argv.resize(static_cast<size_t>(argc));
+  for (int i = 1; i <= argc; ++i) {
+    std::string& arg = argv[static_cast<size_t>(i - 1)];
+    switch (lua_type(L, i)) {
+      case LUA_TSTRING: {
+        size_t len = 0;
+        const char* s = lua_tolstring(L, i, &len);
+        arg.assign(s, len);
+        break;
+      }
+      case LUA_TNUMBER:
+        arg.clear();
+        append_number_arg(arg, L, i);
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+// Returns (pcall) or raises (call) {err=text}.
+int fail(lua_State* L, bool raise, std::string_view text) {
+  if (raise) raise_error_table(L, text);
+  push_error_table(L, text, true);
+  return 1;
+}
+
+int generic_call(lua_State* L, bool raise) {
+  EngineState& st = state_of(L);
+  int argc = lua_gettop(L);
+  if (argc == 0) {
+    return fail(L, raise, "ERR Please specify at least one argument for this redis lib call");
+  }
+  if (!collect_argv(L, argc, st.argv)) {
+    return fail(L, raise, "ERR Lua redis lib command arguments must be strings or integers");
+  }
+  if (st.server == nullptr || st.session == nullptr) {
+    return fail(L, raise, "ERR redis.call() used outside of a running script");
+  }
+  resp::Reply reply;
+  try {
+    reply = st.server->execute_from_script(*st.session, st.argv, st.read_only);
+  } catch (const std::exception& e) {
+    // A bug in a command must not unwind through the Lua VM as a foreign
+    // exception; report it as an error reply instead.
+    reply = resp::Reply::error(std::string("ERR internal error: ") + e.what());
+  }
+  if (reply.is_error()) return fail(L, raise, reply.str());
+  push_reply(L, reply);
+  return 1;
+}
+
+int redis_call(lua_State* L) { return generic_call(L, true); }
+int redis_pcall(lua_State* L) { return generic_call(L, false); }
+
+int redis_error_reply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) {
+    push_error_table(L, "ERR wrong number or type of arguments", false);
+    return 1;
+  }
+  size_t len = 0;
+  const char* s = lua_tolstring(L, 1, &len);
+  push_error_table(L, {s, len}, false);
+  return 1;
+}
+
+int redis_status_reply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) {
+    push_error_table(L, "ERR wrong number or type of arguments", false);
+    return 1;
+  }
+  lua_createtable(L, 0, 1);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "ok");
+  return 1;
+}
+
+// A string argument as 5.1's lua_tolstring would give it, or nullopt-like
+// empty view when the value has no string form.
+std::string arg_string51(lua_State* L, int i, bool* present) {
+  *present = true;
+  if (lua_type(L, i) == LUA_TNUMBER) return number_to_string51(L, i);
+  if (lua_type(L, i) == LUA_TSTRING) {
+    size_t len = 0;
+    const char* s = lua_tolstring(L, i, &len);
+    return std::string(s, len);
+  }
+  *present = false;
+  return {};
+}
+
+int redis_sha1hex(lua_State* L) {
+  if (lua_gettop(L) != 1) raise_error_table(L, "ERR wrong number of arguments");
+  bool present = false;
+  std::string data = arg_string51(L, 1, &present);  // non-strings hash as ""
+  std::string hex = sha1_hex(data);
+  lua_pushlstring(L, hex.data(), hex.size());
+  return 1;
+}
+
+int redis_log(lua_State* L) {
+  int argc = lua_gettop(L);
+  if (argc < 2) raise_error_table(L, "ERR redis.log() requires two arguments or more.");
+  if (!lua_isnumber(L, 1)) raise_error_table(L, "ERR First argument must be a number (log level).");
+  int level = static_cast<int>(lua_tonumber(L, 1));
+  if (level < kLogDebug || level > kLogWarning) raise_error_table(L, "ERR Invalid debug level.");
+  std::string line;
+  for (int i = 2; i <= argc; ++i) {
+    bool present = false;
+    std::string piece = arg_string51(L, i, &present);
+    if (!present) continue;
+    if (i != 2) line += ' ';
+    line += piece;
+  }
+  EngineState& st = state_of(L);
+  st.log.push_back(std::move(line));
+  while (st.log.size() > kMaxLogLines) st.log.pop_front();
+  return 0;
+}
+
+int redis_setresp(lua_State* L) {
+  if (lua_gettop(L) != 1) raise_error_table(L, "ERR redis.setresp() requires one argument.");
+  int resp = static_cast<int>(lua_tonumber(L, 1));
+  if (resp != 2 && resp != 3) raise_error_table(L, "ERR RESP version must be 2 or 3.");
+  if (resp == 3) {
+    raise_error_table(L, "ERR redis.setresp(3): RESP3 is not supported by redsim yet");
+  }
+  return 0;
+}
+
+int redis_replicate_commands(lua_State* L) {
+  lua_pushboolean(L, 1);  // always on since Redis 7.0 (effects replication)
+  return 1;
+}
+
+int redis_set_repl(lua_State* L) {
+  if (lua_gettop(L) != 1) raise_error_table(L, "ERR redis.set_repl() requires two arguments.");
+  int flags = static_cast<int>(lua_tonumber(L, 1));
+  if (flags < kReplNone || flags > kReplAll) {
+    raise_error_table(
+        L, "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+  }
+  return 0;
+}
+
+int redis_breakpoint(lua_State* L) {
+  lua_pushboolean(L, 0);  // no debugger session, as SCRIPT DEBUG is off
+  return 1;
+}
+
+int redis_debug(lua_State*) { return 0; }
+
+int redis_acl_check_cmd(lua_State* L) {
+  EngineState& st = state_of(L);
+  int argc = lua_gettop(L);
+  if (argc == 0) {
+    raise_error_table(L, "ERR Please specify at least one argument for this redis lib call");
+  }
+  Argv argv;
+  if (!collect_argv(L, argc, argv)) {
+    raise_error_table(L, "ERR Lua redis lib command arguments must be strings or integers");
+  }
+  if (st.server == nullptr || st.server->commands().find(argv[0]) == nullptr) {
+    raise_error_table(L, "ERR Invalid command passed to redis.acl_check_cmd()");
+  }
+  lua_pushboolean(L, 1);  // redsim has no ACLs: the default user may run anything
+  return 1;
+}
+
+const luaL_Reg kRedisFunctions[] = {
+    {"call", redis_call},
+    {"pcall", redis_pcall},
+    {"error_reply", redis_error_reply},
+    {"status_reply", redis_status_reply},
+    {"sha1hex", redis_sha1hex},
+    {"log", redis_log},
+    {"setresp", redis_setresp},
+    {"replicate_commands", redis_replicate_commands},
+    {"set_repl", redis_set_repl},
+    {"breakpoint", redis_breakpoint},
+    {"debug", redis_debug},
+    {"acl_check_cmd", redis_acl_check_cmd},
+    {nullptr, nullptr},
+};
+
+void set_int(lua_State* L, const char* name, lua_Integer value) {
+  lua_pushinteger(L, value);
+  lua_setfield(L, -2, name);
+}
+
+}  // namespace
+
+int open_redis(lua_State* L) {
+  luaL_newlib(L, kRedisFunctions);
+  set_int(L, "LOG_DEBUG", 0);
+  set_int(L, "LOG_VERBOSE", 1);
+  set_int(L, "LOG_NOTICE", 2);
+  set_int(L, "LOG_WARNING", 3);
+  set_int(L, "REPL_NONE", 0);
+  set_int(L, "REPL_AOF", 1);
+  set_int(L, "REPL_SLAVE", 2);
+  set_int(L, "REPL_REPLICA", 2);
+  set_int(L, "REPL_ALL", 3);
+  lua_pushliteral(L, "7.0.15");
+  lua_setfield(L, -2, "REDIS_VERSION");
+  set_int(L, "REDIS_VERSION_NUM", 0x07000f);
+  return 1;
+}
+
+std::string sha1_hex(std::string_view data) {
+  unsigned char digest[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(2 * SHA_DIGEST_LENGTH, '0');
+  for (size_t i = 0; i < SHA_DIGEST_LENGTH; ++i) {
+    out[2 * i] = kHex[digest[i] >> 4];
+    out[2 * i + 1] = kHex[digest[i] & 15];
+  }
+  return out;
+}
+
+}  // namespace redsim::sim::lua

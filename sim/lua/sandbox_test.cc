@@ -1,0 +1,189 @@
+// The script sandbox: exactly Redis 7.0's globals, read-only globals and
+// libraries, and the nonexistent-global error (texts from redis-server
+// 7.0.15).
+#include <gtest/gtest.h>
+
+#include "sim/lua/lua_test_util.h"
+
+namespace redsim::sim {
+namespace {
+
+using namespace testing;  // NOLINT
+
+class SandboxTest : public ScriptTest {};
+
+TEST_F(SandboxTest, GlobalsAreRedisSevenZeroMinusCmsgpackAndStruct) {
+  // redis-server 7.0.15 lists these plus cmsgpack:table and struct:table.
+  EXPECT_EQ(eval("local t={} for k,v in pairs(_G) do t[#t+1]=k..':'..type(v) end "
+                 "table.sort(t) return t"),
+            Bulks({"ARGV:table",
+                   "KEYS:table",
+                   "_G:table",
+                   "_VERSION:string",
+                   "__redis__err__handler:function",
+                   "assert:function",
+                   "bit:table",
+                   "cjson:table",
+                   "collectgarbage:function",
+                   "coroutine:table",
+                   "error:function",
+                   "gcinfo:function",
+                   "getmetatable:function",
+                   "ipairs:function",
+                   "load:function",
+                   "loadstring:function",
+                   "math:table",
+                   "next:function",
+                   "pairs:function",
+                   "pcall:function",
+                   "rawequal:function",
+                   "rawget:function",
+                   "rawset:function",
+                   "redis:table",
+                   "select:function",
+                   "setmetatable:function",
+                   "string:table",
+                   "table:table",
+                   "tonumber:function",
+                   "tostring:function",
+                   "type:function",
+                   "unpack:function",
+                   "xpcall:function"}));
+  EXPECT_EQ(eval("return _VERSION"), Bulk("Lua 5.1"));
+}
+
+TEST_F(SandboxTest, LibraryContentsAreFiveOne) {
+  auto names = [&](const std::string& lib) {
+    return eval("local t={} for k,v in pairs(" + lib + ") do t[#t+1]=k end table.sort(t) return t");
+  };
+  EXPECT_EQ(names("string"),
+            Bulks({"byte", "char", "dump", "find", "format", "gfind", "gmatch", "gsub", "len",
+                   "lower", "match", "rep", "reverse", "sub", "upper"}));
+  EXPECT_EQ(names("table"), Bulks({"concat", "foreach", "foreachi", "getn", "insert", "maxn",
+                                   "remove", "setn", "sort"}));
+  EXPECT_EQ(names("math"),
+            Bulks({"abs",    "acos",       "asin",  "atan", "atan2", "ceil", "cos",   "cosh",
+                   "deg",    "exp",        "floor", "fmod", "frexp", "huge", "ldexp", "log",
+                   "log10",  "max",        "min",   "mod",  "modf",  "pi",   "pow",   "rad",
+                   "random", "randomseed", "sin",   "sinh", "sqrt",  "tan",  "tanh"}));
+  EXPECT_EQ(names("bit"), Bulks({"arshift", "band", "bnot", "bor", "bswap", "bxor", "lshift", "rol",
+                                 "ror", "rshift", "tobit", "tohex"}));
+  EXPECT_EQ(names("coroutine"), Bulks({"create", "resume", "running", "status", "wrap", "yield"}));
+  EXPECT_EQ(names("redis"), Bulks({"LOG_DEBUG",
+                                   "LOG_NOTICE",
+                                   "LOG_VERBOSE",
+                                   "LOG_WARNING",
+                                   "REDIS_VERSION",
+                                   "REDIS_VERSION_NUM",
+                                   "REPL_ALL",
+                                   "REPL_AOF",
+                                   "REPL_NONE",
+                                   "REPL_REPLICA",
+                                   "REPL_SLAVE",
+                                   "acl_check_cmd",
+                                   "breakpoint",
+                                   "call",
+                                   "debug",
+                                   "error_reply",
+                                   "log",
+                                   "pcall",
+                                   "replicate_commands",
+                                   "set_repl",
+                                   "setresp",
+                                   "sha1hex",
+                                   "status_reply"}));
+}
+
+TEST_F(SandboxTest, ForbiddenNamesAreNonexistentGlobals) {
+  for (const char* name : {"os", "io", "print", "require", "dofile", "loadfile", "debug", "package",
+                           "utf8", "setfenv", "getfenv", "module", "rawlen"}) {
+    std::string script = std::string("return ") + name;
+    EXPECT_EQ(eval(script),
+              script_err(std::string("ERR user_script:1: Script attempted to access nonexistent "
+                                     "global variable '") +
+                             name + "'",
+                         script))
+        << name;
+  }
+  EXPECT_EQ(eval("return x"),
+            Err("ERR user_script:1: Script attempted to access nonexistent global variable 'x' "
+                "script: 03c387736bb5cc009ff35151572cee04677aa374, on @user_script:1."));
+  EXPECT_EQ(eval("return _G.nosuch"),
+            Err("ERR user_script:1: Script attempted to access nonexistent global variable "
+                "'nosuch' script: 434fa3e610ec2fb3c76472bda5965a75eef9cde8, on @user_script:1."));
+  EXPECT_EQ(eval("return rawget(_G, 'nosuch')"), Nil());
+}
+
+TEST_F(SandboxTest, GlobalsAndLibrariesAreReadOnly) {
+  EXPECT_EQ(eval("x = 1"), Err("ERR user_script:1: Attempt to modify a readonly table script: "
+                               "34bce5f775de97f557a34088509c8bfe1ea17e52, on @user_script:1."));
+  EXPECT_EQ(eval("string.x = 1"),
+            Err("ERR user_script:1: Attempt to modify a readonly table script: "
+                "c3eb0a2a15b3d4790b323c4104029c1ae425a769, on @user_script:1."));
+  EXPECT_EQ(eval("redis.call = 1"),
+            Err("ERR user_script:1: Attempt to modify a readonly table script: "
+                "69f883616b1814e2dc95cf801f324e38c5cc5ed2, on @user_script:1."));
+  EXPECT_EQ(eval("ARGV = {} return 1"),
+            Err("ERR user_script:1: Attempt to modify a readonly table script: "
+                "16385017fe686a57e841c85a1b9a6ebb8d3836ef, on @user_script:1."));
+  EXPECT_EQ(eval("local cj = cjson cj.foo = 1 return 1"),
+            Err("ERR user_script:1: Attempt to modify a readonly table script: "
+                "61775bb4d0c9a33aead4113bfb2f522dc8aa7b80, on @user_script:1."));
+  EXPECT_EQ(eval("getmetatable(\"\").__index.foo = 1 return 1"),
+            Err("ERR user_script:1: Attempt to modify a readonly table script: "
+                "d8799ff92024ffcbac05a67ec57c2a3416e0650f, on @user_script:1."));
+  // From inside rawset/setmetatable there is no Lua line to name.
+  EXPECT_EQ(eval("rawset(_G, \"x\", 1) return 1"),
+            Err("ERR Attempt to modify a readonly table script: "
+                "29afa3c0d090e06daf1261cece65a5e6217e26b6, on @user_script:1."));
+  EXPECT_EQ(eval("rawset(string, \"x\", 1) return 1"),
+            Err("ERR Attempt to modify a readonly table script: "
+                "206358fb960ba80809b985f5c7657b9ff8c5ec2a, on @user_script:1."));
+  EXPECT_EQ(eval("setmetatable(_G, nil) return 1"),
+            Err("ERR Attempt to modify a readonly table script: "
+                "c122f21771d632cc334af0c2a37dd028f1a230b7, on @user_script:1."));
+  // Nothing leaked into the next script.
+  EXPECT_EQ(eval("return string.x"), Nil());
+}
+
+TEST_F(SandboxTest, ReadOnlyTablesStillReadLikeTables) {
+  EXPECT_EQ(eval("return rawget(_G, 'redis') ~= nil"), Int(1));
+  EXPECT_EQ(eval("return next(string) ~= nil"), Int(1));
+  EXPECT_EQ(eval("local n = 0 for k in pairs(redis) do n = n + 1 end return n"), Int(23));
+  EXPECT_EQ(eval("return _G == _G._G"), Int(1));
+  EXPECT_EQ(eval("return tostring(rawequal(string, getmetatable('').__index))"), Bulk("true"));
+  EXPECT_EQ(eval("return tostring(getmetatable(string))"), Bulk("nil"));
+  EXPECT_EQ(eval("return type(getmetatable(_G))"), Bulk("table"));
+  EXPECT_EQ(eval("return ('abc'):upper()"), Bulk("ABC"));
+}
+
+TEST_F(SandboxTest, UserTablesAreOrdinary) {
+  EXPECT_EQ(eval("local t = setmetatable({}, {__index=function() return 5 end}) return t.x"),
+            Int(5));
+  EXPECT_EQ(eval("local t = {} rawset(t, 'a', 1) return rawget(t, 'a')"), Int(1));
+  EXPECT_EQ(eval("KEYS[1] = 'x' return KEYS[1]", {"k"}), Bulk("x"));
+  EXPECT_EQ(eval("local mt = {__metatable = 'locked'} local t = setmetatable({}, mt) "
+                 "return getmetatable(t)"),
+            Bulk("locked"));
+}
+
+TEST_F(SandboxTest, TableFinalizersNeverRunAsInFiveOne) {
+  // A 5.4 __gc would run at a later collection, maybe inside another script.
+  EXPECT_EQ(eval("local mt = {__gc = function() redis.call('incr', 'gc_ran') end} "
+                 "for i = 1, 100 do setmetatable({}, mt) end "
+                 "collectgarbage('collect') collectgarbage('collect') "
+                 "return type(mt.__gc)"),
+            Bulk("function"));
+  EXPECT_EQ(eval("collectgarbage('collect') return 1"), Int(1));
+  EXPECT_EQ(run({"EXISTS", "gc_ran"}), Int(0));
+}
+
+TEST_F(SandboxTest, LoadedChunksShareTheSandbox) {
+  EXPECT_EQ(eval("local f = loadstring(\"x = 5\") f() return 1"),
+            Err("ERR [string \"x = 5\"]:1: Attempt to modify a readonly table script: "
+                "0a0d0ec3ba83e6a0bc9721ff8474d3bcd5c0762c, on x = 5:1."));
+  EXPECT_EQ(eval("local f = loadstring('return KEYS[1]') return f()", {"kk"}), Bulk("kk"));
+}
+
+}  // namespace
+}  // namespace redsim::sim

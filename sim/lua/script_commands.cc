@@ -1,0 +1,35 @@
+// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT in the command table, with
+// Redis 7.0's arities and the flags the dispatcher enforces (none of them
+// may run from a script; the _RO forms count as read-only commands).
+// Source: Redis 7.0 src/commands/eval*.json and script*.json.
+#include "sim/lua/script_engine.h"
+#include "sim/server.h"
+
+namespace redsim::sim {
+namespace {
+
+resp::Reply eval_command(CommandContext& ctx) {
+  return ctx.server.scripts().eval(ctx, false, false);
+}
+resp::Reply evalsha_command(CommandContext& ctx) {
+  return ctx.server.scripts().eval(ctx, true, false);
+}
+resp::Reply eval_ro_command(CommandContext& ctx) {
+  return ctx.server.scripts().eval(ctx, false, true);
+}
+resp::Reply evalsha_ro_command(CommandContext& ctx) {
+  return ctx.server.scripts().eval(ctx, true, true);
+}
+resp::Reply script_command(CommandContext& ctx) { return ctx.server.scripts().script_command(ctx); }
+
+}  // namespace
+
+void register_script_commands(CommandTable& table) {
+  table.add({"eval", -3, kCmdNoScript, eval_command});
+  table.add({"evalsha", -3, kCmdNoScript, evalsha_command});
+  table.add({"eval_ro", -3, kCmdNoScript | kCmdReadonly, eval_ro_command});
+  table.add({"evalsha_ro", -3, kCmdNoScript | kCmdReadonly, evalsha_ro_command});
+  table.add({"script", -2, kCmdNoScript, script_command});
+}
+
+}  // namespace redsim::sim

@@ -1,0 +1,435 @@
+// EVAL / EVALSHA / SCRIPT on one sandboxed Lua 5.4 state (see
+// script_engine.h). The hot path, EVALSHA of a cached script, does no
+// formatting and no compilation: a hash lookup, two fresh tables for KEYS
+// and ARGV, the protected call, and the reply built straight off the stack.
+#include "sim/lua/script_engine.h"
+
+#include <cctype>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "sim/lua/internal.h"
+#include "sim/server.h"
+
+namespace redsim::sim {
+namespace {
+
+constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+// Fixed slots at the bottom of the state's stack.
+constexpr int kHandlerIndex = 1;  // the error handler
+constexpr int kGlobalsIndex = 2;  // the real globals table (KEYS, ARGV are set here)
+constexpr int kBaseTop = kGlobalsIndex;
+
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+struct CachedScript {
+  int ref = LUA_NOREF;       // the compiled chunk, in the registry
+  int keys_ref = LUA_NOREF;  // this script's KEYS table from its last call
+  int argv_ref = LUA_NOREF;  // and its ARGV table
+  uint32_t flags = 0;        // shebang flags
+  bool shebang = false;
+};
+
+// Redis's string2ll: optional '-', no '+', no leading zeros, no spaces.
+bool parse_strict_int64(std::string_view s, int64_t* out) {
+  if (s.empty() || s.size() > 20) return false;
+  if (s == "0") {
+    *out = 0;
+    return true;
+  }
+  size_t i = 0;
+  bool negative = false;
+  if (s[0] == '-') {
+    negative = true;
+    i = 1;
+    if (s.size() == 1) return false;
+  }
+  if (s[i] < '1' || s[i] > '9') return false;
+  uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    uint64_t digit = static_cast<uint64_t>(s[i] - '0');
+    if (v > (UINT64_MAX - digit) / 10) return false;
+    v = v * 10 + digit;
+  }
+  if (negative) {
+    if (v > uint64_t{1} << 63) return false;
+    *out = static_cast<int64_t>(0 - v);
+  } else {
+    if (v > static_cast<uint64_t>(INT64_MAX)) return false;
+    *out = static_cast<int64_t>(v);
+  }
+  return true;
+}
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = ascii_lower(c);
+  return out;
+}
+
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  return text;
+}
+
+}  // namespace
+
+struct ScriptEngine::Impl {
+  explicit Impl(Server& server) { state.server = &server; }
+  ~Impl() { close(); }
+
+  void open() {
+    L = luaL_newstate();
+    lua::state_slot(L) = &state;
+    lua::seed_rand48(state, static_cast<int32_t>(state.server->options().seed));
+    lua::install_sandbox(L);
+    lua_pushcfunction(L, lua::error_handler);  // slot kHandlerIndex
+    lua::push_real_globals(L);                 // slot kGlobalsIndex
+  }
+
+  void close() {
+    scripts.clear();
+    if (L != nullptr) lua_close(L);
+    L = nullptr;
+  }
+
+  // Compiles `body` (whose SHA1 is `sha`) into the cache. Returns the cached
+  // entry, or nullptr with `error` set to the reply text.
+  CachedScript* compile(std::string_view body, const std::string& sha, std::string& error) {
+    lua::Shebang shebang = lua::parse_shebang(body);
+    if (!shebang.error.empty()) {
+      error = shebang.error;
+      return nullptr;
+    }
+    std::string_view code = body.substr(shebang.code_offset);
+    int status;
+    if (!code.empty() && code[0] == LUA_SIGNATURE[0]) {
+      // Redis's 5.1 parses a precompiled chunk as text and fails on its
+      // first byte; 5.4's "attempt to load a binary chunk" would differ.
+      lua_pushliteral(L, "user_script:1: unexpected symbol near 'char(27)'");
+      status = LUA_ERRSYNTAX;
+    } else {
+      status = luaL_loadbufferx(L, code.data(), code.size(), "@user_script", "t");
+    }
+    if (status != LUA_OK) {
+      const char* msg = lua_tostring(L, -1);
+      error = "ERR Error compiling script (new function): ";
+      error += lua::compile_message51(msg != nullptr ? msg : "unknown error");
+      error = one_line(std::move(error));
+      lua_pop(L, 1);
+      return nullptr;
+    }
+    CachedScript script;
+    script.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    script.flags = shebang.flags;
+    script.shebang = shebang.present;
+    return &scripts.emplace(sha, script).first->second;
+  }
+
+  CachedScript* find(std::string_view sha) {
+    auto it = scripts.find(sha);
+    return it == scripts.end() ? nullptr : &it->second;
+  }
+
+  // Sets global `name` to a table holding exactly argv[from, from + count)
+  // as an array. The table is the one this script had on its last call
+  // when the script left nothing else in it (no extra keys, no metatable):
+  // indistinguishable from the fresh table Redis creates, since no script
+  // can keep a reference from one call to the next (globals and libraries
+  // are read-only), and elements already equal are not pushed again. The
+  // lock scripts call with the same key, lease and owner over and over.
+  void fill_array(int& ref, const char* name, const Argv& argv, size_t from, size_t count) {
+    bool fresh = ref == LUA_NOREF;
+    if (!fresh) {
+      lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+      int t = lua_gettop(L);
+      if (lua_getmetatable(L, t)) {
+        lua_pop(L, 2);
+        fresh = true;
+      } else {
+        lua_Integer old_len = static_cast<lua_Integer>(lua_rawlen(L, t));
+        for (size_t i = 0; i < count; ++i) {
+          const std::string& s = argv[from + i];
+          auto index = static_cast<lua_Integer>(i + 1);
+          bool same = false;
+          if (lua_rawgeti(L, t, index) == LUA_TSTRING) {
+            size_t len = 0;
+            const char* p = lua_tolstring(L, -1, &len);
+            same = len == s.size() && std::memcmp(p, s.data(), len) == 0;
+          }
+          lua_pop(L, 1);
+          if (!same) {
+            lua_pushlstring(L, s.data(), s.size());
+            lua_rawseti(L, t, index);
+          }
+        }
+        for (lua_Integer i = static_cast<lua_Integer>(count) + 1; i <= old_len; ++i) {
+          lua_pushnil(L);
+          lua_rawseti(L, t, i);
+        }
+        // Anything after the last element (an index past a hole, a string
+        // key) means the script reshaped the table: start over.
+        if (count == 0) {
+          lua_pushnil(L);
+        } else {
+          lua_pushinteger(L, static_cast<lua_Integer>(count));
+        }
+        if (lua_next(L, t) != 0) {
+          lua_pop(L, 3);
+          fresh = true;
+        }
+      }
+    }
+    if (fresh) {
+      if (ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, ref);
+      lua_createtable(L, static_cast<int>(count), 0);
+      for (size_t i = 0; i < count; ++i) {
+        const std::string& s = argv[from + i];
+        lua_pushlstring(L, s.data(), s.size());
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+      }
+      lua_pushvalue(L, -1);
+      ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_setfield(L, kGlobalsIndex, name);
+  }
+
+  resp::Reply run(CommandContext& ctx, CachedScript& script, std::string_view sha, size_t numkeys,
+                  bool read_only) {
+    const Argv& argv = ctx.argv;
+    lua_settop(L, kBaseTop);
+    lua_checkstack(L, 8);
+    fill_array(script.keys_ref, "KEYS", argv, 3, numkeys);
+    fill_array(script.argv_ref, "ARGV", argv, 3 + numkeys, argv.size() - 3 - numkeys);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, script.ref);
+
+    struct RunGuard {
+      Impl& impl;
+      ~RunGuard() {
+        impl.running = false;
+        impl.state.session = nullptr;
+        impl.state.read_only = false;
+      }
+    } guard{*this};
+    running = true;
+    state.session = &ctx.session;
+    state.read_only = read_only;
+    int status = lua_pcall(L, 0, 1, kHandlerIndex);
+    resp::Reply reply = status == LUA_OK ? lua::to_reply(L, -1) : error_reply(sha);
+    lua_settop(L, kBaseTop);
+    return reply;
+  }
+
+  // The reply for a failed script: the error table's err, then Redis 7.0's
+  // " script: <sha>, on <source>:<line>." suffix.
+  resp::Reply error_reply(std::string_view sha) {
+    std::string msg;
+    std::string place;
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_getfield(L, -1, "err");
+      if (lua_type(L, -1) == LUA_TNUMBER) {
+        msg = lua::number_to_string51(L, -1);
+      } else if (lua_type(L, -1) == LUA_TSTRING) {
+        msg = lua_tostring(L, -1);
+      } else {
+        msg = "ERR unknown error";  // error({}): Redis 7.0.15 itself crashes here
+      }
+      lua_getfield(L, -2, "source");
+      lua_getfield(L, -3, "line");
+      if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TNUMBER) {
+        place = ", on ";
+        place += lua_tostring(L, -2);
+        place += ':';
+        place += lua::number_to_string51(L, -1);
+        place += '.';
+      }
+      lua_pop(L, 3);
+    } else {
+      // Errors raised past the handler: out of memory, error in error handling.
+      const char* s = lua_tostring(L, -1);
+      msg = "ERR ";
+      msg += s != nullptr ? s : "unknown error";
+    }
+    msg += " script: ";
+    msg.append(sha);
+    msg += place;
+    return resp::Reply::error(one_line(std::move(msg)));
+  }
+
+  lua_State* L = nullptr;
+  lua::EngineState state;
+  std::unordered_map<std::string, CachedScript, StringHash, std::equal_to<>> scripts;
+  bool running = false;
+};
+
+ScriptEngine::ScriptEngine(Server& server) : impl_(std::make_unique<Impl>(server)) {
+  impl_->open();
+}
+
+ScriptEngine::~ScriptEngine() = default;
+
+bool ScriptEngine::running() const { return impl_->running; }
+
+size_t ScriptEngine::script_count() const { return impl_->scripts.size(); }
+
+const std::deque<std::string>& ScriptEngine::log() const { return impl_->state.log; }
+
+resp::Reply ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only) {
+  const Argv& argv = ctx.argv;
+  if (argv.size() < 3) {
+    return resp::Reply::error("ERR wrong number of arguments for '" + to_lower(argv[0]) +
+                              "' command");
+  }
+  Impl& impl = *impl_;
+  std::string_view body = argv[1];
+  char sha_buf[40];
+  if (by_sha) {
+    if (body.size() != sizeof sha_buf) return resp::Reply::error(std::string(kNoScript));
+  }
+  int64_t numkeys = 0;
+  if (!parse_strict_int64(argv[2], &numkeys)) {
+    return resp::Reply::error("ERR value is not an integer or out of range");
+  }
+  if (numkeys > static_cast<int64_t>(argv.size()) - 3) {
+    return resp::Reply::error("ERR Number of keys can't be greater than number of args");
+  }
+  if (numkeys < 0) return resp::Reply::error("ERR Number of keys can't be negative");
+
+  CachedScript* script = nullptr;
+  std::string computed_sha;
+  std::string_view sha;
+  if (by_sha) {
+    for (size_t i = 0; i < sizeof sha_buf; ++i) {
+      sha_buf[i] = ascii_lower(body[i]);
+    }
+    sha = std::string_view(sha_buf, sizeof sha_buf);
+    script = impl.find(sha);
+    if (script == nullptr) return resp::Reply::error(std::string(kNoScript));
+  } else {
+    computed_sha = lua::sha1_hex(body);
+    sha = computed_sha;
+    script = impl.find(sha);
+    if (script == nullptr) {
+      std::string error;
+      script = impl.compile(body, computed_sha, error);
+      if (script == nullptr) return resp::Reply::error(std::move(error));
+    }
+  }
+  bool no_writes = (script->flags & lua::kScriptFlagNoWrites) != 0;
+  if (read_only && script->shebang && !no_writes) {
+    return resp::Reply::error("ERR Can not execute a script with write flag using *_ro command.");
+  }
+  return impl.run(ctx, *script, sha, static_cast<size_t>(numkeys), read_only || no_writes);
+}
+
+namespace {
+
+const char* const kScriptHelp[] = {
+    "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "DEBUG (YES|SYNC|NO)",
+    "    Set the debug mode for subsequent scripts executed.",
+    "EXISTS <sha1> [<sha1> ...]",
+    "    Return information about the existence of the scripts in the script cache.",
+    "FLUSH [ASYNC|SYNC]",
+    "    Flush the Lua scripts cache. Very dangerous on replicas.",
+    "    When called without the optional mode argument, the behavior is determined by the",
+    "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+    "    * ASYNC: Asynchronously flush the scripts cache.",
+    "    * SYNC: Synchronously flush the scripts cache.",
+    "KILL",
+    "    Kill the currently executing Lua script.",
+    "LOAD <script>",
+    "    Load a script into the scripts cache without executing it.",
+    "HELP",
+    "    Prints this help.",
+};
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+resp::Reply subcommand_arity_error(std::string_view sub) {
+  return resp::Reply::error("ERR wrong number of arguments for 'script|" + to_lower(sub) +
+                            "' command");
+}
+
+}  // namespace
+
+resp::Reply ScriptEngine::script_command(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  if (argv.size() < 2)
+    return resp::Reply::error("ERR wrong number of arguments for 'script' command");
+  const std::string& sub = argv[1];
+  size_t argc = argv.size();
+  Impl& impl = *impl_;
+
+  if (iequals(sub, "load")) {
+    if (argc != 3) return subcommand_arity_error(sub);
+    std::string sha = lua::sha1_hex(argv[2]);
+    if (impl.find(sha) == nullptr) {
+      std::string error;
+      if (impl.compile(argv[2], sha, error) == nullptr) return resp::Reply::error(std::move(error));
+    }
+    return resp::Reply::bulk(std::move(sha));
+  }
+  if (iequals(sub, "exists")) {
+    if (argc < 3) return subcommand_arity_error(sub);
+    std::vector<resp::Reply> found;
+    found.reserve(argc - 2);
+    for (size_t i = 2; i < argc; ++i) {
+      found.push_back(resp::Reply::integer(impl.find(to_lower(argv[i])) != nullptr ? 1 : 0));
+    }
+    return resp::Reply::array(std::move(found));
+  }
+  if (iequals(sub, "flush")) {
+    if (argc > 3 || (argc == 3 && !iequals(argv[2], "sync") && !iequals(argv[2], "async"))) {
+      return resp::Reply::error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+    }
+    // Redis 7.0 drops the whole Lua state with the cache; so do we.
+    impl.close();
+    impl.open();
+    return resp::Reply::ok();
+  }
+  if (iequals(sub, "kill")) {
+    if (argc != 2) return subcommand_arity_error(sub);
+    // A script runs to completion inside one command here; none is ever
+    // observable as running by another client.
+    return resp::Reply::error("NOTBUSY No scripts in execution right now.");
+  }
+  if (iequals(sub, "debug")) {
+    if (argc != 3) return subcommand_arity_error(sub);
+    if (iequals(argv[2], "no")) return resp::Reply::ok();
+    if (iequals(argv[2], "yes") || iequals(argv[2], "sync")) {
+      return resp::Reply::error("ERR SCRIPT DEBUG is not supported by redsim");
+    }
+    return resp::Reply::error("ERR Use SCRIPT DEBUG YES/SYNC/NO");
+  }
+  if (iequals(sub, "help")) {
+    if (argc != 2) return subcommand_arity_error(sub);
+    std::vector<resp::Reply> lines;
+    for (const char* line : kScriptHelp) lines.push_back(resp::Reply::status(line));
+    return resp::Reply::array(std::move(lines));
+  }
+  // Redis prints at most 128 bytes of the name ("%.128s").
+  return resp::Reply::error(
+      one_line("ERR unknown subcommand '" + sub.substr(0, 128) + "'. Try SCRIPT HELP."));
+}
+
+}  // namespace redsim::sim

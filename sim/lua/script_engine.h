@@ -1,0 +1,77 @@
+// ScriptEngine: EVAL on a real Lua 5.4 interpreter (the C++ build, so C++
+// destructors run when Lua raises) made to behave like Redis 7.0's Lua 5.1.
+// One Lua state per Server; scripts compiled once (text chunks only) and
+// cached by SHA1; EVAL caches too, so EVALSHA works after EVAL.
+//
+//   // Registered by register_script_commands(); the Server calls:
+//   Reply r = server.scripts().eval(ctx, /*by_sha=*/false, /*read_only=*/false);
+//
+// What a script sees (all checked against redis-server 7.0.15):
+// - globals: exactly Redis 7.0's set (no io, os, print, require, dofile,
+//   loadfile); reading an unknown global raises "Script attempted to access
+//   nonexistent global variable 'x'", writing any global or library table
+//   raises "Attempt to modify a readonly table"; KEYS and ARGV are fresh
+//   tables on every call.
+// - 5.1 names and behaviour: unpack, loadstring, table.getn/maxn/foreach,
+//   math.mod/pow/log10/atan2, string.gfind, 5.1 number printing in tostring
+//   and string.format ("%.14g": tostring(10/2) is "5"), error(12) with a
+//   position, Redis's pcall (redis.call errors come back as strings), bit
+//   (LuaBitOp), cjson, Redis's rand48 math.random.
+// - redis.call/pcall/error_reply/status_reply/sha1hex/log/setresp(2), the
+//   LOG_* and REPL_* constants, REDIS_VERSION "7.0.15".
+// - "#!lua flags=no-writes,..." shebang lines.
+// Errors: a failing script answers Redis 7.0's text, e.g.
+//   "ERR user_script:1: Script attempted to access nonexistent global
+//    variable 'x' script: <sha>, on @user_script:1."
+//   "ERR Error compiling script (new function): user_script:1: ..."
+//
+// Known differences from Redis 7.0 (Lua 5.4 underneath):
+// - `..` and string coercion print an integral float as "5.0" where 5.1
+//   prints "5" (tostring and string.format are fixed; the VM's own
+//   concatenation cannot be hooked). Integers from replies, tonumber and
+//   cjson.decode stay integers and print as 5.1 does up to 10^14.
+// - 5.4-only syntax (//, &, |, ~, <<, >>, goto, <const>) compiles; a few
+//   parser messages differ (e.g. "unfinished string near '"abc'" where 5.1
+//   says "near '<eof>'").
+// - No cmsgpack and no struct library; no script timeout / SCRIPT KILL
+//   (a script always runs to completion); SCRIPT DEBUG YES is refused;
+//   math.random's initial seed is ServerOptions::seed, not Redis's.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "sim/command.h"
+#include "sim/resp/reply.h"
+
+namespace redsim::sim {
+
+class ScriptEngine {
+ public:
+  explicit ScriptEngine(Server& server);
+  ~ScriptEngine();
+  ScriptEngine(const ScriptEngine&) = delete;
+  ScriptEngine& operator=(const ScriptEngine&) = delete;
+
+  // EVAL / EVAL_RO (by_sha = false) and EVALSHA / EVALSHA_RO (by_sha = true),
+  // ctx.argv exactly as the client sent it. Never throws: bad input and
+  // script errors are error replies with Redis 7.0's text.
+  resp::Reply eval(CommandContext& ctx, bool by_sha, bool read_only);
+  // SCRIPT LOAD | EXISTS | FLUSH [ASYNC|SYNC] | KILL | DEBUG | HELP.
+  resp::Reply script_command(CommandContext& ctx);
+  // True while a script runs (redis.call re-enters the server).
+  bool running() const;
+
+  // Number of cached scripts (SCRIPT FLUSH empties the cache).
+  size_t script_count() const;
+  // The last lines scripts passed to redis.log (at most 256, oldest first),
+  // each the arguments after the level joined by spaces.
+  const std::deque<std::string>& log() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace redsim::sim
