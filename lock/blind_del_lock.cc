@@ -1,0 +1,10 @@
+#include "lock/blind_del_lock.h"
+
+namespace redsim::lock {
+
+bool BlindDelLock::release(const std::string& /*token*/) {
+  call({"DEL", key()});
+  return true;
+}
+
+}  // namespace redsim::lock

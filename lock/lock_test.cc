@@ -1,0 +1,77 @@
+#include "lock/lock.h"
+
+#include <gtest/gtest.h>
+
+#include "lock/errors.h"
+#include "lock/testing_env_test_util.h"
+
+namespace redsim::lock {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::TestEnv;
+using testing::TestWorld;
+
+TEST(LockKind, NamesRoundTrip) {
+  EXPECT_EQ(all_lock_kinds().size(), 5u);
+  for (LockKind kind : all_lock_kinds()) {
+    EXPECT_EQ(parse_lock_kind(lock_kind_name(kind)), kind);
+  }
+  EXPECT_EQ(parse_lock_kind("get-del"), LockKind::kGetDel);
+  EXPECT_EQ(lock_kind_name(LockKind::kSetnxExpire), "setnx-expire");
+  EXPECT_EQ(parse_lock_kind("GET-DEL"), std::nullopt);
+  EXPECT_EQ(parse_lock_kind("redlock"), std::nullopt);
+}
+
+TEST(MakeLock, RejectsAZeroLeaseForStringKinds) {
+  TestWorld world;
+  TestEnv env(world, "client-a");
+  for (LockKind kind :
+       {LockKind::kSimple, LockKind::kSetnxExpire, LockKind::kGetDel, LockKind::kBlindDel}) {
+    EXPECT_THROW(make_lock(kind, env, "k", {.lease = 0ms}), std::invalid_argument);
+  }
+  auto reentrant = make_lock(LockKind::kReentrant, env, "k", {.lease = 0ms});
+  reentrant->lock();
+  EXPECT_EQ(env.spawned.size(), 1u) << "a zero lease means the watchdog";
+}
+
+class EveryKind : public ::testing::TestWithParam<LockKind> {};
+
+TEST_P(EveryKind, ExcludesThenHandsOver) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b");
+  auto la = make_lock(GetParam(), a, "k", {.lease = 10s});
+  auto lb = make_lock(GetParam(), b, "k", {.lease = 10s});
+  EXPECT_EQ(la->kind(), GetParam());
+  EXPECT_EQ(la->kind_name(), lock_kind_name(GetParam()));
+  EXPECT_EQ(la->key(), "k");
+
+  EXPECT_EQ(la->owner().empty(), GetParam() != LockKind::kReentrant);
+  la->lock();
+  EXPECT_FALSE(la->owner().empty());
+  EXPECT_TRUE(la->is_held_by_current_thread());
+  EXPECT_FALSE(lb->try_lock());
+  EXPECT_FALSE(lb->try_lock_for(100ms));
+  EXPECT_FALSE(lb->is_held_by_current_thread());
+  EXPECT_EQ(la->remaining_lease(), 9900ms);
+  la->unlock();
+  EXPECT_FALSE(la->is_locked());
+  {
+    std::unique_lock guard(*lb, 1s);
+    EXPECT_TRUE(guard.owns_lock());
+    EXPECT_TRUE(la->is_locked());
+  }
+  EXPECT_FALSE(lb->is_locked());
+  EXPECT_THROW(lb->unlock(), LockNotOwned);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, EveryKind,
+                         ::testing::ValuesIn(all_lock_kinds().begin(), all_lock_kinds().end()),
+                         [](const auto& info) {
+                           std::string name(lock_kind_name(info.param));
+                           std::erase(name, '-');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace redsim::lock

@@ -1,0 +1,325 @@
+#include "lock/reentrant_lock.h"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "lock/errors.h"
+#include "lock/script.h"
+
+namespace redsim::lock {
+
+using std::chrono::milliseconds;
+
+// The watchdog's half of the state: owned jointly by the OwnerState and the
+// background task, so either may go first.
+struct ReentrantLock::Watchdog {
+  explicit Watchdog(std::unique_ptr<Event> event) : stop_event(std::move(event)) {}
+
+  // Idempotent; wakes the task at once (the Event remembers the signal).
+  void stop() {
+    if (!stopped.exchange(true)) stop_event->signal();
+  }
+
+  std::unique_ptr<Event> stop_event;
+  std::atomic<bool> stopped{false};
+};
+
+namespace {
+
+const Script& acquire_script() {
+  static const Script& script = Script::get("reentrant_acquire");
+  return script;
+}
+const Script& unlock_script() {
+  static const Script& script = Script::get("reentrant_unlock");
+  return script;
+}
+const Script& renew_script() {
+  static const Script& script = Script::get("reentrant_renew");
+  return script;
+}
+const Script& force_unlock_script() {
+  static const Script& script = Script::get("reentrant_force_unlock");
+  return script;
+}
+
+std::string ms_arg(milliseconds ms) { return std::to_string(ms.count()); }
+
+}  // namespace
+
+ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions options)
+    : env_(env), key_(std::move(key)), channel_(channel_name(key_)), options_(options) {
+  if (options_.lock_watchdog_timeout.count() <= 0) {
+    throw std::invalid_argument("reentrant lock '" + key_ +
+                                "': lock_watchdog_timeout must be > 0 ms");
+  }
+}
+
+ReentrantLock::~ReentrantLock() = default;
+
+std::string ReentrantLock::channel_name(std::string_view key) {
+  // Redisson's prefixName(): a key that already carries a hash tag is not wrapped again.
+  if (key.find('{') != std::string_view::npos) {
+    return "redisson_lock__channel:" + std::string(key);
+  }
+  return "redisson_lock__channel:{" + std::string(key) + "}";
+}
+
+std::string ReentrantLock::owner() {
+  return env_.client_id() + ":" + std::to_string(env_.task_id());
+}
+
+void ReentrantLock::lock() { acquire(std::nullopt, options_.default_lease); }
+
+void ReentrantLock::lock(milliseconds lease) { acquire(std::nullopt, lease); }
+
+bool ReentrantLock::try_lock() {
+  const std::string me = owner();
+  if (try_acquire(me, options_.default_lease)) return false;
+  on_acquired(me, options_.default_lease);
+  return true;
+}
+
+bool ReentrantLock::try_lock_wait(Micros wait) {
+  return acquire(std::max(wait, Micros(0)), options_.default_lease);
+}
+
+std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, milliseconds lease) {
+  const milliseconds effective = lease.count() > 0 ? lease : options_.lock_watchdog_timeout;
+  const Reply reply =
+      run_script(env_.connection(), acquire_script(), {key_}, {ms_arg(effective), owner});
+  if (reply.is_nil()) return std::nullopt;
+  if (!reply.is_integer()) {
+    throw UnexpectedReply("reentrant_acquire on '" + key_ + "' answered " + reply.debug_string());
+  }
+  return reply.integer();
+}
+
+bool ReentrantLock::acquire(std::optional<Micros> wait, milliseconds lease) {
+  const std::string me = owner();
+  const Micros start = env_.now();
+  std::optional<int64_t> pttl = try_acquire(me, lease);
+  if (!pttl) {
+    on_acquired(me, lease);
+    return true;
+  }
+  if (wait && env_.now() - start >= *wait) {
+    env_.trace("gave up on " + key_ + " pttl=" + std::to_string(*pttl));
+    return false;
+  }
+
+  // Subscribe before the next attempt: an unlock published after this
+  // returns signals `woken`, even one that lands before we wait.
+  std::shared_ptr<Event> woken = env_.make_event();
+  const SubscriptionId subscription =
+      env_.subscribe(channel_, [woken](const std::string& /*message*/) { woken->signal(); });
+  auto unsubscribe_quietly = [&] {
+    try {
+      env_.unsubscribe(subscription);
+    } catch (const Error& e) {
+      // Losing an UNSUBSCRIBE costs a stray wake-up of an Event nobody waits on.
+      env_.trace("unsubscribe from " + channel_ + " failed: " + e.what());
+    }
+  };
+
+  bool acquired = false;
+  try {
+    while (true) {
+      pttl = try_acquire(me, lease);
+      if (!pttl) {
+        acquired = true;
+        break;
+      }
+      // A lock without expiry (PTTL -1) frees only by an unlock message; we
+      // still re-check now and then in case the message was lost.
+      Micros pause = *pttl >= 0 ? Micros(milliseconds(std::max<int64_t>(*pttl, 1)))
+                                : Micros(options_.lock_watchdog_timeout);
+      if (wait) {
+        const Micros elapsed = env_.now() - start;
+        if (elapsed >= *wait) break;
+        pause = std::min(pause, *wait - elapsed);
+      }
+      env_.trace("waiting pttl=" + std::to_string(*pttl) + " for " + key_);
+      woken->wait_for(pause);
+    }
+  } catch (const Error&) {
+    unsubscribe_quietly();
+    throw;
+  }
+  if (acquired) on_acquired(me, lease);
+  unsubscribe_quietly();
+  if (!acquired) env_.trace("gave up on " + key_ + " pttl=" + std::to_string(*pttl));
+  return acquired;
+}
+
+void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
+  const bool use_watchdog = lease.count() <= 0;
+  const milliseconds effective = use_watchdog ? options_.lock_watchdog_timeout : lease;
+  std::shared_ptr<Watchdog> candidate;
+  if (use_watchdog) candidate = std::make_shared<Watchdog>(env_.make_event());
+
+  const uint64_t task = env_.task_id();
+  bool start = false;
+  {
+    std::lock_guard<std::mutex> guard(mu_);
+    OwnerState& state = owners_[task];
+    state.lease = effective;
+    if (use_watchdog && (!state.watchdog || state.watchdog->stopped)) {
+      state.watchdog = candidate;
+      start = true;
+    }
+  }
+  env_.trace("acquired " + key_ + " as " + owner + " lease=" + ms_arg(effective) + "ms" +
+             (use_watchdog ? " (watchdog)" : ""));
+  if (!start) return;
+
+  // Everything the task needs is copied: it must not touch `this`.
+  env_.spawn("watchdog " + key_ + " " + owner, [&env = env_, dog = candidate, key = key_, owner,
+                                                lease = effective] {
+    const Micros interval = std::chrono::ceil<Micros>(lease) / 3;
+    while (true) {
+      if (dog->stop_event->wait_for(interval) || dog->stopped) {
+        env.trace("watchdog stopped for " + key);
+        break;
+      }
+      Reply reply;
+      try {
+        reply = run_script(env.connection(), renew_script(), {key}, {ms_arg(lease), owner});
+      } catch (const ConnectionError& e) {
+        // Redisson's renewal gives up on an error, too.
+        env.trace("watchdog could not renew " + key + ": " + e.what());
+        break;
+      }
+      if (reply.is_integer() && reply.integer() == 1) {
+        env.trace("watchdog renewed " + key + " for " + owner);
+        continue;
+      }
+      env.trace("watchdog found " + key + " no longer held by " + owner + " (" +
+                reply.debug_string() + "); stopping");
+      break;
+    }
+    dog->stopped = true;
+  });
+}
+
+void ReentrantLock::stop_watchdog(uint64_t task) {
+  std::shared_ptr<Watchdog> dog;
+  {
+    std::lock_guard<std::mutex> guard(mu_);
+    auto it = owners_.find(task);
+    if (it == owners_.end()) return;
+    dog = std::move(it->second.watchdog);
+    owners_.erase(it);
+  }
+  if (dog) dog->stop();
+}
+
+milliseconds ReentrantLock::lease_of(uint64_t task) {
+  {
+    std::lock_guard<std::mutex> guard(mu_);
+    auto it = owners_.find(task);
+    if (it != owners_.end() && it->second.lease.count() > 0) return it->second.lease;
+  }
+  // Held through another object (or before a restart): the lease this
+  // object would have used, as Redisson's internalLockLeaseTime.
+  return options_.default_lease.count() > 0 ? options_.default_lease
+                                            : options_.lock_watchdog_timeout;
+}
+
+bool ReentrantLock::try_unlock() {
+  const uint64_t task = env_.task_id();
+  const std::string me = owner();
+  const Reply reply = run_script(env_.connection(), unlock_script(), {key_, channel_},
+                                 {std::string(kUnlockMessage), ms_arg(lease_of(task)), me});
+  if (reply.is_nil()) {
+    stop_watchdog(task);  // nothing of ours left to renew
+    env_.trace("unlock of " + key_ + " by " + me + ": not held");
+    return false;
+  }
+  if (!reply.is_integer()) {
+    throw UnexpectedReply("reentrant_unlock on '" + key_ + "' answered " + reply.debug_string());
+  }
+  if (reply.integer() == 1) {
+    stop_watchdog(task);
+    env_.trace("released " + key_ + " by " + me);
+  } else {
+    env_.trace("unlocked one hold of " + key_ + " by " + me + "; still held");
+  }
+  return true;
+}
+
+void ReentrantLock::unlock() {
+  if (try_unlock()) return;
+  throw LockNotOwned("attempt to unlock lock, not locked by current thread by node id: " +
+                     env_.client_id() + " thread-id: " + std::to_string(env_.task_id()));
+}
+
+bool ReentrantLock::force_unlock() {
+  const Reply reply = run_script(env_.connection(), force_unlock_script(), {key_, channel_},
+                                 {std::string(kUnlockMessage)});
+  if (!reply.is_integer()) {
+    throw UnexpectedReply("reentrant_force_unlock on '" + key_ + "' answered " +
+                          reply.debug_string());
+  }
+  std::vector<std::shared_ptr<Watchdog>> dogs;
+  {
+    std::lock_guard<std::mutex> guard(mu_);
+    for (auto& [task, state] : owners_) {
+      if (state.watchdog) dogs.push_back(std::move(state.watchdog));
+    }
+    owners_.clear();
+  }
+  for (auto& dog : dogs) dog->stop();
+  env_.trace("force_unlock " + key_ + (reply.integer() == 1 ? ": deleted" : ": no lock"));
+  return reply.integer() == 1;
+}
+
+Reply ReentrantLock::call(const Argv& argv) {
+  Reply reply = env_.connection().call(argv);
+  if (reply.is_error()) {
+    throw UnexpectedReply(argv.front() + " on '" + key_ + "' failed: " + reply.str());
+  }
+  return reply;
+}
+
+bool ReentrantLock::is_locked() {
+  const Reply reply = call({"EXISTS", key_});
+  if (!reply.is_integer()) {
+    throw UnexpectedReply("EXISTS '" + key_ + "' answered " + reply.debug_string());
+  }
+  return reply.integer() > 0;
+}
+
+bool ReentrantLock::is_held_by_current_thread() {
+  const Reply reply = call({"HEXISTS", key_, owner()});
+  if (!reply.is_integer()) {
+    throw UnexpectedReply("HEXISTS '" + key_ + "' answered " + reply.debug_string());
+  }
+  return reply.integer() == 1;
+}
+
+int64_t ReentrantLock::hold_count() {
+  const Reply reply = call({"HGET", key_, owner()});
+  if (reply.is_nil()) return 0;
+  int64_t holds = 0;
+  if (reply.is_bulk()) {
+    const std::string& text = reply.str();
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), holds);
+    if (ec == std::errc() && end == text.data() + text.size()) return holds;
+  }
+  throw UnexpectedReply("HGET '" + key_ + "' hold count answered " + reply.debug_string());
+}
+
+std::chrono::milliseconds ReentrantLock::remaining_lease() {
+  const Reply reply = call({"PTTL", key_});
+  if (!reply.is_integer()) {
+    throw UnexpectedReply("PTTL '" + key_ + "' answered " + reply.debug_string());
+  }
+  return milliseconds(reply.integer());
+}
+
+}  // namespace redsim::lock

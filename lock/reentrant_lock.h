@@ -1,0 +1,134 @@
+// ReentrantLock: Redisson's RLock (RedissonLock) on the Env port, as seeds
+// 000, 001, 002 and 004 describe it.
+//
+// In Redis the lock is a hash at `key` whose one field is the owner
+// "<client-id>:<task-id>" and whose value is the owner's hold count. Every
+// change is one Lua script (scripts/reentrant_*.lua), sent with EVALSHA:
+//   acquire  absent or ours: HINCRBY owner 1, PEXPIRE lease, nil; else PTTL
+//   unlock   not ours: nil; HINCRBY -1; > 0: PEXPIRE lease, 0;
+//            0: DEL and PUBLISH kUnlockMessage on channel(), 1
+//   renew    ours: PEXPIRE lease, 1; else 0            (the watchdog)
+//   force    DEL; if it existed PUBLISH, 1; else 0
+// Each task of the process (Env::task_id) is its own owner, as each Java
+// thread is to Redisson, so one object may be shared by a process's tasks.
+//
+// Waiting: after one failed attempt the waiter SUBSCRIBEs to channel() (and
+// only then retries, so an unlock between the two cannot be missed), then
+// sleeps on an Event that the unlock message signals, at most
+// min(lock's PTTL, wait left) between attempts, and UNSUBSCRIBEs when done.
+//
+// Lease: calls without one (lock(), try_lock(), try_lock_for(wait)) use
+// options.default_lease; when that is <= 0 (the default, Redisson's
+// leaseTime = -1) the lease is lock_watchdog_timeout and a watchdog task
+// (Env::spawn) renews it every third of that while the owner holds the lock.
+// The watchdog stops when the owner's hold count reaches 0, on force_unlock,
+// and by itself when a renewal finds the lock gone or fails to reach Redis
+// (as Redisson's renewal does). It shares nothing with this object but a
+// shared_ptr, so it outlives the object: a lock still held keeps being
+// renewed after the object is destroyed, as in Redisson.
+//
+//   lock::ReentrantLock lock(env, "orders:42");
+//   lock.lock();                                    // watchdog-renewed
+//   lock.lock();                                    // hold_count() == 2
+//   lock.unlock(); lock.unlock();                   // released, waiters woken
+//   if (lock.try_lock_for(std::chrono::seconds(1), std::chrono::seconds(10))) ...
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "lock/lock.h"
+
+namespace redsim::lock {
+
+struct ReentrantLockOptions {
+  // The watchdog's lease, renewed every third of it (Redisson's
+  // Config.lockWatchdogTimeout). Must be > 0.
+  std::chrono::milliseconds lock_watchdog_timeout{30000};
+  // The lease of the calls that take none. <= 0: use the watchdog.
+  std::chrono::milliseconds default_lease{0};
+};
+
+class ReentrantLock final : public DistributedLock {
+ public:
+  // Redisson's LockPubSub.UNLOCK_MESSAGE.
+  static constexpr std::string_view kUnlockMessage = "0";
+
+  // Throws std::invalid_argument when lock_watchdog_timeout <= 0.
+  ReentrantLock(Env& env, std::string key, ReentrantLockOptions options = {});
+  // Leaves held locks and their watchdogs alone (see above).
+  ~ReentrantLock() override;
+
+  using DistributedLock::try_lock_for;
+
+  // Blocks until the calling task holds the lock (once more, if it already
+  // did). lease <= 0 means the watchdog.
+  void lock() override;
+  void lock(std::chrono::milliseconds lease);
+  // One attempt with the default lease.
+  bool try_lock() override;
+  // Waits at most `wait` (Env clock) for the lock; lease <= 0 means the watchdog.
+  template <class Rep, class Period>
+  bool try_lock_for(const std::chrono::duration<Rep, Period>& wait,
+                    std::chrono::milliseconds lease) {
+    return acquire(std::chrono::ceil<Micros>(wait), lease);
+  }
+
+  // Releases one hold of the calling task. Throws LockNotOwned with
+  // Redisson's message, "attempt to unlock lock, not locked by current thread
+  // by node id: <client-id> thread-id: <task-id>", when it holds none (never
+  // did, or the lease ran out); the holder's lock is untouched.
+  void unlock() override;
+  bool try_unlock() override;
+  // Deletes the lock whoever holds it and wakes the waiters; stops this
+  // object's watchdogs. True when there was a lock to delete.
+  bool force_unlock();
+
+  bool is_locked() override;                             // EXISTS key
+  bool is_held_by_current_thread() override;             // HEXISTS key owner
+  int64_t hold_count();                                  // HGET key owner; 0 when absent
+  std::chrono::milliseconds remaining_lease() override;  // PTTL key: ms, -2 none, -1 no expiry
+
+  LockKind kind() const override { return LockKind::kReentrant; }
+  const std::string& key() const override { return key_; }
+  // "<client-id>:<task-id>" of the calling task.
+  std::string owner() override;
+  const std::string& channel() const { return channel_; }
+  // Redisson's channel for a lock key: "redisson_lock__channel:{<key>}", or
+  // "redisson_lock__channel:<key>" when the key already has a hash tag '{'.
+  static std::string channel_name(std::string_view key);
+
+ protected:
+  bool try_lock_wait(Micros wait) override;
+
+ private:
+  struct Watchdog;
+  struct OwnerState {
+    std::chrono::milliseconds lease{0};  // re-armed by unlock while holds remain
+    std::shared_ptr<Watchdog> watchdog;  // null when the owner's lease is explicit
+  };
+
+  // nullopt wait: forever.
+  bool acquire(std::optional<Micros> wait, std::chrono::milliseconds lease);
+  // One run of the acquire script: nullopt when taken, else the PTTL in ms.
+  std::optional<int64_t> try_acquire(const std::string& owner, std::chrono::milliseconds lease);
+  void on_acquired(const std::string& owner, std::chrono::milliseconds lease);
+  void start_watchdog(const std::string& owner, OwnerState& state);
+  void stop_watchdog(uint64_t task);
+  std::chrono::milliseconds lease_of(uint64_t task);
+  Reply call(const Argv& argv);
+
+  Env& env_;
+  std::string key_;
+  std::string channel_;
+  ReentrantLockOptions options_;
+  std::mutex mu_;                          // guards owners_; never held across an Env call
+  std::map<uint64_t, OwnerState> owners_;  // by task id
+};
+
+}  // namespace redsim::lock

@@ -1,0 +1,367 @@
+#include "lock/reentrant_lock.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "lock/errors.h"
+#include "lock/script.h"
+#include "lock/testing_env_test_util.h"
+
+namespace redsim::lock {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::TestEnv;
+using testing::TestWorld;
+
+Reply run(TestWorld& world, const Argv& argv) {
+  return world.server.execute(*world.server.connect(), argv);
+}
+
+bool is_renewal(const Argv& argv) {
+  return argv.size() > 1 && argv[0] == "EVALSHA" &&
+         argv[1] == Script::get("reentrant_renew").sha1_hex();
+}
+
+TEST(ReentrantLock, ChannelNameIsRedissons) {
+  EXPECT_EQ(ReentrantLock::channel_name("orders:42"), "redisson_lock__channel:{orders:42}");
+  EXPECT_EQ(ReentrantLock::channel_name("{orders}:42"), "redisson_lock__channel:{orders}:42");
+}
+
+TEST(ReentrantLock, HashHoldsOwnerAndHoldCount) {
+  TestWorld world;
+  TestEnv a(world, "client-a");
+  ReentrantLock lock(a, "k", {.default_lease = 10s});
+  lock.lock();
+  EXPECT_EQ(lock.owner(), "client-a:1");
+  EXPECT_EQ(run(world, {"HGETALL", "k"}),
+            Reply::array({Reply::bulk("client-a:1"), Reply::bulk("1")}));
+  lock.lock();
+  EXPECT_TRUE(lock.try_lock());
+  EXPECT_EQ(lock.hold_count(), 3);
+  lock.unlock();
+  EXPECT_EQ(lock.hold_count(), 2);
+  EXPECT_TRUE(lock.is_locked());
+  lock.unlock();
+  lock.unlock();
+  EXPECT_EQ(lock.hold_count(), 0);
+  EXPECT_FALSE(lock.is_locked());
+  EXPECT_FALSE(lock.is_held_by_current_thread());
+  EXPECT_THROW(lock.unlock(), LockNotOwned) << "one unlock too many";
+}
+
+TEST(ReentrantLock, UnlockWithHoldsLeftRearmsTheLease) {
+  TestWorld world;
+  TestEnv a(world, "client-a");
+  ReentrantLock lock(a, "k");
+  lock.lock(5s);
+  lock.lock(5s);
+  world.clock.advance_ms(4000);
+  EXPECT_EQ(lock.remaining_lease(), 1000ms);
+  lock.unlock();
+  EXPECT_EQ(lock.remaining_lease(), 5000ms);
+}
+
+TEST(ReentrantLock, OtherProcessesAndOtherTasksAreOtherOwners) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
+  la.lock();
+  EXPECT_FALSE(lb.try_lock());
+  EXPECT_TRUE(lb.is_locked());
+  EXPECT_FALSE(lb.is_held_by_current_thread());
+
+  a.set_task_id(2);  // another task of the same process
+  EXPECT_FALSE(la.try_lock());
+  EXPECT_FALSE(la.is_held_by_current_thread());
+  EXPECT_EQ(la.hold_count(), 0);
+  EXPECT_THROW(la.unlock(), LockNotOwned);
+  a.set_task_id(1);
+  EXPECT_TRUE(la.is_held_by_current_thread());
+  EXPECT_EQ(la.hold_count(), 1);
+}
+
+TEST(ReentrantLock, UnlockByNonOwnerThrowsRedissonsMessageAndLeavesTheLock) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b");
+  b.set_task_id(7);
+  ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k");
+  la.lock();
+  la.lock();
+  world.clock.advance_ms(1000);
+  try {
+    lb.unlock();
+    FAIL() << "expected LockNotOwned";
+  } catch (const LockNotOwned& e) {
+    EXPECT_STREQ(e.what(),
+                 "attempt to unlock lock, not locked by current thread by node id: client-b "
+                 "thread-id: 7");
+  }
+  EXPECT_EQ(la.hold_count(), 2);
+  EXPECT_EQ(la.remaining_lease(), 9000ms) << "the failed unlock did not touch the lease";
+  EXPECT_FALSE(lb.try_unlock());
+}
+
+TEST(ReentrantLock, UnlockAfterTheLeaseRanOutThrows) {
+  TestWorld world;
+  TestEnv a(world, "client-a");
+  ReentrantLock lock(a, "k");
+  lock.lock(1s);
+  world.clock.advance_ms(1001);
+  EXPECT_FALSE(lock.is_locked());
+  EXPECT_THROW(lock.unlock(), LockNotOwned);
+}
+
+TEST(ReentrantLock, IsLockedAndRemainingLease) {
+  TestWorld world;
+  TestEnv a(world, "client-a");
+  ReentrantLock lock(a, "k");
+  EXPECT_FALSE(lock.is_locked());
+  EXPECT_EQ(lock.remaining_lease(), -2ms);
+  lock.lock(10s);
+  EXPECT_TRUE(lock.is_locked());
+  EXPECT_EQ(lock.remaining_lease(), 10000ms);
+  world.clock.advance_ms(4000);
+  EXPECT_EQ(lock.remaining_lease(), 6000ms);
+  world.clock.advance_ms(6001);
+  EXPECT_FALSE(lock.is_locked());
+  EXPECT_EQ(lock.remaining_lease(), -2ms);
+  run(world, {"HSET", "k", "someone:1", "1"});  // a lock with no expiry
+  EXPECT_EQ(lock.remaining_lease(), -1ms);
+}
+
+TEST(ReentrantLock, FullUnlockPublishesOnTheChannel) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), observer(world, "observer");
+  ReentrantLock lock(a, "k", {.default_lease = 10s});
+  std::vector<std::string> messages;
+  observer.subscribe(lock.channel(), [&](const std::string& m) { messages.push_back(m); });
+  lock.lock();
+  lock.lock();
+  lock.unlock();
+  EXPECT_TRUE(messages.empty()) << "a hold is left: no message";
+  lock.unlock();
+  EXPECT_EQ(messages, (std::vector<std::string>{"0"}));
+  EXPECT_THROW(lock.unlock(), LockNotOwned);
+  EXPECT_EQ(messages.size(), 1u) << "a refused unlock publishes nothing";
+}
+
+TEST(ReentrantLock, ForceUnlockDeletesAnyonesLockAndPublishes) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b"), observer(world, "observer");
+  ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k");
+  int messages = 0;
+  observer.subscribe(la.channel(), [&](const std::string&) { ++messages; });
+  la.lock();
+  la.lock();
+  EXPECT_TRUE(lb.force_unlock());
+  EXPECT_FALSE(la.is_locked());
+  EXPECT_EQ(messages, 1);
+  EXPECT_FALSE(lb.force_unlock()) << "nothing left to delete";
+  EXPECT_EQ(messages, 1);
+  EXPECT_THROW(la.unlock(), LockNotOwned);
+}
+
+TEST(ReentrantLock, WaiterIsWokenByTheUnlockMessage) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
+  la.lock();
+  int waits = 0;
+  b.before_wait = [&] {
+    if (++waits == 1) la.unlock();  // the holder leaves while B waits
+  };
+  const auto start = b.now();
+  EXPECT_TRUE(lb.try_lock_for(20s));
+  EXPECT_EQ(waits, 1);
+  EXPECT_EQ(b.now() - start, 0us) << "woken by the message, not by the 10 s lease";
+  EXPECT_TRUE(lb.is_held_by_current_thread());
+  EXPECT_EQ(b.subscribe_calls, 1);
+  EXPECT_EQ(b.active_subscriptions(), 0u) << "unsubscribed when done";
+  EXPECT_EQ(b.server_subscriptions(), 0u);
+}
+
+TEST(ReentrantLock, WaiterSubscribesBeforeItsSecondAttempt) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
+  la.lock();
+  // Subscriptions in place at each acquire attempt: none for the first, then
+  // one, so an unlock after any failed attempt is delivered.
+  std::vector<int> subscribed_at_attempt;
+  b.before_call = [&](const Argv& argv) {
+    if (argv[0] == "EVALSHA") {
+      subscribed_at_attempt.push_back(static_cast<int>(b.active_subscriptions()));
+    }
+  };
+  EXPECT_FALSE(lb.try_lock_for(5s));
+  ASSERT_EQ(subscribed_at_attempt.size(), 3u);
+  EXPECT_EQ(subscribed_at_attempt[0], 0);
+  for (size_t i = 1; i < subscribed_at_attempt.size(); ++i) {
+    EXPECT_EQ(subscribed_at_attempt[i], 1) << "attempt " << i;
+  }
+}
+
+TEST(ReentrantLock, WaiterWaitsAtMostTheRemainingWait) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
+  la.lock();
+  const auto start = b.now();
+  EXPECT_FALSE(lb.try_lock_for(3s));
+  EXPECT_EQ(b.now() - start, 3s);
+  EXPECT_EQ(b.waited, 3s);
+  EXPECT_EQ(b.active_subscriptions(), 0u);
+  EXPECT_EQ(la.hold_count(), 1);
+}
+
+TEST(ReentrantLock, WaiterWaitsAtMostThePttlThenAcquires) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
+  la.lock();
+  world.clock.advance_ms(3000);
+  const auto start = b.now();
+  EXPECT_TRUE(lb.try_lock_for(60s)) << "A never unlocks: its lease runs out";
+  // 7000 ms (the PTTL), then 1 ms: at the deadline the key still lives.
+  EXPECT_EQ(b.now() - start, 7001ms);
+  EXPECT_TRUE(lb.is_held_by_current_thread());
+}
+
+TEST(ReentrantLock, LockWaitsUntilAcquired) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock la(a, "k"), lb(b, "k");
+  la.lock(2s);
+  lb.lock(2s);
+  EXPECT_EQ(b.waited, 2001ms);
+  EXPECT_EQ(lb.hold_count(), 1);
+}
+
+TEST(ReentrantLock, WatchdogOnlyWithoutALease) {
+  TestWorld world;
+  TestEnv a(world, "client-a");
+  ReentrantLock lock(a, "k", {.lock_watchdog_timeout = 9s});
+  lock.lock(5s);
+  EXPECT_TRUE(a.spawned.empty());
+  EXPECT_EQ(lock.remaining_lease(), 5000ms);
+  lock.unlock();
+
+  lock.lock();
+  ASSERT_EQ(a.spawned.size(), 1u);
+  EXPECT_EQ(lock.remaining_lease(), 9000ms) << "lease = lock_watchdog_timeout";
+  lock.lock();
+  EXPECT_TRUE(lock.try_lock());
+  EXPECT_EQ(a.spawned.size(), 1u) << "re-entry does not start a second watchdog";
+}
+
+TEST(ReentrantLock, WatchdogRenewsEveryThirdUntilTheLockIsGone) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock la(a, "k", {.lock_watchdog_timeout = 3s}), lb(b, "k");
+  la.lock();
+  ASSERT_EQ(a.spawned.size(), 1u);
+  const auto start = a.now();
+  std::vector<std::chrono::microseconds> renewals;
+  a.before_call = [&](const Argv& argv) {
+    if (!is_renewal(argv)) return;
+    renewals.push_back(a.now() - start);
+    EXPECT_TRUE(lb.is_locked()) << "alive at " << (a.now() - start).count() << " us";
+    if (renewals.size() == 4) {
+      EXPECT_TRUE(lb.force_unlock());  // past 3 s: renewed, not expired
+    }
+  };
+  a.run_spawned(0);  // returns when a renewal finds the lock gone
+  EXPECT_EQ(renewals, (std::vector<std::chrono::microseconds>{1s, 2s, 3s, 4s}));
+  EXPECT_NE(a.traces.back().find("no longer held"), std::string::npos) << a.traces.back();
+}
+
+TEST(ReentrantLock, WatchdogRenewalUsesTheOwnerNotTheWatchdogsTask) {
+  TestWorld world;
+  TestEnv a(world, "client-a");
+  ReentrantLock lock(a, "k", {.lock_watchdog_timeout = 3s});
+  lock.lock();
+  int renewals = 0;
+  a.before_call = [&](const Argv& argv) {
+    if (!is_renewal(argv)) return;
+    EXPECT_EQ(argv.back(), "client-a:1");
+    if (++renewals == 2) {
+      a.set_task_id(1);  // the owner task unlocks; the watchdog must then stop
+      lock.unlock();
+      a.set_task_id(1000);
+    }
+  };
+  a.run_spawned(0, 1000);
+  EXPECT_EQ(renewals, 2);
+  EXPECT_FALSE(lock.is_locked());
+}
+
+TEST(ReentrantLock, WatchdogStopsPromptlyOnFullUnlock) {
+  TestWorld world;
+  TestEnv a(world, "client-a");
+  ReentrantLock lock(a, "k", {.lock_watchdog_timeout = 3s});
+  lock.lock();
+  lock.lock();
+  lock.unlock();
+  lock.unlock();
+  const auto before = a.now();
+  a.calls.clear();
+  a.run_spawned(0);
+  EXPECT_EQ(a.now(), before) << "no wait: the stop signal was already there";
+  EXPECT_TRUE(a.calls.empty());
+}
+
+TEST(ReentrantLock, WatchdogOutlivesTheLockObject) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b");
+  {
+    ReentrantLock lock(a, "k", {.lock_watchdog_timeout = 3s});
+    lock.lock();
+  }
+  ReentrantLock lb(b, "k");
+  int renewals = 0;
+  a.before_call = [&](const Argv& argv) {
+    if (is_renewal(argv) && ++renewals == 3) lb.force_unlock();
+  };
+  a.run_spawned(0);
+  EXPECT_EQ(renewals, 3);
+}
+
+TEST(ReentrantLock, NewWatchdogAfterTheOldOneStopped) {
+  TestWorld world;
+  TestEnv a(world, "client-a");
+  ReentrantLock lock(a, "k");
+  lock.lock();
+  lock.unlock();
+  lock.lock();
+  EXPECT_EQ(a.spawned.size(), 2u);
+}
+
+TEST(ReentrantLock, WorksWithStdUniqueLock) {
+  TestWorld world;
+  TestEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
+  {
+    std::unique_lock guard(la);
+    std::unique_lock again(la);  // reentrant
+    EXPECT_EQ(la.hold_count(), 2);
+    std::unique_lock other(lb, 50ms);
+    EXPECT_FALSE(other.owns_lock());
+  }
+  EXPECT_FALSE(la.is_locked());
+  std::unique_lock guard(lb, std::try_to_lock);
+  EXPECT_TRUE(guard.owns_lock());
+}
+
+TEST(ReentrantLock, TryLockForWithLeaseUsesThatLease) {
+  TestWorld world;
+  TestEnv a(world, "client-a");
+  ReentrantLock lock(a, "k");
+  EXPECT_TRUE(lock.try_lock_for(1s, 4s));
+  EXPECT_EQ(lock.remaining_lease(), 4000ms);
+  EXPECT_TRUE(a.spawned.empty());
+}
+
+}  // namespace
+}  // namespace redsim::lock

@@ -1,0 +1,75 @@
+#include "lock/script.h"
+
+#include <openssl/evp.h>
+
+#include <map>
+#include <utility>
+
+#include "lock/embedded_scripts.h"
+#include "lock/errors.h"
+
+namespace redsim::lock {
+
+std::string sha1_hex(std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  // EVP rather than SHA1(): the low-level digest calls are deprecated in OpenSSL 3.
+  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha1(), nullptr) != 1) {
+    throw Error("sha1_hex: OpenSSL EVP_Digest failed");
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * length);
+  for (unsigned int i = 0; i < length; ++i) {
+    hex.push_back(kHex[digest[i] >> 4]);
+    hex.push_back(kHex[digest[i] & 0xf]);
+  }
+  return hex;
+}
+
+Script::Script(std::string name, std::string text)
+    : name_(std::move(name)), text_(std::move(text)), sha1_hex_(lock::sha1_hex(text_)) {}
+
+const Script& Script::get(std::string_view name) {
+  // Built on first use; a function-local static is initialised once even
+  // when several threads race to it (the real-Redis Env runs real threads).
+  static const std::map<std::string, Script, std::less<>> table = [] {
+    std::map<std::string, Script, std::less<>> scripts;
+    for (int i = 0; i < kEmbeddedScriptCount; ++i) {
+      const EmbeddedScript& s = kEmbeddedScripts[i];
+      scripts.emplace(std::string(s.name), Script(std::string(s.name), std::string(s.text)));
+    }
+    return scripts;
+  }();
+  auto it = table.find(name);
+  if (it == table.end()) {
+    throw Error("no embedded script named '" + std::string(name) + "' (scripts/*.lua)");
+  }
+  return it->second;
+}
+
+namespace {
+
+Argv script_argv(std::string_view command, const std::string& body, const Argv& keys,
+                 const Argv& args) {
+  Argv argv;
+  argv.reserve(3 + keys.size() + args.size());
+  argv.emplace_back(command);
+  argv.push_back(body);
+  argv.push_back(std::to_string(keys.size()));
+  argv.insert(argv.end(), keys.begin(), keys.end());
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+}  // namespace
+
+Reply run_script(Connection& connection, const Script& script, const Argv& keys, const Argv& args) {
+  Reply reply = connection.call(script_argv("EVALSHA", script.sha1_hex(), keys, args));
+  if (reply.is_error() && reply.error_code() == "NOSCRIPT") {
+    reply = connection.call(script_argv("EVAL", script.text(), keys, args));
+  }
+  return reply;
+}
+
+}  // namespace redsim::lock

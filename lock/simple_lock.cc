@@ -1,0 +1,7 @@
+#include "lock/simple_lock.h"
+
+namespace redsim::lock {
+
+bool SimpleLock::release(const std::string& token) { return compare_and_delete(token); }
+
+}  // namespace redsim::lock

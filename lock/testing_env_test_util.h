@@ -1,0 +1,210 @@
+// TEST ONLY. A minimal, single-threaded lock::Env over one in-process
+// sim::Server on a sim::ManualClock, for the lock unit tests, until (and
+// independently of) the deterministic world in sim/world.
+//
+//   testing::TestWorld world;                  // one server, one manual clock
+//   testing::TestEnv a(world, "client-a"), b(world, "client-b");   // two "processes"
+//   SimpleLock la(a, "k"), lb(b, "k");
+//   la.lock(); EXPECT_FALSE(lb.try_lock());
+//
+// What it does instead of real concurrency:
+// - call(): runs the command at once with Server::execute on the env's own
+//   Session; `before_call` (if set) runs first and may act as another
+//   process, advance the clock, or throw SimulatedCrash to model a crash
+//   between two commands.
+// - sleep_for(d): advances the shared clock by d.
+// - Event::wait_for(t): runs `before_wait` (if set; it may e.g. unlock from
+//   another env, whose PUBLISH signals this event), then returns true at once
+//   if signaled, else advances the clock by t and returns false.
+// - subscribe(): a second Session whose push handler calls the callbacks
+//   synchronously, inside the publisher's command.
+// - spawn(): records the task; nothing runs it unless the test calls
+//   run_spawned().
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lock/env.h"
+#include "sim/clock.h"
+#include "sim/server.h"
+
+namespace redsim::lock::testing {
+
+// What a test hook throws to model a process crash: deliberately not a
+// lock::Error, like the world's unwinding exception, so lock code that
+// catches only its own errors lets it through.
+struct SimulatedCrash {};
+
+struct TestWorld {
+  sim::ManualClock clock;
+  sim::Server server{clock};
+
+  std::chrono::milliseconds now_ms() const {
+    return std::chrono::milliseconds(clock.now_us() / 1000);
+  }
+};
+
+class TestEnv final : public Env {
+ public:
+  struct Spawned {
+    std::string name;
+    std::function<void()> fn;
+  };
+
+  TestEnv(TestWorld& world, std::string client_id, uint64_t seed = 1)
+      : world_(world), client_id_(std::move(client_id)), rng_(seed ^ 0x5eed'0000'0000'0001ULL) {
+    connection_.env = this;
+    connection_.session = world_.server.connect();
+  }
+
+  ~TestEnv() override {
+    if (sub_session_) sub_session_->set_push_handler(nullptr);
+  }
+
+  // --- Env ---
+  Connection& connection(size_t /*server*/ = 0) override { return connection_; }
+
+  SubscriptionId subscribe(const std::string& channel,
+                           std::function<void(const std::string&)> on_message,
+                           size_t /*server*/ = 0) override {
+    if (!sub_session_) {
+      sub_session_ = world_.server.connect();
+      sub_session_->set_push_handler([this](const resp::Reply& push) { on_push(push); });
+    }
+    const SubscriptionId id = next_subscription_++;
+    bool first = true;
+    for (const auto& [_, sub] : subscriptions_) first = first && sub.first != channel;
+    subscriptions_.emplace(id, std::make_pair(channel, std::move(on_message)));
+    if (first) world_.server.execute(*sub_session_, {"SUBSCRIBE", channel});
+    ++subscribe_calls;
+    return id;
+  }
+
+  void unsubscribe(SubscriptionId id) override {
+    auto it = subscriptions_.find(id);
+    if (it == subscriptions_.end()) return;
+    const std::string channel = it->second.first;
+    subscriptions_.erase(it);
+    for (const auto& [_, sub] : subscriptions_) {
+      if (sub.first == channel) return;
+    }
+    world_.server.execute(*sub_session_, {"UNSUBSCRIBE", channel});
+  }
+
+  Micros now() override { return Micros(world_.clock.now_us()); }
+  void sleep_for(Micros d) override {
+    slept += d;
+    world_.clock.advance_us(d.count());
+  }
+  std::unique_ptr<Event> make_event() override { return std::make_unique<TestEvent>(*this); }
+
+  void spawn(std::string name, std::function<void()> fn) override {
+    spawned.push_back({std::move(name), std::move(fn)});
+  }
+
+  std::string client_id() override { return client_id_; }
+  uint64_t task_id() override { return task_id_; }
+
+  uint64_t random_u64() override {  // splitmix64
+    uint64_t z = (rng_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+
+  void trace(std::string_view what) override { traces.emplace_back(what); }
+
+  // --- test controls ---
+  void set_task_id(uint64_t task) { task_id_ = task; }
+
+  // Runs spawned[i] to completion as task `task`, then restores the task id.
+  void run_spawned(size_t i, uint64_t task = 1000) {
+    const uint64_t saved = std::exchange(task_id_, task);
+    std::function<void()> fn = spawned.at(i).fn;
+    fn();
+    task_id_ = saved;
+  }
+
+  size_t active_subscriptions() const { return subscriptions_.size(); }
+  // Channels the pub/sub session is subscribed to, as the server sees it.
+  size_t server_subscriptions() const {
+    return sub_session_ ? sub_session_->subscription_count() : 0;
+  }
+
+  // Runs before every command this env sends (not re-entered while it runs).
+  std::function<void(const Argv&)> before_call;
+  // Runs at the start of every Event::wait_for of this env's events.
+  std::function<void()> before_wait;
+
+  std::vector<Argv> calls;  // every command sent, in order
+  std::vector<std::string> traces;
+  std::vector<Spawned> spawned;
+  Micros slept{0};
+  Micros waited{0};  // clock time spent in Event::wait_for timeouts
+  int subscribe_calls = 0;
+
+ private:
+  class TestConnection final : public Connection {
+   public:
+    Reply call(const Argv& argv) override {
+      env->calls.push_back(argv);
+      if (env->before_call && !env->in_hook_) {
+        env->in_hook_ = true;
+        struct Reset {
+          bool& flag;
+          ~Reset() { flag = false; }
+        } reset{env->in_hook_};
+        env->before_call(argv);
+      }
+      return env->world_.server.execute(*session, argv);
+    }
+    TestEnv* env = nullptr;
+    std::unique_ptr<sim::Session> session;
+  };
+
+  class TestEvent final : public Event {
+   public:
+    explicit TestEvent(TestEnv& env) : env_(env) {}
+    void signal() override { signaled_ = true; }
+    bool wait_for(Micros timeout) override {
+      if (env_.before_wait) env_.before_wait();
+      if (std::exchange(signaled_, false)) return true;
+      env_.waited += timeout;
+      env_.world_.clock.advance_us(timeout.count());
+      return false;
+    }
+
+   private:
+    TestEnv& env_;
+    bool signaled_ = false;
+  };
+
+  void on_push(const resp::Reply& push) {
+    const auto& parts = push.elements();
+    if (!push.is_array() || parts.size() != 3 || parts[0].str() != "message") return;
+    std::vector<std::function<void(const std::string&)>> targets;
+    for (const auto& [_, sub] : subscriptions_) {
+      if (sub.first == parts[1].str()) targets.push_back(sub.second);
+    }
+    for (auto& target : targets) target(parts[2].str());
+  }
+
+  TestWorld& world_;
+  std::string client_id_;
+  uint64_t task_id_ = 1;
+  uint64_t rng_;
+  bool in_hook_ = false;
+  TestConnection connection_;
+  std::unique_ptr<sim::Session> sub_session_;
+  std::map<SubscriptionId, std::pair<std::string, std::function<void(const std::string&)>>>
+      subscriptions_;
+  SubscriptionId next_subscription_ = 1;
+};
+
+}  // namespace redsim::lock::testing
