@@ -1,0 +1,259 @@
+#include "sim/world/explore.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <utility>
+
+#include "lock/errors.h"
+#include "lock/reentrant_lock.h"
+#include "sim/world/prng.h"
+
+namespace redsim::world {
+
+namespace {
+
+using lock::LockKind;
+using std::chrono::milliseconds;
+
+constexpr int64_t kMs = 1000;
+
+bool is_string_kind(LockKind kind) { return kind != LockKind::kReentrant; }
+
+int64_t draw(Prng& rng, int64_t lo, int64_t hi) { return rng.uniform(lo, hi); }
+
+std::unique_ptr<lock::DistributedLock> make_plan_lock(const ExplorePlan& plan, ProcessEnv& env) {
+  if (plan.kind == LockKind::kReentrant) {
+    lock::ReentrantLockOptions options;
+    options.lock_watchdog_timeout = milliseconds(plan.lease_ms);
+    return std::make_unique<lock::ReentrantLock>(env, kExploreKey, options);
+  }
+  lock::LockOptions options;
+  options.lease = milliseconds(plan.lease_ms);
+  options.retry_backoff_min = std::min(lock::Micros(1000), lock::Micros(plan.retry_backoff_max_us));
+  options.retry_backoff_max = lock::Micros(plan.retry_backoff_max_us);
+  return lock::make_lock(plan.kind, env, kExploreKey, options);
+}
+
+int64_t observed_hold_count(lock::DistributedLock& lk) {
+  return static_cast<lock::ReentrantLock&>(lk).hold_count();
+}
+
+// One client process: its attempts in order, each recorded for the checkers.
+void run_client(const ExplorePlan& plan, const std::vector<Attempt>& attempts, ProcessEnv& env) {
+  auto lk = make_plan_lock(plan, env);
+  const bool reentrant = plan.kind == LockKind::kReentrant;
+  const lock::Micros wait = milliseconds(plan.wait_ms);
+  for (const Attempt& a : attempts) {
+    env.sleep_for(lock::Micros(a.think_us));
+    env.record_acquire_start(kExploreKey, wait);
+    bool acquired = lk->try_lock_for(wait);
+    env.record_acquire_end(kExploreKey, acquired);
+    if (!acquired) continue;
+    env.enter_critical(kExploreKey);
+    if (reentrant) env.record_hold(kExploreKey, HoldOp::kLock, observed_hold_count(*lk));
+    for (int i = 0; i < a.nested; ++i) {
+      lk->lock();
+      env.record_hold(kExploreKey, HoldOp::kLock, observed_hold_count(*lk));
+    }
+    env.sleep_for(lock::Micros(a.work_us));
+    for (int i = 0; i < a.nested; ++i) {
+      lk->unlock();
+      env.record_hold(kExploreKey, HoldOp::kUnlock, observed_hold_count(*lk));
+    }
+    env.leave_critical(kExploreKey);
+    if (lk->try_unlock()) {
+      if (reentrant) env.record_hold(kExploreKey, HoldOp::kUnlock, observed_hold_count(*lk));
+    } else {
+      env.record("unlock: the lock was no longer ours (LockNotOwned)");
+      if (reentrant) env.record_hold(kExploreKey, HoldOp::kUnlockRejected, -1);
+    }
+  }
+}
+
+}  // namespace
+
+ExplorePlan generate_plan(LockKind kind, uint64_t seed, int clients) {
+  Prng rng = Prng(seed).fork("explore-plan");
+  ExplorePlan plan;
+  plan.kind = kind;
+  plan.seed = seed;
+  // Budget for the string kinds: reply latency + work + one pause < lease
+  // (3 + 60 + 30 < 100 ms): the critical section makes one blocking call (the
+  // work), so at most one pause lands inside it, and a live holder is always
+  // inside its lease.
+  // Reentrant: every blocking call of both tasks (the nested lock() and
+  // hold_count() calls, the work, the watchdog's wait and renewal) may draw a
+  // pause, and pauses chain. Between two renewals (lease/3 = 333 ms apart)
+  // at most ~8 such calls fall, so 8 x 75 ms + 333 ms + latencies stays below
+  // the 1000 ms lease: a live holder's lease never runs out.
+  const bool string_kind = is_string_kind(kind);
+  plan.lease_ms = string_kind ? 100 : 1000;
+  plan.wait_ms = string_kind ? 2000 : 4000;
+  plan.retry_backoff_max_us = 2 * kMs;
+  const int64_t work_max_us = string_kind ? 50 * kMs : 1500 * kMs;
+  plan.faults.latency_min_us = 0;
+  plan.faults.latency_max_us = draw(rng, 0, string_kind ? 10 : 3) * kMs;
+  plan.faults.pause_ppm = static_cast<uint32_t>(draw(rng, 0, 400000));
+  plan.faults.pause_min_us = 1 * kMs;
+  plan.faults.pause_max_us = string_kind ? 30 * kMs : 75 * kMs;
+  plan.faults.crash_ppm = static_cast<uint32_t>(draw(rng, 0, 30000));
+  int n = clients > 0 ? clients : static_cast<int>(draw(rng, 2, 8));
+  plan.clients.resize(static_cast<size_t>(n));
+  for (size_t i = 0; i < plan.clients.size(); ++i) {
+    plan.clients[i].stream = i + 1;
+    plan.clients[i].attempts.resize(static_cast<size_t>(draw(rng, 1, 4)));
+    for (Attempt& a : plan.clients[i].attempts) {
+      a.think_us = draw(rng, 0, 50) * kMs;
+      a.work_us = draw(rng, 0, work_max_us / kMs) * kMs;
+      a.nested = kind == LockKind::kReentrant ? static_cast<int>(draw(rng, 0, 2)) : 0;
+    }
+  }
+  return plan;
+}
+
+int64_t liveness_bound_us(const ExplorePlan& plan) {
+  // A lock whose holder crashed or paused outside its section frees when the
+  // lease ends; a waiter then needs one backoff sleep (or one pub/sub
+  // message) and a few round trips.
+  return plan.lease_ms * kMs + plan.retry_backoff_max_us + plan.faults.pause_max_us +
+         8 * plan.faults.latency_max_us + 20 * kMs;
+}
+
+ExploreOutcome run_plan(const ExplorePlan& plan) {
+  WorldOptions options;
+  options.seed = plan.seed;
+  options.faults = plan.faults;
+  options.time_limit_us = int64_t{600} * 1000 * kMs;
+  World world(options);
+  for (size_t i = 0; i < plan.clients.size(); ++i) {
+    const ClientPlan* client = &plan.clients[i];
+    world.spawn_process(
+        "client" + std::to_string(i + 1),
+        [&plan, client](ProcessEnv& env) { run_client(plan, client->attempts, env); }, Micros(0),
+        client->stream);
+  }
+  world.run();
+  ExploreOutcome out;
+  out.history = world.history();
+  out.commands = world.server().commands_processed();
+  out.violations = check_mutual_exclusion(out.history);
+  auto liveness = check_liveness(out.history, liveness_bound_us(plan));
+  out.violations.insert(out.violations.end(), liveness.begin(), liveness.end());
+  if (plan.kind == LockKind::kReentrant) {
+    auto holds = check_hold_counts(out.history);
+    out.violations.insert(out.violations.end(), holds.begin(), holds.end());
+  }
+  return out;
+}
+
+ExplorePlan shrink_plan(const ExplorePlan& plan,
+                        const std::function<bool(const ExplorePlan&)>& fails, int max_runs) {
+  ExplorePlan best = plan;
+  int runs = 0;
+  auto try_candidate = [&](const ExplorePlan& candidate) {
+    if (runs >= max_runs) return false;
+    ++runs;
+    if (!fails(candidate)) return false;
+    best = candidate;
+    return true;
+  };
+  bool progress = true;
+  while (progress && runs < max_runs) {
+    progress = false;
+    // Fewer clients, then fewer attempts per client.
+    for (size_t c = 0; c < best.clients.size() && best.clients.size() > 1;) {
+      ExplorePlan cand = best;
+      cand.clients.erase(cand.clients.begin() + static_cast<std::ptrdiff_t>(c));
+      if (try_candidate(cand)) {
+        progress = true;
+      } else {
+        ++c;
+      }
+    }
+    for (size_t c = 0; c < best.clients.size(); ++c) {
+      for (size_t a = 0; a < best.clients[c].attempts.size() && best.clients[c].attempts.size() > 1;) {
+        ExplorePlan cand = best;
+        auto& attempts = cand.clients[c].attempts;
+        attempts.erase(attempts.begin() + static_cast<std::ptrdiff_t>(a));
+        if (try_candidate(cand)) {
+          progress = true;
+        } else {
+          ++a;
+        }
+      }
+    }
+    // Faults off one at a time, then simpler attempts.
+    auto try_field = [&](auto mutate) {
+      ExplorePlan cand = best;
+      if (!mutate(cand)) return;
+      if (try_candidate(cand)) progress = true;
+    };
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.crash_ppm, 0u) != 0; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.pause_ppm, 0u) != 0; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.latency_max_us, 0) != 0; });
+    for (size_t c = 0; c < best.clients.size(); ++c) {
+      for (size_t a = 0; a < best.clients[c].attempts.size(); ++a) {
+        auto attempt = [c, a](ExplorePlan& p) -> Attempt& { return p.clients[c].attempts[a]; };
+        try_field([&](ExplorePlan& p) { return std::exchange(attempt(p).nested, 0) != 0; });
+        try_field([&](ExplorePlan& p) { return std::exchange(attempt(p).think_us, 0) != 0; });
+        // Round work times down to whole 5 ms steps: easier to read, often still failing.
+        try_field([&](ExplorePlan& p) {
+          int64_t& w = attempt(p).work_us;
+          int64_t rounded = w / (5 * kMs) * (5 * kMs);
+          return std::exchange(w, rounded) != rounded;
+        });
+      }
+    }
+  }
+  return best;
+}
+
+std::string describe_plan(const ExplorePlan& plan) {
+  std::ostringstream out;
+  out << "lock " << lock::lock_kind_name(plan.kind) << ", seed " << plan.seed << ", lease "
+      << plan.lease_ms << " ms, wait " << plan.wait_ms << " ms\n";
+  out << "faults: latency " << plan.faults.latency_min_us / 1000.0 << ".."
+      << plan.faults.latency_max_us / 1000.0 << " ms, pause " << plan.faults.pause_ppm
+      << " ppm per blocking call (" << plan.faults.pause_min_us / 1000.0 << ".."
+      << plan.faults.pause_max_us / 1000.0 << " ms), crash " << plan.faults.crash_ppm << " ppm\n";
+  for (size_t c = 0; c < plan.clients.size(); ++c) {
+    out << "client" << c + 1 << " (stream " << plan.clients[c].stream << "):";
+    for (const Attempt& a : plan.clients[c].attempts) {
+      out << " [think " << a.think_us / 1000.0 << " ms, work " << a.work_us / 1000.0 << " ms";
+      if (a.nested) out << ", nested " << a.nested;
+      out << "]";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+int64_t find_expire_then_delete(const History& history, const std::string& key) {
+  ProcessId holder = 0;                       // who set the key's current value
+  std::map<ProcessId, std::string> token_of;  // each process's last token
+  std::map<ProcessId, bool> saw_own_value;    // its last GET returned its own token
+  for (size_t i = 0; i < history.size(); ++i) {
+    const HistoryEvent& e = history[i];
+    if (e.kind != EventKind::kCommand || e.argv.size() < 2 || e.argv[1] != key) continue;
+    std::string name = e.argv[0];
+    std::transform(name.begin(), name.end(), name.begin(), ::toupper);
+    if ((name == "SET" && e.reply == "OK" && e.argv.size() >= 3) ||
+        (name == "SETNX" && e.reply == "(integer) 1")) {
+      holder = e.process;
+      token_of[e.process] = e.argv[2];
+    } else if (name == "GET") {
+      auto it = token_of.find(e.process);
+      saw_own_value[e.process] =
+          it != token_of.end() && e.reply == format_reply(resp::Reply::bulk(it->second));
+    } else if (name == "DEL" && e.reply == "(integer) 1") {
+      if (holder != 0 && holder != e.process && saw_own_value[e.process]) {
+        return static_cast<int64_t>(i);
+      }
+      holder = 0;
+    }
+  }
+  return -1;
+}
+
+}  // namespace redsim::world

@@ -1,0 +1,95 @@
+// Exploration: random lock workloads run in the world and judged by the
+// checkers. A plan is explicit data (clients, attempts, work, faults, seed),
+// so a failing plan can be shrunk field by field to a small counterexample
+// and replayed exactly from the seed it was generated from.
+//
+//   auto plan = world::generate_plan(lock::LockKind::kGetDel, /*seed=*/42);
+//   world::ExploreOutcome out = world::run_plan(plan);
+//   if (!out.violations.empty()) {
+//     plan = world::shrink_plan(plan, [](const world::ExplorePlan& p) {
+//       return !world::run_plan(p).violations.empty();
+//     });
+//   }
+//
+// The parameters generate_plan draws keep every live holder inside its
+// lease (see the budget in explore.cc), so the safe kinds (simple,
+// reentrant) must never show a violation, while the broken kinds fail in the ways the literature says:
+// get-del and blind-del break mutual exclusion through a pause between the
+// holder's check and its DEL (expire-then-delete), setnx-expire breaks
+// liveness through a crash between SETNX and EXPIRE.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lock/lock.h"
+#include "sim/world/checkers.h"
+#include "sim/world/world.h"
+
+namespace redsim::world {
+
+// One lock attempt of one client.
+struct Attempt {
+  int64_t think_us = 0;  // sleep before trying
+  int64_t work_us = 0;   // time inside the critical section
+  int nested = 0;        // reentrant only: extra nested lock()/unlock() pairs inside it
+};
+
+// One client process: its random stream (see World::spawn_process; stable
+// when other clients are removed) and its attempts in order.
+struct ClientPlan {
+  uint64_t stream = 0;
+  std::vector<Attempt> attempts;
+};
+
+struct ExplorePlan {
+  lock::LockKind kind = lock::LockKind::kSimple;
+  uint64_t seed = 1;       // the world's seed (latency draws, random faults, client ids)
+  int64_t lease_ms = 100;  // string kinds: the PX; reentrant: lock_watchdog_timeout
+  int64_t wait_ms = 2000;  // try_lock_for budget of every attempt
+  int64_t retry_backoff_max_us = 10000;  // string kinds' polling backoff cap
+  FaultPlan faults;
+  std::vector<ClientPlan> clients;
+};
+
+// The lock key every client of a plan contends for.
+inline constexpr const char* kExploreKey = "lock:explore";
+
+// A random plan for `kind` from `seed`: `clients` processes (0 = 2..8 drawn),
+// 1..4 attempts each, latency, pauses and crashes in the ranges above.
+ExplorePlan generate_plan(lock::LockKind kind, uint64_t seed, int clients = 0);
+
+struct ExploreOutcome {
+  std::vector<Violation> violations;  // every checker that applies to the kind
+  History history;
+  uint64_t commands = 0;  // commands the server executed
+};
+
+// Runs `plan` in a fresh world. Deterministic: the same plan gives the same
+// history (and hash).
+ExploreOutcome run_plan(const ExplorePlan& plan);
+
+// The liveness bound run_plan checks against, in us: a free lock must be
+// taken by a waiter within this long (lease, backoff, pause and latencies).
+int64_t liveness_bound_us(const ExplorePlan& plan);
+
+// Greedy shrinking: repeatedly tries smaller variants (fewer clients, fewer
+// attempts, no nesting, shorter think and work times, fewer faults, lower
+// latency) and keeps each one for which `fails` is still true. Returns the
+// smallest plan found; `fails(plan)` is assumed true on entry. Bounded by
+// `max_runs` calls of `fails`.
+ExplorePlan shrink_plan(const ExplorePlan& plan,
+                        const std::function<bool(const ExplorePlan&)>& fails, int max_runs = 400);
+
+// A multi-line readable description of the plan.
+std::string describe_plan(const ExplorePlan& plan);
+
+// The expire-then-delete signature in a history: a client's DEL of `key`
+// that removed a value another client had set, after that first client's
+// GET of the key had returned its own value. Returns the index of the
+// offending DEL event, or -1.
+int64_t find_expire_then_delete(const History& history, const std::string& key);
+
+}  // namespace redsim::world

@@ -1,0 +1,119 @@
+#include "sim/world/fiber.h"
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/fixedsize_stack.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <utility>
+
+namespace ctx = boost::context;
+
+#if defined(BOOST_USE_UCONTEXT)
+// Debian's libboost_context is built for fcontext and does not contain the
+// ucontext flavour's one out-of-line function: the per-thread pointer to the
+// running activation record, which starts as a record for the thread's own
+// (main) context. Defined here for the sanitizer build.
+namespace boost::context::detail {
+namespace {
+thread_local std::unique_ptr<fiber_activation_record> main_record;
+thread_local fiber_activation_record* current_record = nullptr;
+}  // namespace
+
+fiber_activation_record*& fiber_activation_record::current() noexcept {
+  if (current_record == nullptr) {
+    main_record = std::make_unique<fiber_activation_record>();
+    current_record = main_record.get();
+  }
+  return current_record;
+}
+}  // namespace boost::context::detail
+#endif
+
+namespace redsim::world {
+
+namespace {
+// A finished fiber's last frames never return, so their ASan redzones stay
+// poisoned in the shadow of its stack. Heap stacks get that shadow reset by
+// ASan's allocator when the block is freed and reused; an mmap'd stack with a
+// guard page gives no such guarantee. So: guard pages normally (a stack
+// overflow faults at once), heap stacks under ASan (which watches them).
+#if defined(BOOST_USE_ASAN)
+using StackAllocator = ctx::fixedsize_stack;
+#else
+using StackAllocator = ctx::protected_fixedsize_stack;
+#endif
+
+[[noreturn]] void die(const char* what) {
+  std::fprintf(stderr, "redsim fiber: %s\n", what);
+  std::abort();
+}
+}  // namespace
+
+struct Fiber::Impl {
+  std::function<void()> body;
+  size_t stack_bytes;
+  ctx::fiber self;    // the suspended body; held by the resumer
+  ctx::fiber caller;  // resume()'s caller; held by the body while it runs
+  bool started = false;
+  bool done = false;
+  bool unwinding = false;
+  std::exception_ptr error;
+};
+
+Fiber::Fiber(std::function<void()> body, size_t stack_bytes) : impl_(std::make_unique<Impl>()) {
+  impl_->body = std::move(body);
+  impl_->stack_bytes = stack_bytes;
+}
+
+Fiber::~Fiber() {
+  if (impl_->started && !impl_->done) {
+    impl_->unwinding = true;
+    // Destroying the suspended boost fiber resumes it with forced_unwind
+    // thrown from its pending suspend(); it returns here once unwound.
+    ctx::fiber doomed = std::move(impl_->self);
+  }
+}
+
+void Fiber::resume() {
+  Impl* impl = impl_.get();
+  if (impl->done) die("resume() of a finished fiber");
+  if (!impl->started) {
+    impl->started = true;
+    impl->self = ctx::fiber(std::allocator_arg, StackAllocator(impl->stack_bytes),
+                            [impl](ctx::fiber&& caller) -> ctx::fiber {
+                              impl->caller = std::move(caller);
+                              try {
+                                impl->body();
+                              } catch (const ctx::detail::forced_unwind&) {
+                                throw;  // Boost finishes the unwind
+                              } catch (...) {
+                                impl->error = std::current_exception();
+                              }
+                              if (impl->unwinding) {
+                                die("a fiber body swallowed boost::context forced_unwind "
+                                    "(catch (...) without rethrow)");
+                              }
+                              impl->done = true;
+                              return std::move(impl->caller);
+                            });
+  }
+  impl->self = std::move(impl->self).resume();
+  if (impl->error) {
+    std::exception_ptr error = std::exchange(impl->error, nullptr);
+    std::rethrow_exception(error);
+  }
+}
+
+void Fiber::suspend() {
+  if (impl_->unwinding) {
+    die("a fiber tried to suspend while being unwound (forced_unwind swallowed?)");
+  }
+  impl_->caller = std::move(impl_->caller).resume();
+}
+
+bool Fiber::started() const { return impl_->started; }
+bool Fiber::done() const { return impl_->done; }
+
+}  // namespace redsim::world

@@ -1,0 +1,314 @@
+#include "sim/world/history.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "sim/world/prng.h"
+
+namespace redsim::world {
+
+std::string_view to_string(EventKind kind) {
+  switch (kind) {
+    case EventKind::kProcessStart:
+      return "process-start";
+    case EventKind::kProcessEnd:
+      return "process-end";
+    case EventKind::kProcessCrash:
+      return "process-crash";
+    case EventKind::kProcessPause:
+      return "process-pause";
+    case EventKind::kProcessResume:
+      return "process-resume";
+    case EventKind::kTaskStart:
+      return "task-start";
+    case EventKind::kTaskEnd:
+      return "task-end";
+    case EventKind::kTaskError:
+      return "task-error";
+    case EventKind::kCommand:
+      return "command";
+    case EventKind::kPush:
+      return "push";
+    case EventKind::kDisconnect:
+      return "disconnect";
+    case EventKind::kServerNote:
+      return "server-note";
+    case EventKind::kEnterCritical:
+      return "enter";
+    case EventKind::kLeaveCritical:
+      return "leave";
+    case EventKind::kAcquireStart:
+      return "acquire-start";
+    case EventKind::kAcquireEnd:
+      return "acquire-end";
+    case EventKind::kHold:
+      return "hold";
+    case EventKind::kTrace:
+      return "trace";
+    case EventKind::kResult:
+      return "result";
+  }
+  return "?";
+}
+
+std::string_view to_string(HoldOp op) {
+  switch (op) {
+    case HoldOp::kLock:
+      return "lock";
+    case HoldOp::kUnlock:
+      return "unlock";
+    case HoldOp::kUnlockRejected:
+      return "unlock-rejected";
+  }
+  return "?";
+}
+
+size_t History::add(HistoryEvent e) {
+  events_.push_back(std::move(e));
+  return events_.size() - 1;
+}
+
+int64_t History::end_us() const {
+  if (end_us_ >= 0) return end_us_;
+  return events_.empty() ? 0 : events_.back().t_us;
+}
+
+std::string History::process_name(ProcessId pid) const {
+  for (const HistoryEvent& e : events_) {
+    if (e.kind == EventKind::kProcessStart && e.process == pid) return e.text;
+  }
+  return "";
+}
+
+namespace {
+
+void put_field(std::string& out, std::string_view s) {
+  out += std::to_string(s.size());
+  out += ':';
+  out += s;
+  out += '|';
+}
+
+void put_int(std::string& out, int64_t v) {
+  out += std::to_string(v);
+  out += '|';
+}
+
+bool is_bare(std::string_view s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '\\';
+  });
+}
+
+std::string quote(std::string_view s, size_t max_chars, bool always = false) {
+  const bool cut = max_chars > 0 && s.size() > max_chars;
+  if (cut) s = s.substr(0, max_chars);
+  std::string out;
+  if (!always && is_bare(s)) {
+    out = s;
+  } else {
+    out += '"';
+    for (char c : s) {
+      switch (c) {
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        default:
+          if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
+            out += buf;
+          } else {
+            out += c;
+          }
+      }
+    }
+    out += '"';
+  }
+  if (cut) out += "...";
+  return out;
+}
+
+std::string cut(std::string s, size_t max_chars) {
+  if (max_chars > 0 && s.size() > max_chars) {
+    s.resize(max_chars);
+    s += "...";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string History::canonical() const {
+  std::string out;
+  for (const HistoryEvent& e : events_) {
+    put_int(out, e.t_us);
+    put_field(out, to_string(e.kind));
+    put_int(out, e.process);
+    put_int(out, static_cast<int64_t>(e.task));
+    put_int(out, e.server);
+    put_field(out, e.resource);
+    put_int(out, static_cast<int64_t>(e.argv.size()));
+    for (const std::string& arg : e.argv) put_field(out, arg);
+    put_field(out, e.text);
+    put_field(out, e.reply);
+    put_int(out, e.value);
+    out += '\n';
+  }
+  return out;
+}
+
+uint64_t History::hash() const { return fnv1a64(canonical()); }
+
+std::string format_argv(const std::vector<std::string>& argv, size_t max_arg_chars) {
+  std::string out;
+  for (const std::string& arg : argv) {
+    if (!out.empty()) out += ' ';
+    out += quote(arg, max_arg_chars);
+  }
+  return out;
+}
+
+std::string format_reply(const resp::Reply& reply) {
+  switch (reply.kind()) {
+    case resp::Kind::kStatus:
+      return reply.str();
+    case resp::Kind::kError:
+      return "(error) " + reply.str();
+    case resp::Kind::kInteger:
+      return "(integer) " + std::to_string(reply.integer());
+    case resp::Kind::kBulk:
+      return quote(reply.str(), 0, /*always=*/true);
+    case resp::Kind::kNil:
+      return reply.is_nil_array() ? "(nil array)" : "(nil)";
+    case resp::Kind::kArray: {
+      std::string out = "[";
+      for (size_t i = 0; i < reply.elements().size(); ++i) {
+        if (i > 0) out += ", ";
+        out += format_reply(reply.elements()[i]);
+      }
+      return out + "]";
+    }
+  }
+  return "?";
+}
+
+std::string format_time_ms(int64_t t_us) {
+  const char* sign = t_us < 0 ? "-" : "";
+  const uint64_t abs_us =
+      t_us < 0 ? static_cast<uint64_t>(-(t_us + 1)) + 1 : static_cast<uint64_t>(t_us);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%llu.%03llums", sign,
+                static_cast<unsigned long long>(abs_us / 1000),
+                static_cast<unsigned long long>(abs_us % 1000));
+  return buf;
+}
+
+namespace {
+
+std::string who(const HistoryEvent& e) {
+  if (e.process == 0) return e.server >= 0 ? "s" + std::to_string(e.server) : "-";
+  std::string w = "c" + std::to_string(e.process);
+  if (e.task != 0) w += "/" + std::to_string(e.task);
+  return w;
+}
+
+std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
+  const std::string server_tag =
+      h.server_count() > 1 && e.server >= 0 ? "s" + std::to_string(e.server) + ": " : "";
+  switch (e.kind) {
+    case EventKind::kProcessStart:
+      return "start " + quote(e.text, 0) + " (client " + e.reply + ")";
+    case EventKind::kProcessEnd:
+      return "end";
+    case EventKind::kProcessCrash:
+      return "CRASH (" + e.text + ")";
+    case EventKind::kProcessPause:
+      return "PAUSE for " + format_time_ms(e.value);
+    case EventKind::kProcessResume:
+      return "RESUME";
+    case EventKind::kTaskStart:
+      return "task start " + quote(e.text, 0);
+    case EventKind::kTaskEnd:
+      return "task end";
+    case EventKind::kTaskError:
+      return "uncaught exception: " + cut(e.text, max_chars * 2);
+    case EventKind::kCommand:
+      return server_tag + format_argv(e.argv, max_chars) + " -> " + cut(e.reply, max_chars);
+    case EventKind::kPush:
+      return server_tag + "<- message " + quote(e.text, max_chars) + " " + cut(e.reply, max_chars);
+    case EventKind::kDisconnect:
+      return "disconnected from s" + std::to_string(e.server);
+    case EventKind::kServerNote:
+      return e.text;
+    case EventKind::kEnterCritical:
+      return "ENTER " + e.resource;
+    case EventKind::kLeaveCritical:
+      return "LEAVE " + e.resource;
+    case EventKind::kAcquireStart:
+      return "acquire " + e.resource + " (wait " +
+             (e.value < 0 ? std::string("unbounded") : "up to " + format_time_ms(e.value)) + ")";
+    case EventKind::kAcquireEnd:
+      return "acquire " + e.resource + ": " + (e.value != 0 ? "ok" : "gave up");
+    case EventKind::kHold:
+      return "hold count of " + e.resource + " after " + e.text + ": " + std::to_string(e.value);
+    case EventKind::kTrace:
+      return "# " + e.text;
+    case EventKind::kResult:
+      return "= " + e.text;
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string render_event(const History& history, const HistoryEvent& event, size_t max_text_chars) {
+  char prefix[64];
+  std::snprintf(prefix, sizeof prefix, "t=%12s  %-7s ", format_time_ms(event.t_us).c_str(),
+                who(event).c_str());
+  return prefix + body(history, event, max_text_chars);
+}
+
+std::string render_timeline(const History& history, const TimelineOptions& options) {
+  const auto& events = history.events();
+  std::set<size_t> focus(options.focus.begin(), options.focus.end());
+  std::vector<bool> visible(events.size(), focus.empty());
+  for (size_t f : focus) {
+    if (f >= events.size()) continue;
+    const size_t lo = f >= options.context_events ? f - options.context_events : 0;
+    const size_t hi = std::min(events.size() - 1, f + options.context_events);
+    for (size_t i = lo; i <= hi; ++i) visible[i] = true;
+  }
+  std::string out;
+  bool skipped = false;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const bool note = events[i].kind == EventKind::kServerNote;
+    if (!visible[i] || (note && !options.server_notes && !focus.contains(i))) {
+      skipped = skipped || !visible[i];
+      continue;
+    }
+    if (skipped) out += "   ...\n";
+    skipped = false;
+    out += focus.contains(i) ? ">> " : "   ";
+    out += render_event(history, events[i], options.max_text_chars);
+    out += '\n';
+  }
+  if (skipped) out += "   ...\n";
+  return out;
+}
+
+}  // namespace redsim::world

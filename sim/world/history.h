@@ -1,0 +1,131 @@
+// History: what happened in a world, in the order it happened, each event at
+// true virtual time (microseconds since the world started). The world appends
+// process lifecycle events and every command a server executed; the workload
+// appends critical-section enter/leave, acquire attempts, hold counts and its
+// own results through ProcessEnv. Checkers (checkers.h) read it; the
+// determinism self-check hashes it.
+//
+//   const world::History& h = world.history();
+//   std::cout << world::render_timeline(h);
+//   // t=   12.345ms  c2/1  SET lock tok NX PX 100 -> OK
+//   uint64_t fingerprint = h.hash();   // same seed, same hash
+//
+// Names: process 3 is "c3", its task 1 (the main task) "c3/1"; task 0 means
+// the process itself (lifecycle events, pub/sub callbacks). Servers are "s0",
+// "s1", ...
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/resp/reply.h"
+
+namespace redsim::world {
+
+using ProcessId = uint32_t;  // 1, 2, ... in spawn order; 0 = none
+using TaskId = uint64_t;     // 1 = the process's main task; 0 = the process itself
+
+enum class EventKind : uint8_t {
+  kProcessStart,   // text: the process name; reply: its client id
+  kProcessEnd,     // main returned; its other tasks were stopped
+  kProcessCrash,   // text: why ("scheduled", "random", "uncaught exception")
+  kProcessPause,   // value: the pause's length in us
+  kProcessResume,  //
+  kTaskStart,      // a spawned task; text: its name
+  kTaskEnd,        //
+  kTaskError,      // an exception escaped the task; text: what(). The process then crashes.
+  kCommand,        // server executed argv and answered reply
+  kPush,           // a pub/sub message reached the process; text: channel, reply: payload
+  kDisconnect,     // the server closed a crashed or ended process's connection
+  kServerNote,     // text: e.g. "active expire deleted 2 keys"
+  kEnterCritical,  // resource: the protected resource
+  kLeaveCritical,  //
+  kAcquireStart,   // resource; value: wait budget in us (-1 = unbounded)
+  kAcquireEnd,     // resource; value: 1 acquired, 0 gave up
+  kHold,           // resource; text: "lock", "unlock" or "unlock-rejected"; value: observed count
+  kTrace,          // text: a lock-level note (Env::trace)
+  kResult,         // text: a result the workload recorded ("acquire ok")
+};
+
+std::string_view to_string(EventKind kind);
+
+// What a reentrant workload did before it read the hold count (kHold's text).
+enum class HoldOp : uint8_t {
+  kLock,            // a lock()/try_lock() that succeeded
+  kUnlock,          // an unlock() that succeeded
+  kUnlockRejected,  // an unlock() that threw LockNotOwned
+};
+std::string_view to_string(HoldOp op);  // "lock", "unlock", "unlock-rejected"
+
+struct HistoryEvent {
+  int64_t t_us = 0;
+  EventKind kind = EventKind::kTrace;
+  ProcessId process = 0;
+  TaskId task = 0;
+  int32_t server = -1;            // kCommand, kDisconnect, kServerNote, kPush; else -1
+  std::string resource;           // critical section, acquire and hold events
+  std::vector<std::string> argv;  // kCommand: the command as sent
+  std::string text;
+  std::string reply;
+  int64_t value = 0;
+};
+
+class History {
+ public:
+  // Appends `e` (its t_us must not be before the last event's).
+  size_t add(HistoryEvent e);
+
+  const std::vector<HistoryEvent>& events() const { return events_; }
+  size_t size() const { return events_.size(); }
+  const HistoryEvent& operator[](size_t i) const { return events_[i]; }
+
+  // The time the recording stopped (the world's now() after its last run);
+  // sections still open then end here for the checkers.
+  int64_t end_us() const;
+  void set_end_us(int64_t t_us) { end_us_ = t_us; }
+
+  // Number of servers in the world; the timeline names servers only when > 1.
+  size_t server_count() const { return server_count_; }
+  void set_server_count(size_t n) { server_count_ = n; }
+
+  // The name given to spawn_process, from the process's start event ("" if none).
+  std::string process_name(ProcessId pid) const;
+
+  // FNV-1a 64 over canonical(): equal histories give equal hashes on every platform.
+  uint64_t hash() const;
+  // One line per event, every field, strings length-prefixed: the hashed form.
+  std::string canonical() const;
+
+ private:
+  std::vector<HistoryEvent> events_;
+  int64_t end_us_ = -1;
+  size_t server_count_ = 1;
+};
+
+// Argument and reply forms used in the history (full, not truncated): an
+// argument is bare when it is printable and has no space or quote, else
+// double-quoted with C escapes. A reply: OK (status), (error) ERR x,
+// (integer) 1, "bulk", (nil), [a, b].
+// `max_arg_chars` > 0 cuts each longer argument with "...".
+std::string format_argv(const std::vector<std::string>& argv, size_t max_arg_chars = 0);
+std::string format_reply(const resp::Reply& reply);
+
+struct TimelineOptions {
+  // Events to show with their neighbours; empty = the whole history.
+  std::vector<size_t> focus;
+  size_t context_events = 8;   // events shown on each side of a focus event
+  size_t max_text_chars = 48;  // longer arguments and replies are cut with "..."
+  bool server_notes = true;    // include kServerNote lines
+};
+
+// One line per event: `t=   12.345ms  c2/1  SET lock tok NX PX 100 -> OK`.
+// Focus events are marked with ">>"; skipped stretches show as "   ...".
+std::string render_timeline(const History& history, const TimelineOptions& options = {});
+std::string render_event(const History& history, const HistoryEvent& event,
+                         size_t max_text_chars = 48);
+// "12.345ms" for 12345 us.
+std::string format_time_ms(int64_t t_us);
+
+}  // namespace redsim::world

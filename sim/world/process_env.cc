@@ -1,0 +1,171 @@
+// ProcessEnv: lock::Env for a simulated process, and its Event.
+#include <limits>
+#include <utility>
+
+#include "lock/errors.h"
+#include "sim/world/runtime.h"
+#include "sim/world/world.h"
+
+namespace redsim::world {
+
+namespace {
+
+// lock::Event in virtual time. Wake-ups go through the scheduler, so a
+// signal() from a pub/sub callback or from another task is safe.
+class SimEvent final : public lock::Event {
+ public:
+  SimEvent(detail::Runtime& rt, detail::Process& p) : rt_(rt), p_(p) {}
+
+  void signal() override {
+    bool woke = false;
+    for (const Waiter& w : waiters_) {
+      if (w.task->state == detail::Task::State::kBlocked && w.task->block_token == w.token) {
+        w.task->signaled = true;
+        woke = rt_.wake(*w.task, w.token) || woke;
+      }
+    }
+    waiters_.clear();
+    if (!woke) signaled_ = true;
+  }
+
+  bool wait_for(lock::Micros timeout) override {
+    detail::Task& t = rt_.current_task(p_);
+    if (p_.dying) return false;
+    rt_.fault_point(p_, t);
+    if (signaled_) {
+      signaled_ = false;
+      return true;
+    }
+    if (timeout.count() <= 0) return false;
+    std::erase_if(waiters_, [](const Waiter& w) {
+      return w.task->state != detail::Task::State::kBlocked || w.task->block_token != w.token;
+    });
+    const uint64_t token = rt_.block(t);
+    waiters_.push_back(Waiter{&t, token});
+    rt_.sched.after(timeout.count(), [rt = &rt_, task = &t, token] { rt->wake(*task, token); });
+    rt_.suspend(t);
+    return t.signaled;
+  }
+
+ private:
+  struct Waiter {
+    detail::Task* task;
+    uint64_t token;
+  };
+  detail::Runtime& rt_;
+  detail::Process& p_;
+  bool signaled_ = false;
+  std::vector<Waiter> waiters_;
+};
+
+std::string str(std::string_view s) { return std::string(s); }
+
+}  // namespace
+
+ProcessEnv::ProcessEnv(detail::Runtime& runtime, detail::Process& process)
+    : rt_(runtime), p_(process) {}
+
+lock::Connection& ProcessEnv::connection(size_t server) {
+  return rt_.connection(rt_.current_task(p_), server);
+}
+
+size_t ProcessEnv::server_count() const { return rt_.servers.size(); }
+
+lock::SubscriptionId ProcessEnv::subscribe(const std::string& channel,
+                                           std::function<void(const std::string&)> on_message,
+                                           size_t server) {
+  return rt_.subscribe(p_, channel, std::move(on_message), server);
+}
+
+void ProcessEnv::unsubscribe(lock::SubscriptionId id) { rt_.unsubscribe(p_, id); }
+
+lock::Micros ProcessEnv::now() { return lock::Micros{rt_.now() + p_.clock_offset_us}; }
+
+void ProcessEnv::sleep_for(lock::Micros d) {
+  detail::Task& t = rt_.current_task(p_);
+  if (p_.dying) return;
+  rt_.fault_point(p_, t);
+  if (d.count() <= 0) {
+    rt_.yield(t);
+    return;
+  }
+  const uint64_t token = rt_.block(t);
+  rt_.sched.after(d.count(), [rt = &rt_, task = &t, token] { rt->wake(*task, token); });
+  rt_.suspend(t);
+}
+
+std::unique_ptr<lock::Event> ProcessEnv::make_event() {
+  return std::make_unique<SimEvent>(rt_, p_);
+}
+
+void ProcessEnv::spawn(std::string name, std::function<void()> fn) {
+  if (p_.dying) return;
+  rt_.add_task(p_, std::move(name), std::move(fn));
+}
+
+std::string ProcessEnv::client_id() { return p_.client_id; }
+
+uint64_t ProcessEnv::task_id() {
+  detail::Task* t = rt_.current;
+  return t != nullptr && t->process == &p_ ? t->id : 0;
+}
+
+uint64_t ProcessEnv::random_u64() { return p_.random.next_u64(); }
+
+void ProcessEnv::trace(std::string_view what) {
+  if (p_.dying) return;
+  HistoryEvent e = rt_.event(EventKind::kTrace, &p_, task_id());
+  e.text = str(what);
+  rt_.record(std::move(e));
+}
+
+void ProcessEnv::enter_critical(std::string_view resource) {
+  if (p_.dying) return;
+  HistoryEvent e = rt_.event(EventKind::kEnterCritical, &p_, task_id());
+  e.resource = str(resource);
+  rt_.record(std::move(e));
+}
+
+void ProcessEnv::leave_critical(std::string_view resource) {
+  if (p_.dying) return;
+  HistoryEvent e = rt_.event(EventKind::kLeaveCritical, &p_, task_id());
+  e.resource = str(resource);
+  rt_.record(std::move(e));
+}
+
+void ProcessEnv::record_acquire_start(std::string_view resource, Micros wait) {
+  if (p_.dying) return;
+  HistoryEvent e = rt_.event(EventKind::kAcquireStart, &p_, task_id());
+  e.resource = str(resource);
+  e.value = wait == Micros::max() || wait.count() < 0 ? -1 : wait.count();
+  rt_.record(std::move(e));
+}
+
+void ProcessEnv::record_acquire_end(std::string_view resource, bool acquired) {
+  if (p_.dying) return;
+  HistoryEvent e = rt_.event(EventKind::kAcquireEnd, &p_, task_id());
+  e.resource = str(resource);
+  e.value = acquired ? 1 : 0;
+  rt_.record(std::move(e));
+}
+
+void ProcessEnv::record_hold(std::string_view resource, HoldOp op, int64_t observed_count) {
+  if (p_.dying) return;
+  HistoryEvent e = rt_.event(EventKind::kHold, &p_, task_id());
+  e.resource = str(resource);
+  e.text = str(to_string(op));
+  e.value = observed_count;
+  rt_.record(std::move(e));
+}
+
+void ProcessEnv::record(std::string_view result) {
+  if (p_.dying) return;
+  HistoryEvent e = rt_.event(EventKind::kResult, &p_, task_id());
+  e.text = str(result);
+  rt_.record(std::move(e));
+}
+
+const std::string& ProcessEnv::process_name() const { return p_.name; }
+ProcessId ProcessEnv::process_id() const { return p_.pid; }
+
+}  // namespace redsim::world

@@ -1,0 +1,327 @@
+// World, and the process lifecycle and blocking machinery of its Runtime.
+#include "sim/world/world.h"
+
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+
+#include "lock/errors.h"
+#include "sim/world/runtime.h"
+
+namespace redsim::world {
+namespace detail {
+
+Runtime::Runtime(WorldOptions opts) : options(std::move(opts)), root(options.seed) {
+  if (options.servers == 0) throw std::invalid_argument("WorldOptions::servers must be >= 1");
+  history.set_server_count(options.servers);
+  Prng server_seeds = root.fork("servers");
+  for (size_t i = 0; i < options.servers; ++i) {
+    clocks.push_back(std::make_unique<ServerClock>(sched, options.start_epoch_us));
+    sim::ServerOptions server_options = options.server;
+    server_options.seed = server_seeds.fork(i).next_u64();
+    servers.push_back(std::make_unique<sim::Server>(*clocks.back(), server_options));
+  }
+  if (options.active_expire_interval_us > 0) {
+    sched.after(
+        options.active_expire_interval_us, [this] { expire_tick(); }, /*daemon=*/true);
+  }
+}
+
+Runtime::~Runtime() {
+  // Unwind every live fiber while everything it may touch still exists. No
+  // history is written: the world is going away, not the process crashing.
+  for (auto& p : processes) {
+    p->dying = true;
+    for (auto& t : p->tasks) {
+      current = t.get();
+      t->fiber.reset();
+      t->state = Task::State::kDone;
+    }
+  }
+  current = nullptr;
+  for (auto& link : links) link->session.reset();
+}
+
+HistoryEvent Runtime::event(EventKind kind, const Process* p, TaskId task) const {
+  HistoryEvent e;
+  e.t_us = now();
+  e.kind = kind;
+  e.process = p != nullptr ? p->pid : 0;
+  e.task = task;
+  return e;
+}
+
+Process& Runtime::process(ProcessId pid) {
+  if (pid == 0 || pid > processes.size()) throw std::out_of_range("no such process");
+  return *processes[pid - 1];
+}
+
+void Runtime::start_process(Process& p) {
+  if (p.state != ProcessState::kScheduled) return;
+  p.state = ProcessState::kRunning;
+  HistoryEvent e = event(EventKind::kProcessStart, &p, 0);
+  e.text = p.name;
+  e.reply = p.client_id;
+  record(std::move(e));
+  add_task(p, "main", [&p] { p.main(*p.env); });
+}
+
+Task& Runtime::add_task(Process& p, std::string name, std::function<void()> body) {
+  auto task = std::make_unique<Task>();
+  task->process = &p;
+  task->id = p.tasks.size() + 1;
+  task->name = std::move(name);
+  task->fiber = std::make_unique<Fiber>(std::move(body), options.fiber_stack_bytes);
+  task->connections.resize(servers.size());
+  Task& t = *task;
+  p.tasks.push_back(std::move(task));
+  if (t.id != 1) {
+    HistoryEvent e = event(EventKind::kTaskStart, &p, t.id);
+    e.text = t.name;
+    record(std::move(e));
+  }
+  sched.at(now(), [this, &t] { deliver(*t.process, [this, &t] { run_task(t); }); });
+  return t;
+}
+
+void Runtime::run_task(Task& t) {
+  Process& p = *t.process;
+  if (p.dying || t.state != Task::State::kReady) return;
+  if (p.paused) {
+    p.held.push_back([this, &t] { run_task(t); });
+    return;
+  }
+  t.state = Task::State::kRunning;
+  current = &t;
+  std::string error;
+  try {
+    t.fiber->resume();
+  } catch (const std::exception& ex) {
+    error = ex.what();
+    if (error.empty()) error = "std::exception";
+  } catch (...) {
+    error = "unknown exception";
+  }
+  current = nullptr;
+  if (!error.empty()) {
+    HistoryEvent e = event(EventKind::kTaskError, &p, t.id);
+    e.text = std::move(error);
+    record(std::move(e));
+    t.state = Task::State::kDone;
+    t.fiber.reset();
+    crash(p, "uncaught exception");
+    return;
+  }
+  if (t.fiber->done()) finish_task(t);
+}
+
+void Runtime::finish_task(Task& t) {
+  Process& p = *t.process;
+  t.state = Task::State::kDone;
+  t.fiber.reset();
+  if (t.id != 1) {
+    record(event(EventKind::kTaskEnd, &p, t.id));
+    return;
+  }
+  // main returned: the process exits, its other tasks stop with it.
+  record(event(EventKind::kProcessEnd, &p, 0));
+  p.state = ProcessState::kEnded;
+  teardown(p);
+}
+
+void Runtime::crash(Process& p, std::string reason) {
+  if (p.state == ProcessState::kEnded || p.state == ProcessState::kCrashed) return;
+  HistoryEvent e = event(EventKind::kProcessCrash, &p, 0);
+  e.text = std::move(reason);
+  record(std::move(e));
+  p.state = ProcessState::kCrashed;
+  teardown(p);
+}
+
+void Runtime::teardown(Process& p) {
+  p.dying = true;
+  p.paused = false;
+  p.held.clear();
+  Task* outer = current;
+  for (auto& t : p.tasks) {
+    if (t->state == Task::State::kDone) continue;
+    current = t.get();
+    t->fiber.reset();  // unwinds a suspended fiber (forced_unwind)
+    t->state = Task::State::kDone;
+  }
+  current = outer;
+  p.subscriptions.clear();
+  for (Link* link : p.links) close_link(*link);
+}
+
+void Runtime::begin_pause(Process& p, int64_t duration_us, std::string_view why) {
+  if (p.dying || p.state == ProcessState::kEnded || p.state == ProcessState::kCrashed) return;
+  HistoryEvent e = event(EventKind::kProcessPause, &p, 0);
+  e.value = duration_us;
+  e.text = why;
+  record(std::move(e));
+  const int64_t until = now() + std::max<int64_t>(duration_us, 0);
+  if (p.paused && until <= p.paused_until_us) return;
+  p.paused = true;
+  p.paused_until_us = until;
+  const uint64_t generation = ++p.pause_generation;
+  sched.at(until, [this, &p, generation] {
+    if (p.paused && p.pause_generation == generation) end_pause(p);
+  });
+}
+
+void Runtime::end_pause(Process& p) {
+  p.paused = false;
+  record(event(EventKind::kProcessResume, &p, 0));
+  // Replay in arrival order, inline, so nothing that arrives later overtakes
+  // them; an item that pauses the process again re-holds the rest.
+  std::vector<std::function<void()>> held = std::move(p.held);
+  p.held.clear();
+  for (auto& fn : held) deliver(p, std::move(fn));
+}
+
+void Runtime::deliver(Process& p, std::function<void()> fn) {
+  if (p.dying) return;
+  if (p.paused) {
+    p.held.push_back(std::move(fn));
+    return;
+  }
+  fn();
+}
+
+void Runtime::expire_tick() {
+  for (size_t i = 0; i < servers.size(); ++i) {
+    const size_t deleted = servers[i]->active_expire_cycle();
+    if (deleted > 0) {
+      HistoryEvent e = event(EventKind::kServerNote, nullptr, 0);
+      e.server = static_cast<int32_t>(i);
+      e.text = "active expire deleted " + std::to_string(deleted) + " key(s)";
+      record(std::move(e));
+    }
+  }
+  sched.after(
+      options.active_expire_interval_us, [this] { expire_tick(); }, /*daemon=*/true);
+}
+
+Task& Runtime::current_task(Process& p) {
+  if (current == nullptr || current->process != &p) {
+    throw std::logic_error("redsim world: process c" + std::to_string(p.pid) +
+                           "'s Env used outside one of its tasks (pub/sub callbacks and "
+                           "scheduled actions must not block)");
+  }
+  return *current;
+}
+
+uint64_t Runtime::block(Task& t) {
+  t.state = Task::State::kBlocked;
+  t.signaled = false;
+  return ++t.block_token;
+}
+
+void Runtime::suspend(Task& t) {
+  t.fiber->suspend();
+  // Back on the fiber: run_task set state = kRunning and current = &t.
+}
+
+bool Runtime::wake(Task& t, uint64_t token) {
+  if (t.state != Task::State::kBlocked || t.block_token != token) return false;
+  t.state = Task::State::kReady;
+  sched.at(now(), [this, &t] { run_task(t); });
+  return true;
+}
+
+void Runtime::yield(Task& t) {
+  const uint64_t token = block(t);
+  wake(t, token);
+  suspend(t);
+}
+
+void Runtime::fault_point(Process& p, Task& t) {
+  const FaultPlan& plan = options.faults;
+  if (p.fault_rng.chance(plan.crash_ppm)) {
+    sched.at(now(), [this, &p] { crash(p, "random"); });
+    block(t);
+    suspend(t);  // never returns: the crash unwinds this fiber
+    throw lock::ClosedError("process crashed");
+  }
+  if (p.fault_rng.chance(plan.pause_ppm)) {
+    begin_pause(p, p.fault_rng.uniform(plan.pause_min_us, plan.pause_max_us), "random");
+    yield(t);  // held until the pause ends
+  }
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------- World
+
+World::World(WorldOptions options) : rt_(std::make_unique<detail::Runtime>(std::move(options))) {}
+
+World::~World() = default;
+
+ProcessId World::spawn_process(std::string name, std::function<void(ProcessEnv&)> main,
+                               Micros start_at, std::optional<uint64_t> stream) {
+  detail::Runtime& rt = *rt_;
+  auto p = std::make_unique<detail::Process>();
+  p->pid = static_cast<ProcessId>(rt.processes.size() + 1);
+  p->name = std::move(name);
+  p->main = std::move(main);
+  p->seed_rng = rt.root.fork("process").fork(stream.value_or(p->pid));
+  p->random = p->seed_rng.fork("random");
+  p->fault_rng = p->seed_rng.fork("faults");
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%08x",
+                static_cast<unsigned>(p->seed_rng.fork("client-id").next_u64() & 0xFFFFFFFFu));
+  p->client_id = "c" + std::to_string(p->pid) + "-" + hex;
+  p->pubsub_links.resize(rt.servers.size(), nullptr);
+  p->env = std::make_unique<ProcessEnv>(rt, *p);
+  detail::Process& ref = *p;
+  rt.processes.push_back(std::move(p));
+  rt.sched.at(start_at.count(),
+              [&rt, &ref] { rt.deliver(ref, [&rt, &ref] { rt.start_process(ref); }); });
+  return ref.pid;
+}
+
+void World::pause_process(ProcessId pid, Micros at, Micros duration) {
+  detail::Process& p = rt_->process(pid);
+  detail::Runtime& rt = *rt_;
+  rt.sched.at(at.count(),
+              [&rt, &p, duration] { rt.begin_pause(p, duration.count(), "scheduled"); });
+}
+
+void World::crash_process(ProcessId pid, Micros at) {
+  detail::Process& p = rt_->process(pid);
+  detail::Runtime& rt = *rt_;
+  rt.sched.at(at.count(), [&rt, &p] { rt.crash(p, "scheduled"); });
+}
+
+void World::at(Micros at, std::function<void()> action) {
+  rt_->sched.at(at.count(), std::move(action));
+}
+
+World::RunEnd World::run() {
+  const Scheduler::Stop stop = rt_->sched.run(rt_->options.time_limit_us);
+  rt_->history.set_end_us(rt_->now());
+  return stop == Scheduler::Stop::kIdle ? RunEnd::kIdle : RunEnd::kTimeLimit;
+}
+
+void World::run_until(Micros t) {
+  rt_->sched.run_until(t.count());
+  rt_->history.set_end_us(rt_->now());
+}
+
+Micros World::now() const { return Micros{rt_->now()}; }
+
+sim::Server& World::server(size_t i) { return *rt_->servers.at(i); }
+size_t World::server_count() const { return rt_->servers.size(); }
+const History& World::history() const { return rt_->history; }
+
+ProcessState World::process_state(ProcessId pid) const {
+  const detail::Process& p = rt_->process(pid);
+  if (p.state == ProcessState::kRunning && p.paused) return ProcessState::kPaused;
+  return p.state;
+}
+
+std::string World::client_id(ProcessId pid) const { return rt_->process(pid).client_id; }
+uint64_t World::seed() const { return rt_->options.seed; }
+
+}  // namespace redsim::world
