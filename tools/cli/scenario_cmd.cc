@@ -1,0 +1,121 @@
+#include "tools/cli/scenario_cmd.h"
+
+#include <cstdio>
+#include <ostream>
+#include <vector>
+
+#include "sim/world/scenarios.h"
+#include "tools/cli/json.h"
+
+namespace redsim::cli {
+
+namespace {
+
+using world::Scenario;
+using world::ScenarioResult;
+
+std::string pad(std::string_view s, size_t width) {
+  std::string out(s);
+  if (out.size() < width) out.append(width - out.size(), ' ');
+  return out;
+}
+
+std::string hex64(uint64_t v) {
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string replay_command(const Scenario& s, uint64_t seed) {
+  return "build/redsim scenario run " + s.name + " --seed " + std::to_string(seed);
+}
+
+void print_text(const Scenario& s, const ScenarioResult& r, std::ostream& out) {
+  out << "== " << s.name << " (" << lock::lock_kind_name(s.kind) << ") ==\n"
+      << s.description << "\nsource: " << s.source << "\n\ntimeline:\n"
+      << world::render_timeline(r.history) << "\n";
+  if (!r.violations.empty()) out << "violations:\n" << world::format_violations(r.violations) << "\n";
+  for (const std::string& f : r.findings) out << "finding: " << f << "\n";
+  out << "verdict: " << world::verdict_name(r.observed)
+      << " (expected: " << world::verdict_name(r.expected) << ") "
+      << (r.passed() ? "as expected" : "NOT AS EXPECTED") << "\n"
+      << "seed " << r.seed << ", history hash " << hex64(r.history.hash())
+      << "; replay: " << replay_command(s, r.seed) << "\n\n";
+}
+
+void print_json(const Scenario& s, const ScenarioResult& r, std::ostream& out) {
+  out << "{\"name\": " << json_string(s.name)
+      << ", \"lock\": " << json_string(lock::lock_kind_name(s.kind))
+      << ", \"expected\": " << json_string(world::verdict_name(r.expected))
+      << ", \"observed\": " << json_string(world::verdict_name(r.observed))
+      << ", \"passed\": " << (r.passed() ? "true" : "false") << ", \"seed\": " << r.seed
+      << ", \"history_hash\": " << json_string(hex64(r.history.hash()))
+      << ", \"replay\": " << json_string(replay_command(s, r.seed)) << ", \"violations\": [";
+  for (size_t i = 0; i < r.violations.size(); ++i) {
+    out << (i ? ", " : "") << "{\"checker\": " << json_string(r.violations[i].checker)
+        << ", \"description\": " << json_string(r.violations[i].description) << "}";
+  }
+  out << "], \"findings\": [";
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    out << (i ? ", " : "") << json_string(r.findings[i]);
+  }
+  out << "], \"timeline\": " << json_string(world::render_timeline(r.history)) << "}";
+}
+
+}  // namespace
+
+int scenario_list(std::ostream& out) {
+  out << pad("SCENARIO", 28) << pad("LOCK", 14) << pad("EXPECTED", 30) << "DESCRIPTION\n";
+  for (const Scenario& s : world::all_scenarios()) {
+    out << pad(s.name, 28) << pad(lock::lock_kind_name(s.kind), 14)
+        << pad(world::verdict_name(s.expected), 30) << s.description << "\n";
+  }
+  return 0;
+}
+
+int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostream& err) {
+  std::vector<const Scenario*> chosen;
+  if (options.all) {
+    for (const Scenario& s : world::all_scenarios()) chosen.push_back(&s);
+  } else {
+    const Scenario* s = world::find_scenario(options.name);
+    if (s == nullptr) {
+      err << "redsim: unknown scenario '" << options.name
+          << "'; `redsim scenario list` shows them all\n";
+      return 2;
+    }
+    chosen.push_back(s);
+  }
+
+  std::vector<ScenarioResult> results;
+  if (options.json && options.all) out << "[";
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    ScenarioResult r = chosen[i]->run(options.seed);
+    if (options.json) {
+      if (i) out << ",\n ";
+      print_json(*chosen[i], r, out);
+    } else {
+      print_text(*chosen[i], r, out);
+    }
+    results.push_back(std::move(r));
+  }
+  if (options.json) out << (options.all ? "]\n" : "\n");
+
+  size_t passed = 0;
+  for (const ScenarioResult& r : results) passed += r.passed() ? 1 : 0;
+  if (!options.json && options.all) {
+    out << pad("SCENARIO", 28) << pad("LOCK", 14) << pad("EXPECTED", 30) << pad("OBSERVED", 30)
+        << "RESULT\n";
+    for (size_t i = 0; i < chosen.size(); ++i) {
+      out << pad(chosen[i]->name, 28) << pad(lock::lock_kind_name(chosen[i]->kind), 14)
+          << pad(world::verdict_name(results[i].expected), 30)
+          << pad(world::verdict_name(results[i].observed), 30)
+          << (results[i].passed() ? "ok" : "FAILED") << "\n";
+    }
+    out << passed << "/" << results.size() << " scenarios gave their expected verdict (seed "
+        << options.seed << ")\n";
+  }
+  return passed == results.size() ? 0 : 1;
+}
+
+}  // namespace redsim::cli

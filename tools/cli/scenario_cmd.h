@@ -1,0 +1,25 @@
+// `redsim scenario list` and `redsim scenario run`.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace redsim::cli {
+
+// Prints name, lock kind, expected verdict and description of each scenario. Returns 0.
+int scenario_list(std::ostream& out);
+
+struct ScenarioRunOptions {
+  std::string name;  // empty with all = true
+  bool all = false;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+// Runs one scenario (or all) and prints timeline, findings and verdict (or
+// JSON). Returns 0 when every scenario run gave its expected verdict, 1 when
+// one did not, 2 for an unknown name (message on `err`).
+int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace redsim::cli
