@@ -1,0 +1,144 @@
+// One ReentrantLock acquire+release cycle, three ways, in one run:
+//
+// - BM_ReentrantCycle_World: the real lock code (lock/reentrant_lock.cc) on a
+//   simulated process of the deterministic world, zero latency: EVALSHA of
+//   the acquire and unlock scripts through the fiber, the scheduler, the
+//   fake server's dispatch and our Lua engine.
+// - BM_ReentrantCycle_Server: the same two EVALSHA commands sent straight to
+//   Server::execute (no lock object, no world): the fake server's share.
+// - BM_ReentrantCycle_BareLua: the reference. The same two scripts on a bare
+//   Lua 5.4 state whose redis.call is a minimal C++ function over a std::map
+//   of hashes (no RESP, no expiry, no sandbox). Target (issue 2): the World
+//   cycle within 4x of this.
+#include <benchmark/benchmark.h>
+
+#include <lua.hpp>
+#include <map>
+#include <string>
+
+#include "lock/reentrant_lock.h"
+#include "lock/script.h"
+#include "sim/server.h"
+#include "sim/world/world.h"
+
+namespace redsim {
+namespace {
+
+constexpr const char* kKey = "bench:lock";
+
+void BM_ReentrantCycle_World(benchmark::State& state) {
+  world::World w;
+  w.spawn_process("bench", [&state](world::ProcessEnv& env) {
+    lock::ReentrantLock lk(env, kKey);
+    for (auto _ : state) {
+      lk.lock(std::chrono::milliseconds(30000));
+      lk.unlock();
+    }
+  });
+  w.run();
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ReentrantCycle_World);
+
+void BM_ReentrantCycle_Server(benchmark::State& state) {
+  sim::ManualClock clock;
+  sim::Server server(clock);
+  auto session = server.connect();
+  const lock::Script& acquire = lock::Script::get("reentrant_acquire");
+  const lock::Script& unlock = lock::Script::get("reentrant_unlock");
+  server.execute(*session, {"SCRIPT", "LOAD", acquire.text()});
+  server.execute(*session, {"SCRIPT", "LOAD", unlock.text()});
+  const std::string owner = "c1-0123abcd:1";
+  const std::string channel = lock::ReentrantLock::channel_name(kKey);
+  const sim::Argv acquire_argv = {"EVALSHA", acquire.sha1_hex(), "1", kKey, "30000", owner};
+  const sim::Argv unlock_argv = {"EVALSHA", unlock.sha1_hex(), "2", kKey, channel, "0", "30000",
+                                 owner};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(server.execute(*session, acquire_argv));
+    benchmark::DoNotOptimize(server.execute(*session, unlock_argv));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ReentrantCycle_Server);
+
+// --- the bare-Lua reference ---
+
+struct BareStore {
+  std::map<std::string, std::map<std::string, long long>, std::less<>> hashes;
+};
+
+// redis.call for exactly the commands the two scripts use, integers only.
+int bare_redis_call(lua_State* L) {
+  auto* store = static_cast<BareStore*>(lua_touserdata(L, lua_upvalueindex(1)));
+  const std::string cmd = luaL_checkstring(L, 1);
+  const std::string key = luaL_checkstring(L, 2);
+  auto it = store->hashes.find(key);
+  if (cmd == "exists" || cmd == "pttl") {
+    lua_pushinteger(L, it == store->hashes.end() ? (cmd == "pttl" ? -2 : 0) : (cmd == "pttl" ? 30000 : 1));
+  } else if (cmd == "hexists") {
+    lua_pushinteger(L, it != store->hashes.end() && it->second.count(luaL_checkstring(L, 3)) ? 1 : 0);
+  } else if (cmd == "hincrby") {
+    long long& v = store->hashes[key][luaL_checkstring(L, 3)];
+    v += luaL_checkinteger(L, 4);
+    lua_pushinteger(L, v);
+  } else if (cmd == "pexpire") {
+    lua_pushinteger(L, it != store->hashes.end() ? 1 : 0);
+  } else if (cmd == "del") {
+    lua_pushinteger(L, static_cast<lua_Integer>(store->hashes.erase(key)));
+  } else if (cmd == "publish") {
+    lua_pushinteger(L, 0);
+  } else {
+    return luaL_error(L, "unsupported command %s", cmd.c_str());
+  }
+  return 1;
+}
+
+void set_array(lua_State* L, const char* name, std::initializer_list<const char*> values) {
+  lua_createtable(L, static_cast<int>(values.size()), 0);
+  int i = 1;
+  for (const char* v : values) {
+    lua_pushstring(L, v);
+    lua_rawseti(L, -2, i++);
+  }
+  lua_setglobal(L, name);
+}
+
+void BM_ReentrantCycle_BareLua(benchmark::State& state) {
+  BareStore store;
+  lua_State* L = luaL_newstate();
+  luaL_openlibs(L);
+  lua_newtable(L);
+  lua_pushlightuserdata(L, &store);
+  lua_pushcclosure(L, bare_redis_call, 1);
+  lua_setfield(L, -2, "call");
+  lua_setglobal(L, "redis");
+  auto compile = [L](const lock::Script& s) {
+    if (luaL_loadbufferx(L, s.text().data(), s.text().size(), s.name().c_str(), "t") != LUA_OK) {
+      throw std::runtime_error(lua_tostring(L, -1));
+    }
+    return luaL_ref(L, LUA_REGISTRYINDEX);
+  };
+  const int acquire = compile(lock::Script::get("reentrant_acquire"));
+  const int unlock = compile(lock::Script::get("reentrant_unlock"));
+  const std::string owner = "c1-0123abcd:1";
+  const std::string channel = lock::ReentrantLock::channel_name(kKey);
+  auto run = [L](int ref) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    if (lua_pcall(L, 0, 1, 0) != LUA_OK) throw std::runtime_error(lua_tostring(L, -1));
+    lua_pop(L, 1);
+  };
+  for (auto _ : state) {
+    set_array(L, "KEYS", {kKey});
+    set_array(L, "ARGV", {"30000", owner.c_str()});
+    run(acquire);
+    set_array(L, "KEYS", {kKey, channel.c_str()});
+    set_array(L, "ARGV", {"0", "30000", owner.c_str()});
+    run(unlock);
+  }
+  lua_close(L);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ReentrantCycle_BareLua);
+
+}  // namespace
+}  // namespace redsim
