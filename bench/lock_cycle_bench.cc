@@ -18,6 +18,7 @@
 
 #include "lock/reentrant_lock.h"
 #include "lock/script.h"
+#include "sim/world/direct_env.h"
 #include "sim/server.h"
 #include "sim/world/world.h"
 
@@ -39,6 +40,21 @@ void BM_ReentrantCycle_World(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_ReentrantCycle_World);
+
+// The real lock code on a synchronous Env over the fake server: no fibers,
+// no scheduler, no history. The lock layer's own cost plus the server's.
+void BM_ReentrantCycle_Direct(benchmark::State& state) {
+  world::DirectWorld world;
+  world::DirectEnv env(world, "c1-0123abcd");
+  env.record_calls = false;
+  lock::ReentrantLock lk(env, kKey);
+  for (auto _ : state) {
+    lk.lock(std::chrono::milliseconds(30000));
+    lk.unlock();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ReentrantCycle_Direct);
 
 void BM_ReentrantCycle_Server(benchmark::State& state) {
   sim::ManualClock clock;

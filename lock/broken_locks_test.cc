@@ -6,25 +6,25 @@
 #include "lock/get_del_lock.h"
 #include "lock/setnx_expire_lock.h"
 #include "lock/simple_lock.h"
-#include "lock/testing_env_test_util.h"
+#include "sim/world/direct_env.h"
 
 namespace redsim::lock {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::SimulatedCrash;
-using testing::TestEnv;
-using testing::TestWorld;
+using world::SimulatedCrash;
+using world::DirectEnv;
+using world::DirectWorld;
 
-Reply run(TestWorld& world, const Argv& argv) {
+Reply run(DirectWorld& world, const Argv& argv) {
   return world.server.execute(*world.server.connect(), argv);
 }
 
 // --- SetnxExpireLock (seed 004, error example 1) ---
 
 TEST(SetnxExpireLock, AcquiresWithTwoCommands) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   SetnxExpireLock lock(a, "k", {.lease = 10s});
   ASSERT_TRUE(lock.try_lock());
   ASSERT_EQ(a.calls.size(), 2u);
@@ -36,8 +36,8 @@ TEST(SetnxExpireLock, AcquiresWithTwoCommands) {
 }
 
 TEST(SetnxExpireLock, CrashBetweenSetnxAndExpireLeavesALockThatNeverExpires) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   SetnxExpireLock la(a, "k", {.lease = 1000ms}), lb(b, "k", {.lease = 1000ms});
   a.before_call = [](const Argv& argv) {
     if (argv[0] == "PEXPIRE") throw SimulatedCrash{};  // the process dies here
@@ -52,8 +52,8 @@ TEST(SetnxExpireLock, CrashBetweenSetnxAndExpireLeavesALockThatNeverExpires) {
 }
 
 TEST(SetnxExpireLock, ConnectionErrorOnExpirePropagatesAndLeavesTheKeySet) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   SetnxExpireLock lock(a, "k");
   a.before_call = [](const Argv& argv) {
     if (argv[0] == "PEXPIRE") throw IoError("connection reset");
@@ -64,8 +64,8 @@ TEST(SetnxExpireLock, ConnectionErrorOnExpirePropagatesAndLeavesTheKeySet) {
 }
 
 TEST(SimpleLock, TheSameCrashPointDoesNotExistForSetNxPx) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   SimpleLock la(a, "k", {.lease = 1000ms}), lb(b, "k", {.lease = 1000ms});
   ASSERT_TRUE(la.try_lock());
   ASSERT_EQ(a.calls.size(), 1u) << "one command, so no crash point between set and expiry";
@@ -77,8 +77,8 @@ TEST(SimpleLock, TheSameCrashPointDoesNotExistForSetNxPx) {
 // --- GetDelLock (seed 004 wrongUnLock1, seed 003 unlock, seed 002's race) ---
 
 TEST(GetDelLock, ReleasesItsOwnLockWithGetThenDel) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   GetDelLock lock(a, "k");
   lock.lock();
   a.calls.clear();
@@ -90,8 +90,8 @@ TEST(GetDelLock, ReleasesItsOwnLockWithGetThenDel) {
 }
 
 TEST(GetDelLock, ExpireBetweenGetAndDelDeletesAnothersLock) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
   const LockOptions options{.lease = 1000ms};
   GetDelLock la(a, "k", options), lb(b, "k", options), lc(c, "k", options);
   la.lock();
@@ -110,8 +110,8 @@ TEST(GetDelLock, ExpireBetweenGetAndDelDeletesAnothersLock) {
 }
 
 TEST(GetDelLock, GetShowingAnotherTokenDoesNotDelete) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   GetDelLock la(a, "k", {.lease = 1000ms}), lb(b, "k", {.lease = 1000ms});
   la.lock();
   world.clock.advance_ms(1001);
@@ -121,8 +121,8 @@ TEST(GetDelLock, GetShowingAnotherTokenDoesNotDelete) {
 }
 
 TEST(SimpleLock, TheExpireThenDeleteScheduleIsSafe) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
   const LockOptions options{.lease = 1000ms};
   SimpleLock la(a, "k", options), lb(b, "k", options), lc(c, "k", options);
   la.lock();
@@ -139,8 +139,8 @@ TEST(SimpleLock, TheExpireThenDeleteScheduleIsSafe) {
 // --- BlindDelLock (seeds 002 and 003: deleting someone else's lock) ---
 
 TEST(BlindDelLock, UnlockAfterExpiryDeletesTheNextHoldersLock) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
   const LockOptions options{.lease = 1000ms};
   BlindDelLock la(a, "k", options), lb(b, "k", options), lc(c, "k", options);
   la.lock();

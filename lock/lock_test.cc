@@ -3,14 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "lock/errors.h"
-#include "lock/testing_env_test_util.h"
+#include "sim/world/direct_env.h"
 
 namespace redsim::lock {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::TestEnv;
-using testing::TestWorld;
+using world::DirectEnv;
+using world::DirectWorld;
 
 TEST(LockKind, NamesRoundTrip) {
   EXPECT_EQ(all_lock_kinds().size(), 5u);
@@ -24,8 +24,8 @@ TEST(LockKind, NamesRoundTrip) {
 }
 
 TEST(MakeLock, RejectsAZeroLeaseForStringKinds) {
-  TestWorld world;
-  TestEnv env(world, "client-a");
+  DirectWorld world;
+  DirectEnv env(world, "client-a");
   for (LockKind kind :
        {LockKind::kSimple, LockKind::kSetnxExpire, LockKind::kGetDel, LockKind::kBlindDel}) {
     EXPECT_THROW(make_lock(kind, env, "k", {.lease = 0ms}), std::invalid_argument);
@@ -38,8 +38,8 @@ TEST(MakeLock, RejectsAZeroLeaseForStringKinds) {
 class EveryKind : public ::testing::TestWithParam<LockKind> {};
 
 TEST_P(EveryKind, ExcludesThenHandsOver) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   auto la = make_lock(GetParam(), a, "k", {.lease = 10s});
   auto lb = make_lock(GetParam(), b, "k", {.lease = 10s});
   EXPECT_EQ(la->kind(), GetParam());

@@ -6,16 +6,16 @@
 
 #include "lock/errors.h"
 #include "lock/script.h"
-#include "lock/testing_env_test_util.h"
+#include "sim/world/direct_env.h"
 
 namespace redsim::lock {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::TestEnv;
-using testing::TestWorld;
+using world::DirectEnv;
+using world::DirectWorld;
 
-Reply run(TestWorld& world, const Argv& argv) {
+Reply run(DirectWorld& world, const Argv& argv) {
   return world.server.execute(*world.server.connect(), argv);
 }
 
@@ -30,8 +30,8 @@ TEST(ReentrantLock, ChannelNameIsRedissons) {
 }
 
 TEST(ReentrantLock, HashHoldsOwnerAndHoldCount) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   ReentrantLock lock(a, "k", {.default_lease = 10s});
   lock.lock();
   EXPECT_EQ(lock.owner(), "client-a:1");
@@ -52,8 +52,8 @@ TEST(ReentrantLock, HashHoldsOwnerAndHoldCount) {
 }
 
 TEST(ReentrantLock, UnlockWithHoldsLeftRearmsTheLease) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   ReentrantLock lock(a, "k");
   lock.lock(5s);
   lock.lock(5s);
@@ -64,8 +64,8 @@ TEST(ReentrantLock, UnlockWithHoldsLeftRearmsTheLease) {
 }
 
 TEST(ReentrantLock, OtherProcessesAndOtherTasksAreOtherOwners) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
   la.lock();
   EXPECT_FALSE(lb.try_lock());
@@ -83,8 +83,8 @@ TEST(ReentrantLock, OtherProcessesAndOtherTasksAreOtherOwners) {
 }
 
 TEST(ReentrantLock, UnlockByNonOwnerThrowsRedissonsMessageAndLeavesTheLock) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   b.set_task_id(7);
   ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k");
   la.lock();
@@ -104,8 +104,8 @@ TEST(ReentrantLock, UnlockByNonOwnerThrowsRedissonsMessageAndLeavesTheLock) {
 }
 
 TEST(ReentrantLock, UnlockAfterTheLeaseRanOutThrows) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   ReentrantLock lock(a, "k");
   lock.lock(1s);
   world.clock.advance_ms(1001);
@@ -114,8 +114,8 @@ TEST(ReentrantLock, UnlockAfterTheLeaseRanOutThrows) {
 }
 
 TEST(ReentrantLock, IsLockedAndRemainingLease) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   ReentrantLock lock(a, "k");
   EXPECT_FALSE(lock.is_locked());
   EXPECT_EQ(lock.remaining_lease(), -2ms);
@@ -132,8 +132,8 @@ TEST(ReentrantLock, IsLockedAndRemainingLease) {
 }
 
 TEST(ReentrantLock, FullUnlockPublishesOnTheChannel) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), observer(world, "observer");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), observer(world, "observer");
   ReentrantLock lock(a, "k", {.default_lease = 10s});
   std::vector<std::string> messages;
   observer.subscribe(lock.channel(), [&](const std::string& m) { messages.push_back(m); });
@@ -148,8 +148,8 @@ TEST(ReentrantLock, FullUnlockPublishesOnTheChannel) {
 }
 
 TEST(ReentrantLock, ForceUnlockDeletesAnyonesLockAndPublishes) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b"), observer(world, "observer");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b"), observer(world, "observer");
   ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k");
   int messages = 0;
   observer.subscribe(la.channel(), [&](const std::string&) { ++messages; });
@@ -164,8 +164,8 @@ TEST(ReentrantLock, ForceUnlockDeletesAnyonesLockAndPublishes) {
 }
 
 TEST(ReentrantLock, WaiterIsWokenByTheUnlockMessage) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
   la.lock();
   int waits = 0;
@@ -183,8 +183,8 @@ TEST(ReentrantLock, WaiterIsWokenByTheUnlockMessage) {
 }
 
 TEST(ReentrantLock, WaiterSubscribesBeforeItsSecondAttempt) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
   la.lock();
   // Subscriptions in place at each acquire attempt: none for the first, then
@@ -204,8 +204,8 @@ TEST(ReentrantLock, WaiterSubscribesBeforeItsSecondAttempt) {
 }
 
 TEST(ReentrantLock, WaiterWaitsAtMostTheRemainingWait) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
   la.lock();
   const auto start = b.now();
@@ -217,8 +217,8 @@ TEST(ReentrantLock, WaiterWaitsAtMostTheRemainingWait) {
 }
 
 TEST(ReentrantLock, WaiterWaitsAtMostThePttlThenAcquires) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
   la.lock();
   world.clock.advance_ms(3000);
@@ -230,8 +230,8 @@ TEST(ReentrantLock, WaiterWaitsAtMostThePttlThenAcquires) {
 }
 
 TEST(ReentrantLock, LockWaitsUntilAcquired) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   ReentrantLock la(a, "k"), lb(b, "k");
   la.lock(2s);
   lb.lock(2s);
@@ -240,8 +240,8 @@ TEST(ReentrantLock, LockWaitsUntilAcquired) {
 }
 
 TEST(ReentrantLock, WatchdogOnlyWithoutALease) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   ReentrantLock lock(a, "k", {.lock_watchdog_timeout = 9s});
   lock.lock(5s);
   EXPECT_TRUE(a.spawned.empty());
@@ -257,8 +257,8 @@ TEST(ReentrantLock, WatchdogOnlyWithoutALease) {
 }
 
 TEST(ReentrantLock, WatchdogRenewsEveryThirdUntilTheLockIsGone) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   ReentrantLock la(a, "k", {.lock_watchdog_timeout = 3s}), lb(b, "k");
   la.lock();
   ASSERT_EQ(a.spawned.size(), 1u);
@@ -278,8 +278,8 @@ TEST(ReentrantLock, WatchdogRenewsEveryThirdUntilTheLockIsGone) {
 }
 
 TEST(ReentrantLock, WatchdogRenewalUsesTheOwnerNotTheWatchdogsTask) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   ReentrantLock lock(a, "k", {.lock_watchdog_timeout = 3s});
   lock.lock();
   int renewals = 0;
@@ -298,8 +298,8 @@ TEST(ReentrantLock, WatchdogRenewalUsesTheOwnerNotTheWatchdogsTask) {
 }
 
 TEST(ReentrantLock, WatchdogStopsPromptlyOnFullUnlock) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   ReentrantLock lock(a, "k", {.lock_watchdog_timeout = 3s});
   lock.lock();
   lock.lock();
@@ -313,8 +313,8 @@ TEST(ReentrantLock, WatchdogStopsPromptlyOnFullUnlock) {
 }
 
 TEST(ReentrantLock, WatchdogOutlivesTheLockObject) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   {
     ReentrantLock lock(a, "k", {.lock_watchdog_timeout = 3s});
     lock.lock();
@@ -329,8 +329,8 @@ TEST(ReentrantLock, WatchdogOutlivesTheLockObject) {
 }
 
 TEST(ReentrantLock, NewWatchdogAfterTheOldOneStopped) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   ReentrantLock lock(a, "k");
   lock.lock();
   lock.unlock();
@@ -339,8 +339,8 @@ TEST(ReentrantLock, NewWatchdogAfterTheOldOneStopped) {
 }
 
 TEST(ReentrantLock, WorksWithStdUniqueLock) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   ReentrantLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
   {
     std::unique_lock guard(la);
@@ -355,8 +355,8 @@ TEST(ReentrantLock, WorksWithStdUniqueLock) {
 }
 
 TEST(ReentrantLock, TryLockForWithLeaseUsesThatLease) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   ReentrantLock lock(a, "k");
   EXPECT_TRUE(lock.try_lock_for(1s, 4s));
   EXPECT_EQ(lock.remaining_lease(), 4000ms);

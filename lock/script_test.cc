@@ -7,13 +7,13 @@
 #include "lock/embedded_scripts.h"
 #include "lock/errors.h"
 #include "lock/reentrant_lock.h"
-#include "lock/testing_env_test_util.h"
+#include "sim/world/direct_env.h"
 
 namespace redsim::lock {
 namespace {
 
-using testing::TestEnv;
-using testing::TestWorld;
+using world::DirectEnv;
+using world::DirectWorld;
 
 TEST(Sha1Hex, MatchesRedisScriptLoad) {
   // SCRIPT LOAD "return 'hello moto'" (seed 004, and redis-server 7.0.15).
@@ -36,8 +36,8 @@ TEST(Script, EveryLockScriptIsEmbedded) {
 TEST(Script, UnknownNameThrows) { EXPECT_THROW(Script::get("no_such_script"), Error); }
 
 TEST(RunScript, SendsEvalshaAndFallsBackToEvalOnNoscript) {
-  TestWorld world;
-  TestEnv env(world, "client-a");
+  DirectWorld world;
+  DirectEnv env(world, "client-a");
   const Script& script = Script::get("simple_unlock");
 
   // A fresh server has an empty script cache: EVALSHA, NOSCRIPT, then EVAL.
@@ -64,8 +64,8 @@ TEST(RunScript, SendsEvalshaAndFallsBackToEvalOnNoscript) {
 }
 
 TEST(RunScript, LockWorksAcrossScriptFlush) {
-  TestWorld world;
-  TestEnv env(world, "client-a");
+  DirectWorld world;
+  DirectEnv env(world, "client-a");
   ReentrantLock lock(env, "k", {.default_lease = std::chrono::seconds(10)});
   lock.lock();
   lock.unlock();
@@ -79,8 +79,8 @@ TEST(RunScript, LockWorksAcrossScriptFlush) {
 }
 
 TEST(RunScript, OtherErrorsAreReturnedNotRetried) {
-  TestWorld world;
-  TestEnv env(world, "client-a");
+  DirectWorld world;
+  DirectEnv env(world, "client-a");
   world.server.execute(*world.server.connect(), {"HSET", "k", "f", "v"});
   const Reply reply = run_script(env.connection(), Script::get("simple_unlock"), {"k"}, {"t"});
   ASSERT_TRUE(reply.is_error());

@@ -5,22 +5,22 @@
 #include <mutex>
 
 #include "lock/errors.h"
-#include "lock/testing_env_test_util.h"
+#include "sim/world/direct_env.h"
 
 namespace redsim::lock {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::TestEnv;
-using testing::TestWorld;
+using world::DirectEnv;
+using world::DirectWorld;
 
-std::string get(TestWorld& world, const std::string& key) {
+std::string get(DirectWorld& world, const std::string& key) {
   return world.server.execute(*world.server.connect(), {"GET", key}).str();
 }
 
 TEST(SimpleLock, AcquiresWithSetNxPx) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   SimpleLock lock(a, "k", {.lease = 10s});
   ASSERT_TRUE(lock.try_lock());
   ASSERT_EQ(a.calls.size(), 1u);
@@ -32,8 +32,8 @@ TEST(SimpleLock, AcquiresWithSetNxPx) {
 }
 
 TEST(SimpleLock, ExcludesAnotherProcess) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   SimpleLock la(a, "k"), lb(b, "k");
   la.lock();
   EXPECT_FALSE(lb.try_lock());
@@ -45,8 +45,8 @@ TEST(SimpleLock, ExcludesAnotherProcess) {
 }
 
 TEST(SimpleLock, TokenIsFreshPerAcquisition) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   SimpleLock lock(a, "k");
   lock.lock();
   const std::string first = lock.owner();
@@ -59,8 +59,8 @@ TEST(SimpleLock, TokenIsFreshPerAcquisition) {
 }
 
 TEST(SimpleLock, ExpiryAfterLeaseLetsTheOtherIn) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   SimpleLock la(a, "k", {.lease = 1000ms}), lb(b, "k", {.lease = 1000ms});
   la.lock();
   world.clock.advance_ms(1000);
@@ -71,8 +71,8 @@ TEST(SimpleLock, ExpiryAfterLeaseLetsTheOtherIn) {
 }
 
 TEST(SimpleLock, CompareAndDeleteNeverDeletesAnothersLock) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   SimpleLock la(a, "k", {.lease = 1000ms}), lb(b, "k", {.lease = 1000ms});
   la.lock();
   world.clock.advance_ms(1001);
@@ -88,8 +88,8 @@ TEST(SimpleLock, CompareAndDeleteNeverDeletesAnothersLock) {
 }
 
 TEST(SimpleLock, UnlockWithoutLockThrowsAndSendsNothing) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   SimpleLock lock(a, "k");
   EXPECT_THROW(lock.unlock(), LockNotOwned);
   EXPECT_FALSE(lock.try_unlock());
@@ -97,8 +97,8 @@ TEST(SimpleLock, UnlockWithoutLockThrowsAndSendsNothing) {
 }
 
 TEST(SimpleLock, LostLockMessageSaysTheLeaseRanOut) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   SimpleLock lock(a, "k", {.lease = 50ms});
   lock.lock();
   world.clock.advance_ms(51);
@@ -111,8 +111,8 @@ TEST(SimpleLock, LostLockMessageSaysTheLeaseRanOut) {
 }
 
 TEST(SimpleLock, TryLockForRetriesWithBackoffAndStopsAtTheDeadline) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   SimpleLock la(a, "k", {.lease = 10s});
   SimpleLock lb(b, "k", {.lease = 10s, .retry_backoff_min = 2ms, .retry_backoff_max = 8ms});
   la.lock();
@@ -125,8 +125,8 @@ TEST(SimpleLock, TryLockForRetriesWithBackoffAndStopsAtTheDeadline) {
 }
 
 TEST(SimpleLock, TryLockForZeroMakesOneAttempt) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   SimpleLock la(a, "k"), lb(b, "k");
   la.lock();
   EXPECT_FALSE(lb.try_lock_for(0ms));
@@ -135,8 +135,8 @@ TEST(SimpleLock, TryLockForZeroMakesOneAttempt) {
 }
 
 TEST(SimpleLock, TryLockForGetsTheLockOnceReleased) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   SimpleLock la(a, "k", {.lease = 10s}), lb(b, "k", {.lease = 10s});
   la.lock();
   int attempts = 0;
@@ -150,8 +150,8 @@ TEST(SimpleLock, TryLockForGetsTheLockOnceReleased) {
 }
 
 TEST(SimpleLock, LockBlocksUntilTheLeaseRunsOut) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   SimpleLock la(a, "k", {.lease = 300ms}), lb(b, "k");
   la.lock();
   lb.lock();
@@ -161,8 +161,8 @@ TEST(SimpleLock, LockBlocksUntilTheLeaseRunsOut) {
 }
 
 TEST(SimpleLock, WorksWithStdUniqueLock) {
-  TestWorld world;
-  TestEnv a(world, "client-a"), b(world, "client-b");
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
   SimpleLock la(a, "k"), lb(b, "k");
   {
     std::unique_lock guard(la);
@@ -178,8 +178,8 @@ TEST(SimpleLock, WorksWithStdUniqueLock) {
 }
 
 TEST(SimpleLock, RejectsBadOptions) {
-  TestWorld world;
-  TestEnv a(world, "client-a");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
   EXPECT_THROW(SimpleLock(a, "k", {.lease = 0ms}), std::invalid_argument);
   EXPECT_THROW(SimpleLock(a, "k", {.retry_backoff_min = 10ms, .retry_backoff_max = 1ms}),
                std::invalid_argument);

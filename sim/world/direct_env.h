@@ -1,9 +1,11 @@
-// TEST ONLY. A minimal, single-threaded lock::Env over one in-process
-// sim::Server on a sim::ManualClock, for the lock unit tests, until (and
-// independently of) the deterministic world in sim/world.
+// DirectEnv: a minimal, single-threaded lock::Env over one in-process
+// sim::Server on a sim::ManualClock. No fibers, no scheduler, no history:
+// every call runs at once. For unit tests of lock code that need no
+// concurrency (the lock tests use it) and for measuring the lock layer's own
+// cost (bench/). Concurrency, latency and faults need world::World.
 //
-//   testing::TestWorld world;                  // one server, one manual clock
-//   testing::TestEnv a(world, "client-a"), b(world, "client-b");   // two "processes"
+//   world::DirectWorld world;                  // one server, one manual clock
+//   world::DirectEnv a(world, "client-a"), b(world, "client-b");   // two "processes"
 //   SimpleLock la(a, "k"), lb(b, "k");
 //   la.lock(); EXPECT_FALSE(lb.try_lock());
 //
@@ -34,14 +36,14 @@
 #include "sim/clock.h"
 #include "sim/server.h"
 
-namespace redsim::lock::testing {
+namespace redsim::world {
 
 // What a test hook throws to model a process crash: deliberately not a
 // lock::Error, like the world's unwinding exception, so lock code that
 // catches only its own errors lets it through.
 struct SimulatedCrash {};
 
-struct TestWorld {
+struct DirectWorld {
   sim::ManualClock clock;
   sim::Server server{clock};
 
@@ -50,20 +52,27 @@ struct TestWorld {
   }
 };
 
-class TestEnv final : public Env {
+class DirectEnv final : public lock::Env {
+  using Argv = lock::Argv;
+  using Connection = lock::Connection;
+  using Event = lock::Event;
+  using Micros = lock::Micros;
+  using Reply = lock::Reply;
+  using SubscriptionId = lock::SubscriptionId;
+
  public:
   struct Spawned {
     std::string name;
     std::function<void()> fn;
   };
 
-  TestEnv(TestWorld& world, std::string client_id, uint64_t seed = 1)
+  DirectEnv(DirectWorld& world, std::string client_id, uint64_t seed = 1)
       : world_(world), client_id_(std::move(client_id)), rng_(seed ^ 0x5eed'0000'0000'0001ULL) {
     connection_.env = this;
     connection_.session = world_.server.connect();
   }
 
-  ~TestEnv() override {
+  ~DirectEnv() override {
     if (sub_session_) sub_session_->set_push_handler(nullptr);
   }
 
@@ -102,7 +111,7 @@ class TestEnv final : public Env {
     slept += d;
     world_.clock.advance_us(d.count());
   }
-  std::unique_ptr<Event> make_event() override { return std::make_unique<TestEvent>(*this); }
+  std::unique_ptr<Event> make_event() override { return std::make_unique<DirectEvent>(*this); }
 
   void spawn(std::string name, std::function<void()> fn) override {
     spawned.push_back({std::move(name), std::move(fn)});
@@ -142,7 +151,8 @@ class TestEnv final : public Env {
   // Runs at the start of every Event::wait_for of this env's events.
   std::function<void()> before_wait;
 
-  std::vector<Argv> calls;  // every command sent, in order
+  bool record_calls = true;  // keep `calls` (off for long benchmark loops)
+  std::vector<Argv> calls;   // every command sent, in order
   std::vector<std::string> traces;
   std::vector<Spawned> spawned;
   Micros slept{0};
@@ -150,10 +160,10 @@ class TestEnv final : public Env {
   int subscribe_calls = 0;
 
  private:
-  class TestConnection final : public Connection {
+  class DirectConnection final : public Connection {
    public:
     Reply call(const Argv& argv) override {
-      env->calls.push_back(argv);
+      if (env->record_calls) env->calls.push_back(argv);
       if (env->before_call && !env->in_hook_) {
         env->in_hook_ = true;
         struct Reset {
@@ -164,13 +174,13 @@ class TestEnv final : public Env {
       }
       return env->world_.server.execute(*session, argv);
     }
-    TestEnv* env = nullptr;
+    DirectEnv* env = nullptr;
     std::unique_ptr<sim::Session> session;
   };
 
-  class TestEvent final : public Event {
+  class DirectEvent final : public Event {
    public:
-    explicit TestEvent(TestEnv& env) : env_(env) {}
+    explicit DirectEvent(DirectEnv& env) : env_(env) {}
     void signal() override { signaled_ = true; }
     bool wait_for(Micros timeout) override {
       if (env_.before_wait) env_.before_wait();
@@ -181,7 +191,7 @@ class TestEnv final : public Env {
     }
 
    private:
-    TestEnv& env_;
+    DirectEnv& env_;
     bool signaled_ = false;
   };
 
@@ -195,16 +205,16 @@ class TestEnv final : public Env {
     for (auto& target : targets) target(parts[2].str());
   }
 
-  TestWorld& world_;
+  DirectWorld& world_;
   std::string client_id_;
   uint64_t task_id_ = 1;
   uint64_t rng_;
   bool in_hook_ = false;
-  TestConnection connection_;
+  DirectConnection connection_;
   std::unique_ptr<sim::Session> sub_session_;
   std::map<SubscriptionId, std::pair<std::string, std::function<void(const std::string&)>>>
       subscriptions_;
   SubscriptionId next_subscription_ = 1;
 };
 
-}  // namespace redsim::lock::testing
+}  // namespace redsim::world
