@@ -43,9 +43,9 @@ int check(const CheckOptions& options, std::ostream& out) {
     out << "replay: " << check_replay_command(options, seed) << "\n";
     return 1;
   }
-  out << "no violation: lock " << lock::lock_kind_name(options.kind) << ", "
-      << (last - first + 1) << " seeds (" << first << ".." << last << "), " << commands
-      << " commands, " << simulated_us / 1000000.0 << " simulated seconds\n";
+  out << "no violation: lock " << lock::lock_kind_name(options.kind) << ", " << (last - first + 1)
+      << " seeds (" << first << ".." << last << "), " << commands << " commands, "
+      << simulated_us / 1000000.0 << " simulated seconds\n";
   return 0;
 }
 

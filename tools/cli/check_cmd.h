@@ -12,9 +12,9 @@ namespace redsim::cli {
 
 struct CheckOptions {
   lock::LockKind kind = lock::LockKind::kSimple;
-  int clients = 0;                    // 0: drawn per seed in 2..8
-  int seeds = 1000;                   // seeds 1..seeds, unless `seed` is set
-  std::optional<uint64_t> seed;       // exactly this seed (a replay)
+  int clients = 0;               // 0: drawn per seed in 2..8
+  int seeds = 1000;              // seeds 1..seeds, unless `seed` is set
+  std::optional<uint64_t> seed;  // exactly this seed (a replay)
 };
 
 // Explores; returns 0 when no violation was found, 1 after printing the

@@ -27,12 +27,24 @@ bool read_double_quoted(std::string_view line, size_t& i, std::string& arg) {
     } else if (c == '\\' && i + 1 < line.size()) {
       char e = line[i + 1];
       switch (e) {
-        case 'n': arg += '\n'; break;
-        case 'r': arg += '\r'; break;
-        case 't': arg += '\t'; break;
-        case 'b': arg += '\b'; break;
-        case 'a': arg += '\a'; break;
-        default: arg += e; break;
+        case 'n':
+          arg += '\n';
+          break;
+        case 'r':
+          arg += '\r';
+          break;
+        case 't':
+          arg += '\t';
+          break;
+        case 'b':
+          arg += '\b';
+          break;
+        case 'a':
+          arg += '\a';
+          break;
+        default:
+          arg += e;
+          break;
       }
       i += 2;
     } else if (c == '"') {
@@ -137,13 +149,27 @@ std::string quote_bulk(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
       default:
         if (std::isprint(c)) {
           out += static_cast<char>(c);

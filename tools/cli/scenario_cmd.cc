@@ -34,7 +34,8 @@ void print_text(const Scenario& s, const ScenarioResult& r, std::ostream& out) {
   out << "== " << s.name << " (" << lock::lock_kind_name(s.kind) << ") ==\n"
       << s.description << "\nsource: " << s.source << "\n\ntimeline:\n"
       << world::render_timeline(r.history) << "\n";
-  if (!r.violations.empty()) out << "violations:\n" << world::format_violations(r.violations) << "\n";
+  if (!r.violations.empty())
+    out << "violations:\n" << world::format_violations(r.violations) << "\n";
   for (const std::string& f : r.findings) out << "finding: " << f << "\n";
   out << "verdict: " << world::verdict_name(r.observed)
       << " (expected: " << world::verdict_name(r.expected) << ") "
