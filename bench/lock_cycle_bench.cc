@@ -18,8 +18,8 @@
 
 #include "lock/reentrant_lock.h"
 #include "lock/script.h"
-#include "sim/world/direct_env.h"
 #include "sim/server.h"
+#include "sim/world/direct_env.h"
 #include "sim/world/world.h"
 
 namespace redsim {
@@ -67,8 +67,8 @@ void BM_ReentrantCycle_Server(benchmark::State& state) {
   const std::string owner = "c1-0123abcd:1";
   const std::string channel = lock::ReentrantLock::channel_name(kKey);
   const sim::Argv acquire_argv = {"EVALSHA", acquire.sha1_hex(), "1", kKey, "30000", owner};
-  const sim::Argv unlock_argv = {"EVALSHA", unlock.sha1_hex(), "2", kKey, channel, "0", "30000",
-                                 owner};
+  const sim::Argv unlock_argv = {"EVALSHA", unlock.sha1_hex(), "2",  kKey, channel,
+                                 "0",       "30000",           owner};
   for (auto _ : state) {
     benchmark::DoNotOptimize(server.execute(*session, acquire_argv));
     benchmark::DoNotOptimize(server.execute(*session, unlock_argv));
@@ -90,9 +90,11 @@ int bare_redis_call(lua_State* L) {
   const std::string key = luaL_checkstring(L, 2);
   auto it = store->hashes.find(key);
   if (cmd == "exists" || cmd == "pttl") {
-    lua_pushinteger(L, it == store->hashes.end() ? (cmd == "pttl" ? -2 : 0) : (cmd == "pttl" ? 30000 : 1));
+    lua_pushinteger(
+        L, it == store->hashes.end() ? (cmd == "pttl" ? -2 : 0) : (cmd == "pttl" ? 30000 : 1));
   } else if (cmd == "hexists") {
-    lua_pushinteger(L, it != store->hashes.end() && it->second.count(luaL_checkstring(L, 3)) ? 1 : 0);
+    lua_pushinteger(L,
+                    it != store->hashes.end() && it->second.count(luaL_checkstring(L, 3)) ? 1 : 0);
   } else if (cmd == "hincrby") {
     long long& v = store->hashes[key][luaL_checkstring(L, 3)];
     v += luaL_checkinteger(L, 4);

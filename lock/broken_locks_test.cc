@@ -12,9 +12,9 @@ namespace redsim::lock {
 namespace {
 
 using namespace std::chrono_literals;
-using world::SimulatedCrash;
 using world::DirectEnv;
 using world::DirectWorld;
+using world::SimulatedCrash;
 
 Reply run(DirectWorld& world, const Argv& argv) {
   return world.server.execute(*world.server.connect(), argv);

@@ -67,8 +67,8 @@ TEST(GetDelLock, RapidCheckFindsAndShrinksTheExpireThenDeleteRace) {
       rc::detail::TestMetadata{}, params);
 
   rc::detail::FailureResult failure;
-  ASSERT_TRUE(result.match(failure)) << "RapidCheck did not find the race in "
-                                     << params.maxSuccess << " plans (seed " << params.seed << ")";
+  ASSERT_TRUE(result.match(failure)) << "RapidCheck did not find the race in " << params.maxSuccess
+                                     << " plans (seed " << params.seed << ")";
   ASSERT_TRUE(last_failing.has_value());
   const world::ExploreOutcome out = world::run_plan(*last_failing);
   std::cout << "shrunk counterexample after " << failure.numSuccess << " passing plans:\n"
@@ -114,7 +114,8 @@ RC_GTEST_PROP(ReentrantLock, HoldCountFollowsTheModel, ()) {
           ++model;
           break;
         case kUnlock:
-          if (lk.try_unlock() != (model > 0)) failures.push_back(at + "unlock disagreed with model");
+          if (lk.try_unlock() != (model > 0))
+            failures.push_back(at + "unlock disagreed with model");
           if (model > 0) --model;
           break;
         case kProbe:
@@ -168,10 +169,14 @@ RC_GTEST_PROP(Liveness, WaiterAcquiresWithinLeaseAfterHolderCrashes, ()) {
     holder_acquired = lk->try_lock();
     env.sleep_for(milliseconds(lease_ms * 10));
   });
-  w.spawn_process("waiter", [&](world::ProcessEnv& env) {
-    auto lk = make(env);
-    if (lk->try_lock_for(milliseconds(lease_ms * 4 + 1000))) waiter_acquired_us = env.now().count();
-  }, Micros(15000));  // the holder has the lock by then (a few round trips of <= 3 ms)
+  w.spawn_process(
+      "waiter",
+      [&](world::ProcessEnv& env) {
+        auto lk = make(env);
+        if (lk->try_lock_for(milliseconds(lease_ms * 4 + 1000)))
+          waiter_acquired_us = env.now().count();
+      },
+      Micros(15000));  // the holder has the lock by then (a few round trips of <= 3 ms)
   w.crash_process(holder, Micros(crash_at_us));
   w.run();
   RC_ASSERT(holder_acquired);
@@ -204,22 +209,25 @@ RC_GTEST_PROP(ReentrantLock, WatchdogKeepsALiveHoldersLock, ()) {
     unlock_start_us = env.now().count();
     lk.unlock();
   });
-  w.spawn_process("prober", [&](world::ProcessEnv& env) {
-    lock::ReentrantLock lk(env, "k", o);
-    for (int64_t t = 0; t < hold_ms + timeout_ms; t += timeout_ms / 2) {
-      env.sleep_for(milliseconds(timeout_ms / 2));
-      if (lk.try_lock()) {
-        // Won before the holder even began to unlock: two holders.
-        if (unlock_start_us < 0 || env.now().count() < unlock_start_us) {
-          ++probes_won_while_held;
-        } else {
-          won_after_release = true;
+  w.spawn_process(
+      "prober",
+      [&](world::ProcessEnv& env) {
+        lock::ReentrantLock lk(env, "k", o);
+        for (int64_t t = 0; t < hold_ms + timeout_ms; t += timeout_ms / 2) {
+          env.sleep_for(milliseconds(timeout_ms / 2));
+          if (lk.try_lock()) {
+            // Won before the holder even began to unlock: two holders.
+            if (unlock_start_us < 0 || env.now().count() < unlock_start_us) {
+              ++probes_won_while_held;
+            } else {
+              won_after_release = true;
+            }
+            lk.unlock();
+          }
+          ++probes;
         }
-        lk.unlock();
-      }
-      ++probes;
-    }
-  }, Micros(1000));
+      },
+      Micros(1000));
   w.run();
   RC_ASSERT(held_to_the_end);
   RC_ASSERT(probes_won_while_held == 0);

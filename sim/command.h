@@ -33,9 +33,9 @@ enum CommandFlag : uint32_t {
 struct CommandContext {
   Server& server;
   Session& session;
-  const Argv& argv;     // argv[0] is the command name as the client sent it
-  int64_t now_ms;       // the command's time: frozen for the whole command and its script
-  bool in_script;       // called through redis.call / redis.pcall
+  const Argv& argv;  // argv[0] is the command name as the client sent it
+  int64_t now_ms;    // the command's time: frozen for the whole command and its script
+  bool in_script;    // called through redis.call / redis.pcall
 };
 
 using CommandHandler = resp::Reply (*)(CommandContext& ctx);
@@ -58,12 +58,13 @@ class CommandTable {
 };
 
 // Registration, one per family (each in its own cmd_*.cc).
-void register_server_commands(CommandTable& table);   // PING ECHO SELECT FLUSH* DBSIZE TIME DEBUG ...
-void register_key_commands(CommandTable& table);      // TYPE EXISTS DEL UNLINK, EXPIRE family, TTL ...
-void register_string_commands(CommandTable& table);   // SET GET INCR ...
-void register_hash_commands(CommandTable& table);     // HSET HGET HINCRBY ...
-void register_pubsub_commands(CommandTable& table);   // PUBLISH SUBSCRIBE ...
-void register_multi_commands(CommandTable& table);    // MULTI EXEC DISCARD WATCH UNWATCH
-void register_script_commands(CommandTable& table);   // EVAL EVALSHA *_RO SCRIPT (sim/lua/)
+void register_server_commands(
+    CommandTable& table);                         // PING ECHO SELECT FLUSH* DBSIZE TIME DEBUG ...
+void register_key_commands(CommandTable& table);  // TYPE EXISTS DEL UNLINK, EXPIRE family, TTL ...
+void register_string_commands(CommandTable& table);  // SET GET INCR ...
+void register_hash_commands(CommandTable& table);    // HSET HGET HINCRBY ...
+void register_pubsub_commands(CommandTable& table);  // PUBLISH SUBSCRIBE ...
+void register_multi_commands(CommandTable& table);   // MULTI EXEC DISCARD WATCH UNWATCH
+void register_script_commands(CommandTable& table);  // EVAL EVALSHA *_RO SCRIPT (sim/lua/)
 
 }  // namespace redsim::sim

@@ -20,12 +20,12 @@
 namespace redsim::resp {
 
 enum class Kind : uint8_t {
-  kStatus,     // +OK
-  kError,      // -ERR ...
-  kInteger,    // :1
-  kBulk,       // $1\r\nv
-  kNil,        // $-1 (null bulk) or *-1 (null array), see Reply::is_nil_array()
-  kArray,      // *N
+  kStatus,   // +OK
+  kError,    // -ERR ...
+  kInteger,  // :1
+  kBulk,     // $1\r\nv
+  kNil,      // $-1 (null bulk) or *-1 (null array), see Reply::is_nil_array()
+  kArray,    // *N
 };
 
 class Reply {
@@ -34,7 +34,7 @@ class Reply {
   Reply() = default;
 
   static Reply status(std::string text);
-  static Reply ok();  // +OK
+  static Reply ok();                     // +OK
   static Reply error(std::string text);  // text without the leading '-'
   static Reply integer(int64_t value);
   static Reply bulk(std::string data);

@@ -172,7 +172,8 @@ ExplorePlan shrink_plan(const ExplorePlan& plan,
       }
     }
     for (size_t c = 0; c < best.clients.size(); ++c) {
-      for (size_t a = 0; a < best.clients[c].attempts.size() && best.clients[c].attempts.size() > 1;) {
+      for (size_t a = 0;
+           a < best.clients[c].attempts.size() && best.clients[c].attempts.size() > 1;) {
         ExplorePlan cand = best;
         auto& attempts = cand.clients[c].attempts;
         attempts.erase(attempts.begin() + static_cast<std::ptrdiff_t>(a));

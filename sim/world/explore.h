@@ -13,10 +13,10 @@
 //
 // The parameters generate_plan draws keep every live holder inside its
 // lease (see the budget in explore.cc), so the safe kinds (simple,
-// reentrant) must never show a violation, while the broken kinds fail in the ways the literature says:
-// get-del and blind-del break mutual exclusion through a pause between the
-// holder's check and its DEL (expire-then-delete), setnx-expire breaks
-// liveness through a crash between SETNX and EXPIRE.
+// reentrant) must never show a violation, while the broken kinds fail in the ways the literature
+// says: get-del and blind-del break mutual exclusion through a pause between the holder's check and
+// its DEL (expire-then-delete), setnx-expire breaks liveness through a crash between SETNX and
+// EXPIRE.
 #pragma once
 
 #include <cstdint>
