@@ -1,7 +1,5 @@
 #include "sim/command.h"
 
-#include <cctype>
-
 namespace redsim::sim {
 
 void CommandTable::add(const CommandSpec& spec) { by_name_[std::string(spec.name)] = spec; }
@@ -11,9 +9,10 @@ const CommandSpec* CommandTable::find(std::string_view name) const {
   char buf[32];
   if (name.size() >= sizeof buf) return nullptr;
   for (size_t i = 0; i < name.size(); ++i) {
-    buf[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+    const char c = name[i];
+    buf[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   }
-  auto it = by_name_.find(std::string(buf, name.size()));
+  auto it = by_name_.find(std::string_view(buf, name.size()));
   return it == by_name_.end() ? nullptr : &it->second;
 }
 

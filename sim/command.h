@@ -54,7 +54,13 @@ class CommandTable {
   const CommandSpec* find(std::string_view name) const;
 
  private:
-  std::unordered_map<std::string, CommandSpec> by_name_;
+  // Transparent hash and equality: find() looks up a string_view without
+  // building a std::string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, CommandSpec, NameHash, std::equal_to<>> by_name_;
 };
 
 // Registration, one per family (each in its own cmd_*.cc).

@@ -178,6 +178,37 @@ TEST_F(ScriptErrorTest, CompileErrors) {
   EXPECT_EQ(server_->scripts().script_count(), 0u);
 }
 
+TEST_F(ScriptErrorTest, OperatorsNewerThanFiveOneDoNotCompile) {
+  // Real Redis: "unexpected symbol near '/'" for the first; 5.1's wording
+  // for the others depends on the statement ("'<eof>' expected near '&'").
+  EXPECT_EQ(eval("return 5 // 2"), Err("ERR Error compiling script (new function): "
+                                       "user_script:1: unexpected symbol near '/'"));
+  for (const char* code :
+       {"return 1 & 2", "return 1 | 2", "return ~1", "return 1 << 2", "return 1 >> 2", "::top::"}) {
+    resp::Reply r = eval(code);
+    ASSERT_TRUE(r.is_error()) << code;
+    EXPECT_EQ(r.str().rfind("ERR Error compiling script (new function): user_script:1: ", 0), 0u)
+        << r.str();
+  }
+  // Inside strings and comments they are just text; ~= is 5.1's.
+  EXPECT_EQ(eval("-- a // b & c\nreturn {'//', \"a|b\", [[<<>>]], 1 ~= 2}"),
+            Arr({Bulk("//"), Bulk("a|b"), Bulk("<<>>"), Int(1)}));
+  EXPECT_EQ(eval("--[==[ x & y\n ]==] return 2\nreturn"),
+            Err("ERR Error compiling script (new function): user_script:3: '<eof>' expected "
+                "near 'return'"));
+  EXPECT_EQ(eval("local x = 1\nlocal y = x & 1"),
+            Err("ERR Error compiling script (new function): user_script:2: unexpected symbol "
+                "near '&'"));
+}
+
+TEST_F(ScriptErrorTest, UnknownStringEscapesReadAsFiveOne) {
+  // redis-server 7.0.15: return "\q" -> "q"; 5.4 would refuse to compile.
+  EXPECT_EQ(eval("return \"\\q\""), Bulk("q"));
+  EXPECT_EQ(eval("return '\\x41\\z'"), Bulk("x41z"));
+  EXPECT_EQ(eval("return '\\65\\n\\\\'"), Bulk("A\n\\"));
+  EXPECT_EQ(lua::adapt_source51("return 'a\\qb' -- \\q").code, "return 'aqb' -- \\q");
+}
+
 TEST_F(ScriptErrorTest, RedisLibArgumentErrors) {
   EXPECT_EQ(eval("return redis.sha1hex()"),
             Err("ERR wrong number of arguments script: "

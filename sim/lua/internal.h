@@ -41,6 +41,7 @@ inline EngineState& state_of(lua_State* L) { return *state_slot(L); }
 // Redis reply -> Lua value (the redis.call result rules of Redis 7.0, RESP2):
 // integer -> number, bulk -> string, nil bulk / nil array -> false, array ->
 // table, status -> {ok=s}, error -> {err=s}. Pushes exactly one value.
+// Integers of 15+ digits become floats, as every 5.1 number is a double.
 void push_reply(lua_State* L, const resp::Reply& reply);
 
 // Pushes {err=text} after Redis's error normalisation: a leading '-' is
@@ -102,6 +103,18 @@ struct Shebang {
 // Parses Redis 7.0's "#!lua [flags=...]" first line of a script body.
 Shebang parse_shebang(std::string_view body);
 
+// ---- source51.cc ----------------------------------------------------------
+
+struct Source51 {
+  std::string code;   // what to hand the 5.4 parser (5.1 string escapes applied)
+  std::string error;  // non-empty: a 5.3+ operator, as 5.1 reports it
+};
+
+// One lexical pass over a script body: unknown string escapes read as 5.1
+// reads them, and the first operator 5.1 does not have is reported
+// ("user_script:3: unexpected symbol near '&'").
+Source51 adapt_source51(std::string_view code);
+
 // ---- cjson_compat.cc ------------------------------------------------------
 
 // Pushes the `cjson` table (Debian's lua-cjson 2.1.0, the version Redis
@@ -128,11 +141,12 @@ void install_table51(lua_State* L);
 
 // ---- sandbox.cc -----------------------------------------------------------
 
-// Builds the globals Redis 7.0 exposes to scripts on a fresh state whose
-// libraries are opened and whose `redis` table is in the globals, then locks
-// everything: afterwards the registry's globals table is a read-only proxy.
-// Leaves nothing on the stack. `handler_name` is the global under which the
-// error handler is published ("__redis__err__handler").
+// Turns a fresh state (state_slot already set) into Redis 7.0's script
+// environment: opens the libraries, adds bit, cjson and redis, applies the
+// 5.1 compatibility layer, publishes the error handler as
+// __redis__err__handler, then locks everything: afterwards the registry's
+// globals table (every chunk's _ENV) is a read-only proxy. Leaves nothing
+// on the stack.
 void install_sandbox(lua_State* L);
 
 // The message handler EVAL runs scripts under (Redis's __redis__err__handler):
@@ -140,7 +154,7 @@ void install_sandbox(lua_State* L);
 int error_handler(lua_State* L);
 
 // Pushes the real globals table of a sandboxed state (the one behind the
-// read-only _G proxy), where the engine sets KEYS and ARGV with raw writes.
+// read-only _G proxy), where the engine sets KEYS and ARGV.
 void push_real_globals(lua_State* L);
 
 // ---- messages51.cc --------------------------------------------------------

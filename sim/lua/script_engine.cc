@@ -120,7 +120,15 @@ struct ScriptEngine::Impl {
       lua_pushliteral(L, "user_script:1: unexpected symbol near 'char(27)'");
       status = LUA_ERRSYNTAX;
     } else {
-      status = luaL_loadbufferx(L, code.data(), code.size(), "@user_script", "t");
+      lua::Source51 source = lua::adapt_source51(code);
+      status = luaL_loadbufferx(L, source.code.data(), source.code.size(), "@user_script", "t");
+      // A parse error 5.4 found comes first (it is the earlier one); a 5.3+
+      // operator that 5.4 accepted is still an error for Redis's 5.1.
+      if (status == LUA_OK && !source.error.empty()) {
+        lua_pop(L, 1);
+        lua_pushlstring(L, source.error.data(), source.error.size());
+        status = LUA_ERRSYNTAX;
+      }
     }
     if (status != LUA_OK) {
       const char* msg = lua_tostring(L, -1);

@@ -10,8 +10,8 @@
 // - globals: exactly Redis 7.0's set (no io, os, print, require, dofile,
 //   loadfile); reading an unknown global raises "Script attempted to access
 //   nonexistent global variable 'x'", writing any global or library table
-//   raises "Attempt to modify a readonly table"; KEYS and ARGV are fresh
-//   tables on every call.
+//   raises "Attempt to modify a readonly table"; KEYS and ARGV hold exactly
+//   this call's keys and arguments.
 // - 5.1 names and behaviour: unpack, loadstring, table.getn/maxn/foreach,
 //   math.mod/pow/log10/atan2, string.gfind, 5.1 number printing in tostring
 //   and string.format ("%.14g": tostring(10/2) is "5"), error(12) with a
@@ -26,16 +26,20 @@
 //   "ERR Error compiling script (new function): user_script:1: ..."
 //
 // Known differences from Redis 7.0 (Lua 5.4 underneath):
-// - `..` and string coercion print an integral float as "5.0" where 5.1
-//   prints "5" (tostring and string.format are fixed; the VM's own
-//   concatenation cannot be hooked). Integers from replies, tonumber and
-//   cjson.decode stay integers and print as 5.1 does up to 10^14.
-// - 5.4-only syntax (//, &, |, ~, <<, >>, goto, <const>) compiles; a few
-//   parser messages differ (e.g. "unfinished string near '"abc'" where 5.1
-//   says "near '<eof>'").
+// - The VM's own `..` and string coercion print an integral float as "5.0"
+//   where 5.1 prints "5" (tostring, string.*, table.concat are fixed; the
+//   VM cannot be hooked). Reply integers, tonumber and cjson.decode results
+//   are integers below 10^14 and floats above, so they print as in 5.1.
+// - 5.3+ operators (// & | ~ << >> ::) fail to compile, but the message may
+//   differ from 5.1's by context; goto, <const>/<close> and _ENV keep their
+//   5.4 meaning; "break" outside a loop and some other parser messages are
+//   worded differently (runtime messages are rewritten to 5.1's wording).
+// - Arithmetic on a non-numeric string names no variable ("attempt to
+//   perform arithmetic on a string value", 5.1 adds "field '?'" etc.).
 // - No cmsgpack and no struct library; no script timeout / SCRIPT KILL
 //   (a script always runs to completion); SCRIPT DEBUG YES is refused;
-//   math.random's initial seed is ServerOptions::seed, not Redis's.
+//   math.random's initial seed is ServerOptions::seed, not Redis's;
+//   error({}) answers "ERR unknown error" (redis-server 7.0.15 crashes).
 #pragma once
 
 #include <deque>
