@@ -16,5 +16,5 @@ if [[ ${REDSIM_SKIP_ASAN:-0} != 1 ]]; then
   tools/setup.sh build-asan -DREDSIM_SANITIZE=ON -DREDSIM_BENCH=OFF
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" \
-      -E 'RapidCheckFindsAndShrinksTheExpireThenDeleteRace|Check\.FindsTheGetDelRace' 
+      -E 'RapidCheckFindsAndShrinksTheExpireThenDeleteRace|Check\.FindsTheGetDelRace'
 fi
