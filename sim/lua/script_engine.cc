@@ -11,6 +11,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "sim/args.h"
 #include "sim/lua/internal.h"
 #include "sim/server.h"
 
@@ -37,38 +38,6 @@ struct CachedScript {
   uint32_t flags = 0;        // shebang flags
   bool shebang = false;
 };
-
-// Redis's string2ll: optional '-', no '+', no leading zeros, no spaces.
-bool parse_strict_int64(std::string_view s, int64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
-  if (s == "0") {
-    *out = 0;
-    return true;
-  }
-  size_t i = 0;
-  bool negative = false;
-  if (s[0] == '-') {
-    negative = true;
-    i = 1;
-    if (s.size() == 1) return false;
-  }
-  if (s[i] < '1' || s[i] > '9') return false;
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    uint64_t digit = static_cast<uint64_t>(s[i] - '0');
-    if (v > (UINT64_MAX - digit) / 10) return false;
-    v = v * 10 + digit;
-  }
-  if (negative) {
-    if (v > uint64_t{1} << 63) return false;
-    *out = static_cast<int64_t>(0 - v);
-  } else {
-    if (v > static_cast<uint64_t>(INT64_MAX)) return false;
-    *out = static_cast<int64_t>(v);
-  }
-  return true;
-}
 
 std::string to_lower(std::string_view s) {
   std::string out(s);
@@ -306,7 +275,7 @@ resp::Reply ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only)
     if (body.size() != sizeof sha_buf) return resp::Reply::error(std::string(kNoScript));
   }
   int64_t numkeys = 0;
-  if (!parse_strict_int64(argv[2], &numkeys)) {
+  if (!parse_int64(argv[2], &numkeys)) {
     return resp::Reply::error("ERR value is not an integer or out of range");
   }
   if (numkeys > static_cast<int64_t>(argv.size()) - 3) {

@@ -94,6 +94,22 @@ ScenarioResult judge(World& world, Verdict expected, int64_t liveness_bound_us, 
   return r;
 }
 
+// B starts at t=10 ms and waits for the lock, then works 90 ms (inside its
+// own 100 ms lease); C starts at t=120 ms and waits too. If A's late unlock
+// deletes B's lock, C enters beside B.
+void spawn_victim_and_intruder(World& world, LockKind kind) {
+  auto waiter = [kind](Micros work) {
+    return [kind, work](ProcessEnv& env) {
+      auto lk = string_lock(kind, env);
+      if (!acquire(env, *lk, ms(1000))) return;
+      critical_section(env, work);
+      unlock_and_record(env, *lk);
+    };
+  };
+  world.spawn_process("B", waiter(ms(90)), ms(10));
+  world.spawn_process("C", waiter(ms(20)), ms(120));
+}
+
 // expire-then-delete: A's unlock is GET, compare, DEL. A is paused (a GC
 // pause) while its GET's reply is on the wire; its key expires, B takes the
 // lock, A resumes and its DEL removes B's lock; C then enters beside B.
@@ -107,24 +123,7 @@ ScenarioResult run_expire_then_delete(LockKind kind, Verdict expected, uint64_t 
     critical_section(env, ms(95));  // leaves at t=97 ms, inside the 100 ms lease
     unlock_and_record(env, *lk);    // request executes at t=98 ms
   });
-  world.spawn_process(
-      "B",
-      [kind](ProcessEnv& env) {
-        auto lk = string_lock(kind, env);
-        if (!acquire(env, *lk, ms(1000))) return;
-        critical_section(env, ms(90));  // inside its own 100 ms lease
-        unlock_and_record(env, *lk);
-      },
-      ms(10));
-  world.spawn_process(
-      "C",
-      [kind](ProcessEnv& env) {
-        auto lk = string_lock(kind, env);
-        if (!acquire(env, *lk, ms(1000))) return;
-        critical_section(env, ms(20));
-        unlock_and_record(env, *lk);
-      },
-      ms(120));
+  spawn_victim_and_intruder(world, kind);
   // The reply to A's first unlock command arrives at t=99 ms: pause A just before.
   world.pause_process(a, Micros(98500), ms(50));
   world.run();
@@ -174,24 +173,7 @@ ScenarioResult run_blind_del(LockKind kind, Verdict expected, uint64_t seed) {
     env.connection().call({"INCR", "stats:done"});  // bookkeeping after the work
     unlock_and_record(env, *lk);
   });
-  world.spawn_process(
-      "B",
-      [kind](ProcessEnv& env) {
-        auto lk = string_lock(kind, env);
-        if (!acquire(env, *lk, ms(1000))) return;
-        critical_section(env, ms(90));  // inside its own 100 ms lease
-        unlock_and_record(env, *lk);
-      },
-      ms(10));
-  world.spawn_process(
-      "C",
-      [kind](ProcessEnv& env) {
-        auto lk = string_lock(kind, env);
-        if (!acquire(env, *lk, ms(1000))) return;
-        critical_section(env, ms(20));
-        unlock_and_record(env, *lk);
-      },
-      ms(120));
+  spawn_victim_and_intruder(world, kind);
   // The INCR's reply arrives at t=84 ms: A is paused from t=83.5 ms for 60 ms.
   world.pause_process(a, Micros(83500), ms(60));
   world.run();
