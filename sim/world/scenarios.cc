@@ -186,6 +186,13 @@ lock::ReentrantLockOptions reentrant_options(int64_t watchdog_ms = 30000) {
   return o;
 }
 
+// lk.lock() (watchdog lease) as an acquire attempt the liveness checker sees.
+void lock_recorded(ProcessEnv& env, lock::ReentrantLock& lk) {
+  env.record_acquire_start(kKey, Micros(0));
+  lk.lock();
+  env.record_acquire_end(kKey, true);
+}
+
 // reentrant-hold-count: A locks three times; B cannot take the lock until
 // A's hold count is back to 0; a fourth unlock by A is refused.
 ScenarioResult run_reentrant_hold_count(Verdict expected, uint64_t seed) {
@@ -198,9 +205,7 @@ ScenarioResult run_reentrant_hold_count(Verdict expected, uint64_t seed) {
   World world(scenario_options(seed));
   world.spawn_process("A", [&s](ProcessEnv& env) {
     lock::ReentrantLock lk(env, kKey, reentrant_options());
-    env.record_acquire_start(kKey, Micros(0));
-    lk.lock();
-    env.record_acquire_end(kKey, true);
+    lock_recorded(env, lk);
     env.enter_critical(kKey);
     env.record_hold(kKey, HoldOp::kLock, lk.hold_count());
     for (int i = 0; i < 2; ++i) {
@@ -318,9 +323,7 @@ ScenarioResult run_watchdog_renews(Verdict expected, uint64_t seed) {
   World world(scenario_options(seed));
   world.spawn_process("A", [](ProcessEnv& env) {
     lock::ReentrantLock lk(env, kKey, reentrant_options());
-    env.record_acquire_start(kKey, Micros(0));
-    lk.lock();
-    env.record_acquire_end(kKey, true);
+    lock_recorded(env, lk);
     critical_section(env, ms(100000));
     lk.unlock();
     env.record("unlocked");
@@ -357,9 +360,7 @@ ScenarioResult run_watchdog_dies(Verdict expected, uint64_t seed) {
   World world(scenario_options(seed));
   ProcessId a = world.spawn_process("A", [](ProcessEnv& env) {
     lock::ReentrantLock lk(env, kKey, reentrant_options());
-    env.record_acquire_start(kKey, Micros(0));
-    lk.lock();
-    env.record_acquire_end(kKey, true);
+    lock_recorded(env, lk);
     critical_section(env, ms(600000));
     lk.unlock();
   });
@@ -400,9 +401,7 @@ ScenarioResult run_unlock_not_owner(Verdict expected, uint64_t seed) {
   World world(scenario_options(seed));
   world.spawn_process("A", [&s](ProcessEnv& env) {
     lock::ReentrantLock lk(env, kKey, reentrant_options());
-    env.record_acquire_start(kKey, Micros(0));
-    lk.lock();
-    env.record_acquire_end(kKey, true);
+    lock_recorded(env, lk);
     critical_section(env, ms(50));
     s.a_held_after = lk.is_held_by_current_thread();
     s.a_count_after = lk.hold_count();
