@@ -13,7 +13,7 @@ tools/setup.sh build
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 if [[ ${REDSIM_SKIP_ASAN:-0} != 1 ]]; then
-  tools/setup.sh build-asan -DREDSIM_SANITIZE=ON -DREDSIM_BENCH=OFF
+  tools/setup.sh build-asan -DREDSIM_SANITIZE=ON -DREDSIM_BENCH=OFF -DCMAKE_BUILD_TYPE=None
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" \
       -E 'RapidCheckFindsAndShrinksTheExpireThenDeleteRace|Check\.FindsTheGetDelRace'
