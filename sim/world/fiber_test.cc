@@ -122,7 +122,9 @@ TEST(FiberDeathTest, SwallowingTheUnwindAborts) {
         self = &f;
         f.resume();
       },
-      "swallowed");
+      // Ours, or (with assertions on, as in the sanitized build) Boost's own
+      // check in forced_unwind's destructor, which fires first.
+      "swallowed|caught");
 }
 
 TEST(Scheduler, RunsByTimeThenSchedulingOrder) {
