@@ -263,11 +263,7 @@ size_t ScriptEngine::script_count() const { return impl_->scripts.size(); }
 const std::deque<std::string>& ScriptEngine::log() const { return impl_->state.log; }
 
 resp::Reply ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only) {
-  const Argv& argv = ctx.argv;
-  if (argv.size() < 3) {
-    return resp::Reply::error("ERR wrong number of arguments for '" + to_lower(argv[0]) +
-                              "' command");
-  }
+  const Argv& argv = ctx.argv;  // the dispatcher checked EVAL's arity (-3)
   Impl& impl = *impl_;
   std::string_view body = argv[1];
   char sha_buf[40];
@@ -332,19 +328,8 @@ const char* const kScriptHelp[] = {
     "    Prints this help.",
 };
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) {
-      return false;
-    }
-  }
-  return true;
-}
-
 resp::Reply subcommand_arity_error(std::string_view sub) {
-  return resp::Reply::error("ERR wrong number of arguments for 'script|" + to_lower(sub) +
-                            "' command");
+  return errors::arity("script|" + to_lower(sub));
 }
 
 }  // namespace
@@ -357,7 +342,7 @@ resp::Reply ScriptEngine::script_command(CommandContext& ctx) {
   size_t argc = argv.size();
   Impl& impl = *impl_;
 
-  if (iequals(sub, "load")) {
+  if (equals_ci(sub, "load")) {
     if (argc != 3) return subcommand_arity_error(sub);
     std::string sha = lua::sha1_hex(argv[2]);
     if (impl.find(sha) == nullptr) {
@@ -366,7 +351,7 @@ resp::Reply ScriptEngine::script_command(CommandContext& ctx) {
     }
     return resp::Reply::bulk(std::move(sha));
   }
-  if (iequals(sub, "exists")) {
+  if (equals_ci(sub, "exists")) {
     if (argc < 3) return subcommand_arity_error(sub);
     std::vector<resp::Reply> found;
     found.reserve(argc - 2);
@@ -375,8 +360,8 @@ resp::Reply ScriptEngine::script_command(CommandContext& ctx) {
     }
     return resp::Reply::array(std::move(found));
   }
-  if (iequals(sub, "flush")) {
-    if (argc > 3 || (argc == 3 && !iequals(argv[2], "sync") && !iequals(argv[2], "async"))) {
+  if (equals_ci(sub, "flush")) {
+    if (argc > 3 || (argc == 3 && !equals_ci(argv[2], "sync") && !equals_ci(argv[2], "async"))) {
       return resp::Reply::error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
     }
     // Redis 7.0 drops the whole Lua state with the cache; so do we.
@@ -384,21 +369,21 @@ resp::Reply ScriptEngine::script_command(CommandContext& ctx) {
     impl.open();
     return resp::Reply::ok();
   }
-  if (iequals(sub, "kill")) {
+  if (equals_ci(sub, "kill")) {
     if (argc != 2) return subcommand_arity_error(sub);
     // A script runs to completion inside one command here; none is ever
     // observable as running by another client.
     return resp::Reply::error("NOTBUSY No scripts in execution right now.");
   }
-  if (iequals(sub, "debug")) {
+  if (equals_ci(sub, "debug")) {
     if (argc != 3) return subcommand_arity_error(sub);
-    if (iequals(argv[2], "no")) return resp::Reply::ok();
-    if (iequals(argv[2], "yes") || iequals(argv[2], "sync")) {
+    if (equals_ci(argv[2], "no")) return resp::Reply::ok();
+    if (equals_ci(argv[2], "yes") || equals_ci(argv[2], "sync")) {
       return resp::Reply::error("ERR SCRIPT DEBUG is not supported by redsim");
     }
     return resp::Reply::error("ERR Use SCRIPT DEBUG YES/SYNC/NO");
   }
-  if (iequals(sub, "help")) {
+  if (equals_ci(sub, "help")) {
     if (argc != 2) return subcommand_arity_error(sub);
     std::vector<resp::Reply> lines;
     for (const char* line : kScriptHelp) lines.push_back(resp::Reply::status(line));

@@ -35,6 +35,7 @@
 #include "lock/env.h"
 #include "sim/clock.h"
 #include "sim/server.h"
+#include "sim/world/prng.h"
 
 namespace redsim::world {
 
@@ -67,7 +68,7 @@ class DirectEnv final : public lock::Env {
   };
 
   DirectEnv(DirectWorld& world, std::string client_id, uint64_t seed = 1)
-      : world_(world), client_id_(std::move(client_id)), rng_(seed ^ 0x5eed'0000'0000'0001ULL) {
+      : world_(world), client_id_(std::move(client_id)), rng_(Prng(seed).fork("direct-env")) {
     connection_.env = this;
     connection_.session = world_.server.connect();
   }
@@ -120,12 +121,7 @@ class DirectEnv final : public lock::Env {
   std::string client_id() override { return client_id_; }
   uint64_t task_id() override { return task_id_; }
 
-  uint64_t random_u64() override {  // splitmix64
-    uint64_t z = (rng_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
+  uint64_t random_u64() override { return rng_.next_u64(); }
 
   void trace(std::string_view what) override { traces.emplace_back(what); }
 
@@ -208,7 +204,7 @@ class DirectEnv final : public lock::Env {
   DirectWorld& world_;
   std::string client_id_;
   uint64_t task_id_ = 1;
-  uint64_t rng_;
+  Prng rng_;
   bool in_hook_ = false;
   DirectConnection connection_;
   std::unique_ptr<sim::Session> sub_session_;

@@ -5,24 +5,11 @@
 #include <ostream>
 #include <string>
 
+#include "sim/args.h"
 #include "sim/server.h"
 #include "tools/cli/redis_cli_format.h"
 
 namespace redsim::cli {
-
-namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 int run_repl(std::istream& in, std::ostream& out) {
   sim::ManualClock clock;
@@ -45,8 +32,8 @@ int run_repl(std::istream& in, std::ostream& out) {
       repeat = n;
       args->erase(args->begin());
     }
-    if (iequals(args->front(), "quit") || iequals(args->front(), "exit")) break;
-    if (iequals(args->front(), "subscribe") || iequals(args->front(), "psubscribe")) {
+    if (sim::equals_ci(args->front(), "quit") || sim::equals_ci(args->front(), "exit")) break;
+    if (sim::equals_ci(args->front(), "subscribe") || sim::equals_ci(args->front(), "psubscribe")) {
       out << "Reading messages... (press Ctrl-C to quit)\n";
     }
     for (long i = 0; i < repeat; ++i) {
