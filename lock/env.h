@@ -43,6 +43,14 @@ class Connection {
   // exception). Blocks the calling task only. Throws ConnectionError (or a
   // subclass) when the transport fails; the command may or may not have run.
   virtual Reply call(const Argv& argv) = 0;
+  // As call(argv), but waits at most `timeout` for the reply and then throws
+  // TimeoutError; the connection is then broken and replaced (the command
+  // may have run). Redlock's per-server timeout uses it. Environments that
+  // cannot time out a call fall back to call(argv).
+  virtual Reply call(const Argv& argv, Micros timeout) {
+    (void)timeout;
+    return call(argv);
+  }
 };
 
 // A wake-up signal a task can wait on, with a timeout. It remembers one
