@@ -48,6 +48,8 @@ std::string_view to_string(EventKind kind) {
       return "trace";
     case EventKind::kResult:
       return "result";
+    case EventKind::kKeyState:
+      return "key-state";
   }
   return "?";
 }
@@ -270,6 +272,9 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
       return "# " + e.text;
     case EventKind::kResult:
       return "= " + e.text;
+    case EventKind::kKeyState:
+      return "key " + e.resource + ": " +
+             (e.text == "lease" ? "lease until t=" + format_time_ms(e.value) : e.text);
   }
   return "?";
 }
@@ -296,8 +301,9 @@ std::string render_timeline(const History& history, const TimelineOptions& optio
   std::string out;
   bool skipped = false;
   for (size_t i = 0; i < events.size(); ++i) {
-    const bool note = events[i].kind == EventKind::kServerNote;
-    if (!visible[i] || (note && !options.server_notes && !focus.contains(i))) {
+    const bool hidden = (events[i].kind == EventKind::kServerNote && !options.server_notes) ||
+                        (events[i].kind == EventKind::kKeyState && !options.key_states);
+    if (!visible[i] || (hidden && !focus.contains(i))) {
       skipped = skipped || !visible[i];
       continue;
     }

@@ -47,6 +47,9 @@ enum class EventKind : uint8_t {
   kHold,           // resource; text: "lock", "unlock" or "unlock-rejected"; value: observed count
   kTrace,          // text: a lock-level note (Env::trace)
   kResult,         // text: a result the workload recorded ("acquire ok")
+  kKeyState,       // server, resource: a tracked lock key changed on that server. text:
+                   // "lease" (value: its deadline as true time, us), "persistent" (no
+                   // deadline) or "absent". Drawn as lease bars on the server's lane.
 };
 
 std::string_view to_string(EventKind kind);
@@ -118,6 +121,7 @@ struct TimelineOptions {
   size_t context_events = 8;   // events shown on each side of a focus event
   size_t max_text_chars = 48;  // longer arguments and replies are cut with "..."
   bool server_notes = true;    // include kServerNote lines
+  bool key_states = false;     // include kKeyState lines (the lease bars of render_svg)
 };
 
 // One line per event: `t=   12.345ms  c2/1  SET lock tok NX PX 100 -> OK`.

@@ -92,6 +92,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
     e.argv = std::move(argv);
     e.reply = format_reply(reply);
     record(std::move(e));
+    note_key_states(link.server);
     send_to_client(link, [this, &link, &t, token, reply = std::move(reply),
                           on_arrival = std::move(on_arrival)] {
       deliver(*link.process, [this, &t, token, reply, on_arrival] {

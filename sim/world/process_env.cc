@@ -124,6 +124,7 @@ void ProcessEnv::enter_critical(std::string_view resource) {
   HistoryEvent e = rt_.event(EventKind::kEnterCritical, &p_, task_id());
   e.resource = str(resource);
   rt_.record(std::move(e));
+  rt_.track_key(str(resource));
 }
 
 void ProcessEnv::leave_critical(std::string_view resource) {
@@ -139,6 +140,7 @@ void ProcessEnv::record_acquire_start(std::string_view resource, Micros wait) {
   e.resource = str(resource);
   e.value = wait == Micros::max() || wait.count() < 0 ? -1 : wait.count();
   rt_.record(std::move(e));
+  rt_.track_key(str(resource));
 }
 
 void ProcessEnv::record_acquire_end(std::string_view resource, bool acquired) {

@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -132,6 +133,11 @@ struct Runtime {
   void end_pause(Process& p);
   void deliver(Process& p, std::function<void()> fn);
   void expire_tick();
+  // Lease bars for timelines: `key` (a resource the workload named) is
+  // tracked on every server from now on; note_key_states(s) records a
+  // kKeyState event for each tracked key whose state on server s changed.
+  void track_key(const std::string& key);
+  void note_key_states(size_t server);
 
   // Blocking, called on a task's fiber (world.cc).
   Task& current_task(Process& p);  // std::logic_error when not on a task of p
@@ -170,6 +176,10 @@ struct Runtime {
   std::vector<std::unique_ptr<Link>> links;
   std::vector<std::unique_ptr<Process>> processes;  // processes[pid - 1]
   Task* current = nullptr;                          // the task whose fiber runs now
+  // Tracked keys and, per server, their last recorded state: the deadline
+  // as true time (us), -1 for no deadline; absent keys are not in the map.
+  std::set<std::string, std::less<>> tracked_keys;
+  std::vector<std::map<std::string, int64_t, std::less<>>> key_states;
 };
 
 }  // namespace redsim::world::detail

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "lock/errors.h"
+#include "sim/keyspace.h"
 #include "sim/world/runtime.h"
 
 namespace redsim::world {
@@ -189,6 +190,42 @@ void Runtime::deliver(Process& p, std::function<void()> fn) {
   fn();
 }
 
+void Runtime::track_key(const std::string& key) {
+  if (!tracked_keys.insert(key).second) return;
+  for (size_t i = 0; i < servers.size(); ++i) note_key_states(i);
+}
+
+void Runtime::note_key_states(size_t server) {
+  if (tracked_keys.empty()) return;
+  if (key_states.size() < servers.size()) key_states.resize(servers.size());
+  sim::Server& s = *servers[server];
+  auto& known = key_states[server];
+  const int64_t server_now_us = s.clock().now_us();
+  for (const std::string& key : tracked_keys) {
+    // Looked at without side effects: a key past its deadline counts as gone.
+    const sim::Entry* entry = s.keyspace().db(0).peek(key);
+    const bool live = entry != nullptr && !entry->expired_at(server_now_us / 1000);
+    // The deadline in true time: how far ahead it is on the server's clock.
+    const int64_t deadline =
+        !live || !entry->has_expire() ? -1 : now() + (entry->expire_ms * 1000 - server_now_us);
+    auto it = known.find(key);
+    if (!live && it == known.end()) continue;
+    if (live && it != known.end() && it->second == deadline) continue;
+    HistoryEvent e = event(EventKind::kKeyState, nullptr, 0);
+    e.server = static_cast<int32_t>(server);
+    e.resource = key;
+    if (!live) {
+      e.text = "absent";
+      known.erase(it);
+    } else {
+      e.text = deadline < 0 ? "persistent" : "lease";
+      e.value = deadline;
+      known[key] = deadline;
+    }
+    record(std::move(e));
+  }
+}
+
 void Runtime::expire_tick() {
   for (size_t i = 0; i < servers.size(); ++i) {
     const size_t deleted = servers[i]->active_expire_cycle();
@@ -198,6 +235,7 @@ void Runtime::expire_tick() {
       e.text = "active expire deleted " + std::to_string(deleted) + " key(s)";
       record(std::move(e));
     }
+    note_key_states(i);
   }
   sched.after(
       options.active_expire_interval_us, [this] { expire_tick(); }, /*daemon=*/true);

@@ -3,6 +3,8 @@
 #include <ostream>
 
 #include "sim/world/explore.h"
+#include "sim/world/timeline_svg.h"
+#include "tools/cli/svg_file.h"
 
 namespace redsim::cli {
 
@@ -13,7 +15,7 @@ std::string check_replay_command(const CheckOptions& options, uint64_t seed) {
   return cmd;
 }
 
-int check(const CheckOptions& options, std::ostream& out) {
+int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
   uint64_t first = options.seed.value_or(1);
   uint64_t last = options.seed ? *options.seed : static_cast<uint64_t>(options.seeds);
   uint64_t commands = 0;
@@ -41,6 +43,15 @@ int check(const CheckOptions& options, std::ostream& out) {
              "taken after the first one's had expired\n";
     }
     out << "replay: " << check_replay_command(options, seed) << "\n";
+    if (!options.svg_path.empty()) {
+      world::SvgOptions svg;
+      svg.title = "redsim check --lock " + std::string(lock::lock_kind_name(options.kind)) +
+                  ": shrunk counterexample, seed " + std::to_string(seed);
+      svg.violations = small.violations;
+      if (!write_svg_file(options.svg_path, world::render_svg(small.history, svg), out, err)) {
+        return 2;
+      }
+    }
     return 1;
   }
   out << "no violation: lock " << lock::lock_kind_name(options.kind) << ", " << (last - first + 1)

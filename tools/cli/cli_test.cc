@@ -60,7 +60,7 @@ TEST(Check, FindsTheGetDelRaceAndPrintsAReplayThatReproducesIt) {
   std::ostringstream out;
   CheckOptions options;
   options.kind = lock::LockKind::kGetDel;
-  EXPECT_EQ(check(options, out), 1) << out.str();
+  EXPECT_EQ(check(options, out, out), 1) << out.str();
   const std::string text = out.str();
   EXPECT_NE(text.find("diagnosis: expire-then-delete"), std::string::npos) << text;
   const size_t at = text.find("replay: build/redsim check --lock get-del --seed ");
@@ -69,7 +69,7 @@ TEST(Check, FindsTheGetDelRaceAndPrintsAReplayThatReproducesIt) {
       text.substr(at + std::string("replay: build/redsim check --lock get-del --seed ").size()));
   std::ostringstream again;
   options.seed = seed;
-  EXPECT_EQ(check(options, again), 1);
+  EXPECT_EQ(check(options, again, again), 1);
   EXPECT_EQ(again.str(), text) << "a replay must print the same counterexample";
 }
 
@@ -79,7 +79,7 @@ TEST(Check, SafeKindsShowNothing) {
     CheckOptions options;
     options.kind = kind;
     options.seeds = 200;
-    EXPECT_EQ(check(options, out), 0) << out.str();
+    EXPECT_EQ(check(options, out, out), 0) << out.str();
   }
 }
 

@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
   run->add_option("--seed", run_options.seed, "Seed (client ids, tokens, jitter)")
       ->capture_default_str();
   run->add_flag("--json", run_options.json, "JSON instead of text");
+  run->add_option("--svg", run_options.svg_path, "Draw the run's timeline to this SVG file")
+      ->excludes(all_flag);
   run->callback([&] {
     if (run_options.name.empty() && !run_options.all) {
       throw CLI::ValidationError("scenario run", "give a scenario name or --all");
@@ -58,10 +60,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 10000000))
       ->capture_default_str();
   auto* seed_opt = check->add_option("--seed", seed, "Run exactly this seed (a replay)");
+  check->add_option("--svg", check_options.svg_path,
+                    "Draw the shrunk counterexample's timeline to this SVG file");
   check->callback([&] {
     check_options.kind = *redsim::lock::parse_lock_kind(lock_name);
     if (seed_opt->count() > 0) check_options.seed = seed;
-    exit_code = redsim::cli::check(check_options, std::cout);
+    exit_code = redsim::cli::check(check_options, std::cout, std::cerr);
   });
 
   auto* repl = app.add_subcommand(

@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "sim/world/scenarios.h"
+#include "sim/world/timeline_svg.h"
 #include "tools/cli/json.h"
+#include "tools/cli/svg_file.h"
 
 namespace redsim::cli {
 
@@ -92,6 +94,17 @@ int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostr
   if (options.json && options.all) out << "[";
   for (size_t i = 0; i < chosen.size(); ++i) {
     ScenarioResult r = chosen[i]->run(options.seed);
+    if (!options.svg_path.empty()) {
+      world::SvgOptions svg;
+      svg.title = "scenario " + chosen[i]->name + " (" +
+                  std::string(lock::lock_kind_name(chosen[i]->kind)) + "), seed " +
+                  std::to_string(r.seed) + ": " + std::string(world::verdict_name(r.observed));
+      svg.violations = r.violations;
+      std::ostream& note = options.json ? err : out;
+      if (!write_svg_file(options.svg_path, world::render_svg(r.history, svg), note, err)) {
+        return 2;
+      }
+    }
     if (options.json) {
       if (i) out << ",\n ";
       print_json(*chosen[i], r, out);

@@ -15,11 +15,13 @@ struct ScenarioRunOptions {
   bool all = false;
   uint64_t seed = 1;
   bool json = false;
+  std::string svg_path;  // non-empty (one scenario only): draw the run there
 };
 
 // Runs one scenario (or all) and prints timeline, findings and verdict (or
 // JSON). Returns 0 when every scenario run gave its expected verdict, 1 when
-// one did not, 2 for an unknown name (message on `err`).
+// one did not, 2 for an unknown name or an SVG file that cannot be written
+// (message on `err`).
 int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace redsim::cli
