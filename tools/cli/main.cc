@@ -6,6 +6,7 @@
 
 #include "lock/lock.h"
 #include "tools/cli/check_cmd.h"
+#include "tools/cli/difftest_cmd.h"
 #include "tools/cli/repl.h"
 #include "tools/cli/scenario_cmd.h"
 
@@ -67,6 +68,26 @@ int main(int argc, char** argv) {
     if (seed_opt->count() > 0) check_options.seed = seed;
     exit_code = redsim::cli::check(check_options, std::cout, std::cerr);
   });
+
+  redsim::cli::DifftestOptions diff_options;
+  auto* diff = app.add_subcommand(
+      "difftest",
+      "Random command sequences against a real redis-server and the fake; exit 1 on a mismatch");
+  diff->add_option("--host", diff_options.host, "redis-server address (IPv4)")
+      ->capture_default_str();
+  diff->add_option("--port", diff_options.port,
+                   "redis-server port (started with --enable-debug-command yes)")
+      ->required()
+      ->check(CLI::Range(1, 65535));
+  diff->add_option("--seed", diff_options.seed, "First seed")->capture_default_str();
+  diff->add_option("--seeds", diff_options.seeds, "Number of seeds")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  diff->add_option("--commands", diff_options.commands, "Steps per seed")
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
+  diff->add_flag("!--no-shrink", diff_options.shrink, "Print a mismatch without shrinking it");
+  diff->callback([&] { exit_code = redsim::cli::difftest(diff_options, std::cout, std::cerr); });
 
   auto* repl = app.add_subcommand(
       "repl", "Run commands from stdin on an embedded fake Redis; print replies as redis-cli does");

@@ -1,0 +1,26 @@
+// `redsim difftest`: the differential tester (tools/difftest/difftest.h)
+// against a real redis-server.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace redsim::cli {
+
+struct DifftestOptions {
+  std::string host = "127.0.0.1";
+  int port = 6379;         // a redis-server 7.0 started with --enable-debug-command yes
+  uint64_t seed = 1;       // first seed
+  int seeds = 1;           // seeds seed .. seed+seeds-1
+  size_t commands = 1000;  // steps per seed
+  bool shrink = true;      // shrink a mismatch before printing it
+};
+
+// Runs the seeds; prints a summary line per seed and, on a mismatch, the
+// shrunk sequence, both sides' bytes, the seed and the replay command.
+// Returns 0 with no mismatch, 1 on a mismatch, 2 when the server cannot be
+// reached (message on `err`).
+int difftest(const DifftestOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace redsim::cli

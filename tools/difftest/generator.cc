@@ -1,0 +1,517 @@
+// The random command grammar of the differential tester.
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/world/prng.h"
+#include "tools/difftest/difftest.h"
+
+namespace redsim::difftest {
+
+namespace {
+
+using Argv = std::vector<std::string>;
+
+class Gen {
+ public:
+  explicit Gen(uint64_t seed) : rng_(seed) {}
+
+  uint64_t below(uint64_t n) { return rng_.below(n); }
+  bool chance(int percent) { return static_cast<int>(rng_.below(100)) < percent; }
+  int64_t range(int64_t lo, int64_t hi) { return rng_.uniform(lo, hi); }
+  template <typename T, size_t N>
+  const T& pick(const std::array<T, N>& a) {
+    return a[rng_.below(N)];
+  }
+  const std::string& pick(const std::vector<std::string>& v) { return v[rng_.below(v.size())]; }
+
+  // A small key pool so that commands meet each other's keys.
+  std::string key() {
+    static const std::vector<std::string> keys = {"k0", "k1", "k2", "k3", "k4", "{t}k5"};
+    return pick(keys);
+  }
+  std::string field() {
+    static const std::vector<std::string> fields = {"f0", "f1", "f2", "f3", "", "f\xff"};
+    return pick(fields);
+  }
+  std::string value() {
+    static const std::vector<std::string> values = {"",
+                                                    "0",
+                                                    "1",
+                                                    "-1",
+                                                    "42",
+                                                    "007",
+                                                    "3.5",
+                                                    "-2.25",
+                                                    "abc",
+                                                    " 1",
+                                                    "1e3",
+                                                    "10 ",
+                                                    "0x10",
+                                                    "inf",
+                                                    "nan",
+                                                    "a b",
+                                                    "x\r\ny",
+                                                    std::string("z\0z", 3),
+                                                    "9223372036854775807",
+                                                    "-9223372036854775808",
+                                                    "9223372036854775808",
+                                                    "\xe2\x82\xac",
+                                                    std::string(70, 'v')};
+    return pick(values);
+  }
+  std::string integer() {
+    static const std::vector<std::string> ints = {
+        "0", "1", "-1", "2", "10", "-5", "100", "9223372036854775807", "abc", "1.5", ""};
+    return pick(ints);
+  }
+  // Expiry lengths: far from the run's timing noise (see kTimingMarginMs).
+  std::string seconds() {
+    static const std::vector<std::string> s = {"1", "100", "0", "-1", "x", "1000000"};
+    return pick(s);
+  }
+  std::string millis() {
+    static const std::vector<std::string> ms = {"150", "400", "1000", "100000", "0", "-5", "x"};
+    return pick(ms);
+  }
+  std::string channel() {
+    static const std::vector<std::string> ch = {"ch0", "ch1", "news.a", "news.b"};
+    return pick(ch);
+  }
+
+ private:
+  world::Prng rng_;
+};
+
+void add_string(Gen& g, std::vector<Step>& out) {
+  Step s;
+  switch (g.below(16)) {
+    case 0:
+    case 1: {
+      s.argv = {"SET", g.key(), g.value()};
+      if (g.chance(30)) s.argv.push_back(g.chance(50) ? "NX" : "XX");
+      if (g.chance(15)) s.argv.push_back("GET");
+      switch (g.below(6)) {
+        case 0:
+          s.argv.insert(s.argv.end(), {"PX", g.millis()});
+          break;
+        case 1:
+          s.argv.insert(s.argv.end(), {"EX", g.seconds()});
+          break;
+        case 2:
+          s.argv.push_back("KEEPTTL");
+          break;
+        case 3:
+          if (g.chance(30)) s.argv.insert(s.argv.end(), {"EX", "10", "PX", "100"});
+          break;
+        default:
+          break;
+      }
+      if (g.chance(5)) s.argv.push_back(g.chance(50) ? "NX" : "BOGUS");
+      break;
+    }
+    case 2:
+      s.argv = {"GET", g.key()};
+      break;
+    case 3:
+      s.argv = {"GETDEL", g.key()};
+      break;
+    case 4:
+      s.argv = {"GETSET", g.key(), g.value()};
+      break;
+    case 5:
+      s.argv = {"SETNX", g.key(), g.value()};
+      break;
+    case 6:
+      s.argv = {g.chance(50) ? "SETEX" : "PSETEX", g.key(), g.chance(50) ? "100" : g.integer(),
+                g.value()};
+      break;
+    case 7:
+      s.argv = {"MSET", g.key(), g.value()};
+      if (g.chance(50)) s.argv.insert(s.argv.end(), {g.key(), g.value()});
+      if (g.chance(10)) s.argv.push_back(g.key());
+      break;
+    case 8:
+      s.argv = {"MGET", g.key(), g.key(), g.key()};
+      break;
+    case 9:
+      s.argv = {"INCR", g.key()};
+      break;
+    case 10:
+      s.argv = {"INCRBY", g.key(), g.integer()};
+      break;
+    case 11:
+      s.argv = {g.chance(50) ? "DECR" : "DECRBY", g.key()};
+      if (s.argv[0] == "DECRBY") s.argv.push_back(g.integer());
+      break;
+    case 12:
+      s.argv = {"APPEND", g.key(), g.value()};
+      break;
+    case 13:
+      s.argv = {"STRLEN", g.key()};
+      break;
+    case 14:
+      s.argv = {g.chance(50) ? "INCR" : "GET"};  // wrong arity
+      break;
+    default:
+      s.argv = {"SET", g.key()};  // wrong arity
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
+void add_hash(Gen& g, std::vector<Step>& out) {
+  Step s;
+  const std::string k = g.key();
+  switch (g.below(13)) {
+    case 0:
+    case 1:
+      s.argv = {"HSET", k, g.field(), g.value()};
+      if (g.chance(40)) s.argv.insert(s.argv.end(), {g.field(), g.value()});
+      if (g.chance(5)) s.argv.push_back(g.field());
+      break;
+    case 2:
+      s.argv = {"HSETNX", k, g.field(), g.value()};
+      break;
+    case 3:
+      s.argv = {"HGET", k, g.field()};
+      break;
+    case 4:
+      s.argv = {"HMGET", k, g.field(), g.field()};
+      break;
+    case 5:
+      s.argv = {"HMSET", k, g.field(), g.value()};
+      break;
+    case 6:
+      s.argv = {"HDEL", k, g.field(), g.field()};
+      break;
+    case 7:
+      s.argv = {"HEXISTS", k, g.field()};
+      break;
+    case 8:
+      s.argv = {"HINCRBY", k, g.field(), g.integer()};
+      break;
+    case 9:
+      s.argv = {"HGETALL", k};
+      s.compare = Compare::kPairsUnordered;
+      break;
+    case 10:
+      s.argv = {g.chance(50) ? "HKEYS" : "HVALS", k};
+      s.compare = Compare::kUnordered;
+      break;
+    case 11:
+      s.argv = {"HLEN", k};
+      break;
+    default:
+      s.argv = {"HSET", k, g.field()};
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
+void add_keys(Gen& g, std::vector<Step>& out) {
+  Step s;
+  switch (g.below(7)) {
+    case 0:
+      s.argv = {"TYPE", g.key()};
+      break;
+    case 1:
+      s.argv = {"EXISTS", g.key(), g.key()};
+      break;
+    case 2:
+      s.argv = {g.chance(50) ? "DEL" : "UNLINK", g.key()};
+      if (g.chance(40)) s.argv.push_back(g.key());
+      break;
+    case 3:
+      s.argv = {"DBSIZE"};
+      break;
+    case 4:
+      s.argv = {"SELECT", g.chance(80) ? "0" : (g.chance(50) ? "1" : "16")};
+      break;
+    case 5:
+      s.argv = {"PING"};
+      if (g.chance(50)) s.argv.push_back(g.value());
+      break;
+    default:
+      s.argv = {"ECHO", g.value()};
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
+void add_expire(Gen& g, std::vector<Step>& out) {
+  Step s;
+  const std::string k = g.key();
+  switch (g.below(9)) {
+    case 0:
+      s.argv = {"EXPIRE", k, g.seconds()};
+      if (g.chance(30))
+        s.argv.push_back(g.pick(std::array<std::string, 5>{"NX", "XX", "GT", "LT", "ZZ"}));
+      break;
+    case 1:
+      s.argv = {"PEXPIRE", k, g.millis()};
+      if (g.chance(30))
+        s.argv.push_back(g.pick(std::array<std::string, 4>{"NX", "XX", "GT", "LT"}));
+      break;
+    case 2:
+      // An absolute deadline far in the past or the future: timing-safe.
+      s.argv = {g.chance(50) ? "EXPIREAT" : "PEXPIREAT", k, g.chance(50) ? "1" : "99999999999999"};
+      break;
+    case 3:
+      s.argv = {"TTL", k};
+      s.compare = Compare::kTtlSeconds;
+      break;
+    case 4:
+      s.argv = {"PTTL", k};
+      s.compare = Compare::kTtlMillis;
+      break;
+    case 5:
+      s.argv = {"EXPIRETIME", k};
+      s.compare = Compare::kTtlSeconds;
+      break;
+    case 6:
+      s.argv = {"PEXPIRETIME", k};
+      s.compare = Compare::kTtlMillis;
+      break;
+    case 7:
+      s.argv = {"PERSIST", k};
+      break;
+    default:
+      // Lets short leases run out on both sides.
+      s.argv = {"DEBUG", "SLEEP", g.chance(70) ? "0" : "0.2"};
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
+void add_multi(Gen& g, std::vector<Step>& out) {
+  const int conn = static_cast<int>(g.below(3));
+  if (g.chance(20)) {
+    out.push_back(Step{conn, {"WATCH", g.key()}, Compare::kExact});
+    return;
+  }
+  out.push_back(Step{conn, {"MULTI"}, Compare::kExact});
+  const size_t n = g.below(4);
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<Step> inner;
+    switch (g.below(3)) {
+      case 0:
+        add_string(g, inner);
+        break;
+      case 1:
+        add_hash(g, inner);
+        break;
+      default:
+        add_keys(g, inner);
+        break;
+    }
+    for (Step& s : inner) {
+      if (s.argv[0] == "SELECT" || s.argv[0] == "DEBUG") continue;
+      s.conn = conn;
+      out.push_back(std::move(s));
+    }
+    // Another connection may touch a watched key meanwhile.
+    if (g.chance(20)) out.push_back(Step{(conn + 1) % 3, {"SET", g.key(), "x"}, Compare::kExact});
+  }
+  if (g.chance(10)) out.push_back(Step{conn, {"WATCH", g.key()}, Compare::kExact});
+  out.push_back(Step{conn, {g.chance(85) ? "EXEC" : "DISCARD"}, Compare::kExact});
+}
+
+void add_pubsub(Gen& g, std::vector<Step>& out) {
+  Step s;
+  s.conn = 3;
+  switch (g.below(7)) {
+    case 0:
+      s.argv = {"SUBSCRIBE", g.channel()};
+      if (g.chance(40)) s.argv.push_back(g.channel());
+      break;
+    case 1:
+      s.argv = {"UNSUBSCRIBE"};
+      if (g.chance(60)) s.argv.push_back(g.channel());
+      if (s.argv.size() == 1) s.compare = Compare::kUnsubscribeAll;
+      break;
+    case 2:
+      s.argv = {"PSUBSCRIBE", g.chance(50) ? "news.*" : "ch?"};
+      break;
+    case 3:
+      s.argv = {"PUNSUBSCRIBE"};
+      if (g.chance(60)) s.argv.push_back(g.chance(50) ? "news.*" : "ch?");
+      if (s.argv.size() == 1) s.compare = Compare::kUnsubscribeAll;
+      break;
+    case 4:
+      s.argv = {"GET", g.key()};  // refused while subscribed
+      break;
+    default:
+      s.conn = static_cast<int>(g.below(3));
+      s.argv = {"PUBLISH", g.channel(), g.value()};
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
+// A small random Lua expression whose value crosses the Lua -> RESP
+// conversion (or raises).
+std::string lua_expr(Gen& g, int depth) {
+  const int choices = depth > 2 ? 8 : 22;
+  switch (g.below(static_cast<uint64_t>(choices))) {
+    case 0:
+      return g.pick(
+          std::array<std::string, 8>{"0", "1", "-7", "42", "3.99", "-2.5", "1e10", "0.5"});
+    case 1:
+      return g.pick(std::array<std::string, 5>{"'abc'", "''", "'x\\0y'", "'10'", "'3.0'"});
+    case 2:
+      return g.pick(std::array<std::string, 3>{"true", "false", "nil"});
+    case 3:
+      return "KEYS[1]";
+    case 4:
+      return "ARGV[1]";
+    case 5:
+      return "#ARGV";
+    case 6:
+      return "tostring(" + std::to_string(g.range(-100, 100)) + ")";
+    case 7:
+      return "tonumber('" + g.pick(std::array<std::string, 5>{"12", "0x10", "1.5", "z", " 7 "}) +
+             "')";
+    case 8:
+    case 9: {
+      std::string t = "{";
+      const uint64_t n = g.below(4);
+      for (uint64_t i = 0; i < n; ++i) t += (i ? ", " : "") + lua_expr(g, depth + 1);
+      return t + "}";
+    }
+    case 10:
+      return "redis.call('" +
+             g.pick(std::array<std::string, 8>{"GET", "INCR", "TYPE", "EXISTS", "HGETALL", "STRLEN",
+                                               "DEL", "TTL"}) +
+             "', KEYS[1])";
+    case 11:
+      return "redis.call('SET', KEYS[1], " + lua_expr(g, depth + 1) + ")";
+    case 12:
+      return "redis.pcall('" +
+             g.pick(std::array<std::string, 4>{"INCR", "HGET", "NOSUCH", "STRLEN"}) + "', KEYS[1])";
+    case 13:
+      return "redis.status_reply('" + g.pick(std::array<std::string, 3>{"OK", "FINE", ""}) + "')";
+    case 14:
+      return "redis.error_reply('" +
+             g.pick(std::array<std::string, 3>{"MY oops", "plain", "ERR x"}) + "')";
+    case 15:
+      return "cjson.encode(" +
+             g.pick(
+                 std::array<std::string, 5>{"{1, 2, 3}", "{a = 1}", "{}", "'s'", "{1.5, true}"}) +
+             ")";
+    case 16:
+      return "cjson.decode('" +
+             g.pick(std::array<std::string, 5>{"[1,2,3]", "{\"a\":[1,{\"b\":2}]}", "5", "\"s\"",
+                                               "[1.5,true,null]"}) +
+             "')";
+    case 17:
+      return "bit." +
+             g.pick(std::array<std::string, 5>{"band", "bor", "bxor", "lshift", "rshift"}) + "(" +
+             std::to_string(g.range(-300, 300)) + ", " + std::to_string(g.range(0, 9)) + ")";
+    case 18:
+      return "bit.tohex(" + std::to_string(g.range(-70000, 70000)) + ")";
+    case 19:
+      return "{err = '" + g.pick(std::array<std::string, 2>{"MYERR bad", "oops"}) + "'}";
+    case 20:
+      return "{ok = 'FINE'}";
+    default:
+      return "type(" + lua_expr(g, depth + 1) + ")";
+  }
+}
+
+std::string lua_script(Gen& g) {
+  std::string body;
+  switch (g.below(8)) {
+    case 0:
+      body = "error('" + g.pick(std::array<std::string, 2>{"boom", "MY custom"}) + "')";
+      break;
+    case 1:
+      body = "return redis.call('NOSUCHCMD')";
+      break;
+    case 2:
+      body = "local t = {} for i = 1, " + std::to_string(g.range(0, 5)) +
+             " do t[i] = i * 2 end return t";
+      break;
+    case 3:
+      body = "local ok = redis.pcall('INCR', KEYS[1]) return {type(ok), ok}";
+      break;
+    default:
+      body = "return " + lua_expr(g, 0);
+      break;
+  }
+  return body;
+}
+
+void add_script(Gen& g, std::vector<Step>& out, std::vector<std::string>& loaded) {
+  Step s;
+  s.conn = static_cast<int>(g.below(3));
+  switch (g.below(8)) {
+    case 0: {
+      const std::string src = lua_script(g);
+      s.argv = {"SCRIPT", "LOAD", src};
+      loaded.push_back(src);
+      break;
+    }
+    case 1:
+      if (!loaded.empty() && g.chance(80)) {
+        // EVALSHA of a script loaded earlier: the runner turns "$SHA:" + src into its SHA1.
+        s.argv = {"EVALSHA", "$SHA:" + g.pick(loaded), "1", g.key(), g.value()};
+      } else {
+        s.argv = {"EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"};
+      }
+      break;
+    case 2:
+      s.argv = {"EVAL_RO", lua_script(g), "1", g.key(), g.value()};
+      break;
+    case 3:
+      s.argv = {"EVAL", lua_script(g), g.chance(90) ? "1" : "-1", g.key(), g.value()};
+      break;
+    default:
+      s.argv = {"EVAL", lua_script(g), "1", g.key(), g.value()};
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
+}  // namespace
+
+std::vector<Step> generate(const GenOptions& options) {
+  Gen g(world::mix64(options.seed ^ 0x6469666674657374ULL));  // "difftest"
+  std::vector<std::string> families = options.families;
+  if (families.empty()) {
+    families = {"string", "string", "hash",   "hash",   "keys",
+                "expire", "multi",  "pubsub", "script", "script"};
+  }
+  std::vector<Step> out;
+  std::vector<std::string> loaded;
+  while (out.size() < options.commands) {
+    const std::string& f = g.pick(families);
+    const size_t before = out.size();
+    if (f == "string") {
+      add_string(g, out);
+    } else if (f == "hash") {
+      add_hash(g, out);
+    } else if (f == "keys") {
+      add_keys(g, out);
+    } else if (f == "expire") {
+      add_expire(g, out);
+    } else if (f == "multi") {
+      add_multi(g, out);
+    } else if (f == "pubsub") {
+      add_pubsub(g, out);
+    } else if (f == "script") {
+      add_script(g, out, loaded);
+    }
+    // Single-command steps go to any plain connection.
+    if (out.size() == before + 1 && f != "pubsub" && f != "script") {
+      out.back().conn = static_cast<int>(g.below(3));
+    }
+  }
+  out.resize(options.commands);
+  return out;
+}
+
+}  // namespace redsim::difftest
