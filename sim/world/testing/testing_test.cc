@@ -1,0 +1,294 @@
+// The public testing harness, used as a user would: locks written here
+// against lock::Env only, run by the fixture, the expire-then-delete
+// schedule and the RapidCheck generators.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "lock/lock.h"
+#include "sim/world/explore.h"
+#include "sim/world/testing/generators.h"
+#include "sim/world/testing/gtest.h"
+#include "sim/world/testing/harness.h"
+
+namespace redsim::harness {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A user's lock: SET NX PX to acquire, polling every 2 ms while waiting.
+// Non-copyable and non-movable, as a lock holding a reference often is.
+class UserLock {
+ public:
+  UserLock(lock::Env& env, std::string key, std::chrono::milliseconds lease)
+      : env_(env), key_(std::move(key)), lease_(lease) {}
+  UserLock(const UserLock&) = delete;
+  UserLock& operator=(const UserLock&) = delete;
+
+  bool try_lock_for(std::chrono::microseconds wait) {
+    token_ = env_.client_id() + ":" + std::to_string(env_.task_id()) + ":" +
+             std::to_string(env_.random_u64());
+    const auto deadline = env_.now() + wait;
+    for (;;) {
+      const auto reply =
+          env_.connection().call({"SET", key_, token_, "NX", "PX", std::to_string(lease_.count())});
+      if (reply.is_status()) return true;
+      if (env_.now() >= deadline) return false;
+      env_.sleep_for(2ms);
+    }
+  }
+
+ protected:
+  lock::Env& env_;
+  std::string key_;
+  std::chrono::milliseconds lease_;
+  std::string token_;
+};
+
+// BROKEN: unlock is GET, compare in the client, then DEL.
+class GetThenDelLock : public UserLock {
+ public:
+  using UserLock::UserLock;
+  bool unlock() {
+    const auto current = env_.connection().call({"GET", key_});
+    if (!current.is_bulk() || current.str() != token_) return false;
+    env_.connection().call({"DEL", key_});
+    return true;
+  }
+};
+
+// Correct: unlock is one compare-and-delete script.
+class CompareAndDeleteLock : public UserLock {
+ public:
+  using UserLock::UserLock;
+  bool unlock() {
+    const auto reply = env_.connection().call(
+        {"EVAL",
+         "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) "
+         "else return 0 end",
+         "1", key_, token_});
+    return reply.is_integer() && reply.integer() == 1;
+  }
+};
+
+// BROKEN beyond repair: no lock at all.
+struct NoLock {
+  bool try_lock_for(std::chrono::microseconds) { return true; }
+  void unlock() {}
+};
+
+LockFactory get_then_del(std::chrono::milliseconds lease = 100ms) {
+  return lock_factory(
+      [lease](lock::Env& env, const std::string& key) { return GetThenDelLock(env, key, lease); });
+}
+LockFactory compare_and_delete(std::chrono::milliseconds lease = 100ms) {
+  return lock_factory([lease](lock::Env& env, const std::string& key) {
+    return CompareAndDeleteLock(env, key, lease);
+  });
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// --- the expire-then-delete schedule ---
+
+TEST(ExpireThenDelete, CatchesAUsersGetThenDelUnlock) {
+  const RunResult r = run_expire_then_delete(get_then_del(), {.lease = 100ms, .seed = 3});
+  EXPECT_TRUE(r.has("mutual-exclusion")) << report(r, "");
+  EXPECT_GE(world::find_expire_then_delete(r.history, kDefaultKey), 0)
+      << "A's DEL removed B's lock after A's GET saw its own token";
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_TRUE(contains(r.findings[0], "A paused at t=")) << r.findings[0];
+  const ::testing::AssertionResult verdict = is_safe(r);
+  EXPECT_FALSE(verdict);
+  EXPECT_TRUE(contains(verdict.message(), "seed 3")) << verdict.message();
+  EXPECT_TRUE(
+      contains(verdict.message(),
+               "replay: " + replay_hint(3, "ExpireThenDelete.CatchesAUsersGetThenDelUnlock")))
+      << verdict.message();
+  EXPECT_TRUE(contains(replay_hint(3), "REDSIM_SEED=3 /")) << replay_hint(3);
+  EXPECT_TRUE(contains(verdict.message(), "mutual-exclusion") ||
+              contains(verdict.message(), "critical"))
+      << verdict.message();
+}
+
+TEST(ExpireThenDelete, ACompareAndDeleteScriptUnlockIsSafe) {
+  const RunResult r = run_expire_then_delete(compare_and_delete(), {.lease = 100ms, .seed = 3});
+  EXPECT_TRUE(is_safe(r));
+  EXPECT_LT(world::find_expire_then_delete(r.history, kDefaultKey), 0);
+  // The script ran whole before the pause, inside A's lease: A released
+  // its own lock, and B took it after that.
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_TRUE(contains(r.findings[0], "A paused at t=")) << r.findings[0];
+  EXPECT_EQ(r.findings[1], "A's unlock: released");
+}
+
+TEST(ExpireThenDelete, EveryLeaseAndSeedGivesTheSameVerdicts) {
+  for (auto lease : {50ms, 100ms, 400ms, 2000ms}) {
+    for (uint64_t seed : {1, 2, 99}) {
+      SCOPED_TRACE("lease " + std::to_string(lease.count()) + " ms, seed " + std::to_string(seed));
+      EXPECT_TRUE(run_expire_then_delete(get_then_del(lease), {.lease = lease, .seed = seed})
+                      .has("mutual-exclusion"));
+      EXPECT_TRUE(is_safe(
+          run_expire_then_delete(compare_and_delete(lease), {.lease = lease, .seed = seed})));
+    }
+  }
+}
+
+TEST(ExpireThenDelete, AgreesWithRedsimsOwnLockKinds) {
+  auto kind = [](lock::LockKind k) {
+    return lock_factory([k](lock::Env& env, const std::string& key) {
+      lock::LockOptions o;
+      o.lease = 100ms;
+      o.retry_backoff_min = 2ms;
+      o.retry_backoff_max = 5ms;
+      return lock::make_lock(k, env, key, o);
+    });
+  };
+  EXPECT_TRUE(run_expire_then_delete(kind(lock::LockKind::kGetDel)).has("mutual-exclusion"));
+  EXPECT_TRUE(is_safe(run_expire_then_delete(kind(lock::LockKind::kSimple))));
+  // BlindDelLock's unlock is one DEL, sent before the pause here: this
+  // schedule splits an unlock, it does not delay one (the blind-del scenario does).
+  EXPECT_TRUE(is_safe(run_expire_then_delete(kind(lock::LockKind::kBlindDel))));
+}
+
+TEST(Harness, DefaultSeedReadsRedsimSeed) {
+  ::setenv("REDSIM_SEED", "77", 1);
+  EXPECT_EQ(default_seed(), 77u);
+  ::setenv("REDSIM_SEED", "7x", 1);
+  EXPECT_EQ(default_seed(5), 5u) << "not a number: the fallback";
+  ::unsetenv("REDSIM_SEED");
+  EXPECT_EQ(default_seed(5), 5u);
+}
+
+TEST(Harness, AnExceptionEscapingTheLockIsATaskError) {
+  struct Throws {
+    bool try_lock_for(std::chrono::microseconds) { throw std::runtime_error("boom"); }
+    void unlock() {}
+  };
+  world::World w;
+  spawn_client(w, "c", lock_factory([](lock::Env&, const std::string&) { return Throws{}; }),
+               kDefaultKey, {world::Attempt{}}, 1s);
+  w.run();
+  const auto v = check_all(w.history(), 0);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].checker, "task-error");
+  EXPECT_TRUE(contains(v[0].description, "boom")) << v[0].description;
+}
+
+// --- the fixture ---
+
+class LockWorldTestTest : public LockWorldTest {
+ protected:
+  int entries() {
+    int n = 0;
+    for (const auto& e : world().history().events())
+      n += e.kind == world::EventKind::kEnterCritical;
+    return n;
+  }
+};
+
+TEST_F(LockWorldTestTest, FourClientsOfACorrectLockTakeTurns) {
+  world_options().faults.latency_max_us = 2000;
+  spawn_clients(4, compare_and_delete(), {.attempts = 3, .work = 10ms});
+  run();
+  EXPECT_TRUE(no_violations(300ms));
+  EXPECT_EQ(entries(), 12) << "every attempt got the lock within its 2 s wait";
+  EXPECT_EQ(seed(), 1u);
+}
+
+TEST_F(LockWorldTestTest, NoLockAtAllIsCaughtWithSeedAndReplay) {
+  spawn_clients(2, lock_factory([](lock::Env&, const std::string&) { return NoLock{}; }),
+                {.work = 10ms});
+  run();
+  const ::testing::AssertionResult verdict = no_violations();
+  ASSERT_FALSE(verdict);
+  EXPECT_TRUE(contains(verdict.message(), "seed 1:")) << verdict.message();
+  EXPECT_TRUE(contains(verdict.message(),
+                       "--gtest_filter=LockWorldTestTest.NoLockAtAllIsCaughtWithSeedAndReplay"))
+      << verdict.message();
+  EXPECT_TRUE(result().has("mutual-exclusion"));
+}
+
+TEST_F(LockWorldTestTest, PausesPastTheLeaseBreakAGetThenDelLock) {
+  // A holder paused at its unlock: the fault plan's random pauses, long
+  // enough to outlive the 100 ms lease, find the race within a few seeds.
+  world_options().seed = 11;
+  world_options().faults.latency_max_us = 1000;
+  world_options().faults.pause_ppm = 200000;
+  world_options().faults.pause_min_us = 60000;
+  world_options().faults.pause_max_us = 150000;
+  spawn_clients(6, get_then_del(), {.attempts = 4, .think = 5ms, .work = 30ms, .wait = 5s});
+  run();
+  EXPECT_FALSE(no_violations());
+  EXPECT_TRUE(result().has("mutual-exclusion"));
+  EXPECT_GE(world::find_expire_then_delete(world().history(), key()), 0);
+}
+
+// --- the generators ---
+
+RC_GTEST_PROP(Generators, PlansStayInsideTheLeaseBudget, ()) {
+  const auto lease = std::chrono::milliseconds(*rc::gen::inRange(20, 2001));
+  const world::ExplorePlan plan = *gen_plan(lease);
+  RC_ASSERT(plan.clients.size() >= 2u);
+  RC_ASSERT(plan.clients.size() <= 8u);
+  int64_t work_max_us = 0;
+  for (const auto& c : plan.clients) {
+    RC_ASSERT(!c.attempts.empty());
+    RC_ASSERT(c.attempts.size() <= 4u);
+    for (const auto& a : c.attempts) work_max_us = std::max(work_max_us, a.work_us);
+  }
+  const int64_t lease_us = lease.count() * 1000;
+  RC_ASSERT(plan.faults.latency_max_us + work_max_us + plan.faults.pause_max_us < lease_us);
+  RC_ASSERT(plan.lease_ms == lease.count());
+}
+
+RC_GTEST_PROP(UsersCompareAndDeleteLock, NeverTwoHoldersAtOnce, ()) {
+  const world::ExplorePlan plan = *gen_plan(100ms);
+  rc_assert_safe(plan, run_plan(plan, compare_and_delete()));
+}
+
+TEST(Generators, RunPlanIsDeterministic) {
+  world::ExplorePlan plan = world::generate_plan(lock::LockKind::kSimple, 8);
+  const RunResult a = run_plan(plan, compare_and_delete());
+  const RunResult b = run_plan(plan, compare_and_delete());
+  EXPECT_EQ(a.history.hash(), b.history.hash());
+  plan.seed = 9;
+  EXPECT_NE(run_plan(plan, compare_and_delete()).history.hash(), a.history.hash());
+}
+
+// A property over a user's GET-then-DEL lock fails, and RapidCheck shrinks
+// it to an expire-then-delete. Fixed RapidCheck seed: deterministic.
+TEST(Generators, FindAndShrinkAUsersGetThenDelRace) {
+  std::optional<world::ExplorePlan> last_failing;
+  rc::detail::TestParams params;
+  params.seed = 7;
+  params.maxSuccess = 3000;
+  const rc::detail::TestResult result = rc::detail::checkTestable(
+      [&last_failing] {
+        const world::ExplorePlan plan = *gen_plan(100ms);
+        const RunResult r = run_plan(plan, get_then_del());
+        if (r.has("mutual-exclusion")) {
+          last_failing = plan;
+          RC_FAIL(report(r, ""));
+        }
+      },
+      rc::detail::TestMetadata{}, params);
+  rc::detail::FailureResult failure;
+  ASSERT_TRUE(result.match(failure)) << "no race in " << params.maxSuccess << " plans";
+  std::cout << "found after " << failure.numSuccess << " passing plans\n";
+  ASSERT_TRUE(last_failing.has_value());
+  const RunResult r = run_plan(*last_failing, get_then_del());
+  EXPECT_TRUE(r.has("mutual-exclusion"));
+  EXPECT_GE(world::find_expire_then_delete(r.history, kDefaultKey), 0) << report(r, "");
+  EXPECT_LE(last_failing->clients.size(), 3u) << describe_schedule(*last_failing);
+}
+
+}  // namespace
+}  // namespace redsim::harness
