@@ -92,6 +92,8 @@ Reply reset(CommandContext& ctx) {
   unwatch_all(ctx.session);
   drop_subscriptions(ctx.session);
   SessionAccess::db(ctx.session) = 0;
+  SessionAccess::name(ctx.session).clear();
+  SessionAccess::reply_flags(ctx.session, false, false);
   return Reply::status("RESET");
 }
 
