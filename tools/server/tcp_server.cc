@@ -55,7 +55,6 @@ struct TcpServer::Conn {
   std::unique_ptr<sim::Session> session;
   RequestParser parser;
   std::string in;
-  size_t in_pos = 0;
   std::string out;
   size_t out_pos = 0;
   std::string own_pushes;  // pushes raised by this connection's running command
@@ -67,7 +66,7 @@ struct TcpServer::Conn {
 };
 
 TcpServer::TcpServer(sim::Server& server, TcpServerOptions options)
-    : server_(server), options_(std::move(options)) {}
+    : server_(server), options_(std::move(options)), read_buf_(kReadChunkBytes) {}
 
 TcpServer::~TcpServer() {
   for (auto& [fd, c] : conns_) ::close(fd);
@@ -218,25 +217,51 @@ void TcpServer::accept_all() {
 }
 
 void TcpServer::on_readable(Conn& c) {
-  size_t want = std::max(kReadChunkBytes,
-                         std::min<size_t>(c.parser.pending_bulk_bytes(c.in.size() - c.in_pos),
-                                          size_t{16} * 1024 * 1024));
-  size_t old = c.in.size();
-  c.in.resize(old + want);
-  ssize_t n = ::recv(c.fd, c.in.data() + old, want, 0);
-  c.in.resize(old + static_cast<size_t>(std::max<ssize_t>(n, 0)));
+  size_t pending = c.parser.pending_bulk_bytes(c.in.size());
+  ssize_t n = 0;
+  if (pending > kReadChunkBytes) {
+    // Inside a big argument: read straight into the connection's buffer.
+    size_t want = std::min<size_t>(pending, size_t{16} * 1024 * 1024);
+    size_t old = c.in.size();
+    c.in.resize_and_overwrite(old + want, [&](char* p, size_t) {
+      n = ::recv(c.fd, p + old, want, 0);
+      return old + static_cast<size_t>(std::max<ssize_t>(n, 0));
+    });
+  } else {
+    // The common case: one shared buffer; a connection keeps only the
+    // bytes of an incomplete request.
+    n = ::recv(c.fd, read_buf_.data(), read_buf_.size(), 0);
+    if (n > 0) {
+      if (c.in.empty()) {
+        std::string_view view(read_buf_.data(), static_cast<size_t>(n));
+        size_t pos = 0;
+        process_input(c, view, pos);
+        if (pos < view.size()) c.in.assign(view.substr(pos));
+        flush(c);
+        return;
+      }
+      c.in.append(read_buf_.data(), static_cast<size_t>(n));
+    }
+  }
   if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
     doom(c);
     return;
   }
   if (n < 0) return;
-  process_input(c);
+  size_t pos = 0;
+  process_input(c, c.in, pos);
+  // Drop the consumed bytes; what remains is the start of the next request.
+  if (pos == c.in.size()) {
+    c.in.clear();
+  } else if (pos > 0) {
+    c.in.erase(0, pos);
+  }
   flush(c);
 }
 
-void TcpServer::process_input(Conn& c) {
+void TcpServer::process_input(Conn& c, std::string_view buf, size_t& pos) {
   while (!c.close_after_reply && !c.doomed) {
-    RequestParser::Status s = c.parser.parse(c.in, &c.in_pos);
+    RequestParser::Status s = c.parser.parse(buf, &pos);
     if (s == RequestParser::Status::kNeedMore) break;
     if (s == RequestParser::Status::kError) {
       if (!c.session->reply_suppressed()) {
@@ -248,14 +273,6 @@ void TcpServer::process_input(Conn& c) {
       break;
     }
     run_command(c);
-  }
-  // Drop the consumed bytes; what remains is the start of the next request.
-  if (c.in_pos == c.in.size()) {
-    c.in.clear();
-    c.in_pos = 0;
-  } else if (c.in_pos > 0) {
-    c.in.erase(0, c.in_pos);
-    c.in_pos = 0;
   }
 }
 

@@ -33,6 +33,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -69,7 +70,7 @@ class TcpServer {
   struct Conn;
   void accept_all();
   void on_readable(Conn& c);
-  void process_input(Conn& c);
+  void process_input(Conn& c, std::string_view buf, size_t& pos);
   void run_command(Conn& c);
   void on_push(Conn& c, const resp::Reply& reply);
   void flush(Conn& c);
@@ -88,6 +89,7 @@ class TcpServer {
   std::vector<Conn*> to_flush_;  // received pushes during this batch
   std::vector<Conn*> doomed_;    // to close once no command is running
   int64_t next_cycle_us_ = 0;
+  std::vector<char> read_buf_;  // every plain read lands here first
 };
 
 }  // namespace redsim::server
