@@ -236,3 +236,42 @@ TEST_F(ConnectionCommandsTest, RedsimAdvanceMovesTheClock) {
 
 }  // namespace
 }  // namespace redsim::sim
+
+namespace redsim::sim {
+namespace {
+
+using namespace testing;  // NOLINT
+
+class DebugCommandsTest : public ServerTest {};
+
+TEST_F(DebugCommandsTest, SetActiveExpireSwitchesTheCycle) {
+  run({"SET", "k", "v", "PX", "10"});
+  advance_ms(20);
+  EXPECT_EQ(run({"DEBUG", "SET-ACTIVE-EXPIRE", "0"}), Ok());
+  EXPECT_EQ(server_->active_expire_cycle(), 0u);
+  EXPECT_EQ(run({"DBSIZE"}), Int(1));  // still stored, expired
+  EXPECT_EQ(run({"DEBUG", "set-active-expire", "1"}), Ok());
+  EXPECT_EQ(server_->active_expire_cycle(), 1u);
+  EXPECT_EQ(run({"DBSIZE"}), Int(0));
+  EXPECT_EQ(run({"DEBUG", "SET-ACTIVE-EXPIRE", "x"}), Ok());  // atoi("x") == 0: off
+  EXPECT_FALSE(server_->config().active_expire_enabled);
+  EXPECT_EQ(run({"DEBUG", "SET-ACTIVE-EXPIRE"}),
+            Err("ERR unknown subcommand or wrong number of arguments for 'SET-ACTIVE-EXPIRE'. "
+                "Try DEBUG HELP."));
+}
+
+TEST_F(DebugCommandsTest, ReloadKeepsDataHelpListsAndJmapIsUnknown) {
+  run({"SET", "k", "v"});
+  EXPECT_EQ(run({"DEBUG", "RELOAD"}), Ok());
+  EXPECT_EQ(run({"GET", "k"}), Bulk("v"));
+  resp::Reply help = run({"DEBUG", "HELP"});
+  ASSERT_TRUE(help.is_array());
+  EXPECT_EQ(help.elements().front(),
+            Status("DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+  EXPECT_EQ(help.elements().back(), Status("    Prints this help."));
+  EXPECT_EQ(run({"DEBUG", "JMAP"}),
+            Err("ERR unknown subcommand or wrong number of arguments for 'JMAP'. Try DEBUG HELP."));
+}
+
+}  // namespace
+}  // namespace redsim::sim

@@ -191,6 +191,7 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
 }
 
 size_t Server::active_expire_cycle() {
+  if (!config_.active_expire_enabled) return 0;
   return keyspace_->active_expire(now_ms(), options_.active_expire_keys_per_cycle);
 }
 

@@ -39,8 +39,8 @@ struct ServerOptions {
 };
 
 // The settings CONFIG GET / CONFIG SET read and write (sim/cmd_connection.cc).
-// Only `hz` changes behaviour here: a transport runs active_expire_cycle()
-// every 1000 / hz ms of the server clock. The others are reported as a real
+// Only `hz` and `active_expire_enabled` change behaviour here: a transport runs
+// active_expire_cycle() every 1000 / hz ms of the server clock. The others are reported as a real
 // Redis 7.0 with persistence off reports them. A transport (redsim server)
 // fills in `port` and `bind`.
 struct ServerConfig {
@@ -166,7 +166,8 @@ class Server {
   // One active expiry cycle (Redis's activeExpireCycle, made deterministic):
   // examines up to options.active_expire_keys_per_cycle keys with a TTL per
   // db, in key order from a rotating cursor, and deletes those expired.
-  // Returns the number of keys deleted.
+  // Returns the number of keys deleted; does nothing after
+  // DEBUG SET-ACTIVE-EXPIRE 0.
   size_t active_expire_cycle();
 
   // The time commands see, in ms: frozen while a command (or script) runs,
