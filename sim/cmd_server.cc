@@ -2,6 +2,7 @@
 // TIME DEBUG QUIT RESET. Arity, flags and texts as Redis 7.0.15.
 #include <climits>
 #include <string>
+#include <vector>
 
 #include "sim/args.h"
 #include "sim/internal.h"
@@ -66,9 +67,13 @@ Reply time(CommandContext& ctx) {
       {Reply::bulk(std::to_string(us / 1000000)), Reply::bulk(std::to_string(us % 1000000))});
 }
 
-// DEBUG SLEEP <seconds> blocks the server: the clock's sleep_us (a
-// simulated clock jumps forward). Other subcommands are not simulated and
-// answer as Redis does for an unknown one.
+// DEBUG, the subcommands that make sense for a fake (texts as Redis 7.0.15):
+// SLEEP <seconds> blocks the server: the clock's sleep_us (a simulated
+// clock jumps forward, a wall clock really sleeps). SET-ACTIVE-EXPIRE <0|1>
+// switches the active expiry cycle (atoi semantics: non-zero enables).
+// RELOAD saves and reloads the data set: without persistence the data
+// stays as it is. HELP lists these. Anything else answers as Redis does
+// for an unknown subcommand.
 Reply debug(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
   if (equals_ci(argv[1], "sleep") && argv.size() == 3) {
@@ -78,6 +83,25 @@ Reply debug(CommandContext& ctx) {
       ctx.server.clock().sleep_us(us < 4e18 ? static_cast<int64_t>(us)
                                             : INT64_C(4000000000000000000));
     return Reply::ok();
+  }
+  if (equals_ci(argv[1], "set-active-expire") && argv.size() == 3) {
+    ctx.server.config().active_expire_enabled = parse_double_prefix(argv[2]) != 0;
+    return Reply::ok();
+  }
+  if (equals_ci(argv[1], "reload")) return Reply::ok();
+  if (equals_ci(argv[1], "help") && argv.size() == 2) {
+    std::vector<Reply> lines;
+    for (const char* line :
+         {"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", "RELOAD [option ...]",
+          "    Save the RDB on disk and reload it back to memory (redsim: no persistence, the",
+          "    data set stays as it is).", "SET-ACTIVE-EXPIRE <0|1>",
+          "    Setting it to 0 disables expiring keys in background when they are not",
+          "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+          "    default.", "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
+          "HELP", "    Prints this help."}) {
+      lines.push_back(Reply::status(line));
+    }
+    return Reply::array(std::move(lines));
   }
   return Reply::error(one_line("ERR unknown subcommand or wrong number of arguments for '" +
                                argv[1] + "'. Try DEBUG HELP."));
@@ -92,6 +116,8 @@ Reply reset(CommandContext& ctx) {
   unwatch_all(ctx.session);
   drop_subscriptions(ctx.session);
   SessionAccess::db(ctx.session) = 0;
+  SessionAccess::name(ctx.session).clear();
+  SessionAccess::reply_flags(ctx.session, false, false);
   return Reply::status("RESET");
 }
 

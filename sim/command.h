@@ -28,6 +28,7 @@ enum CommandFlag : uint32_t {
   kCmdNoMulti = 1u << 4,   // runs at once inside MULTI instead of being queued (EXEC, DISCARD, ...)
   kCmdFast = 1u << 5,      // informational, as Redis's @fast
   kCmdMayReplicate = 1u << 6,  // PUBLISH: not a write, yet refused by read-only scripts (7.0)
+  kCmdContainer = 1u << 7,  // has subcommands (CLIENT, CONFIG): CLIENT LIST shows cmd=client|list
 };
 
 struct CommandContext {
@@ -50,6 +51,12 @@ struct CommandSpec {
 class CommandTable {
  public:
   void add(const CommandSpec& spec);
+  size_t size() const { return by_name_.size(); }
+  // Every command, in no particular order (COMMAND, COMMAND DOCS).
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+    for (const auto& [name, spec] : by_name_) fn(spec);
+  }
   // Case-insensitive lookup; nullptr when unknown.
   const CommandSpec* find(std::string_view name) const;
 
@@ -72,5 +79,7 @@ void register_hash_commands(CommandTable& table);    // HSET HGET HINCRBY ...
 void register_pubsub_commands(CommandTable& table);  // PUBLISH SUBSCRIBE ...
 void register_multi_commands(CommandTable& table);   // MULTI EXEC DISCARD WATCH UNWATCH
 void register_script_commands(CommandTable& table);  // EVAL EVALSHA *_RO SCRIPT (sim/lua/)
+void register_connection_commands(
+    CommandTable& table);  // HELLO CLIENT CONFIG INFO COMMAND FUNCTION REDSIM.ADVANCE
 
 }  // namespace redsim::sim

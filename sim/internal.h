@@ -23,6 +23,16 @@ struct SessionAccess {
   static const std::vector<std::string>& channels(const Session& s) { return s.channels_; }
   static const std::vector<std::string>& patterns(const Session& s) { return s.patterns_; }
   static void push(Session& s, resp::Reply reply) { s.push(std::move(reply)); }
+  static std::string& name(Session& s) { return s.name_; }
+  static std::string_view last_command(const Session& s) { return s.last_command_; }
+  static const std::string& last_subcommand(const Session& s) { return s.last_subcommand_; }
+  static bool watch_dirty(const Session& s) { return s.watch_dirty_; }
+  // CLIENT REPLY: OFF sets `off`; SKIP suppresses this reply and the next.
+  static void reply_flags(Session& s, bool off, bool skip) {
+    s.reply_off_ = off;
+    s.reply_skip_ = skip;
+    s.reply_skip_next_ = skip;
+  }
 };
 
 struct ServerAccess {

@@ -1,5 +1,6 @@
 #include "sim/server.h"
 
+#include <cctype>
 #include <utility>
 
 #include "sim/args.h"
@@ -79,7 +80,8 @@ Server::Server(Clock& clock, ServerOptions options)
     : clock_(clock),
       options_(options),
       keyspace_(std::make_unique<Keyspace>(options.databases, &on_watched_key_touched)),
-      pubsub_(std::make_unique<PubSub>()) {
+      pubsub_(std::make_unique<PubSub>()),
+      start_ms_(clock.now_us() / 1000) {
   register_server_commands(commands_);
   register_key_commands(commands_);
   register_string_commands(commands_);
@@ -87,16 +89,21 @@ Server::Server(Clock& clock, ServerOptions options)
   register_pubsub_commands(commands_);
   register_multi_commands(commands_);
   register_script_commands(commands_);
+  register_connection_commands(commands_);
   scripts_ = std::make_unique<ScriptEngine>(*this);
 }
 
 Server::~Server() = default;
 
 std::unique_ptr<Session> Server::connect() {
-  return std::unique_ptr<Session>(new Session(*this, next_session_id_++));
+  auto session =
+      std::unique_ptr<Session>(new Session(*this, next_session_id_++, clock_.now_us() / 1000));
+  sessions_.emplace(session->id(), session.get());
+  return session;
 }
 
 void Server::disconnect(Session& session) {
+  sessions_.erase(session.id());
   drop_subscriptions(session);
   discard_transaction(session);
   unwatch_all(session);
@@ -131,6 +138,16 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     return reply;
   }
 
+  session.last_command_ms_ = clock_.now_us() / 1000;
+  if (spec != nullptr) {
+    session.last_command_ = spec->name;
+    if ((spec->flags & kCmdContainer) && argv.size() > 1) {
+      session.last_subcommand_.assign(argv[1]);
+      for (char& c : session.last_subcommand_) c = static_cast<char>(std::tolower(c));
+    } else {
+      session.last_subcommand_.clear();
+    }
+  }
   // Redis 7.0 processCommand's checks, in its order.
   if (spec == nullptr) return reject(session, nullptr, unknown_command(argv));
   if (!arity_ok(*spec, argv.size())) return reject(session, spec, errors::arity(spec->name));
@@ -174,6 +191,7 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
 }
 
 size_t Server::active_expire_cycle() {
+  if (!config_.active_expire_enabled) return 0;
   return keyspace_->active_expire(now_ms(), options_.active_expire_keys_per_cycle);
 }
 

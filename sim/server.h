@@ -16,8 +16,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/clock.h"
@@ -34,6 +36,23 @@ struct ServerOptions {
   int databases = 16;                     // SELECT 0..databases-1
   uint64_t seed = 0;                      // drives every random choice of the server
   int active_expire_keys_per_cycle = 20;  // keys examined per db by active_expire_cycle()
+};
+
+// The settings CONFIG GET / CONFIG SET read and write (sim/cmd_connection.cc).
+// Only `hz` and `active_expire_enabled` change behaviour here: a transport runs
+// active_expire_cycle() every 1000 / hz ms of the server clock. The others are reported as a real
+// Redis 7.0 with persistence off reports them. A transport (redsim server)
+// fills in `port` and `bind`.
+struct ServerConfig {
+  int hz = 10;                                       // 1..500, Redis's default 10
+  int64_t busy_reply_threshold_ms = 5000;            // alias lua-time-limit
+  int64_t maxmemory_bytes = 0;                       // 0: no limit
+  int port = 6379;                                   // the TCP port, 0 when not listening
+  std::string bind = "* -::*";                       // Redis's default bind list
+  int64_t proto_max_bulk_len = 512LL * 1024 * 1024;  // bytes, read-only here
+  int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
+  // Other parameters CONFIG SET stored (reported back by CONFIG GET only).
+  std::map<std::string, std::string, std::less<>> others;
 };
 
 // One client connection's state: selected db, MULTI queue, WATCHed keys,
@@ -60,11 +79,36 @@ class Session {
   void set_push_handler(std::function<void(const resp::Reply&)> handler);
   std::vector<resp::Reply> take_pushes();
 
+  // ---- What a network transport (tools/server) tells the server, and asks it.
+  // The peer as CLIENT LIST / CLIENT INFO show it ("127.0.0.1:53012"); an
+  // in-process session keeps the defaults (empty addresses, fd -1).
+  struct Peer {
+    std::string addr;
+    std::string laddr;
+    int fd = -1;
+  };
+  void set_peer(Peer peer) { peer_ = std::move(peer); }
+  const Peer& peer() const { return peer_; }
+  // CLIENT SETNAME / HELLO SETNAME; empty when unnamed.
+  const std::string& name() const { return name_; }
+  // CLIENT REPLY OFF / SKIP: true when the reply of the command that just ran
+  // (and any push) must not be sent. A transport asks after each command,
+  // then calls command_done(), which moves a SKIP on to the next command.
+  bool reply_suppressed() const { return reply_off_ || reply_skip_; }
+  void command_done() {
+    reply_skip_ = reply_skip_next_;
+    reply_skip_next_ = false;
+  }
+  // Server-clock times (ms) for CLIENT LIST's age= and idle=.
+  int64_t created_ms() const { return created_ms_; }
+  int64_t last_command_ms() const { return last_command_ms_; }
+
  private:
   friend class Server;
   friend class PubSub;
   friend struct SessionAccess;  // for the command families in sim/*.cc
-  Session(Server& server, uint64_t id) : server_(server), id_(id) {}
+  Session(Server& server, uint64_t id, int64_t now_ms)
+      : server_(server), id_(id), created_ms_(now_ms), last_command_ms_(now_ms) {}
   void push(resp::Reply reply);
 
   Server& server_;
@@ -87,6 +131,16 @@ class Session {
   std::vector<std::string> patterns_;
   std::function<void(const resp::Reply&)> push_handler_;
   std::deque<resp::Reply> pushes_;
+  // connection facts (see set_peer) and CLIENT settings
+  Peer peer_;
+  std::string name_;
+  int64_t created_ms_;
+  int64_t last_command_ms_;
+  std::string_view last_command_ = "NULL";  // CLIENT LIST cmd=; a CommandSpec name
+  std::string last_subcommand_;             // its subcommand for container commands
+  bool reply_off_ = false;
+  bool reply_skip_ = false;
+  bool reply_skip_next_ = false;
 };
 
 class Server {
@@ -112,7 +166,8 @@ class Server {
   // One active expiry cycle (Redis's activeExpireCycle, made deterministic):
   // examines up to options.active_expire_keys_per_cycle keys with a TTL per
   // db, in key order from a rotating cursor, and deletes those expired.
-  // Returns the number of keys deleted.
+  // Returns the number of keys deleted; does nothing after
+  // DEBUG SET-ACTIVE-EXPIRE 0.
   size_t active_expire_cycle();
 
   // The time commands see, in ms: frozen while a command (or script) runs,
@@ -125,6 +180,12 @@ class Server {
   PubSub& pubsub() { return *pubsub_; }
   const CommandTable& commands() const { return commands_; }
   uint64_t commands_processed() const { return commands_processed_; }
+  ServerConfig& config() { return config_; }
+  // The connected sessions by id (CLIENT LIST, INFO clients).
+  const std::map<uint64_t, Session*>& sessions() const { return sessions_; }
+  // Server-clock time (ms) the server was created: INFO's uptime.
+  int64_t start_ms() const { return start_ms_; }
+  uint64_t connections_received() const { return next_session_id_ - 1; }
 
  private:
   friend class Session;
@@ -142,6 +203,9 @@ class Server {
   std::unique_ptr<Keyspace> keyspace_;
   std::unique_ptr<PubSub> pubsub_;
   std::unique_ptr<ScriptEngine> scripts_;
+  ServerConfig config_;
+  std::map<uint64_t, Session*> sessions_;
+  int64_t start_ms_;
   uint64_t next_session_id_ = 1;
   uint64_t commands_processed_ = 0;
   int64_t frozen_ms_ = -1;  // >= 0 while a command runs

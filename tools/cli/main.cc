@@ -9,6 +9,7 @@
 #include "tools/cli/difftest_cmd.h"
 #include "tools/cli/repl.h"
 #include "tools/cli/scenario_cmd.h"
+#include "tools/server/server_cmd.h"
 
 namespace {
 
@@ -92,6 +93,25 @@ int main(int argc, char** argv) {
   auto* repl = app.add_subcommand(
       "repl", "Run commands from stdin on an embedded fake Redis; print replies as redis-cli does");
   repl->callback([&] { exit_code = redsim::cli::run_repl(std::cin, std::cout); });
+
+  redsim::server::ServerCmdOptions server_options;
+  auto* server = app.add_subcommand(
+      "server",
+      "Serve the fake Redis 7.0 over TCP (RESP2) to any client; stop with SIGINT/SIGTERM");
+  server->add_option("--port", server_options.port, "TCP port; 0 picks a free one (printed)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  server->add_option("--bind", server_options.bind, "Numeric address to listen on")
+      ->capture_default_str();
+  server
+      ->add_option("--clock", server_options.clock,
+                   "real: wall time; virtual: moves only on DEBUG SLEEP and REDSIM.ADVANCE <ms>")
+      ->check(CLI::IsMember({"real", "virtual"}))
+      ->capture_default_str();
+  server->add_option("--seed", server_options.seed, "Seed of the server's random choices")
+      ->capture_default_str();
+  server->callback(
+      [&] { exit_code = redsim::server::run_server(server_options, std::cout, std::cerr); });
 
   try {
     app.parse(argc, argv);

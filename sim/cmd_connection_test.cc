@@ -1,0 +1,277 @@
+// HELLO CLIENT CONFIG INFO COMMAND FUNCTION REDSIM.ADVANCE. Expected texts
+// are what redis-server 7.0.15 answered to the same commands.
+#include <gtest/gtest.h>
+
+#include "sim/sim_test_util.h"
+
+namespace redsim::sim {
+namespace {
+
+using namespace testing;  // NOLINT
+
+class ConnectionCommandsTest : public ServerTest {};
+
+resp::Reply HelloMap(int64_t id) {
+  return Arr({Bulk("server"), Bulk("redis"), Bulk("version"), Bulk("7.0.15"), Bulk("proto"), Int(2),
+              Bulk("id"), Int(id), Bulk("mode"), Bulk("standalone"), Bulk("role"), Bulk("master"),
+              Bulk("modules"), Arr({})});
+}
+
+TEST_F(ConnectionCommandsTest, Hello) {
+  int64_t id = static_cast<int64_t>(s_->id());
+  EXPECT_EQ(run({"HELLO"}), HelloMap(id));
+  EXPECT_EQ(run({"HELLO", "2"}), HelloMap(id));
+  EXPECT_EQ(run({"HELLO", "3"}), Err("NOPROTO unsupported protocol version"));
+  EXPECT_EQ(run({"HELLO", "4"}), Err("NOPROTO unsupported protocol version"));
+  EXPECT_EQ(run({"HELLO", "abc"}), Err("ERR Protocol version is not an integer or out of range"));
+  EXPECT_EQ(run({"HELLO", "2", "bogus"}), Err("ERR Syntax error in HELLO option 'bogus'"));
+  EXPECT_EQ(run({"HELLO", "2", "auth", "default"}), Err("ERR Syntax error in HELLO option 'auth'"));
+  EXPECT_EQ(run({"HELLO", "2", "setname"}), Err("ERR Syntax error in HELLO option 'setname'"));
+  EXPECT_EQ(run({"HELLO", "2", "auth", "a", "b"}),
+            Err("WRONGPASS invalid username-password pair or user is disabled."));
+  EXPECT_EQ(run({"HELLO", "2", "setname", "a b"}),
+            Err("ERR Client names cannot contain spaces, newlines or special characters."));
+  EXPECT_EQ(run({"HELLO", "2", "AUTH", "default", "pw", "SETNAME", "me"}), HelloMap(id));
+  EXPECT_EQ(run({"CLIENT", "GETNAME"}), Bulk("me"));
+}
+
+TEST_F(ConnectionCommandsTest, ClientNameAndId) {
+  EXPECT_EQ(run({"CLIENT", "ID"}), Int(static_cast<int64_t>(s_->id())));
+  EXPECT_EQ(run({"CLIENT", "GETNAME"}), Nil());
+  EXPECT_EQ(run({"CLIENT", "SETNAME", "worker-1"}), Ok());
+  EXPECT_EQ(run({"CLIENT", "GETNAME"}), Bulk("worker-1"));
+  EXPECT_EQ(run({"CLIENT", "SETNAME", "a b"}),
+            Err("ERR Client names cannot contain spaces, newlines or special characters."));
+  EXPECT_EQ(run({"CLIENT", "SETNAME", ""}), Ok());
+  EXPECT_EQ(run({"CLIENT", "GETNAME"}), Nil());
+  EXPECT_EQ(run({"CLIENT", "ID", "x"}),
+            Err("ERR wrong number of arguments for 'client|id' command"));
+  EXPECT_EQ(run({"CLIENT", "getname", "x"}),
+            Err("ERR wrong number of arguments for 'client|getname' command"));
+  EXPECT_EQ(run({"CLIENT"}), Err("ERR wrong number of arguments for 'client' command"));
+  EXPECT_EQ(run({"CLIENT", "bogus"}), Err("ERR unknown subcommand 'bogus'. Try CLIENT HELP."));
+  // CLIENT SETINFO is Redis 7.2; 7.0 does not know it.
+  EXPECT_EQ(run({"CLIENT", "SETINFO", "lib-name", "x"}),
+            Err("ERR unknown subcommand 'SETINFO'. Try CLIENT HELP."));
+  EXPECT_EQ(run({"CLIENT", "REPLY", "maybe"}), Err(kSyntax));
+  EXPECT_EQ(run({"CLIENT", "REPLY"}),
+            Err("ERR wrong number of arguments for 'client|reply' command"));
+}
+
+TEST_F(ConnectionCommandsTest, ClientListAndInfo) {
+  s_->set_peer({"127.0.0.1:5000", "127.0.0.1:6379", 8});
+  auto other = server_->connect();
+  run(*other, {"SUBSCRIBE", "ch"});
+  advance_ms(3000);
+  run({"SET", "k", "v"});
+  std::string info = run({"CLIENT", "INFO"}).str();
+  EXPECT_EQ(info, "id=" + std::to_string(s_->id()) +
+                      " addr=127.0.0.1:5000 laddr=127.0.0.1:6379 fd=8 name= age=3 idle=0 flags=N "
+                      "db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 "
+                      "multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r "
+                      "cmd=client|info user=default redir=-1 resp=2\n");
+  std::string list = run({"CLIENT", "LIST"}).str();
+  EXPECT_EQ(std::count(list.begin(), list.end(), '\n'), 2);
+  EXPECT_NE(list.find("flags=P db=0 sub=1"), std::string::npos) << list;
+  std::string pubsub = run({"CLIENT", "LIST", "TYPE", "pubsub"}).str();
+  EXPECT_EQ(std::count(pubsub.begin(), pubsub.end(), '\n'), 1);
+  EXPECT_EQ(pubsub.find("id=" + std::to_string(other->id()) + " "), 0u);
+  EXPECT_EQ(run({"CLIENT", "LIST", "TYPE", "master"}), Bulk(""));
+  EXPECT_EQ(run({"CLIENT", "LIST", "bogus"}), Err(kSyntax));
+  run({"MULTI"});
+  run({"GET", "k"});
+  auto third = server_->connect();
+  std::string in_multi = run(*third, {"CLIENT", "LIST", "ID", std::to_string(s_->id())}).str();
+  EXPECT_NE(in_multi.find("flags=x db=0 sub=0 psub=0 ssub=0 multi=1 "), std::string::npos)
+      << in_multi;
+}
+
+TEST_F(ConnectionCommandsTest, ClientReplyFlags) {
+  EXPECT_FALSE(s_->reply_suppressed());
+  run({"CLIENT", "REPLY", "SKIP"});
+  EXPECT_TRUE(s_->reply_suppressed());  // SKIP's own reply
+  s_->command_done();
+  run({"PING"});
+  EXPECT_TRUE(s_->reply_suppressed());  // the next command's
+  s_->command_done();
+  run({"PING"});
+  EXPECT_FALSE(s_->reply_suppressed());
+  s_->command_done();
+  run({"CLIENT", "REPLY", "OFF"});
+  EXPECT_TRUE(s_->reply_suppressed());
+  s_->command_done();
+  EXPECT_EQ(run({"CLIENT", "REPLY", "ON"}), Ok());
+  EXPECT_FALSE(s_->reply_suppressed());
+}
+
+TEST_F(ConnectionCommandsTest, ConfigGet) {
+  EXPECT_EQ(run({"CONFIG", "GET", "maxmemory"}), Bulks({"maxmemory", "0"}));
+  EXPECT_EQ(run({"CONFIG", "GET", "databases"}), Bulks({"databases", "16"}));
+  EXPECT_EQ(run({"CONFIG", "GET", "save"}), Bulks({"save", ""}));
+  EXPECT_EQ(run({"CONFIG", "GET", "APPENDONLY"}), Bulks({"appendonly", "no"}));
+  EXPECT_EQ(run({"CONFIG", "GET", "bogus"}), Arr({}));
+  EXPECT_EQ(run({"CONFIG", "GET", "busy-reply-threshold", "hz"}),
+            Bulks({"busy-reply-threshold", "5000", "hz", "10"}));
+  resp::Reply glob = run({"CONFIG", "GET", "maxmemory*"});
+  ASSERT_TRUE(glob.is_array());
+  EXPECT_EQ(glob.elements().size(), 6u);  // maxmemory, -policy, -samples
+  EXPECT_EQ(run({"CONFIG", "GET"}), Err("ERR wrong number of arguments for 'config|get' command"));
+  EXPECT_EQ(run({"CONFIG"}), Err("ERR wrong number of arguments for 'config' command"));
+  EXPECT_EQ(run({"CONFIG", "bogus"}), Err("ERR unknown subcommand 'bogus'. Try CONFIG HELP."));
+}
+
+TEST_F(ConnectionCommandsTest, ConfigSet) {
+  EXPECT_EQ(run({"CONFIG", "SET", "hz", "0"}), Ok());
+  EXPECT_EQ(run({"CONFIG", "GET", "hz"}), Bulks({"hz", "1"}));  // clamped as Redis does
+  EXPECT_EQ(run({"CONFIG", "SET", "hz", "1000"}), Ok());
+  EXPECT_EQ(server_->config().hz, 500);
+  EXPECT_EQ(run({"CONFIG", "SET", "lua-time-limit", "4000"}), Ok());
+  EXPECT_EQ(run({"CONFIG", "GET", "busy-reply-threshold"}),
+            Bulks({"busy-reply-threshold", "4000"}));
+  EXPECT_EQ(run({"CONFIG", "SET", "maxmemory", "100mb"}), Ok());
+  EXPECT_EQ(run({"CONFIG", "GET", "maxmemory"}), Bulks({"maxmemory", "104857600"}));
+  EXPECT_EQ(run({"CONFIG", "SET", "save", "3600 1"}), Ok());
+  EXPECT_EQ(run({"CONFIG", "GET", "save"}), Bulks({"save", "3600 1"}));
+  EXPECT_EQ(run({"CONFIG", "SET", "bogus", "1"}),
+            Err("ERR Unknown option or number of arguments for CONFIG SET - 'bogus'"));
+  EXPECT_EQ(run({"CONFIG", "SET", "hz", "abc"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'hz') - argument couldn't "
+                "be parsed into an integer"));
+  EXPECT_EQ(run({"CONFIG", "SET", "hz", "-1"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'hz') - argument must be "
+                "between 0 and 2147483647 inclusive"));
+  EXPECT_EQ(run({"CONFIG", "SET", "port", "1", "port", "2"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'port') - duplicate "
+                "parameter"));
+  EXPECT_EQ(run({"CONFIG", "SET", "databases", "3"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'databases') - can't set "
+                "immutable config"));
+  EXPECT_EQ(run({"CONFIG", "SET", "maxmemory", "1x"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument "
+                "must be a memory value"));
+  EXPECT_EQ(run({"CONFIG", "SET", "save", "x"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save "
+                "parameters"));
+  EXPECT_EQ(run({"CONFIG", "SET", "appendonly", "maybe"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'appendonly') - argument "
+                "must be 'yes' or 'no'"));
+  EXPECT_EQ(run({"CONFIG", "SET", "busy-reply-threshold", "-1"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'busy-reply-threshold') - "
+                "argument must be between 0 and 9223372036854775807 inclusive"));
+  EXPECT_EQ(run({"CONFIG", "SET", "proto-max-bulk-len", "1"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - "
+                "argument must be between 1048576 and 9223372036854775807 inclusive"));
+  EXPECT_EQ(run({"CONFIG", "SET", "maxmemory-policy", "bogus"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - "
+                "argument(s) must be one of the following: volatile-lru, volatile-lfu, "
+                "volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, "
+                "noeviction"));
+  EXPECT_EQ(run({"CONFIG", "SET", "hz"}),
+            Err("ERR wrong number of arguments for 'config|set' command"));
+  EXPECT_EQ(run({"CONFIG", "SET", "hz", "1", "port"}), Err(kSyntax));
+  // Nothing of a refused CONFIG SET is applied.
+  EXPECT_EQ(run({"CONFIG", "SET", "hz", "20", "hz", "30"}).is_error(), true);
+  EXPECT_EQ(server_->config().hz, 500);
+}
+
+TEST_F(ConnectionCommandsTest, InfoSections) {
+  run({"SET", "a", "1"});
+  run({"SET", "b", "2", "PX", "100000"});
+  run({"SELECT", "2"});
+  run({"SET", "c", "3"});
+  advance_ms(5000);
+  std::string keyspace = run({"INFO", "keyspace"}).str();
+  EXPECT_EQ(
+      keyspace,
+      "# Keyspace\r\ndb0:keys=2,expires=1,avg_ttl=95000\r\ndb2:keys=1,expires=0,avg_ttl=0\r\n");
+  std::string all = run({"INFO"}).str();
+  EXPECT_NE(all.find("# Server\r\nredis_version:7.0.15\r\n"), std::string::npos);
+  EXPECT_NE(all.find("uptime_in_seconds:5\r\n"), std::string::npos);
+  EXPECT_NE(all.find("\r\n\r\n# Clients\r\nconnected_clients:1\r\n"), std::string::npos);
+  EXPECT_NE(all.find("total_commands_processed:6\r\n"), std::string::npos) << all;
+  EXPECT_NE(all.find("# Keyspace\r\n"), std::string::npos);
+  EXPECT_EQ(run({"INFO", "bogus"}), Bulk(""));
+  std::string two = run({"INFO", "clients", "server"}).str();
+  EXPECT_EQ(two.find("# Server\r\n"), 0u);  // Redis's section order, not the order asked
+  EXPECT_NE(two.find("\r\n\r\n# Clients\r\n"), std::string::npos);
+}
+
+TEST_F(ConnectionCommandsTest, CommandCountInfoDocs) {
+  resp::Reply count = run({"COMMAND", "COUNT"});
+  ASSERT_TRUE(count.is_integer());
+  EXPECT_EQ(count.integer(), static_cast<int64_t>(server_->commands().size()));
+  resp::Reply all = run({"COMMAND"});
+  ASSERT_TRUE(all.is_array());
+  EXPECT_EQ(static_cast<int64_t>(all.elements().size()), count.integer());
+  resp::Reply get = run({"COMMAND", "INFO", "get", "nosuch"});
+  ASSERT_EQ(get.elements().size(), 2u);
+  EXPECT_EQ(get.elements()[0].elements()[0], Bulk("get"));
+  EXPECT_EQ(get.elements()[0].elements()[1], Int(2));
+  EXPECT_TRUE(get.elements()[1].is_nil_array());
+  resp::Reply docs = run({"COMMAND", "DOCS"});
+  ASSERT_TRUE(docs.is_array());
+  EXPECT_EQ(static_cast<int64_t>(docs.elements().size()), 2 * count.integer());
+  EXPECT_EQ(run({"COMMAND", "bogus"}), Err("ERR unknown subcommand 'bogus'. Try COMMAND HELP."));
+}
+
+TEST_F(ConnectionCommandsTest, FunctionFlushAndReset) {
+  EXPECT_EQ(run({"FUNCTION", "FLUSH"}), Ok());
+  EXPECT_EQ(run({"FUNCTION", "FLUSH", "async"}), Ok());
+  EXPECT_EQ(run({"FUNCTION", "FLUSH", "x"}),
+            Err("ERR FUNCTION FLUSH only supports SYNC|ASYNC option"));
+  run({"CLIENT", "SETNAME", "n"});
+  EXPECT_EQ(run({"RESET"}), Status("RESET"));
+  EXPECT_EQ(run({"CLIENT", "GETNAME"}), Nil());
+}
+
+TEST_F(ConnectionCommandsTest, RedsimAdvanceMovesTheClock) {
+  run({"SET", "k", "v", "PX", "100"});
+  EXPECT_EQ(run({"REDSIM.ADVANCE", "100"}), Ok());
+  EXPECT_EQ(run({"PTTL", "k"}), Int(0));
+  EXPECT_EQ(run({"REDSIM.ADVANCE", "1"}), Ok());
+  EXPECT_EQ(run({"GET", "k"}), Nil());
+  EXPECT_EQ(run({"REDSIM.ADVANCE", "-1"}), Err(kNotInt));
+  EXPECT_EQ(run({"REDSIM.ADVANCE", "x"}), Err(kNotInt));
+}
+
+}  // namespace
+}  // namespace redsim::sim
+
+namespace redsim::sim {
+namespace {
+
+using namespace testing;  // NOLINT
+
+class DebugCommandsTest : public ServerTest {};
+
+TEST_F(DebugCommandsTest, SetActiveExpireSwitchesTheCycle) {
+  run({"SET", "k", "v", "PX", "10"});
+  advance_ms(20);
+  EXPECT_EQ(run({"DEBUG", "SET-ACTIVE-EXPIRE", "0"}), Ok());
+  EXPECT_EQ(server_->active_expire_cycle(), 0u);
+  EXPECT_EQ(run({"DBSIZE"}), Int(1));  // still stored, expired
+  EXPECT_EQ(run({"DEBUG", "set-active-expire", "1"}), Ok());
+  EXPECT_EQ(server_->active_expire_cycle(), 1u);
+  EXPECT_EQ(run({"DBSIZE"}), Int(0));
+  EXPECT_EQ(run({"DEBUG", "SET-ACTIVE-EXPIRE", "x"}), Ok());  // atoi("x") == 0: off
+  EXPECT_FALSE(server_->config().active_expire_enabled);
+  EXPECT_EQ(run({"DEBUG", "SET-ACTIVE-EXPIRE"}),
+            Err("ERR unknown subcommand or wrong number of arguments for 'SET-ACTIVE-EXPIRE'. "
+                "Try DEBUG HELP."));
+}
+
+TEST_F(DebugCommandsTest, ReloadKeepsDataHelpListsAndJmapIsUnknown) {
+  run({"SET", "k", "v"});
+  EXPECT_EQ(run({"DEBUG", "RELOAD"}), Ok());
+  EXPECT_EQ(run({"GET", "k"}), Bulk("v"));
+  resp::Reply help = run({"DEBUG", "HELP"});
+  ASSERT_TRUE(help.is_array());
+  EXPECT_EQ(help.elements().front(),
+            Status("DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+  EXPECT_EQ(help.elements().back(), Status("    Prints this help."));
+  EXPECT_EQ(run({"DEBUG", "JMAP"}),
+            Err("ERR unknown subcommand or wrong number of arguments for 'JMAP'. Try DEBUG HELP."));
+}
+
+}  // namespace
+}  // namespace redsim::sim

@@ -1,0 +1,138 @@
+#include "tools/server/request_parser.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "tools/cli/redis_cli_format.h"
+
+namespace redsim::server {
+
+namespace {
+
+// Redis's string2ll: optional '-', digits without a leading zero, fits int64.
+bool parse_ll(std::string_view s, int64_t* out) {
+  if (s.empty() || s.size() > 20) return false;
+  size_t i = 0;
+  bool negative = false;
+  if (s[0] == '-') {
+    negative = true;
+    i = 1;
+    if (s.size() == 1) return false;
+  }
+  if (s[i] == '0') {
+    if (s.size() == 1) {
+      *out = 0;
+      return true;
+    }
+    return false;
+  }
+  uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    uint64_t d = static_cast<uint64_t>(s[i] - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  if (negative) {
+    if (v > static_cast<uint64_t>(INT64_MAX) + 1) return false;
+    *out = static_cast<int64_t>(0 - v);
+  } else {
+    if (v > static_cast<uint64_t>(INT64_MAX)) return false;
+    *out = static_cast<int64_t>(v);
+  }
+  return true;
+}
+
+// The first '\r' at or after pos, as Redis's strchr (but NUL-safe).
+size_t find_cr(std::string_view buf, size_t pos) {
+  const void* p = std::memchr(buf.data() + pos, '\r', buf.size() - pos);
+  return p == nullptr ? std::string_view::npos
+                      : static_cast<size_t>(static_cast<const char*>(p) - buf.data());
+}
+
+}  // namespace
+
+RequestParser::Status RequestParser::fail(std::string text) {
+  // Redis's addReplyErrorFormat turns CR and LF into spaces.
+  for (char& c : text) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  error_ = "Protocol error: " + text;
+  return Status::kError;
+}
+
+size_t RequestParser::pending_bulk_bytes(size_t available) const {
+  if (multibulk_left_ == 0 || bulk_len_ < 0) return 0;
+  size_t need = static_cast<size_t>(bulk_len_) + 2;
+  return need > available ? need - available : 0;
+}
+
+RequestParser::Status RequestParser::parse(std::string_view buf, size_t* pos) {
+  while (multibulk_left_ == 0) {
+    if (*pos >= buf.size()) return Status::kNeedMore;
+    if (buf[*pos] != '*') {
+      // Inline: one line; a blank one is skipped.
+      const void* nl = std::memchr(buf.data() + *pos, '\n', buf.size() - *pos);
+      if (nl == nullptr) {
+        if (buf.size() - *pos > kInlineMaxBytes) return fail("too big inline request");
+        return Status::kNeedMore;
+      }
+      size_t end = static_cast<size_t>(static_cast<const char*>(nl) - buf.data());
+      size_t line_end = (end > *pos && buf[end - 1] == '\r') ? end - 1 : end;
+      auto args = cli::split_args(buf.substr(*pos, line_end - *pos));
+      if (!args) return fail("unbalanced quotes in request");
+      *pos = end + 1;
+      if (args->empty()) continue;
+      argv_ = std::move(*args);
+      return Status::kCommand;
+    }
+    size_t cr = find_cr(buf, *pos);
+    if (cr == std::string_view::npos) {
+      if (buf.size() - *pos > kInlineMaxBytes) return fail("too big mbulk count string");
+      return Status::kNeedMore;
+    }
+    if (cr + 1 >= buf.size()) return Status::kNeedMore;  // the '\n' has not arrived
+    int64_t n = 0;
+    if (!parse_ll(buf.substr(*pos + 1, cr - *pos - 1), &n) || n > INT_MAX) {
+      return fail("invalid multibulk length");
+    }
+    *pos = cr + 2;
+    if (n <= 0) continue;  // an empty request
+    multibulk_left_ = n;
+    bulk_len_ = -1;
+    argv_.clear();
+    argv_.reserve(static_cast<size_t>(std::min<int64_t>(n, 1024)));
+  }
+  while (multibulk_left_ > 0) {
+    if (bulk_len_ < 0) {
+      if (*pos >= buf.size()) return Status::kNeedMore;
+      size_t cr = find_cr(buf, *pos);
+      if (cr == std::string_view::npos) {
+        if (buf.size() - *pos > kInlineMaxBytes) return fail("too big bulk count string");
+        return Status::kNeedMore;
+      }
+      if (cr + 1 >= buf.size()) return Status::kNeedMore;
+      if (buf[*pos] != '$') {
+        multibulk_left_ = 0;
+        return fail(std::string("expected '$', got '") + buf[*pos] + "'");
+      }
+      int64_t len = 0;
+      if (!parse_ll(buf.substr(*pos + 1, cr - *pos - 1), &len) || len < 0 || len > max_bulk_len_) {
+        multibulk_left_ = 0;
+        return fail("invalid bulk length");
+      }
+      *pos = cr + 2;
+      bulk_len_ = len;
+    }
+    size_t need = static_cast<size_t>(bulk_len_) + 2;
+    if (buf.size() - *pos < need) return Status::kNeedMore;
+    argv_.emplace_back(buf.data() + *pos, static_cast<size_t>(bulk_len_));
+    *pos += need;
+    bulk_len_ = -1;
+    --multibulk_left_;
+  }
+  return Status::kCommand;
+}
+
+}  // namespace redsim::server

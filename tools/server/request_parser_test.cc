@@ -1,0 +1,83 @@
+// RequestParser on its own: incremental parsing and the limits. The wire
+// behaviour against real sockets is in tcp_server_test.cc.
+#include "tools/server/request_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace redsim::server {
+namespace {
+
+using Status = RequestParser::Status;
+using Argv = std::vector<std::string>;
+
+TEST(RequestParser, MultibulkAndInline) {
+  RequestParser p;
+  std::string in = "*2\r\n$3\r\nGET\r\n$1\r\nk\r\nECHO 'a b' \"c\\td\"\r\n";
+  size_t pos = 0;
+  ASSERT_EQ(p.parse(in, &pos), Status::kCommand);
+  EXPECT_EQ(p.argv(), (Argv{"GET", "k"}));
+  ASSERT_EQ(p.parse(in, &pos), Status::kCommand);
+  EXPECT_EQ(p.argv(), (Argv{"ECHO", "a b", "c\td"}));
+  EXPECT_EQ(p.parse(in, &pos), Status::kNeedMore);
+  EXPECT_EQ(pos, in.size());
+}
+
+TEST(RequestParser, ResumesAPartialMultibulkAfterTheBufferIsRebased) {
+  RequestParser p;
+  std::string in = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nhel";
+  size_t pos = 0;
+  EXPECT_EQ(p.parse(in, &pos), Status::kNeedMore);
+  EXPECT_EQ(p.pending_bulk_bytes(in.size() - pos), 4u);  // "lo\r\n"
+  std::string rest = in.substr(pos) + "lo\r\n";
+  pos = 0;
+  ASSERT_EQ(p.parse(rest, &pos), Status::kCommand);
+  EXPECT_EQ(p.argv(), (Argv{"SET", "k", "hello"}));
+}
+
+TEST(RequestParser, BinaryArgumentsKeepEveryByte) {
+  RequestParser p;
+  std::string value("a\0b\r\nc", 6);
+  std::string in = "*2\r\n$4\r\nECHO\r\n$6\r\n" + value + "\r\n";
+  size_t pos = 0;
+  ASSERT_EQ(p.parse(in, &pos), Status::kCommand);
+  EXPECT_EQ(p.argv()[1], value);
+}
+
+TEST(RequestParser, Errors) {
+  struct Case {
+    std::string in;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"*2147483648\r\n", "Protocol error: invalid multibulk length"},
+      {"*1\r\n$-5\r\n", "Protocol error: invalid bulk length"},
+      {"*1\r\n\r\n", "Protocol error: expected '$', got ' '"},  // CR shown as a space
+      {"\"open\r\n", "Protocol error: unbalanced quotes in request"},
+  };
+  for (const Case& c : cases) {
+    RequestParser p;
+    size_t pos = 0;
+    EXPECT_EQ(p.parse(c.in, &pos), Status::kError) << c.in;
+    EXPECT_EQ(p.error(), c.error);
+  }
+  RequestParser small(1024 * 1024);
+  size_t pos = 0;
+  EXPECT_EQ(small.parse("*1\r\n$1048577\r\n", &pos), Status::kError);
+  EXPECT_EQ(small.error(), "Protocol error: invalid bulk length");
+}
+
+TEST(RequestParser, WaitsUpTo64KiBForALineEnd) {
+  RequestParser p;
+  std::string in(65536, 'a');
+  size_t pos = 0;
+  EXPECT_EQ(p.parse(in, &pos), Status::kNeedMore);
+  in += 'a';
+  EXPECT_EQ(p.parse(in, &pos), Status::kError);
+  EXPECT_EQ(p.error(), "Protocol error: too big inline request");
+}
+
+}  // namespace
+}  // namespace redsim::server

@@ -1,0 +1,369 @@
+#include "tools/server/tcp_server.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "sim/args.h"
+#include "sim/resp/codec.h"
+#include "tools/server/request_parser.h"
+
+namespace redsim::server {
+
+namespace {
+
+constexpr size_t kReadChunkBytes = 64 * 1024;
+constexpr int kMaxCyclesPerWake = 100;
+
+// epoll tags for the two non-connection descriptors.
+char kListenTag;
+char kStopTag;
+
+[[noreturn]] void throw_errno(const std::string& what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
+
+std::string address_of(const sockaddr_storage& ss) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (ss.ss_family == AF_INET) {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&ss);
+    inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+    port = ntohs(a->sin_port);
+  } else if (ss.ss_family == AF_INET6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&ss);
+    inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+    port = ntohs(a->sin6_port);
+  }
+  return std::string(host) + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+struct TcpServer::Conn {
+  int fd = -1;
+  std::unique_ptr<sim::Session> session;
+  RequestParser parser;
+  std::string in;
+  std::string out;
+  size_t out_pos = 0;
+  std::string own_pushes;  // pushes raised by this connection's running command
+  bool executing = false;
+  bool close_after_reply = false;
+  bool writable_interest = false;
+  bool queued_for_flush = false;
+  bool doomed = false;
+};
+
+TcpServer::TcpServer(sim::Server& server, TcpServerOptions options)
+    : server_(server), options_(std::move(options)), read_buf_(kReadChunkBytes) {}
+
+TcpServer::~TcpServer() {
+  for (auto& [fd, c] : conns_) ::close(fd);
+  conns_.clear();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+  if (stop_fd_ >= 0) ::close(stop_fd_);
+}
+
+int TcpServer::listen() {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
+  addrinfo* res = nullptr;
+  std::string port = std::to_string(options_.port);
+  int rc = getaddrinfo(options_.bind.c_str(), port.c_str(), &hints, &res);
+  if (rc != 0) {
+    throw std::system_error(EINVAL, std::generic_category(),
+                            "bad bind address '" + options_.bind + "': " + gai_strerror(rc));
+  }
+  listen_fd_ = ::socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) {
+    freeaddrinfo(res);
+    throw_errno("socket");
+  }
+  int one = 1;
+  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(listen_fd_, res->ai_addr, res->ai_addrlen) != 0) {
+    freeaddrinfo(res);
+    throw_errno("bind " + options_.bind + ":" + port);
+  }
+  freeaddrinfo(res);
+  if (::listen(listen_fd_, 511) != 0) throw_errno("listen");
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&ss), &len);
+  int bound_port = ss.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
+                                            : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) throw_errno("epoll_create1");
+  stop_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (stop_fd_ < 0) throw_errno("eventfd");
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = &kListenTag;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+  ev.data.ptr = &kStopTag;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, stop_fd_, &ev);
+
+  server_.config().port = bound_port;
+  server_.config().bind = options_.bind;
+  return bound_port;
+}
+
+void TcpServer::request_stop() {
+  uint64_t one = 1;
+  ssize_t n = ::write(stop_fd_, &one, sizeof one);
+  (void)n;
+}
+
+int TcpServer::wait_timeout_ms() const {
+  if (!options_.wall_clock) return -1;
+  int64_t wait_us = next_cycle_us_ - server_.clock().now_us();
+  if (wait_us <= 0) return 0;
+  return static_cast<int>(wait_us / 1000 + 1);
+}
+
+void TcpServer::run_expiry_cycles() {
+  int64_t now_us = server_.clock().now_us();
+  int64_t period_us = 1000000 / std::max(1, server_.config().hz);
+  if (next_cycle_us_ == 0) next_cycle_us_ = now_us + period_us;
+  for (int i = 0; i < kMaxCyclesPerWake && now_us >= next_cycle_us_; ++i) {
+    server_.active_expire_cycle();
+    next_cycle_us_ += period_us;
+  }
+  if (now_us >= next_cycle_us_) next_cycle_us_ = now_us + period_us;
+}
+
+void TcpServer::run() {
+  epoll_event events[256];
+  run_expiry_cycles();
+  while (true) {
+    int n = epoll_wait(epoll_fd_, events, 256, wait_timeout_ms());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("epoll_wait");
+    }
+    bool stop = false;
+    for (int i = 0; i < n; ++i) {
+      void* tag = events[i].data.ptr;
+      if (tag == &kStopTag) {
+        stop = true;
+      } else if (tag == &kListenTag) {
+        accept_all();
+      } else {
+        Conn& c = *static_cast<Conn*>(tag);
+        if (c.doomed) continue;
+        if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable(c);
+        if (!c.doomed && (events[i].events & EPOLLOUT)) flush(c);
+      }
+    }
+    // Pushes received by other connections during this batch.
+    for (size_t i = 0; i < to_flush_.size(); ++i) {
+      Conn* c = to_flush_[i];
+      c->queued_for_flush = false;
+      if (!c->doomed) flush(*c);
+    }
+    to_flush_.clear();
+    run_expiry_cycles();
+    close_doomed();
+    if (stop) break;
+  }
+  for (auto& [fd, c] : conns_) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    ::close(fd);
+  }
+  conns_.clear();
+}
+
+void TcpServer::accept_all() {
+  while (true) {
+    sockaddr_storage peer{};
+    socklen_t len = sizeof peer;
+    int fd =
+        accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;  // EAGAIN, or a connection that died before accept
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    sockaddr_storage local{};
+    socklen_t local_len = sizeof local;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len);
+
+    auto conn = std::make_unique<Conn>();
+    Conn* c = conn.get();
+    c->fd = fd;
+    c->session = server_.connect();
+    c->session->set_peer({address_of(peer), address_of(local), fd});
+    c->session->set_push_handler([this, c](const resp::Reply& r) { on_push(*c, r); });
+    c->parser.set_max_bulk_len(server_.config().proto_max_bulk_len);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = c;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+    conns_.emplace(fd, std::move(conn));
+  }
+}
+
+void TcpServer::on_readable(Conn& c) {
+  size_t pending = c.parser.pending_bulk_bytes(c.in.size());
+  ssize_t n = 0;
+  if (pending > kReadChunkBytes) {
+    // Inside a big argument: read straight into the connection's buffer.
+    size_t want = std::min<size_t>(pending, size_t{16} * 1024 * 1024);
+    size_t old = c.in.size();
+    c.in.resize_and_overwrite(old + want, [&](char* p, size_t) {
+      n = ::recv(c.fd, p + old, want, 0);
+      return old + static_cast<size_t>(std::max<ssize_t>(n, 0));
+    });
+  } else {
+    // The common case: one shared buffer; a connection keeps only the
+    // bytes of an incomplete request.
+    n = ::recv(c.fd, read_buf_.data(), read_buf_.size(), 0);
+    if (n > 0) {
+      if (c.in.empty()) {
+        std::string_view view(read_buf_.data(), static_cast<size_t>(n));
+        size_t pos = 0;
+        process_input(c, view, pos);
+        if (pos < view.size()) c.in.assign(view.substr(pos));
+        flush(c);
+        return;
+      }
+      c.in.append(read_buf_.data(), static_cast<size_t>(n));
+    }
+  }
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+    doom(c);
+    return;
+  }
+  if (n < 0) return;
+  size_t pos = 0;
+  process_input(c, c.in, pos);
+  // Drop the consumed bytes; what remains is the start of the next request.
+  if (pos == c.in.size()) {
+    c.in.clear();
+  } else if (pos > 0) {
+    c.in.erase(0, pos);
+  }
+  flush(c);
+}
+
+void TcpServer::process_input(Conn& c, std::string_view buf, size_t& pos) {
+  while (!c.close_after_reply && !c.doomed) {
+    RequestParser::Status s = c.parser.parse(buf, &pos);
+    if (s == RequestParser::Status::kNeedMore) break;
+    if (s == RequestParser::Status::kError) {
+      if (!c.session->reply_suppressed()) {
+        c.out += "-ERR ";
+        c.out += c.parser.error();
+        c.out += "\r\n";
+      }
+      c.close_after_reply = true;
+      break;
+    }
+    run_command(c);
+  }
+}
+
+void TcpServer::run_command(Conn& c) {
+  const sim::Argv& argv = c.parser.argv();
+  sim::Session& s = *c.session;
+  // Redis answers QUIT before any other check, then closes.
+  if (sim::equals_ci(argv[0], "quit")) {
+    if (!s.reply_suppressed()) c.out += "+OK\r\n";
+    c.close_after_reply = true;
+    return;
+  }
+  c.executing = true;
+  resp::Reply reply = server_.execute(s, argv);
+  c.executing = false;
+  if (!s.reply_suppressed()) resp::encode_to(c.out, reply);
+  if (!c.own_pushes.empty()) {
+    c.out += c.own_pushes;
+    c.own_pushes.clear();
+  }
+  s.command_done();
+}
+
+void TcpServer::on_push(Conn& c, const resp::Reply& reply) {
+  if (c.doomed || c.session->reply_suppressed()) return;
+  if (c.executing) {
+    resp::encode_to(c.own_pushes, reply);
+    return;
+  }
+  resp::encode_to(c.out, reply);
+  if (c.out.size() - c.out_pos > kPubSubOutputLimitBytes) {
+    // Redis's client-output-buffer-limit pubsub 32mb: the client is freed.
+    doom(c);
+    return;
+  }
+  if (!c.queued_for_flush) {
+    c.queued_for_flush = true;
+    to_flush_.push_back(&c);
+  }
+}
+
+void TcpServer::flush(Conn& c) {
+  while (c.out_pos < c.out.size()) {
+    ssize_t n = ::send(c.fd, c.out.data() + c.out_pos, c.out.size() - c.out_pos, MSG_NOSIGNAL);
+    if (n > 0) {
+      c.out_pos += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      set_writable_interest(c, true);
+      // Keep the unsent tail at the front once much has been sent.
+      if (c.out_pos > 1024 * 1024) {
+        c.out.erase(0, c.out_pos);
+        c.out_pos = 0;
+      }
+      return;
+    }
+    doom(c);
+    return;
+  }
+  c.out.clear();
+  c.out_pos = 0;
+  set_writable_interest(c, false);
+  if (c.close_after_reply) doom(c);
+}
+
+void TcpServer::set_writable_interest(Conn& c, bool on) {
+  if (c.writable_interest == on) return;
+  c.writable_interest = on;
+  epoll_event ev{};
+  ev.events = EPOLLIN | (on ? EPOLLOUT : 0u);
+  ev.data.ptr = &c;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
+}
+
+void TcpServer::doom(Conn& c) {
+  if (c.doomed) return;
+  c.doomed = true;
+  doomed_.push_back(&c);
+}
+
+void TcpServer::close_doomed() {
+  for (Conn* c : doomed_) {
+    int fd = c->fd;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    c->session.reset();  // unsubscribes, forgets WATCHes
+    ::close(fd);
+    conns_.erase(fd);
+  }
+  doomed_.clear();
+}
+
+}  // namespace redsim::server

@@ -1,0 +1,95 @@
+// TcpServer: the fake Redis (sim::Server) over TCP, speaking RESP2 to any
+// client: redis-cli, redis-py, redis-benchmark, hiredis. One thread, one
+// epoll loop, like Redis itself: commands run one at a time, atomically, in
+// arrival order per connection; every complete command in a read is run
+// and answered in order (pipelining); pub/sub messages are pushed to
+// subscribed connections; a command that blocks (DEBUG SLEEP on the wall
+// clock) blocks everyone, as in a single-threaded Redis.
+//
+//   server::WallClock clock;
+//   sim::Server fake(clock);
+//   server::TcpServer tcp(fake, {.bind = "127.0.0.1", .port = 0, .wall_clock = true});
+//   int port = tcp.listen();       // the port picked (throws std::system_error)
+//   tcp.run();                     // until request_stop()
+//
+// Behaviour taken from Redis 7.0.15 (src/networking.c), checked against
+// Debian's redis-server:
+// - Malformed requests: the commands before the bad bytes run and are
+//   answered, then "-ERR Protocol error: ..." is sent and the connection
+//   closed (see request_parser.h for the texts and limits).
+// - QUIT answers +OK and closes the connection; CLIENT REPLY OFF/SKIP
+//   suppress replies and pushes.
+// - A subscribed connection whose unsent output exceeds
+//   kPubSubOutputLimitBytes (Redis's client-output-buffer-limit pubsub hard
+//   limit, 32 MB) is disconnected. Normal connections have no limit.
+// - The active expiry cycle runs every 1000 / hz ms of the server clock
+//   (CONFIG SET hz). On a virtual clock the loop sleeps without a timeout
+//   and runs the cycles the clock has passed after each batch of commands;
+//   idle connections cost nothing either way (no per-connection timers).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/server.h"
+
+namespace redsim::server {
+
+struct TcpServerOptions {
+  std::string bind = "127.0.0.1";  // numeric IPv4 or IPv6 address
+  int port = 6379;                 // 0: the kernel picks a free port
+  bool wall_clock = false;         // the server's clock follows wall time (timed expiry cycles)
+};
+
+class TcpServer {
+ public:
+  static constexpr size_t kPubSubOutputLimitBytes = 32 * 1024 * 1024;
+
+  TcpServer(sim::Server& server, TcpServerOptions options);
+  ~TcpServer();
+  TcpServer(const TcpServer&) = delete;
+  TcpServer& operator=(const TcpServer&) = delete;
+
+  // Binds and listens; returns the port. Throws std::system_error when the
+  // address is bad or the port is taken. Sets the fake's CONFIG port/bind.
+  int listen();
+  // Serves until request_stop(); closes every connection before returning.
+  void run();
+  // Async-signal-safe and thread-safe: makes run() return soon.
+  void request_stop();
+
+  size_t connection_count() const { return conns_.size(); }
+
+ private:
+  struct Conn;
+  void accept_all();
+  void on_readable(Conn& c);
+  void process_input(Conn& c, std::string_view buf, size_t& pos);
+  void run_command(Conn& c);
+  void on_push(Conn& c, const resp::Reply& reply);
+  void flush(Conn& c);
+  void set_writable_interest(Conn& c, bool on);
+  void doom(Conn& c);
+  void close_doomed();
+  void run_expiry_cycles();
+  int wait_timeout_ms() const;
+
+  sim::Server& server_;
+  TcpServerOptions options_;
+  int listen_fd_ = -1;
+  int epoll_fd_ = -1;
+  int stop_fd_ = -1;  // eventfd written by request_stop()
+  std::unordered_map<int, std::unique_ptr<Conn>> conns_;
+  std::vector<Conn*> to_flush_;  // received pushes during this batch
+  std::vector<Conn*> doomed_;    // to close once no command is running
+  int64_t next_cycle_us_ = 0;
+  std::vector<char> read_buf_;  // every plain read lands here first
+};
+
+}  // namespace redsim::server
