@@ -23,6 +23,7 @@ struct SessionAccess {
   static const std::vector<std::string>& channels(const Session& s) { return s.channels_; }
   static const std::vector<std::string>& patterns(const Session& s) { return s.patterns_; }
   static void push(Session& s, resp::Reply reply) { s.push(std::move(reply)); }
+  static std::optional<Session::BlockedWait>& blocked_wait(Session& s) { return s.blocked_wait_; }
 };
 
 struct ServerAccess {
