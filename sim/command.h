@@ -82,4 +82,7 @@ void register_script_commands(CommandTable& table);  // EVAL EVALSHA *_RO SCRIPT
 void register_connection_commands(
     CommandTable& table);  // HELLO CLIENT CONFIG INFO COMMAND FUNCTION REDSIM.ADVANCE
 
+// WAIT (cmd_replication.cc).
+void register_replication_commands(CommandTable& table);
+
 }  // namespace redsim::sim

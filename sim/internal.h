@@ -33,6 +33,7 @@ struct SessionAccess {
     s.reply_skip_ = skip;
     s.reply_skip_next_ = skip;
   }
+  static std::optional<Session::BlockedWait>& blocked_wait(Session& s) { return s.blocked_wait_; }
 };
 
 struct ServerAccess {

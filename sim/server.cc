@@ -90,6 +90,7 @@ Server::Server(Clock& clock, ServerOptions options)
   register_multi_commands(commands_);
   register_script_commands(commands_);
   register_connection_commands(commands_);
+  register_replication_commands(commands_);
   scripts_ = std::make_unique<ScriptEngine>(*this);
 }
 
@@ -162,7 +163,12 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     session.queued_.push_back(argv);
     return resp::Reply::status("QUEUED");
   }
-  return call(session, *spec, argv, /*in_script=*/false);
+  resp::Reply reply = call(session, *spec, argv, /*in_script=*/false);
+  if (replication_.after_write && ((spec->flags & kCmdWrite) || spec->name == "exec" ||
+                                   spec->name == "eval" || spec->name == "evalsha")) {
+    replication_.after_write(session);
+  }
+  return reply;
 }
 
 resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& argv,
@@ -176,6 +182,11 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
       if (outer) server.frozen_ms_ = -1;
     }
   } freeze{*this, frozen_ms_ < 0};
+  struct Depth {
+    int& depth;
+    explicit Depth(int& d) : depth(d) { ++depth; }
+    ~Depth() { --depth; }
+  } depth{call_depth_};
   if (freeze.outer) frozen_ms_ = clock_.now_us() / 1000;
 
   ++commands_processed_;

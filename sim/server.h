@@ -18,8 +18,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/clock.h"
@@ -102,6 +104,21 @@ class Session {
   // Server-clock times (ms) for CLIENT LIST's age= and idle=.
   int64_t created_ms() const { return created_ms_; }
   int64_t last_command_ms() const { return last_command_ms_; }
+  // Replication (used by a world that models replicas; see
+  // Server::set_replication_hooks). The primary's replication offset right
+  // after this session's last command that propagated a write: what WAIT
+  // waits for (Redis's client->woff). 0 until the session writes.
+  uint64_t repl_offset() const { return repl_offset_; }
+  void set_repl_offset(uint64_t offset) { repl_offset_ = offset; }
+  // A WAIT that could not be answered at once from a top-level command:
+  // the reply Server::execute returned is the current count, and whoever
+  // runs the connection may instead hold it until `numreplicas` replicas
+  // acknowledged repl_offset() or `timeout_ms` passed (0 = no limit).
+  struct BlockedWait {
+    int64_t numreplicas = 0;
+    int64_t timeout_ms = 0;
+  };
+  std::optional<BlockedWait> take_blocked_wait() { return std::exchange(blocked_wait_, {}); }
 
  private:
   friend class Server;
@@ -141,6 +158,20 @@ class Session {
   bool reply_off_ = false;
   bool reply_skip_ = false;
   bool reply_skip_next_ = false;
+  // replication
+  uint64_t repl_offset_ = 0;
+  std::optional<BlockedWait> blocked_wait_;
+};
+
+// What a server tells a replication model, and asks it (WAIT). Without hooks
+// a server has no replicas: WAIT answers 0 at once.
+struct ReplicationHooks {
+  // After every top-level command that may write (a write-flagged command,
+  // EXEC, EVAL, EVALSHA) ran on `session`, errors included. The model
+  // decides what changed and may call session.set_repl_offset().
+  std::function<void(Session& session)> after_write;
+  // The number of replicas that acknowledged the stream up to `offset`.
+  std::function<int64_t(uint64_t offset)> acked_replicas;
 };
 
 class Server {
@@ -179,6 +210,11 @@ class Server {
   ScriptEngine& scripts() { return *scripts_; }
   PubSub& pubsub() { return *pubsub_; }
   const CommandTable& commands() const { return commands_; }
+  void set_replication_hooks(ReplicationHooks hooks) { replication_ = std::move(hooks); }
+  const ReplicationHooks& replication_hooks() const { return replication_; }
+  // Commands running now, nested ones included (EXEC's queue, redis.call):
+  // 1 inside a top-level command's handler.
+  int call_depth() const { return call_depth_; }
   uint64_t commands_processed() const { return commands_processed_; }
   ServerConfig& config() { return config_; }
   // The connected sessions by id (CLIENT LIST, INFO clients).
@@ -212,6 +248,8 @@ class Server {
   // A script's SELECT changes the db for the rest of the script only; the
   // command that ran the script restores the caller's db when this is set.
   bool script_changed_db_ = false;
+  ReplicationHooks replication_;
+  int call_depth_ = 0;
 };
 
 }  // namespace redsim::sim

@@ -50,6 +50,32 @@ std::string_view to_string(EventKind kind) {
       return "result";
     case EventKind::kKeyState:
       return "key-state";
+    case EventKind::kProcessRestart:
+      return "process-restart";
+    case EventKind::kMessageSent:
+      return "message-sent";
+    case EventKind::kMessageDelivered:
+      return "message-delivered";
+    case EventKind::kMessageLost:
+      return "message-lost";
+    case EventKind::kMessageDelayed:
+      return "message-delayed";
+    case EventKind::kLinkBroken:
+      return "link-broken";
+    case EventKind::kPartitionStart:
+      return "partition-start";
+    case EventKind::kPartitionHeal:
+      return "partition-heal";
+    case EventKind::kServerCrash:
+      return "server-crash";
+    case EventKind::kServerRestart:
+      return "server-restart";
+    case EventKind::kFailover:
+      return "failover";
+    case EventKind::kClockJump:
+      return "clock-jump";
+    case EventKind::kClockDrift:
+      return "clock-drift";
   }
   return "?";
 }
@@ -275,6 +301,34 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
     case EventKind::kKeyState:
       return "key " + e.resource + ": " +
              (e.text == "lease" ? "lease until t=" + format_time_ms(e.value) : e.text);
+    case EventKind::kProcessRestart:
+      return "RESTART " + quote(e.text, 0) + " (client " + e.reply + ")";
+    case EventKind::kMessageSent:
+      return server_tag + e.text + " sent, arrives at " + format_time_ms(e.value);
+    case EventKind::kMessageDelivered:
+      return server_tag + e.text + " delivered, sent at " + format_time_ms(e.value);
+    case EventKind::kMessageLost:
+      return server_tag + "LOST " + e.text;
+    case EventKind::kMessageDelayed:
+      return server_tag + e.text + " DELAYED by " + format_time_ms(e.value);
+    case EventKind::kLinkBroken:
+      return "connection to s" + std::to_string(e.server) + " BROKEN (" + e.text + ")";
+    case EventKind::kPartitionStart:
+      return "PARTITION from s" + std::to_string(e.server) + " until " + format_time_ms(e.value);
+    case EventKind::kPartitionHeal:
+      return "partition from s" + std::to_string(e.server) + " healed";
+    case EventKind::kServerCrash:
+      return "SERVER CRASH " + e.text + " (" + std::to_string(e.value) + " key(s) kept)";
+    case EventKind::kServerRestart:
+      return "server restart " + e.text + " with " + std::to_string(e.value) + " key(s)";
+    case EventKind::kFailover:
+      return "FAILOVER " + e.text + " (" + std::to_string(e.value) + " write(s) lost)";
+    case EventKind::kClockJump:
+      return (e.process == 0 ? e.text + " " : std::string()) + "CLOCK JUMP " +
+             (e.value >= 0 ? "+" : "") + format_time_ms(e.value);
+    case EventKind::kClockDrift:
+      return (e.process == 0 ? e.text + " " : std::string()) + "clock drift " +
+             std::to_string(e.value) + " ppm";
   }
   return "?";
 }

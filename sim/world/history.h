@@ -50,6 +50,23 @@ enum class EventKind : uint8_t {
   kKeyState,       // server, resource: a tracked lock key changed on that server. text:
                    // "lease" (value: its deadline as true time, us), "persistent" (no
                    // deadline) or "absent". Drawn as lease bars on the server's lane.
+  // Faults (world.h's FaultPlan and World's scheduling calls). `server` is
+  // the server index clients use; text names the node ("s0", "s0r1").
+  kProcessRestart,    // a crashed process started again; text: its name; reply: its new client id
+  kMessageSent,       // WorldOptions::record_messages only; text: request|reply|push|close;
+                      // value: its arrival time in us
+  kMessageDelivered,  // WorldOptions::record_messages only; text as kMessageSent; value: sent at
+  kMessageLost,       // text: request|reply, and why
+  kMessageDelayed,    // a message held back by a delay fault; text: request|reply|push|close;
+                      // value: the extra delay in us
+  kLinkBroken,        // a connection broke (reset, timeout, partition, server down); text: why
+  kPartitionStart,    // process and server cut apart; value: the heal time in us
+  kPartitionHeal,     //
+  kServerCrash,       // text: node and persistence; value: keys kept for the restart
+  kServerRestart,     // text: node; value: keys it restarted with
+  kFailover,          // text: "s0r0 promoted"; value: writes of the old primary not replicated
+  kClockJump,         // a process (process != 0) or node (text) clock jumped; value: delta in us
+  kClockDrift,        // a clock's rate changed; value: drift in ppm
 };
 
 std::string_view to_string(EventKind kind);

@@ -1,5 +1,7 @@
 // The simulated network: connections (Links), per-message latency with
-// per-connection FIFO order, request/reply round trips, pub/sub pushes.
+// per-connection FIFO order, request/reply round trips, pub/sub pushes, and
+// the network faults (loss, lost replies, timeouts, delays, partitions).
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -8,50 +10,76 @@
 
 namespace redsim::world::detail {
 
-resp::Reply SimConnection::call(const lock::Argv& argv) {
-  Process& p = *link_.process;
+namespace {
+std::string gone(const Process& p) { return "process c" + std::to_string(p.pid) + " is gone"; }
+}  // namespace
+
+resp::Reply SimConnection::call(const lock::Argv& argv) { return call(argv, lock::Micros{0}); }
+
+resp::Reply SimConnection::call(const lock::Argv& argv, lock::Micros timeout) {
+  Process& p = *task_.process;
   Task& t = rt_.current_task(p);
-  if (p.dying || link_.closed)
-    throw lock::ClosedError("process c" + std::to_string(p.pid) + " is gone");
+  if (p.dying) throw lock::ClosedError(gone(p));
   rt_.fault_point(p, t);
-  return rt_.round_trip(t, link_, argv);
+  const int64_t timeout_us = timeout.count() > 0 ? timeout.count() : rt_.options.command_timeout_us;
+  // hiredis-style: a broken connection is not reused; the next call opens a
+  // new one (to the server's current primary).
+  if (link_ == nullptr || link_->closed || link_->broken) {
+    if (rt_.unreachable(p, server_)) rt_.refuse(t, server_, timeout_us);
+    link_ = &rt_.new_link(p, t.id, server_);
+  }
+  return rt_.round_trip(t, *link_, argv, {}, timeout_us);
 }
 
 lock::Connection& Runtime::connection(Task& t, size_t server) {
   Process& p = *t.process;
-  if (p.dying) throw lock::ClosedError("process c" + std::to_string(p.pid) + " is gone");
-  if (server >= servers.size()) {
+  if (p.dying) throw lock::ClosedError(gone(p));
+  if (server >= server_count()) {
     throw std::out_of_range("no server " + std::to_string(server) + " in this world");
   }
   auto& slot = t.connections[server];
-  if (!slot) slot = std::make_unique<SimConnection>(*this, new_link(p, t.id, server));
+  if (!slot) slot = std::make_unique<SimConnection>(*this, t, server);
   return *slot;
 }
 
 Link& Runtime::new_link(Process& p, TaskId task, size_t server) {
   auto link = std::make_unique<Link>();
   link->server = server;
+  link->node = primaries[server];
   link->process = &p;
   link->task = task;
-  link->session = servers[server]->connect();
-  link->rng = p.seed_rng.fork("link").fork(task).fork(server);
+  link->session = link->node->server_->connect();
+  // The first incarnation keeps the streams it always had.
+  Prng base = p.seed_rng.fork("link").fork(task).fork(server);
+  const bool reconnect = std::any_of(p.links.begin(), p.links.end(), [&](const Link* l) {
+    return l->task == task && l->server == server;
+  });
+  if (reconnect || p.incarnation > 0 || link->node->index != server) {
+    base = base.fork(p.incarnation).fork(link->node->index).fork(p.links.size());
+  }
+  link->rng = base;
+  link->fault_rng = base.fork("faults");
   Link& ref = *link;
   links.push_back(std::move(link));
   p.links.push_back(&ref);
+  ref.node->links.push_back(&ref);
   return ref;
 }
 
 Link& Runtime::pubsub_link(Process& p, size_t server) {
   Link*& slot = p.pubsub_links[server];
-  if (slot != nullptr) return *slot;
+  if (slot != nullptr && !slot->broken && !slot->closed) return *slot;
   Link& link = new_link(p, 0, server);
   // The server calls this inside the PUBLISH (or SUBSCRIBE) it is running;
   // the push then travels to the client like any other message.
   link.session->set_push_handler([this, &link](const resp::Reply& push) {
-    send_to_client(link, [this, &link, push] {
-      deliver(*link.process,
-              [this, &link, push] { dispatch_push(*link.process, link.server, push); });
-    });
+    send_to_client(
+        link,
+        [this, &link, push] {
+          deliver(*link.process,
+                  [this, &link, push] { dispatch_push(*link.process, link.server, push); });
+        },
+        "push");
   });
   slot = &link;
   return link;
@@ -62,59 +90,345 @@ int64_t Runtime::draw_latency(Link& link) {
   switch (plan.latency_distribution) {
     case LatencyDistribution::kUniform:
       return link.rng.uniform(plan.latency_min_us, plan.latency_max_us);
+    case LatencyDistribution::kFixed:
+      return plan.latency_min_us;
+    case LatencyDistribution::kLongTail: {
+      int64_t latency = link.rng.uniform(plan.latency_min_us, plan.latency_max_us);
+      const int64_t cap = plan.latency_tail_max_us > 0
+                              ? plan.latency_tail_max_us
+                              : 1024 * std::max<int64_t>(plan.latency_max_us, 1);
+      while (latency < cap && link.rng.chance(plan.latency_tail_ppm)) {
+        latency = std::max<int64_t>(latency, 1) * 2;
+      }
+      return std::min(latency, cap);
+    }
   }
   return plan.latency_min_us;
 }
 
-void Runtime::send_to_server(Link& link, std::function<void()> fn) {
-  // Never before an earlier message on this connection: FIFO. Equal times
-  // keep their order through the scheduler's sequence numbers.
-  const int64_t arrival = std::max(now() + draw_latency(link), link.last_to_server_us);
-  link.last_to_server_us = arrival;
-  sched.at(arrival, std::move(fn));
+int64_t Runtime::draw_delay(Link& link, std::string_view what) {
+  const FaultPlan& plan = options.faults;
+  int64_t extra = 0;
+  if (link.fault_rng.chance(plan.delay_ppm)) {
+    extra += link.fault_rng.uniform(plan.delay_min_us, plan.delay_max_us);
+  }
+  for (const Window& w : delays) {
+    if (w.pid == link.process->pid && w.server == link.server && now() >= w.from_us &&
+        now() < w.to_us) {
+      extra += w.extra_us;
+    }
+  }
+  if (extra > 0) {
+    HistoryEvent e = event(EventKind::kMessageDelayed, link.process, link.task);
+    e.server = static_cast<int32_t>(link.server);
+    e.text = what;
+    e.value = extra;
+    record(std::move(e));
+  }
+  return extra;
 }
 
-void Runtime::send_to_client(Link& link, std::function<void()> fn) {
-  const int64_t arrival = std::max(now() + draw_latency(link), link.last_to_client_us);
+void Runtime::send_to_server(Link& link, std::function<void()> fn, std::string_view what) {
+  if (link.broken) return;
+  // Never before an earlier message on this connection: FIFO. Equal times
+  // keep their order through the scheduler's sequence numbers.
+  const int64_t sent = now();
+  const int64_t arrival =
+      std::max(now() + draw_latency(link) + draw_delay(link, what), link.last_to_server_us);
+  link.last_to_server_us = arrival;
+  if (options.record_messages) {
+    HistoryEvent e = event(EventKind::kMessageSent, link.process, link.task);
+    e.server = static_cast<int32_t>(link.server);
+    e.text = what;
+    e.value = arrival;
+    record(std::move(e));
+  }
+  sched.at(arrival, [this, &link, fn = std::move(fn), what = std::string(what), sent] {
+    if (link.broken) return;  // lost with the connection
+    if (options.record_messages) {
+      HistoryEvent e = event(EventKind::kMessageDelivered, link.process, link.task);
+      e.server = static_cast<int32_t>(link.server);
+      e.text = what;
+      e.value = sent;
+      record(std::move(e));
+    }
+    fn();
+  });
+}
+
+void Runtime::send_to_client(Link& link, std::function<void()> fn, std::string_view what) {
+  if (link.broken) return;
+  const int64_t sent = now();
+  const int64_t arrival =
+      std::max(now() + draw_latency(link) + draw_delay(link, what), link.last_to_client_us);
   link.last_to_client_us = arrival;
-  sched.at(arrival, std::move(fn));
+  if (options.record_messages) {
+    HistoryEvent e = event(EventKind::kMessageSent, link.process, link.task);
+    e.server = static_cast<int32_t>(link.server);
+    e.text = what;
+    e.value = arrival;
+    record(std::move(e));
+  }
+  sched.at(arrival, [this, &link, fn = std::move(fn), what = std::string(what), sent] {
+    if (link.broken) return;
+    if (options.record_messages) {
+      HistoryEvent e = event(EventKind::kMessageDelivered, link.process, link.task);
+      e.server = static_cast<int32_t>(link.server);
+      e.text = what;
+      e.value = sent;
+      record(std::move(e));
+    }
+    fn();
+  });
+}
+
+void Runtime::fail_call(Task& t, uint64_t token, Task::CallEnd end, std::string error,
+                        int64_t at_us) {
+  sched.at(at_us, [this, &t, token, end, error = std::move(error)] {
+    deliver(*t.process, [this, &t, token, end, error] {
+      if (t.state != Task::State::kBlocked || t.block_token != token) return;
+      t.call_end = end;
+      t.call_error = error;
+      wake(t, token);
+    });
+  });
 }
 
 resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
-                                std::function<void(const resp::Reply&)> on_arrival) {
+                                std::function<void(const resp::Reply&)> on_arrival,
+                                int64_t timeout_us) {
+  Process& p = *link.process;
+  const FaultPlan& plan = options.faults;
   const uint64_t token = block(t);
-  send_to_server(link, [this, &link, &t, token, argv = std::move(argv),
-                        on_arrival = std::move(on_arrival)]() mutable {
-    if (!link.session) return;  // cannot happen: a close is queued behind every request
-    resp::Reply reply = servers[link.server]->execute(*link.session, argv);
-    HistoryEvent e = event(EventKind::kCommand, link.process, t.id);
-    e.server = static_cast<int32_t>(link.server);
-    e.argv = std::move(argv);
-    e.reply = format_reply(reply);
-    record(std::move(e));
-    note_key_states(link.server);
-    send_to_client(link, [this, &link, &t, token, reply = std::move(reply),
-                          on_arrival = std::move(on_arrival)] {
-      deliver(*link.process, [this, &t, token, reply, on_arrival] {
-        if (on_arrival) on_arrival(reply);
-        t.reply = reply;
-        wake(t, token);
+  t.call_end = Task::CallEnd::kReply;
+  link.in_flight.push_back(InFlight{&t, token});
+  // Each draw only when its fault is on (chance(0) draws nothing).
+  const bool lost = p.net_rng.chance(plan.loss_ppm);
+  const bool lost_after_run = lost && p.net_rng.chance(plan.loss_executed_ppm);
+  const bool reply_lost = !lost && p.net_rng.chance(plan.lost_reply_ppm);
+  if (timeout_us > 0) {
+    fail_call(t, token, Task::CallEnd::kTimeout, "", now() + p.clock.true_duration(timeout_us));
+  }
+  send_to_server(
+      link, [this, &link, &t, token, argv = std::move(argv), on_arrival = std::move(on_arrival),
+             lost, lost_after_run, reply_lost]() mutable {
+        if (!link.session) return;  // cannot happen: a close is queued behind every request
+        if (lost && !lost_after_run) {
+          HistoryEvent e = event(EventKind::kMessageLost, link.process, t.id);
+          e.server = static_cast<int32_t>(link.server);
+          e.text = "request " + format_argv(argv, 48) + " (connection reset)";
+          record(std::move(e));
+          break_link(link, "reset before the command ran", draw_latency(link));
+          return;
+        }
+        Node& node = *link.node;
+        resp::Reply reply = node.server_->execute(*link.session, argv);
+        std::optional<sim::Session::BlockedWait> wait = link.session->take_blocked_wait();
+        if (wait && !lost && !reply_lost) {
+          // WAIT holds its reply until enough replicas acknowledged, or timeout.
+          auto w = std::make_shared<BlockedWait>();
+          w->link = &link;
+          w->task = &t;
+          w->token = token;
+          w->numreplicas = wait->numreplicas;
+          w->offset = link.session->repl_offset();
+          w->argv = std::move(argv);
+          node.waits.push_back(w);
+          if (wait->timeout_ms > 0) {
+            sched.after(node.clock->drift.true_duration(wait->timeout_ms * 1000), [this, w, &node] {
+              if (w->done) return;
+              w->done = true;
+              std::erase(node.waits, w);
+              const int64_t acked = node.server_ ? acked_replicas(node, w->offset) : int64_t{0};
+              Link& l = *w->link;
+              HistoryEvent e = event(EventKind::kCommand, l.process, w->task->id);
+              e.server = static_cast<int32_t>(l.server);
+              e.argv = w->argv;
+              e.reply = format_reply(resp::Reply::integer(acked));
+              record(std::move(e));
+              Task* task = w->task;
+              const uint64_t tok = w->token;
+              send_to_client(l, [this, &l, task, tok, acked] {
+                deliver(*l.process, [this, task, tok, acked] {
+                  task->reply = resp::Reply::integer(acked);
+                  wake(*task, tok);
+                });
+              });
+            });
+          }
+          after_command(node);
+          return;
+        }
+        HistoryEvent e = event(EventKind::kCommand, link.process, t.id);
+        e.server = static_cast<int32_t>(link.server);
+        e.argv = std::move(argv);
+        e.reply = format_reply(reply);
+        record(std::move(e));
+        note_key_states(link.server);
+        if (lost) {
+          HistoryEvent l = event(EventKind::kMessageLost, link.process, t.id);
+          l.server = static_cast<int32_t>(link.server);
+          l.text = "reply (connection reset after the command ran)";
+          record(std::move(l));
+          break_link(link, "reset after the command ran", draw_latency(link));
+        } else if (reply_lost) {
+          HistoryEvent l = event(EventKind::kMessageLost, link.process, t.id);
+          l.server = static_cast<int32_t>(link.server);
+          l.text = "reply";
+          record(std::move(l));
+        } else {
+          send_to_client(link, [this, &link, &t, token, reply = std::move(reply),
+                                on_arrival = std::move(on_arrival)] {
+            deliver(*link.process, [this, &t, token, reply, on_arrival] {
+              if (t.state != Task::State::kBlocked || t.block_token != token) return;
+              if (on_arrival) on_arrival(reply);
+              t.reply = reply;
+              wake(t, token);
+            });
+          });
+        }
+        after_command(node);
       });
-    });
-  });
   suspend(t);
+  std::erase_if(link.in_flight, [&](const InFlight& f) { return f.task == &t; });
+  switch (t.call_end) {
+    case Task::CallEnd::kReply:
+      break;
+    case Task::CallEnd::kTimeout: {
+      if (!link.broken && !link.closed) {
+        HistoryEvent e = event(EventKind::kLinkBroken, &p, t.id);
+        e.server = static_cast<int32_t>(link.server);
+        e.text = "timeout";
+        record(std::move(e));
+        close_link(link);
+      }
+      throw lock::TimeoutError("no reply from server " + std::to_string(link.server) + " within " +
+                               std::to_string(timeout_us) + " us");
+    }
+    case Task::CallEnd::kIoError:
+      throw lock::IoError(t.call_error);
+  }
   return std::move(t.reply);
 }
 
+void Runtime::refuse(Task& t, size_t server, int64_t timeout_us) {
+  Process& p = *t.process;
+  const uint64_t token = block(t);
+  t.call_end = Task::CallEnd::kReply;
+  const std::string why = "connection to server " + std::to_string(server) + " refused";
+  const int64_t refuse_at = now() + std::max<int64_t>(options.connect_refused_us, 1);
+  if (timeout_us > 0) {
+    const int64_t timeout_at = now() + p.clock.true_duration(timeout_us);
+    if (timeout_at < refuse_at) {
+      fail_call(t, token, Task::CallEnd::kTimeout, "", timeout_at);
+    }
+  }
+  fail_call(t, token, Task::CallEnd::kIoError, why, refuse_at);
+  suspend(t);
+  if (t.call_end == Task::CallEnd::kTimeout) {
+    throw lock::TimeoutError("connecting to server " + std::to_string(server) + " timed out");
+  }
+  throw lock::IoError(why);
+}
+
+bool Runtime::partitioned(const Process& p, size_t server) const {
+  for (const Window& w : partitions) {
+    if (w.pid == p.pid && w.server == server && now() >= w.from_us && now() < w.to_us) return true;
+  }
+  return false;
+}
+
+bool Runtime::unreachable(const Process& p, size_t server) const {
+  return !primaries[server]->up || partitioned(p, server);
+}
+
 void Runtime::close_link(Link& link) {
-  if (link.closed) return;
+  if (link.closed || link.broken) return;
   link.closed = true;
-  send_to_server(link, [this, &link] {
-    link.session.reset();  // the server forgets WATCHes, drops subscriptions
-    HistoryEvent e = event(EventKind::kDisconnect, link.process, link.task);
+  send_to_server(
+      link,
+      [this, &link] {
+        link.session.reset();  // the server forgets WATCHes, drops subscriptions
+        std::erase(link.node->links, &link);
+        HistoryEvent e = event(EventKind::kDisconnect, link.process, link.task);
+        e.server = static_cast<int32_t>(link.server);
+        record(std::move(e));
+      },
+      "close");
+}
+
+void Runtime::break_link(Link& link, std::string why, int64_t notify_after_us) {
+  if (link.broken) return;
+  link.broken = true;
+  link.session.reset();
+  std::erase(link.node->links, &link);
+  for (auto& w : link.node->waits) {
+    if (w->link == &link) w->done = true;
+  }
+  std::erase_if(link.node->waits, [](const auto& w) { return w->done; });
+  Process& p = *link.process;
+  if (!p.dying) {
+    HistoryEvent e = event(EventKind::kLinkBroken, &p, link.task);
     e.server = static_cast<int32_t>(link.server);
+    e.text = why;
     record(std::move(e));
+  }
+  for (const InFlight& f : link.in_flight) {
+    fail_call(*f.task, f.token, Task::CallEnd::kIoError,
+              "connection to server " + std::to_string(link.server) + " broken: " + why,
+              now() + std::max<int64_t>(notify_after_us, 0));
+  }
+  link.in_flight.clear();
+  if (link.task == 0 && p.pubsub_links[link.server] == &link) p.pubsub_links[link.server] = nullptr;
+}
+
+void Runtime::start_partition(Process& p, size_t server, int64_t until_us) {
+  if (p.dying) return;
+  partitions.push_back(Window{p.pid, server, now(), until_us, 0});
+  HistoryEvent e = event(EventKind::kPartitionStart, &p, 0);
+  e.server = static_cast<int32_t>(server);
+  e.value = until_us;
+  record(std::move(e));
+  std::vector<Link*> cut;
+  for (Link* link : p.links) {
+    if (link->server == server && !link->broken && !link->closed) cut.push_back(link);
+  }
+  for (Link* link : cut) break_link(*link, "partition", until_us - now());
+  sched.at(until_us, [this, &p, server] {
+    if (p.dying) return;
+    HistoryEvent h = event(EventKind::kPartitionHeal, &p, 0);
+    h.server = static_cast<int32_t>(server);
+    record(std::move(h));
+    resubscribe(p, server);
   });
+}
+
+void Runtime::resubscribe(Process& p, size_t server) {
+  if (p.dying || unreachable(p, server)) return;
+  std::vector<std::string> channels;
+  for (const auto& [id, sub] : p.subscriptions) {
+    if (sub.server == server &&
+        std::find(channels.begin(), channels.end(), sub.channel) == channels.end()) {
+      channels.push_back(sub.channel);
+    }
+  }
+  if (channels.empty()) return;
+  Link* existing = p.pubsub_links[server];
+  if (existing != nullptr && !existing->broken && !existing->closed) return;
+  Link& link = pubsub_link(p, server);
+  for (const std::string& channel : channels) {
+    send_to_server(link, [this, &link, channel] {
+      if (!link.session) return;
+      lock::Argv argv{"SUBSCRIBE", channel};
+      resp::Reply reply = link.node->server_->execute(*link.session, argv);
+      HistoryEvent e = event(EventKind::kCommand, link.process, 0);
+      e.server = static_cast<int32_t>(link.server);
+      e.argv = std::move(argv);
+      e.reply = format_reply(reply);
+      record(std::move(e));
+      send_to_client(link, [] {});
+    });
+  }
 }
 
 void Runtime::dispatch_push(Process& p, size_t server, const resp::Reply& push) {
@@ -144,11 +458,15 @@ lock::SubscriptionId Runtime::subscribe(Process& p, const std::string& channel,
                                         std::function<void(const std::string&)> on_message,
                                         size_t server) {
   Task& t = current_task(p);
-  if (p.dying) throw lock::ClosedError("process c" + std::to_string(p.pid) + " is gone");
-  if (server >= servers.size()) {
+  if (p.dying) throw lock::ClosedError(gone(p));
+  if (server >= server_count()) {
     throw std::out_of_range("no server " + std::to_string(server) + " in this world");
   }
   fault_point(p, t);
+  const Link* existing = p.pubsub_links[server];
+  if ((existing == nullptr || existing->broken || existing->closed) && unreachable(p, server)) {
+    refuse(t, server, options.command_timeout_us);
+  }
   Link& link = pubsub_link(p, server);
   const lock::SubscriptionId id = p.next_subscription++;
   // Registered when the confirmation reaches the process: every message
@@ -157,7 +475,8 @@ lock::SubscriptionId Runtime::subscribe(Process& p, const std::string& channel,
       t, link, {"SUBSCRIBE", channel},
       [&p, id, server, channel, on_message = std::move(on_message)](const resp::Reply& r) {
         if (!r.is_error()) p.subscriptions[id] = Subscription{server, channel, on_message};
-      });
+      },
+      options.command_timeout_us);
   if (reply.is_error()) throw lock::UnexpectedReply("SUBSCRIBE " + channel + ": " + reply.str());
   return id;
 }
@@ -173,12 +492,12 @@ void Runtime::unsubscribe(Process& p, lock::SubscriptionId id) {
     if (sub.server == server && sub.channel == channel) return;  // still wanted
   }
   Link* link = p.pubsub_links[server];
-  if (link == nullptr || link->closed) return;
+  if (link == nullptr || link->closed || link->broken) return;
   const TaskId task = current != nullptr && current->process == &p ? current->id : 0;
   send_to_server(*link, [this, link, task, channel] {
     if (!link->session) return;
     lock::Argv argv{"UNSUBSCRIBE", channel};
-    resp::Reply reply = servers[link->server]->execute(*link->session, argv);
+    resp::Reply reply = link->node->server_->execute(*link->session, argv);
     HistoryEvent e = event(EventKind::kCommand, link->process, task);
     e.server = static_cast<int32_t>(link->server);
     e.argv = std::move(argv);

@@ -42,7 +42,8 @@ class SimEvent final : public lock::Event {
     });
     const uint64_t token = rt_.block(t);
     waiters_.push_back(Waiter{&t, token});
-    rt_.sched.after(timeout.count(), [rt = &rt_, task = &t, token] { rt->wake(*task, token); });
+    rt_.sched.after(p_.clock.true_duration(timeout.count()),
+                    [rt = &rt_, task = &t, token] { rt->wake(*task, token); });
     rt_.suspend(t);
     return t.signaled;
   }
@@ -69,7 +70,7 @@ lock::Connection& ProcessEnv::connection(size_t server) {
   return rt_.connection(rt_.current_task(p_), server);
 }
 
-size_t ProcessEnv::server_count() const { return rt_.servers.size(); }
+size_t ProcessEnv::server_count() const { return rt_.server_count(); }
 
 lock::SubscriptionId ProcessEnv::subscribe(const std::string& channel,
                                            std::function<void(const std::string&)> on_message,
@@ -79,7 +80,7 @@ lock::SubscriptionId ProcessEnv::subscribe(const std::string& channel,
 
 void ProcessEnv::unsubscribe(lock::SubscriptionId id) { rt_.unsubscribe(p_, id); }
 
-lock::Micros ProcessEnv::now() { return lock::Micros{rt_.now() + p_.clock_offset_us}; }
+lock::Micros ProcessEnv::now() { return lock::Micros{p_.clock.read(rt_.now())}; }
 
 void ProcessEnv::sleep_for(lock::Micros d) {
   detail::Task& t = rt_.current_task(p_);
@@ -90,7 +91,8 @@ void ProcessEnv::sleep_for(lock::Micros d) {
     return;
   }
   const uint64_t token = rt_.block(t);
-  rt_.sched.after(d.count(), [rt = &rt_, task = &t, token] { rt->wake(*task, token); });
+  rt_.sched.after(p_.clock.true_duration(d.count()),
+                  [rt = &rt_, task = &t, token] { rt->wake(*task, token); });
   rt_.suspend(t);
 }
 

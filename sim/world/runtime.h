@@ -16,12 +16,16 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lock/env.h"
 #include "sim/clock.h"
+#include "sim/keyspace.h"
 #include "sim/server.h"
+#include "sim/world/drift_clock.h"
 #include "sim/world/fiber.h"
 #include "sim/world/history.h"
 #include "sim/world/prng.h"
@@ -32,28 +36,43 @@ namespace redsim::world::detail {
 
 struct Process;
 struct Runtime;
+struct Task;
+struct Node;
 
-// One client connection to one server: the server-side Session plus the two
-// directions' FIFO clocks.
+// A call waiting for its reply on a link: broken links fail it.
+struct InFlight {
+  Task* task = nullptr;
+  uint64_t token = 0;
+};
+
+// One client connection to one server node: the server-side Session plus
+// the two directions' FIFO clocks.
 struct Link {
-  size_t server = 0;
+  size_t server = 0;  // the server index the client asked for
+  Node* node = nullptr;
   Process* process = nullptr;
   TaskId task = 0;  // 0: the process's pub/sub connection
   std::unique_ptr<sim::Session> session;
   Prng rng{0};                    // latency draws for this connection
+  Prng fault_rng{0};              // delay draws for this connection
   int64_t last_to_server_us = 0;  // arrival time of the last client->server message
   int64_t last_to_client_us = 0;  // arrival time of the last server->client message
   bool closed = false;            // the client side is closed (a close is on the wire)
+  bool broken = false;            // reset: nothing travels any more, session gone
+  std::vector<InFlight> in_flight;
 };
 
 class SimConnection final : public lock::Connection {
  public:
-  SimConnection(Runtime& rt, Link& link) : rt_(rt), link_(link) {}
+  SimConnection(Runtime& rt, Task& task, size_t server) : rt_(rt), task_(task), server_(server) {}
   resp::Reply call(const lock::Argv& argv) override;
+  resp::Reply call(const lock::Argv& argv, lock::Micros timeout) override;
 
  private:
   Runtime& rt_;
-  Link& link_;
+  Task& task_;
+  size_t server_;
+  Link* link_ = nullptr;  // replaced when broken or closed
 };
 
 struct Task {
@@ -68,6 +87,9 @@ struct Task {
   // What ended the last block.
   bool signaled = false;
   resp::Reply reply;
+  enum class CallEnd : uint8_t { kReply, kTimeout, kIoError };
+  CallEnd call_end = CallEnd::kReply;
+  std::string call_error;
   std::vector<std::unique_ptr<SimConnection>> connections;  // per server, made on first use
 };
 
@@ -94,23 +116,69 @@ struct Process {
   std::vector<Link*> links;                  // every link of this process
   std::map<lock::SubscriptionId, Subscription> subscriptions;
   lock::SubscriptionId next_subscription = 1;
-  Prng random{0};               // random_u64()
-  Prng fault_rng{0};            // random pause / crash decisions
-  Prng seed_rng{0};             // root of this process's sub-seeds (links)
-  int64_t clock_offset_us = 0;  // the process clock: true time + offset (room for drift)
+  Prng random{0};            // random_u64()
+  Prng fault_rng{0};         // random pause / crash decisions
+  Prng seed_rng{0};          // root of this process's sub-seeds (links)
+  Prng net_rng{0};           // loss, lost-reply, partition decisions
+  Prng clock_rng{0};         // drift and random jumps
+  Prng restart_rng{0};       // random restarts after a crash
+  DriftClock clock;          // what now() reads; sleeps and timeouts run on it
+  TaskId main_task = 1;      // the current incarnation's main task
+  uint64_t incarnation = 0;  // restarts so far
 };
 
-// A server's clock: world time plus the epoch plus what DEBUG SLEEP added.
+// One redis-server: a primary (the server index clients use) or a replica.
+using KeyRef = std::pair<int, std::string>;  // (db, key)
+using Snapshot = std::map<KeyRef, sim::Entry>;
+
+struct BlockedWait {
+  Link* link = nullptr;
+  Task* task = nullptr;
+  uint64_t token = 0;
+  int64_t numreplicas = 0;
+  uint64_t offset = 0;
+  lock::Argv argv;
+  bool done = false;
+};
+
+// A server's clock: the epoch plus its drifting clock plus what DEBUG
+// SLEEP added.
 class ServerClock final : public sim::Clock {
  public:
   ServerClock(const Scheduler& sched, int64_t epoch_us) : sched_(sched), epoch_us_(epoch_us) {}
-  int64_t now_us() const override { return epoch_us_ + sched_.now_us() + offset_us_; }
+  int64_t now_us() const override { return epoch_us_ + drift.read(sched_.now_us()) + offset_us_; }
   void sleep_us(int64_t us) override { offset_us_ += us > 0 ? us : 0; }
+  DriftClock drift;
 
  private:
   const Scheduler& sched_;
   int64_t epoch_us_;
   int64_t offset_us_ = 0;
+};
+
+struct Node {
+  size_t index = 0;   // node id (World::node_of)
+  size_t server = 0;  // the server index it belongs to
+  std::string name;   // "s0", "s0r1"
+  std::unique_ptr<ServerClock> clock;
+  std::unique_ptr<sim::Server> server_;  // null while down
+  bool up = true;
+  uint64_t incarnation = 0;
+  Prng seed_rng{0};
+  Prng fault_rng{0};         // crashes, failovers, clock jumps
+  Prng repl_rng{0};          // replication lag draws
+  std::vector<Link*> links;  // client connections to this node
+  Snapshot kept;             // what survives a crash (persistence)
+  Snapshot fsynced;          // kAofEverysec: state at the last fsync
+  // Replication. A replica follows `primary`; a primary has `replicas`.
+  Node* primary = nullptr;
+  std::vector<Node*> replicas;
+  uint64_t epoch = 0;           // bumped on every (re)attachment: stale stream messages drop
+  uint64_t master_offset = 0;   // primary: writes propagated
+  Snapshot shadow;              // primary: state as of the last propagated write
+  uint64_t applied_offset = 0;  // replica: last write applied
+  int64_t last_stream_us = 0;   // replica: FIFO of the stream
+  std::vector<std::shared_ptr<BlockedWait>> waits;  // primary: blocked WAITs
 };
 
 struct Runtime {
@@ -138,6 +206,8 @@ struct Runtime {
   // kKeyState event for each tracked key whose state on server s changed.
   void track_key(const std::string& key);
   void note_key_states(size_t server);
+  void restart(Process& p, std::function<void(ProcessEnv&)> main);
+  void set_client_id(Process& p);
 
   // Blocking, called on a task's fiber (world.cc).
   Task& current_task(Process& p);  // std::logic_error when not on a task of p
@@ -152,18 +222,48 @@ struct Runtime {
   Link& new_link(Process& p, TaskId task, size_t server);
   Link& pubsub_link(Process& p, size_t server);
   int64_t draw_latency(Link& link);
-  void send_to_server(Link& link, std::function<void()> fn);
-  void send_to_client(Link& link, std::function<void()> fn);
+  int64_t draw_delay(Link& link, std::string_view what);
+  void send_to_server(Link& link, std::function<void()> fn, std::string_view what = "request");
+  void send_to_client(Link& link, std::function<void()> fn, std::string_view what = "reply");
   // Sends argv on `link` for task `t`, blocks t until the reply arrives and
   // returns it. `on_arrival` runs when the reply reaches the process (before
-  // the task resumes).
+  // the task resumes). timeout_us (process clock) > 0: lock::TimeoutError
+  // after it. A broken connection: lock::IoError.
   resp::Reply round_trip(Task& t, Link& link, lock::Argv argv,
-                         std::function<void(const resp::Reply&)> on_arrival = {});
+                         std::function<void(const resp::Reply&)> on_arrival = {},
+                         int64_t timeout_us = 0);
+  // Blocks t for a refused connection attempt, then throws.
+  [[noreturn]] void refuse(Task& t, size_t server, int64_t timeout_us);
+  // True when `p` cannot reach server `server` now (down or partitioned).
+  bool unreachable(const Process& p, size_t server) const;
+  bool partitioned(const Process& p, size_t server) const;
   void close_link(Link& link);
+  // Resets `link`: the session goes at once, calls in flight fail with
+  // lock::IoError at now + notify_after_us.
+  void break_link(Link& link, std::string why, int64_t notify_after_us);
+  void fail_call(Task& t, uint64_t token, Task::CallEnd end, std::string error, int64_t at_us);
+  void start_partition(Process& p, size_t server, int64_t until_us);
+  void resubscribe(Process& p, size_t server);
   void dispatch_push(Process& p, size_t server, const resp::Reply& push);
   lock::SubscriptionId subscribe(Process& p, const std::string& channel,
                                  std::function<void(const std::string&)> on_message, size_t server);
   void unsubscribe(Process& p, lock::SubscriptionId id);
+
+  // Servers (servers.cc).
+  void make_nodes();
+  void start_node(Node& n, const Snapshot& data);
+  void crash_node(Node& n, std::string why, bool schedule_restart);
+  void restart_node(Node& n);
+  void failover(size_t server, size_t replica);
+  void after_command(Node& n);
+  void after_write(Node& n, sim::Session& session);
+  int64_t acked_replicas(const Node& n, uint64_t offset) const;
+  void check_waits(Node& n);
+  void full_sync(Node& replica, Node& primary);
+  void fsync_tick();
+  void jump_node_clock(Node& n, int64_t delta_us, std::string_view why);
+  sim::Server& primary_server(size_t server) { return *primaries[server]->server_; }
+  size_t server_count() const { return primaries.size(); }
 
   // Declaration order is destruction order reversed: fibers are unwound in
   // ~Runtime's body, then processes, links (sessions), servers, clocks go.
@@ -171,9 +271,18 @@ struct Runtime {
   Scheduler sched;
   History history;
   Prng root;
-  std::vector<std::unique_ptr<ServerClock>> clocks;
-  std::vector<std::unique_ptr<sim::Server>> servers;
+  std::vector<std::unique_ptr<Node>> nodes;  // servers first, then replicas
+  std::vector<Node*> primaries;              // per server index: its current primary
   std::vector<std::unique_ptr<Link>> links;
+  struct Window {
+    ProcessId pid;
+    size_t server;
+    int64_t from_us;
+    int64_t to_us;
+    int64_t extra_us;  // delay windows
+  };
+  std::vector<Window> partitions;
+  std::vector<Window> delays;
   std::vector<std::unique_ptr<Process>> processes;  // processes[pid - 1]
   Task* current = nullptr;                          // the task whose fiber runs now
   // Tracked keys and, per server, their last recorded state: the deadline

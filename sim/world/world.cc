@@ -15,16 +15,14 @@ namespace detail {
 Runtime::Runtime(WorldOptions opts) : options(std::move(opts)), root(options.seed) {
   if (options.servers == 0) throw std::invalid_argument("WorldOptions::servers must be >= 1");
   history.set_server_count(options.servers);
-  Prng server_seeds = root.fork("servers");
-  for (size_t i = 0; i < options.servers; ++i) {
-    clocks.push_back(std::make_unique<ServerClock>(sched, options.start_epoch_us));
-    sim::ServerOptions server_options = options.server;
-    server_options.seed = server_seeds.fork(i).next_u64();
-    servers.push_back(std::make_unique<sim::Server>(*clocks.back(), server_options));
-  }
+  make_nodes();
   if (options.active_expire_interval_us > 0) {
     sched.after(
         options.active_expire_interval_us, [this] { expire_tick(); }, /*daemon=*/true);
+  }
+  if (options.persistence == Persistence::kAofEverysec) {
+    sched.after(
+        1000 * 1000, [this] { fsync_tick(); }, /*daemon=*/true);
   }
 }
 
@@ -67,16 +65,44 @@ void Runtime::start_process(Process& p) {
   add_task(p, "main", [&p] { p.main(*p.env); });
 }
 
+void Runtime::set_client_id(Process& p) {
+  Prng ids = p.seed_rng.fork("client-id");
+  if (p.incarnation > 0) ids = ids.fork(p.incarnation);
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(ids.next_u64() & 0xFFFFFFFFu));
+  p.client_id = "c" + std::to_string(p.pid) + "-" + hex;
+}
+
+void Runtime::restart(Process& p, std::function<void(ProcessEnv&)> main) {
+  if (p.state != ProcessState::kCrashed) return;
+  ++p.incarnation;
+  set_client_id(p);
+  if (main) p.main = std::move(main);
+  p.dying = false;
+  p.paused = false;
+  p.held.clear();
+  p.links.clear();  // all closed; the Runtime still owns them
+  std::fill(p.pubsub_links.begin(), p.pubsub_links.end(), nullptr);
+  p.subscriptions.clear();
+  p.state = ProcessState::kRunning;
+  HistoryEvent e = event(EventKind::kProcessRestart, &p, 0);
+  e.text = p.name;
+  e.reply = p.client_id;
+  record(std::move(e));
+  p.main_task = p.tasks.size() + 1;
+  add_task(p, "main", [&p] { p.main(*p.env); });
+}
+
 Task& Runtime::add_task(Process& p, std::string name, std::function<void()> body) {
   auto task = std::make_unique<Task>();
   task->process = &p;
   task->id = p.tasks.size() + 1;
   task->name = std::move(name);
   task->fiber = std::make_unique<Fiber>(std::move(body), options.fiber_stack_bytes);
-  task->connections.resize(servers.size());
+  task->connections.resize(server_count());
   Task& t = *task;
   p.tasks.push_back(std::move(task));
-  if (t.id != 1) {
+  if (t.id != p.main_task) {
     HistoryEvent e = event(EventKind::kTaskStart, &p, t.id);
     e.text = t.name;
     record(std::move(e));
@@ -120,7 +146,7 @@ void Runtime::finish_task(Task& t) {
   Process& p = *t.process;
   t.state = Task::State::kDone;
   t.fiber.reset();
-  if (t.id != 1) {
+  if (t.id != p.main_task) {
     record(event(EventKind::kTaskEnd, &p, t.id));
     return;
   }
@@ -137,6 +163,11 @@ void Runtime::crash(Process& p, std::string reason) {
   record(std::move(e));
   p.state = ProcessState::kCrashed;
   teardown(p);
+  const FaultPlan& plan = options.faults;
+  if (p.restart_rng.chance(plan.restart_ppm)) {
+    sched.after(p.restart_rng.uniform(plan.restart_min_us, plan.restart_max_us),
+                [this, &p] { restart(p, {}); });
+  }
 }
 
 void Runtime::teardown(Process& p) {
@@ -192,18 +223,20 @@ void Runtime::deliver(Process& p, std::function<void()> fn) {
 
 void Runtime::track_key(const std::string& key) {
   if (!tracked_keys.insert(key).second) return;
-  for (size_t i = 0; i < servers.size(); ++i) note_key_states(i);
+  for (size_t i = 0; i < primaries.size(); ++i) note_key_states(i);
 }
 
 void Runtime::note_key_states(size_t server) {
   if (tracked_keys.empty()) return;
-  if (key_states.size() < servers.size()) key_states.resize(servers.size());
-  sim::Server& s = *servers[server];
+  if (key_states.size() < primaries.size()) key_states.resize(primaries.size());
+  // The server clients reach at this index now (after a failover, the
+  // promoted replica); while it is down, no key is live there.
+  sim::Server* s = primaries[server]->up ? primaries[server]->server_.get() : nullptr;
   auto& known = key_states[server];
-  const int64_t server_now_us = s.clock().now_us();
+  const int64_t server_now_us = primaries[server]->clock->now_us();
   for (const std::string& key : tracked_keys) {
     // Looked at without side effects: a key past its deadline counts as gone.
-    const sim::Entry* entry = s.keyspace().db(0).peek(key);
+    const sim::Entry* entry = s != nullptr ? s->keyspace().db(0).peek(key) : nullptr;
     const bool live = entry != nullptr && !entry->expired_at(server_now_us / 1000);
     // The deadline in true time: how far ahead it is on the server's clock.
     const int64_t deadline =
@@ -227,8 +260,9 @@ void Runtime::note_key_states(size_t server) {
 }
 
 void Runtime::expire_tick() {
-  for (size_t i = 0; i < servers.size(); ++i) {
-    const size_t deleted = servers[i]->active_expire_cycle();
+  for (size_t i = 0; i < primaries.size(); ++i) {
+    if (!primaries[i]->up) continue;
+    const size_t deleted = primaries[i]->server_->active_expire_cycle();
     if (deleted > 0) {
       HistoryEvent e = event(EventKind::kServerNote, nullptr, 0);
       e.server = static_cast<int32_t>(i);
@@ -286,6 +320,18 @@ void Runtime::fault_point(Process& p, Task& t) {
     begin_pause(p, p.fault_rng.uniform(plan.pause_min_us, plan.pause_max_us), "random");
     yield(t);  // held until the pause ends
   }
+  if (p.clock_rng.chance(plan.clock_jump_ppm)) {
+    const int64_t delta = p.clock_rng.uniform(-plan.clock_jump_max_us, plan.clock_jump_max_us);
+    p.clock.jump(now(), delta);
+    HistoryEvent e = event(EventKind::kClockJump, &p, t.id);
+    e.value = delta;
+    record(std::move(e));
+  }
+  if (p.net_rng.chance(plan.partition_ppm)) {
+    const size_t server = static_cast<size_t>(p.net_rng.below(server_count()));
+    const int64_t length = p.net_rng.uniform(plan.partition_min_us, plan.partition_max_us);
+    start_partition(p, server, now() + length);
+  }
 }
 
 }  // namespace detail
@@ -306,11 +352,13 @@ ProcessId World::spawn_process(std::string name, std::function<void(ProcessEnv&)
   p->seed_rng = rt.root.fork("process").fork(stream.value_or(p->pid));
   p->random = p->seed_rng.fork("random");
   p->fault_rng = p->seed_rng.fork("faults");
-  char hex[16];
-  std::snprintf(hex, sizeof hex, "%08x",
-                static_cast<unsigned>(p->seed_rng.fork("client-id").next_u64() & 0xFFFFFFFFu));
-  p->client_id = "c" + std::to_string(p->pid) + "-" + hex;
-  p->pubsub_links.resize(rt.servers.size(), nullptr);
+  p->net_rng = p->seed_rng.fork("net-faults");
+  p->clock_rng = p->seed_rng.fork("clock");
+  p->restart_rng = p->seed_rng.fork("restart");
+  const int64_t drift = rt.options.faults.clock_drift_ppm_max;
+  if (drift != 0) p->clock.set_drift(0, p->clock_rng.uniform(-drift, drift));
+  rt.set_client_id(*p);
+  p->pubsub_links.resize(rt.server_count(), nullptr);
   p->env = std::make_unique<ProcessEnv>(rt, *p);
   detail::Process& ref = *p;
   rt.processes.push_back(std::move(p));
@@ -332,8 +380,94 @@ void World::crash_process(ProcessId pid, Micros at) {
   rt.sched.at(at.count(), [&rt, &p] { rt.crash(p, "scheduled"); });
 }
 
+void World::restart_process(ProcessId pid, Micros at, std::function<void(ProcessEnv&)> main) {
+  detail::Process& p = rt_->process(pid);
+  detail::Runtime& rt = *rt_;
+  rt.sched.at(at.count(),
+              [&rt, &p, main = std::move(main)]() mutable { rt.restart(p, std::move(main)); });
+}
+
 void World::at(Micros at, std::function<void()> action) {
   rt_->sched.at(at.count(), std::move(action));
+}
+
+void World::partition(ProcessId pid, size_t server, Micros from, Micros to) {
+  detail::Process& p = rt_->process(pid);
+  detail::Runtime& rt = *rt_;
+  if (server >= rt.server_count()) throw std::out_of_range("no such server");
+  rt.sched.at(from.count(), [&rt, &p, server, to] { rt.start_partition(p, server, to.count()); });
+}
+
+void World::delay_messages(ProcessId pid, size_t server, Micros from, Micros to, Micros extra) {
+  rt_->process(pid);
+  if (server >= rt_->server_count()) throw std::out_of_range("no such server");
+  rt_->delays.push_back(
+      detail::Runtime::Window{pid, server, from.count(), to.count(), extra.count()});
+}
+
+void World::set_process_clock_drift(ProcessId pid, int64_t drift_ppm, Micros at) {
+  detail::Process& p = rt_->process(pid);
+  detail::Runtime& rt = *rt_;
+  rt.sched.at(at.count(), [&rt, &p, drift_ppm] {
+    p.clock.set_drift(rt.now(), drift_ppm);
+    HistoryEvent e = rt.event(EventKind::kClockDrift, &p, 0);
+    e.value = drift_ppm;
+    rt.record(std::move(e));
+  });
+}
+
+void World::jump_process_clock(ProcessId pid, Micros at, Micros delta) {
+  detail::Process& p = rt_->process(pid);
+  detail::Runtime& rt = *rt_;
+  rt.sched.at(at.count(), [&rt, &p, delta] {
+    p.clock.jump(rt.now(), delta.count());
+    HistoryEvent e = rt.event(EventKind::kClockJump, &p, 0);
+    e.value = delta.count();
+    rt.record(std::move(e));
+  });
+}
+
+void World::set_server_clock_drift(size_t node, int64_t drift_ppm, Micros at) {
+  detail::Node& n = *rt_->nodes.at(node);
+  detail::Runtime& rt = *rt_;
+  rt.sched.at(at.count(), [&rt, &n, drift_ppm] {
+    n.clock->drift.set_drift(rt.now(), drift_ppm);
+    HistoryEvent e = rt.event(EventKind::kClockDrift, nullptr, 0);
+    e.server = static_cast<int32_t>(n.server);
+    e.text = n.name;
+    e.value = drift_ppm;
+    rt.record(std::move(e));
+  });
+}
+
+void World::jump_server_clock(size_t node, Micros at, Micros delta) {
+  detail::Node& n = *rt_->nodes.at(node);
+  detail::Runtime& rt = *rt_;
+  rt.sched.at(at.count(), [&rt, &n, delta] { rt.jump_node_clock(n, delta.count(), ""); });
+}
+
+size_t World::node_of(size_t server, size_t replica) const {
+  const WorldOptions& o = rt_->options;
+  if (server >= o.servers || replica >= o.replicas) throw std::out_of_range("no such replica");
+  return o.servers + server * o.replicas + replica;
+}
+
+void World::crash_server(size_t node, Micros at) {
+  detail::Node& n = *rt_->nodes.at(node);
+  detail::Runtime& rt = *rt_;
+  rt.sched.at(at.count(), [&rt, &n] { rt.crash_node(n, "scheduled", /*schedule_restart=*/false); });
+}
+
+void World::restart_server(size_t node, Micros at) {
+  detail::Node& n = *rt_->nodes.at(node);
+  detail::Runtime& rt = *rt_;
+  rt.sched.at(at.count(), [&rt, &n] { rt.restart_node(n); });
+}
+
+void World::failover(size_t server, Micros at, size_t replica) {
+  detail::Runtime& rt = *rt_;
+  if (server >= rt.server_count()) throw std::out_of_range("no such server");
+  rt.sched.at(at.count(), [&rt, server, replica] { rt.failover(server, replica); });
 }
 
 World::RunEnd World::run() {
@@ -349,8 +483,20 @@ void World::run_until(Micros t) {
 
 Micros World::now() const { return Micros{rt_->now()}; }
 
-sim::Server& World::server(size_t i) { return *rt_->servers.at(i); }
-size_t World::server_count() const { return rt_->servers.size(); }
+sim::Server& World::server(size_t i) { return node(rt_->primaries.at(i)->index); }
+size_t World::server_count() const { return rt_->server_count(); }
+
+sim::Server& World::node(size_t node) {
+  detail::Node& n = *rt_->nodes.at(node);
+  if (!n.up) throw std::logic_error("server node " + n.name + " is down");
+  return *n.server_;
+}
+
+bool World::node_up(size_t node) const { return rt_->nodes.at(node)->up; }
+
+int64_t World::process_clock_us(ProcessId pid) const {
+  return rt_->process(pid).clock.read(rt_->now());
+}
 const History& World::history() const { return rt_->history; }
 
 ProcessState World::process_state(ProcessId pid) const {

@@ -80,17 +80,69 @@ struct Process;
 
 enum class LatencyDistribution : uint8_t {
   kUniform,  // every value in [latency_min_us, latency_max_us] equally likely
+  kFixed,    // always latency_min_us
+  // A uniform body in [latency_min_us, latency_max_us], then a geometric
+  // number of doublings: each with probability latency_tail_ppm / 1e6, so
+  // P(latency > body * 2^k) = p^k, a power-law (Pareto-like) tail; capped at
+  // latency_tail_max_us. Integer draws only (no floating point).
+  kLongTail,
 };
 
+// How a server keeps its data across a crash (Redis persistence docs,
+// "Append-only file": appendfsync always / everysec). RDB snapshots are not
+// modelled.
+enum class Persistence : uint8_t {
+  kNone,         // a restarted server is empty (Redlock's "restart without persistence")
+  kAofAlways,    // every acknowledged write survives (fsync before each reply)
+  kAofEverysec,  // the data as of the last whole-second fsync survives: up to 1 s of writes lost
+};
+
+// Every fault is off by default. Each random choice draws from its own
+// sub-stream of the world's seed (per process, per connection, per server
+// node), so switching one fault on does not reshuffle the others' draws.
+// "ppm": parts per million (probability * 1e6). Times: us.
 struct FaultPlan {
-  // One-way latency of each message (request, reply, pub/sub push, close),
-  // drawn per message. Default 0: messages arrive in the same microsecond.
+  // ---- Network. One-way latency of each message (request, reply, pub/sub
+  // push, close), drawn per message. Default 0: messages arrive in the same
+  // microsecond. Messages on one connection never overtake each other.
   LatencyDistribution latency_distribution = LatencyDistribution::kUniform;
   int64_t latency_min_us = 0;
   int64_t latency_max_us = 0;
+  uint32_t latency_tail_ppm = 0;    // kLongTail: chance of each doubling
+  int64_t latency_tail_max_us = 0;  // kLongTail cap; 0 = 1024 * max(latency_max_us, 1)
 
-  // Random pauses: at each blocking call a process pauses with probability
-  // pause_ppm / 1e6 (parts per million), for a length drawn uniformly in
+  // Connection loss per command (Connection::call, SUBSCRIBE): the
+  // connection breaks and the call throws lock::IoError when the reset
+  // reaches the client. Of the losses, loss_executed_ppm / 1e6 happen after
+  // the server ran the command (its effects stay), the rest before (the
+  // command never runs). The next call on that Connection opens a new one.
+  uint32_t loss_ppm = 0;
+  uint32_t loss_executed_ppm = 500000;
+
+  // Lost reply per command: the server runs it, its reply never arrives;
+  // the client throws lock::TimeoutError after its command timeout
+  // (WorldOptions::command_timeout_us or call(argv, timeout)); without a
+  // timeout the task waits until its process ends, as a blocking hiredis
+  // call with no timeout would.
+  uint32_t lost_reply_ppm = 0;
+
+  // Delayed messages: each message, with probability delay_ppm / 1e6, is
+  // held back by an extra delay drawn in [delay_min_us, delay_max_us]
+  // (still in order on its connection: later messages wait behind it).
+  uint32_t delay_ppm = 0;
+  int64_t delay_min_us = 0;
+  int64_t delay_max_us = 0;
+
+  // Random partitions: at each blocking call a process is cut from one
+  // server (drawn uniformly) with probability partition_ppm / 1e6, for a
+  // length drawn in [partition_min_us, partition_max_us]. See
+  // World::partition for what a partition does.
+  uint32_t partition_ppm = 0;
+  int64_t partition_min_us = 0;
+  int64_t partition_max_us = 0;
+
+  // ---- Processes. Random pauses: at each blocking call a process pauses
+  // with probability pause_ppm / 1e6, for a length drawn uniformly in
   // [pause_min_us, pause_max_us]. The call then proceeds after the pause.
   uint32_t pause_ppm = 0;
   int64_t pause_min_us = 0;
@@ -99,11 +151,37 @@ struct FaultPlan {
   // Random crashes: at each blocking call a process crashes with probability
   // crash_ppm / 1e6, before the call sends or waits for anything.
   uint32_t crash_ppm = 0;
+  // A crashed process (random or scheduled) restarts with probability
+  // restart_ppm / 1e6, after a delay drawn in [restart_min_us, restart_max_us].
+  uint32_t restart_ppm = 0;
+  int64_t restart_min_us = 0;
+  int64_t restart_max_us = 0;
+
+  // ---- Clocks. Every process and every server node draws its drift once,
+  // uniformly in [-clock_drift_ppm_max, clock_drift_ppm_max]. Random jumps:
+  // a process's clock at each of its blocking calls, a server node's clock
+  // after each command it runs, jumps with probability clock_jump_ppm / 1e6
+  // by a delta drawn in [-clock_jump_max_us, clock_jump_max_us].
+  int64_t clock_drift_ppm_max = 0;
+  uint32_t clock_jump_ppm = 0;
+  uint32_t server_clock_jump_ppm = 0;
+  int64_t clock_jump_max_us = 0;
+
+  // ---- Servers. After each command a primary runs, it crashes with
+  // probability server_crash_ppm / 1e6 (the reply is lost with the
+  // connection) and restarts after a delay drawn in [server_down_min_us,
+  // server_down_max_us], with WorldOptions::persistence. With replicas, a
+  // failover (World::failover, first replica) follows each command with
+  // probability failover_ppm / 1e6.
+  uint32_t server_crash_ppm = 0;
+  int64_t server_down_min_us = 0;
+  int64_t server_down_max_us = 0;
+  uint32_t failover_ppm = 0;
 };
 
 struct WorldOptions {
   uint64_t seed = 1;
-  size_t servers = 1;  // >= 1
+  size_t servers = 1;  // >= 1: independent servers (Redlock's N); Env::connection(i)
   FaultPlan faults;
   // run() stops here (true time since start, us). Default: one virtual hour.
   int64_t time_limit_us = int64_t{3600} * 1000 * 1000;
@@ -115,6 +193,34 @@ struct WorldOptions {
   size_t fiber_stack_bytes = 256 * 1024;
   // Options of every server; `seed` is replaced by one forked from `seed` above.
   sim::ServerOptions server;
+
+  // Default timeout of Connection::call on the process's clock, us; 0 = none
+  // (wait for the reply however long it takes). call(argv, timeout) with a
+  // timeout > 0 overrides it. On timeout the call throws lock::TimeoutError
+  // and the connection is replaced on the next call (the command may have run).
+  int64_t command_timeout_us = 0;
+  // How long a connection attempt to a server that is down or partitioned
+  // from the process takes to fail with lock::IoError (or the call's
+  // timeout, when shorter: lock::TimeoutError).
+  int64_t connect_refused_us = 1000;
+  // What a server keeps across a crash (World::crash_server).
+  Persistence persistence = Persistence::kNone;
+  // Replicas of each server (0 = none). Replication is asynchronous: each
+  // write command's effects (the new state of every key it changed, with its
+  // absolute deadline, or its deletion; a script's or EXEC's effects as one
+  // unit) reach each replica after a lag drawn per write in
+  // [replication_lag_min_us, replication_lag_max_us], in order; a replica's
+  // acknowledgement reaches the primary at once (Redis's WAIT asks for one:
+  // REPLCONF GETACK). Redis replication docs: "Redis uses by default
+  // asynchronous replication"; WAIT page: it "does not make Redis a strongly
+  // consistent store". Replicas do not expire keys actively; they apply the
+  // deadlines they received on their own clock when read.
+  size_t replicas = 0;
+  int64_t replication_lag_min_us = 0;
+  int64_t replication_lag_max_us = 0;
+  // Record every message sent and delivered (kMessageSent/kMessageDelivered)
+  // for timelines; off by default (it grows the history a lot).
+  bool record_messages = false;
 };
 
 enum class ProcessState : uint8_t {
@@ -201,8 +307,54 @@ class World {
   void pause_process(ProcessId pid, Micros at, Micros duration);
   // Crashes `pid` at `at`. Ignored if the process is gone by then.
   void crash_process(ProcessId pid, Micros at);
+  // Restarts `pid` at `at` if it is crashed then (ignored otherwise): a new
+  // client id (Redisson's new connection-manager UUID), fresh tasks, no
+  // connections or subscriptions; its main task runs `main`, or the
+  // original main when empty. Recorded as kProcessRestart.
+  void restart_process(ProcessId pid, Micros at, std::function<void(ProcessEnv&)> main = {});
   // Runs `action` at `at`, on the scheduler (not a fiber; it must not block).
   void at(Micros at, std::function<void()> action);
+
+  // ---- Network faults.
+  // Cuts process `pid` from server `server` from `from` to `to`: every
+  // connection between them breaks at `from` (the pub/sub one too; its
+  // subscriptions are sent again when the partition heals, as Redisson
+  // resubscribes); a call in flight then, or made during the partition,
+  // throws lock::TimeoutError when its timeout ends first, else
+  // lock::IoError at the heal (a new connection attempt: after
+  // WorldOptions::connect_refused_us). Messages already on the wire are lost.
+  void partition(ProcessId pid, size_t server, Micros from, Micros to);
+  // Every message between `pid` and `server` sent in [from, to) (both
+  // directions) arrives `extra` later than its latency says, still in order.
+  void delay_messages(ProcessId pid, size_t server, Micros from, Micros to, Micros extra);
+
+  // ---- Clocks (drift_clock.h). A process's clock is what ProcessEnv::now
+  // reads and what its sleeps, waits and command timeouts are measured on;
+  // a server node's clock is what its commands see (TIME, expiry).
+  void set_process_clock_drift(ProcessId pid, int64_t drift_ppm, Micros at = Micros{0});
+  void jump_process_clock(ProcessId pid, Micros at, Micros delta);
+  // `node`: the server index (its current primary) or a replica (node_of).
+  void set_server_clock_drift(size_t node, int64_t drift_ppm, Micros at = Micros{0});
+  void jump_server_clock(size_t node, Micros at, Micros delta);
+
+  // ---- Server faults. Nodes: 0 .. servers-1 are the servers as first
+  // started; replica r of server s is node_of(s, r). After a failover, server
+  // s means the promoted node.
+  size_t node_of(size_t server, size_t replica) const;
+  // Crashes node `node` at `at`: its connections break (calls in flight
+  // throw lock::IoError), its data is cut to what WorldOptions::persistence
+  // keeps, and it refuses connections until restarted.
+  void crash_server(size_t node, Micros at);
+  // Restarts a crashed node at `at` with what it kept. A replica (or a
+  // former primary after a failover) resynchronises from its primary in
+  // full; a restarted primary's replicas resynchronise from it (an empty
+  // primary empties them, as in Redis).
+  void restart_server(size_t node, Micros at);
+  // At `at`, the primary of `server` is stopped (crashed, if up) and its
+  // replica `replica` promoted: writes it had not received are lost.
+  // Clients reach the promoted node on their next connection (connections
+  // to the old primary break). The other replicas follow the new primary.
+  void failover(size_t server, Micros at, size_t replica = 0);
 
   enum class RunEnd : uint8_t {
     kIdle,       // nothing left to do (only housekeeping events remain)
@@ -213,8 +365,14 @@ class World {
   void run_until(Micros t);
   Micros now() const;
 
+  // The current primary of server i (a reference valid until it crashes).
   sim::Server& server(size_t i = 0);
   size_t server_count() const;
+  // Any node (see node_of); std::logic_error when it is down.
+  sim::Server& node(size_t node);
+  bool node_up(size_t node) const;
+  // What process `pid`'s clock reads now (us).
+  int64_t process_clock_us(ProcessId pid) const;
   const History& history() const;
   ProcessState process_state(ProcessId pid) const;
   std::string client_id(ProcessId pid) const;
