@@ -88,15 +88,42 @@ bool ReentrantLock::try_lock_wait(Micros wait) {
   return acquire(std::max(wait, Micros(0)), options_.default_lease);
 }
 
-std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, milliseconds lease) {
-  const milliseconds effective = lease.count() > 0 ? lease : options_.lock_watchdog_timeout;
+std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, milliseconds lease) {
   const Reply reply =
-      run_script(env_.connection(), acquire_script(), {key_}, {ms_arg(effective), owner});
+      run_script(env_.connection(), acquire_script(), {key_}, {ms_arg(lease), owner});
   if (reply.is_nil()) return std::nullopt;
   if (!reply.is_integer()) {
     throw UnexpectedReply("reentrant_acquire on '" + key_ + "' answered " + reply.debug_string());
   }
   return reply.integer();
+}
+
+std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, milliseconds lease) {
+  const milliseconds effective = lease.count() > 0 ? lease : options_.lock_watchdog_timeout;
+  std::optional<int64_t> pttl = run_acquire(owner, effective);
+  if (pttl || options_.sync_replicas <= 0) return pttl;
+
+  // The replica check: WAIT on the connection that ran the acquire, so it
+  // counts the replicas that have our write.
+  const Reply acked = env_.connection().call(
+      {"WAIT", std::to_string(options_.sync_replicas), ms_arg(options_.sync_timeout)});
+  if (acked.is_integer() && acked.integer() >= options_.sync_replicas) return std::nullopt;
+  const std::string seen = acked.is_integer() ? std::to_string(acked.integer()) + " of "
+                                              : "(" + acked.debug_string() + ") of ";
+  std::string released = "the hold was released";
+  try {
+    const Reply undo = run_script(env_.connection(), unlock_script(), {key_, channel_},
+                                  {std::string(kUnlockMessage), ms_arg(effective), owner});
+    if (!undo.is_integer()) released = "releasing the hold answered " + undo.debug_string();
+  } catch (const ConnectionError& e) {
+    released = std::string("releasing the hold failed: ") + e.what();
+  }
+  env_.trace("replica check failed for " + key_ + ": " + seen +
+             std::to_string(options_.sync_replicas) + " replicas; " + released);
+  throw ReplicaSyncError("lock '" + key_ + "': only " + seen +
+                         std::to_string(options_.sync_replicas) +
+                         " replicas acknowledged the acquisition within " +
+                         ms_arg(options_.sync_timeout) + " ms; " + released);
 }
 
 bool ReentrantLock::acquire(std::optional<Micros> wait, milliseconds lease) {

@@ -42,6 +42,7 @@
 #include <string>
 #include <string_view>
 
+#include "lock/errors.h"
 #include "lock/lock.h"
 
 namespace redsim::lock {
@@ -52,9 +53,25 @@ struct ReentrantLockOptions {
   std::chrono::milliseconds lock_watchdog_timeout{30000};
   // The lease of the calls that take none. <= 0: use the watchdog.
   std::chrono::milliseconds default_lease{0};
+  // Replica check (Redisson's Config.checkLockSyncedSlaves): when
+  // sync_replicas > 0, every successful acquisition (re-entries included) is
+  // followed on the same connection by `WAIT sync_replicas sync_timeout`; if
+  // fewer replicas acknowledged, the hold just taken is released again (the
+  // unlock script) and the call throws ReplicaSyncError. 0 (default): no WAIT.
+  int sync_replicas = 0;
+  std::chrono::milliseconds sync_timeout{1000};
 };
 
-class ReentrantLock final : public DistributedLock {
+// The replica check failed: WAIT reported fewer replicas than
+// ReentrantLockOptions::sync_replicas. The hold was released again (unless
+// the release itself failed, which the message says). Redisson throws an
+// IllegalStateException here ("... slaves were synced").
+class ReplicaSyncError : public Error {
+ public:
+  using Error::Error;
+};
+
+class ReentrantLock : public DistributedLock {
  public:
   // Redisson's LockPubSub.UNLOCK_MESSAGE.
   static constexpr std::string_view kUnlockMessage = "0";
@@ -105,6 +122,14 @@ class ReentrantLock final : public DistributedLock {
 
  protected:
   bool try_lock_wait(Micros wait) override;
+
+  // One run of the acquire script for `owner` with `lease_ms` (> 0): nullopt
+  // when the owner now holds the lock, else the lock's PTTL in ms. FencedLock
+  // overrides it to take a fencing token in the same script.
+  virtual std::optional<int64_t> run_acquire(const std::string& owner,
+                                             std::chrono::milliseconds lease);
+  Env& env() { return env_; }
+  const ReentrantLockOptions& options() const { return options_; }
 
  private:
   struct Watchdog;

@@ -48,6 +48,8 @@ std::string_view to_string(EventKind kind) {
       return "trace";
     case EventKind::kResult:
       return "result";
+    case EventKind::kFencedWrite:
+      return "fenced-write";
   }
   return "?";
 }
@@ -270,6 +272,8 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
       return "# " + e.text;
     case EventKind::kResult:
       return "= " + e.text;
+    case EventKind::kFencedWrite:
+      return "WRITE " + e.resource + " token " + std::to_string(e.value) + ": " + e.text;
   }
   return "?";
 }

@@ -47,6 +47,8 @@ enum class EventKind : uint8_t {
   kHold,           // resource; text: "lock", "unlock" or "unlock-rejected"; value: observed count
   kTrace,          // text: a lock-level note (Env::trace)
   kResult,         // text: a result the workload recorded ("acquire ok")
+  kFencedWrite,    // a FencedResource judged a write: resource; value: the token;
+                   // text: "accepted" or "rejected"
 };
 
 std::string_view to_string(EventKind kind);
