@@ -7,6 +7,7 @@
 #include "lock/blind_del_lock.h"
 #include "lock/fenced_lock.h"
 #include "lock/get_del_lock.h"
+#include "lock/read_write_lock.h"
 #include "lock/reentrant_lock.h"
 #include "lock/setnx_expire_lock.h"
 #include "lock/simple_lock.h"
@@ -15,9 +16,9 @@ namespace redsim::lock {
 
 namespace {
 
-constexpr std::array<LockKind, 6> kAllKinds = {LockKind::kSimple,      LockKind::kReentrant,
-                                               LockKind::kSetnxExpire, LockKind::kGetDel,
-                                               LockKind::kBlindDel,    LockKind::kFenced};
+constexpr std::array<LockKind, 7> kAllKinds = {
+    LockKind::kSimple,   LockKind::kReentrant, LockKind::kSetnxExpire, LockKind::kGetDel,
+    LockKind::kBlindDel, LockKind::kFenced,    LockKind::kReadWrite};
 
 }  // namespace
 
@@ -35,6 +36,8 @@ std::string_view lock_kind_name(LockKind kind) {
       return "blind-del";
     case LockKind::kFenced:
       return "fenced";
+    case LockKind::kReadWrite:
+      return "read-write";
   }
   return "unknown";
 }
@@ -49,7 +52,7 @@ std::optional<LockKind> parse_lock_kind(std::string_view name) {
 std::span<const LockKind> all_lock_kinds() { return kAllKinds; }
 
 bool is_reentrant_kind(LockKind kind) {
-  return kind == LockKind::kReentrant || kind == LockKind::kFenced;
+  return kind == LockKind::kReentrant || kind == LockKind::kFenced || kind == LockKind::kReadWrite;
 }
 
 std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string key,
@@ -70,6 +73,11 @@ std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string 
       return std::make_unique<BlindDelLock>(env, std::move(key), options);
     case LockKind::kFenced:
       return std::make_unique<FencedLock>(
+          env, std::move(key),
+          ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
+                               .default_lease = options.lease});
+    case LockKind::kReadWrite:
+      return std::make_unique<WriteLock>(
           env, std::move(key),
           ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
                                .default_lease = options.lease});

@@ -16,6 +16,8 @@
 //   kFenced       Redisson RFencedLock: kReentrant + a fencing token per
 //                 acquisition                                 (lock/fenced_lock.h)     safe,
 //                 and with a FencedResource safe past the lease too
+//   kReadWrite    Redisson RReadWriteLock's write half: exclusive,
+//                 reentrant, excludes readers too        (lock/read_write_lock.h) safe
 // "safe" means mutual exclusion holds while no holder outlives its lease
 // (pauses below the lease, clocks sane); nothing here is a fencing scheme.
 //
@@ -45,15 +47,17 @@
 
 namespace redsim::lock {
 
-enum class LockKind { kSimple, kReentrant, kSetnxExpire, kGetDel, kBlindDel, kFenced };
+enum class LockKind { kSimple, kReentrant, kSetnxExpire, kGetDel, kBlindDel, kFenced, kReadWrite };
 
-// "simple", "reentrant", "setnx-expire", "get-del", "blind-del", "fenced".
+// "simple", "reentrant", "setnx-expire", "get-del", "blind-del", "fenced",
+// "read-write".
 std::string_view lock_kind_name(LockKind kind);
 // The inverse of lock_kind_name (exact, lower case); nullopt for anything else.
 std::optional<LockKind> parse_lock_kind(std::string_view name);
 // Every kind, in declaration order.
 std::span<const LockKind> all_lock_kinds();
-// The kinds built on Redisson's reentrant hash lock (kReentrant, kFenced):
+// The kinds built on Redisson's reentrant hash lock (kReentrant, kFenced,
+// kReadWrite):
 // a lease <= 0 means the watchdog, a task may re-enter, the object may be
 // shared by the tasks of a process, and make_lock returns a ReentrantLock.
 bool is_reentrant_kind(LockKind kind);

@@ -13,7 +13,7 @@ using world::DirectEnv;
 using world::DirectWorld;
 
 TEST(LockKind, NamesRoundTrip) {
-  EXPECT_EQ(all_lock_kinds().size(), 6u);
+  EXPECT_EQ(all_lock_kinds().size(), 7u);
   for (LockKind kind : all_lock_kinds()) {
     EXPECT_EQ(parse_lock_kind(lock_kind_name(kind)), kind);
   }

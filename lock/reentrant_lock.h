@@ -44,6 +44,7 @@
 
 #include "lock/errors.h"
 #include "lock/lock.h"
+#include "lock/script.h"
 
 namespace redsim::lock {
 
@@ -128,6 +129,22 @@ class ReentrantLock : public DistributedLock {
   // overrides it to take a fencing token in the same script.
   virtual std::optional<int64_t> run_acquire(const std::string& owner,
                                              std::chrono::milliseconds lease);
+
+  // Where a lock built on this machinery keeps its state (ReadWriteLock's
+  // halves): the channel unlock publishes on and waiters subscribe to; the
+  // owner's hash field, owner + field_suffix; the unlock script (KEYS {key,
+  // channel}, ARGV {message, lease ms, field}; nil not held, 0 holds remain,
+  // 1 released) and the renewal script (KEYS {key}, ARGV {lease ms, field};
+  // 1 renewed, 0 not held). Both scripts live as long as the program.
+  struct Flavor {
+    std::string channel;
+    std::string field_suffix;
+    const Script* unlock;
+    const Script* renew;
+  };
+  ReentrantLock(Env& env, std::string key, ReentrantLockOptions options, Flavor flavor);
+  // The calling owner's hash field.
+  std::string field(const std::string& owner) const { return owner + field_suffix_; }
   Env& env() { return env_; }
   const ReentrantLockOptions& options() const { return options_; }
 
@@ -151,6 +168,9 @@ class ReentrantLock : public DistributedLock {
   Env& env_;
   std::string key_;
   std::string channel_;
+  std::string field_suffix_;
+  const Script& unlock_script_;
+  const Script& renew_script_;
   ReentrantLockOptions options_;
   std::mutex mu_;                          // guards owners_; never held across an Env call
   std::map<uint64_t, OwnerState> owners_;  // by task id

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "lock/errors.h"
 #include "lock/fenced_lock.h"
+#include "lock/read_write_lock.h"
 #include "sim/world/checkers.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/world.h"
@@ -74,6 +76,112 @@ RC_GTEST_PROP(FencedLock, NeverAcceptsAStaleToken, ()) {
     rejected += e.kind == world::EventKind::kFencedWrite && e.text == "rejected";
   }
   RC_CLASSIFY(rejected > 0, "a stale write came and was rejected");
+}
+
+// Read/write exclusion from the kEnterCritical / kLeaveCritical events of
+// resources "read" and "write": at a write enter no other owner may be inside
+// either; at a read enter no other owner may be writing. A crash or end of a
+// process ends its owners' sections. Returns the first problem, or "".
+std::string read_write_problem(const world::History& h) {
+  using Owner = std::pair<world::ProcessId, world::TaskId>;
+  std::map<Owner, std::pair<int, int>> depth;  // owner -> (read, write) sections open
+  for (size_t i = 0; i < h.size(); ++i) {
+    const world::HistoryEvent& e = h[i];
+    if (e.kind == world::EventKind::kProcessCrash || e.kind == world::EventKind::kProcessEnd) {
+      std::erase_if(depth, [&](const auto& kv) { return kv.first.first == e.process; });
+      continue;
+    }
+    const bool enter = e.kind == world::EventKind::kEnterCritical;
+    if (!enter && e.kind != world::EventKind::kLeaveCritical) continue;
+    const Owner me{e.process, e.task};
+    const bool write = e.resource == "write";
+    if (enter) {
+      for (const auto& [other, d] : depth) {
+        if (other == me) continue;
+        if (d.second > 0 || (write && d.first > 0)) {
+          return "t=" + world::format_time_ms(e.t_us) + ": c" + std::to_string(me.first) + "/" +
+                 std::to_string(me.second) + " enters " + e.resource + " while c" +
+                 std::to_string(other.first) + "/" + std::to_string(other.second) + " holds " +
+                 (d.second > 0 ? "write" : "read") + "\n" + world::render_timeline(h);
+        }
+      }
+    }
+    int& d = write ? depth[me].second : depth[me].first;
+    d += enter ? 1 : -1;
+  }
+  return "";
+}
+
+// Clients take the read or the write half of one ReadWriteLock at random (a
+// writer sometimes also reads, a reader sometimes tries to upgrade, which
+// must fail), with latency, pauses below the watchdog's budget and crashes:
+// never a writer together with any other holder.
+RC_GTEST_PROP(ReadWriteLock, NeverAWriterWithAnyOtherHolder, ()) {
+  const int clients = *rc::gen::inRange(2, 7);
+  const int attempts = *rc::gen::inRange(1, 6);
+  world::WorldOptions options;
+  options.seed = *rc::gen::arbitrary<uint32_t>();
+  options.faults.latency_max_us = *rc::gen::inRange(0, 2001);
+  options.faults.pause_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 200001));
+  options.faults.pause_min_us = 1000;
+  options.faults.pause_max_us = 50000;
+  options.faults.crash_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 20001));
+  options.time_limit_us = int64_t{120} * 1000 * 1000;
+  RC_LOG() << "seed " << options.seed << ", " << clients << " clients x " << attempts
+           << " attempts\n";
+  world::World w(options);
+  int writes = 0;
+  int reads = 0;
+  int upgrades_granted = 0;
+  for (int c = 0; c < clients; ++c) {
+    w.spawn_process("client" + std::to_string(c + 1), [&](world::ProcessEnv& env) {
+      lock::ReentrantLockOptions o;
+      o.lock_watchdog_timeout = milliseconds(1000);
+      lock::ReadWriteLock rw(env, "k", o);
+      for (int a = 0; a < attempts; ++a) {
+        env.sleep_for(Micros(env.random_u64() % 20000));
+        const uint64_t choice = env.random_u64() % 4;
+        const Micros work(env.random_u64() % 30000);
+        if (choice == 0) {  // write, and also read inside
+          if (!rw.write_lock().try_lock_for(milliseconds(3000))) continue;
+          env.enter_critical("write");
+          ++writes;
+          env.sleep_for(work);
+          if (rw.read_lock().try_lock()) {
+            env.enter_critical("read");
+            env.sleep_for(work);
+            env.leave_critical("read");
+            rw.read_lock().try_unlock();
+          }
+          env.leave_critical("write");
+          rw.write_lock().try_unlock();
+        } else if (choice == 1) {  // write
+          if (!rw.write_lock().try_lock_for(milliseconds(3000))) continue;
+          env.enter_critical("write");
+          ++writes;
+          env.sleep_for(work);
+          env.leave_critical("write");
+          rw.write_lock().try_unlock();
+        } else {  // read, sometimes trying to upgrade
+          if (!rw.read_lock().try_lock_for(milliseconds(3000))) continue;
+          env.enter_critical("read");
+          ++reads;
+          env.sleep_for(work);
+          if (choice == 3 && rw.write_lock().try_lock()) {
+            ++upgrades_granted;
+            rw.write_lock().try_unlock();
+          }
+          env.leave_critical("read");
+          rw.read_lock().try_unlock();
+        }
+      }
+    });
+  }
+  w.run();
+  const std::string problem = read_write_problem(w.history());
+  if (!problem.empty()) RC_FAIL(problem);
+  RC_ASSERT(upgrades_granted == 0);
+  RC_ASSERT(writes + reads > 0);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "lock/errors.h"
 #include "lock/fenced_lock.h"
+#include "lock/read_write_lock.h"
 #include "lock/reentrant_lock.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/prng.h"
@@ -30,6 +31,9 @@ std::unique_ptr<lock::DistributedLock> make_plan_lock(const ExplorePlan& plan, P
     options.lock_watchdog_timeout = milliseconds(plan.lease_ms);
     if (plan.kind == LockKind::kFenced) {
       return std::make_unique<lock::FencedLock>(env, kExploreKey, options);
+    }
+    if (plan.kind == LockKind::kReadWrite) {
+      return std::make_unique<lock::WriteLock>(env, kExploreKey, options);
     }
     return std::make_unique<lock::ReentrantLock>(env, kExploreKey, options);
   }

@@ -5,7 +5,6 @@
 #include "lock/fenced_lock.h"
 #include "lock/reentrant_lock.h"
 #include "sim/world/checkers.h"
-#include "sim/world/explore.h"
 
 namespace redsim::world {
 namespace {
@@ -99,19 +98,6 @@ TEST(FencedResource, RejectsTheWriteOfAHolderPausedPastItsLease) {
       << "the lock alone did not keep the paused holder out";
   EXPECT_NE(render_timeline(w.history()).find("WRITE storage token 1: rejected"),
             std::string::npos);
-}
-
-// Exploration of the fenced kind: its clients write their token at the end
-// of each section's work, and run_plan adds check_fencing to its checkers.
-TEST(Explore, FencedPlansAreSafeAndWriteTokens) {
-  for (uint64_t seed = 1; seed <= 20; ++seed) {
-    const ExplorePlan plan = generate_plan(lock::LockKind::kFenced, seed);
-    const ExploreOutcome out = run_plan(plan);
-    EXPECT_TRUE(out.violations.empty()) << describe_plan(plan) << format_violations(out.violations);
-    size_t writes = 0;
-    for (const auto& e : out.history.events()) writes += e.kind == EventKind::kFencedWrite;
-    EXPECT_GT(writes, 0u) << "seed " << seed;
-  }
 }
 
 }  // namespace
