@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string>
@@ -12,6 +13,7 @@
 #include "lock/errors.h"
 #include "lock/fenced_lock.h"
 #include "lock/read_write_lock.h"
+#include "lock/semaphore.h"
 #include "sim/world/checkers.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/world.h"
@@ -182,6 +184,64 @@ RC_GTEST_PROP(ReadWriteLock, NeverAWriterWithAnyOtherHolder, ()) {
   if (!problem.empty()) RC_FAIL(problem);
   RC_ASSERT(upgrades_granted == 0);
   RC_ASSERT(writes + reads > 0);
+}
+
+// Clients take 1..2 permits of an N-permit Semaphore, work and release
+// them, with latency, pauses and (sometimes) crashes. The permits held never
+// exceed N, no client ever reads a negative count, and without crashes the
+// count returns to exactly N (no permit lost or made up).
+RC_GTEST_PROP(Semaphore, PermitsNeverNegativeNorDuplicated, ()) {
+  const int64_t permits = *rc::gen::inRange(1, 5);
+  const int clients = *rc::gen::inRange(2, 7);
+  const int attempts = *rc::gen::inRange(1, 5);
+  const bool crashes = *rc::gen::arbitrary<bool>();
+  world::WorldOptions options;
+  options.seed = *rc::gen::arbitrary<uint32_t>();
+  options.faults.latency_max_us = *rc::gen::inRange(0, 3001);
+  options.faults.pause_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 300001));
+  options.faults.pause_min_us = 1000;
+  options.faults.pause_max_us = 100000;
+  options.faults.crash_ppm = crashes ? static_cast<uint32_t>(*rc::gen::inRange(0, 30001)) : 0;
+  options.time_limit_us = int64_t{120} * 1000 * 1000;
+  RC_LOG() << "seed " << options.seed << ", " << permits << " permits, " << clients << " clients x "
+           << attempts << " attempts, crash " << options.faults.crash_ppm << " ppm\n";
+  world::World w(options);
+  int64_t held = 0;  // permits the clients believe they hold, in true time order
+  int64_t most_held = 0;
+  int64_t lowest_seen = permits;
+  int taken = 0;
+  w.spawn_process(
+      "init", [&](world::ProcessEnv& env) { lock::Semaphore(env, "s").try_set_permits(permits); });
+  for (int c = 0; c < clients; ++c) {
+    w.spawn_process(
+        "client" + std::to_string(c + 1),
+        [&](world::ProcessEnv& env) {
+          lock::Semaphore sem(env, "s", {.recheck_interval = Micros(50000)});
+          for (int a = 0; a < attempts; ++a) {
+            env.sleep_for(Micros(env.random_u64() % 20000));
+            const int64_t want =
+                1 + static_cast<int64_t>(env.random_u64() % std::min<uint64_t>(2, permits));
+            if (!sem.try_acquire_for(want, milliseconds(5000))) continue;
+            held += want;
+            ++taken;
+            most_held = std::max(most_held, held);
+            lowest_seen = std::min(lowest_seen, sem.available_permits());
+            env.sleep_for(Micros(env.random_u64() % 30000));
+            held -= want;
+            sem.release(want);
+          }
+        },
+        Micros(1000));
+  }
+  w.run();
+  RC_ASSERT(most_held <= permits);
+  RC_CLASSIFY(most_held == permits, "every permit held at once");
+  RC_ASSERT(lowest_seen >= 0);
+  RC_ASSERT(taken > 0 || crashes);
+  if (!crashes) {
+    const resp::Reply left = w.server().execute(*w.server().connect(), {"GET", "s"});
+    RC_ASSERT(left == resp::Reply::bulk(std::to_string(permits)));
+  }
 }
 
 }  // namespace
