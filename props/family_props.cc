@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "lock/errors.h"
 #include "lock/fenced_lock.h"
+#include "lock/multi_lock.h"
 #include "lock/read_write_lock.h"
 #include "lock/semaphore.h"
 #include "sim/world/checkers.h"
@@ -242,6 +244,75 @@ RC_GTEST_PROP(Semaphore, PermitsNeverNegativeNorDuplicated, ()) {
     const resp::Reply left = w.server().execute(*w.server().connect(), {"GET", "s"});
     RC_ASSERT(left == resp::Reply::bulk(std::to_string(permits)));
   }
+}
+
+// Clients take MultiLocks over random subsets (in random orders) of four
+// keys, each a ReentrantLock with the watchdog, with latency, pauses below
+// the watchdog's budget and crashes. All or none: after a successful
+// attempt the client holds every lock of its set, after a failed one none of
+// them; and no key ever has two holders (each key is its own resource for
+// check_mutual_exclusion).
+RC_GTEST_PROP(MultiLock, AllOrNone, ()) {
+  const int clients = *rc::gen::inRange(2, 6);
+  const int attempts = *rc::gen::inRange(1, 5);
+  world::WorldOptions options;
+  options.seed = *rc::gen::arbitrary<uint32_t>();
+  options.faults.latency_max_us = *rc::gen::inRange(0, 2001);
+  options.faults.pause_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 200001));
+  options.faults.pause_min_us = 1000;
+  options.faults.pause_max_us = 50000;
+  options.faults.crash_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 20001));
+  options.time_limit_us = int64_t{120} * 1000 * 1000;
+  RC_LOG() << "seed " << options.seed << ", " << clients << " clients x " << attempts
+           << " attempts\n";
+  world::World w(options);
+  std::vector<std::string> problems;
+  int successes = 0;
+  int failures = 0;
+  for (int c = 0; c < clients; ++c) {
+    w.spawn_process("client" + std::to_string(c + 1), [&](world::ProcessEnv& env) {
+      lock::ReentrantLockOptions o;
+      o.lock_watchdog_timeout = milliseconds(1000);
+      std::vector<std::unique_ptr<lock::ReentrantLock>> keys;
+      for (const char* k : {"a", "b", "c", "d"}) {
+        keys.push_back(std::make_unique<lock::ReentrantLock>(env, k, o));
+      }
+      for (int a = 0; a < attempts; ++a) {
+        env.sleep_for(Micros(env.random_u64() % 20000));
+        // A random subset of 2..4 keys in a random order.
+        std::vector<lock::DistributedLock*> set;
+        for (auto& k : keys) set.push_back(k.get());
+        for (size_t i = set.size() - 1; i > 0; --i) {
+          std::swap(set[i], set[env.random_u64() % (i + 1)]);
+        }
+        set.resize(2 + env.random_u64() % 3);
+        lock::MultiLock multi(env, set);
+        const bool ok = multi.try_lock_for(milliseconds(env.random_u64() % 400));
+        for (lock::DistributedLock* l : set) {
+          if (l->is_held_by_current_thread() != ok) {
+            problems.push_back("c" + std::to_string(env.process_id()) + ": after " +
+                               (ok ? "success" : "failure") + " " + l->key() + " is " +
+                               (ok ? "not held" : "held"));
+          }
+        }
+        if (!ok) {
+          ++failures;
+          continue;
+        }
+        ++successes;
+        for (lock::DistributedLock* l : set) env.enter_critical(l->key());
+        env.sleep_for(Micros(env.random_u64() % 30000));
+        for (lock::DistributedLock* l : set) env.leave_critical(l->key());
+        multi.try_unlock();
+      }
+    });
+  }
+  w.run();
+  RC_ASSERT(problems.empty());
+  const auto v = world::check_mutual_exclusion(w.history());
+  if (!v.empty()) RC_FAIL(world::format_violations(v));
+  RC_ASSERT(successes > 0 || options.faults.crash_ppm > 0);
+  RC_CLASSIFY(failures > 0, "some attempt failed and gave its locks back");
 }
 
 }  // namespace
