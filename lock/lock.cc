@@ -5,7 +5,9 @@
 #include <utility>
 
 #include "lock/blind_del_lock.h"
+#include "lock/fenced_lock.h"
 #include "lock/get_del_lock.h"
+#include "lock/read_write_lock.h"
 #include "lock/reentrant_lock.h"
 #include "lock/setnx_expire_lock.h"
 #include "lock/simple_lock.h"
@@ -14,9 +16,9 @@ namespace redsim::lock {
 
 namespace {
 
-constexpr std::array<LockKind, 5> kAllKinds = {LockKind::kSimple, LockKind::kReentrant,
-                                               LockKind::kSetnxExpire, LockKind::kGetDel,
-                                               LockKind::kBlindDel};
+constexpr std::array<LockKind, 7> kAllKinds = {
+    LockKind::kSimple,   LockKind::kReentrant, LockKind::kSetnxExpire, LockKind::kGetDel,
+    LockKind::kBlindDel, LockKind::kFenced,    LockKind::kReadWrite};
 
 }  // namespace
 
@@ -32,6 +34,10 @@ std::string_view lock_kind_name(LockKind kind) {
       return "get-del";
     case LockKind::kBlindDel:
       return "blind-del";
+    case LockKind::kFenced:
+      return "fenced";
+    case LockKind::kReadWrite:
+      return "read-write";
   }
   return "unknown";
 }
@@ -44,6 +50,10 @@ std::optional<LockKind> parse_lock_kind(std::string_view name) {
 }
 
 std::span<const LockKind> all_lock_kinds() { return kAllKinds; }
+
+bool is_reentrant_kind(LockKind kind) {
+  return kind == LockKind::kReentrant || kind == LockKind::kFenced || kind == LockKind::kReadWrite;
+}
 
 std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string key,
                                            LockOptions options) {
@@ -61,6 +71,16 @@ std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string 
       return std::make_unique<GetDelLock>(env, std::move(key), options);
     case LockKind::kBlindDel:
       return std::make_unique<BlindDelLock>(env, std::move(key), options);
+    case LockKind::kFenced:
+      return std::make_unique<FencedLock>(
+          env, std::move(key),
+          ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
+                               .default_lease = options.lease});
+    case LockKind::kReadWrite:
+      return std::make_unique<WriteLock>(
+          env, std::move(key),
+          ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
+                               .default_lease = options.lease});
   }
   throw std::invalid_argument("make_lock: unknown LockKind");
 }

@@ -13,6 +13,11 @@
 //   kSetnxExpire  SETNX, then EXPIRE as a second command      (lock/setnx_expire_lock.h) broken
 //   kGetDel       unlock = GET, compare in client, then DEL   (lock/get_del_lock.h)    broken
 //   kBlindDel     unlock = DEL whatever is there              (lock/blind_del_lock.h)  broken
+//   kFenced       Redisson RFencedLock: kReentrant + a fencing token per
+//                 acquisition                                 (lock/fenced_lock.h)     safe,
+//                 and with a FencedResource safe past the lease too
+//   kReadWrite    Redisson RReadWriteLock's write half: exclusive,
+//                 reentrant, excludes readers too        (lock/read_write_lock.h) safe
 // "safe" means mutual exclusion holds while no holder outlives its lease
 // (pauses below the lease, clocks sane); nothing here is a fencing scheme.
 //
@@ -42,22 +47,28 @@
 
 namespace redsim::lock {
 
-enum class LockKind { kSimple, kReentrant, kSetnxExpire, kGetDel, kBlindDel };
+enum class LockKind { kSimple, kReentrant, kSetnxExpire, kGetDel, kBlindDel, kFenced, kReadWrite };
 
-// "simple", "reentrant", "setnx-expire", "get-del", "blind-del".
+// "simple", "reentrant", "setnx-expire", "get-del", "blind-del", "fenced",
+// "read-write".
 std::string_view lock_kind_name(LockKind kind);
 // The inverse of lock_kind_name (exact, lower case); nullopt for anything else.
 std::optional<LockKind> parse_lock_kind(std::string_view name);
 // Every kind, in declaration order.
 std::span<const LockKind> all_lock_kinds();
+// The kinds built on Redisson's reentrant hash lock (kReentrant, kFenced,
+// kReadWrite):
+// a lease <= 0 means the watchdog, a task may re-enter, the object may be
+// shared by the tasks of a process, and make_lock returns a ReentrantLock.
+bool is_reentrant_kind(LockKind kind);
 
 struct LockOptions {
   // How long the lock lives in Redis unless released or renewed (the PX of
   // SET, the PEXPIRE of the others). Must be > 0 for the string kinds. For
-  // kReentrant, <= 0 means "no lease given": lock()/try_lock()/try_lock_for()
+  // the reentrant kinds, <= 0 means "no lease given": lock()/try_lock()/try_lock_for()
   // use the watchdog (Redisson's leaseTime = -1).
   std::chrono::milliseconds lease{30000};
-  // kReentrant only: the watchdog's lease, renewed every third of it
+  // Reentrant kinds only: the watchdog's lease, renewed every third of it
   // (Redisson's Config.lockWatchdogTimeout, default 30 s).
   std::chrono::milliseconds lock_watchdog_timeout{30000};
   // String kinds only: a failed attempt sleeps a delay drawn in

@@ -52,7 +52,17 @@ std::string ms_arg(milliseconds ms) { return std::to_string(ms.count()); }
 }  // namespace
 
 ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions options)
-    : env_(env), key_(std::move(key)), channel_(channel_name(key_)), options_(options) {
+    : ReentrantLock(env, key, options,
+                    Flavor{channel_name(key), "", &unlock_script(), &renew_script()}) {}
+
+ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions options, Flavor flavor)
+    : env_(env),
+      key_(std::move(key)),
+      channel_(std::move(flavor.channel)),
+      field_suffix_(std::move(flavor.field_suffix)),
+      unlock_script_(*flavor.unlock),
+      renew_script_(*flavor.renew),
+      options_(options) {
   if (options_.lock_watchdog_timeout.count() <= 0) {
     throw std::invalid_argument("reentrant lock '" + key_ +
                                 "': lock_watchdog_timeout must be > 0 ms");
@@ -88,15 +98,42 @@ bool ReentrantLock::try_lock_wait(Micros wait) {
   return acquire(std::max(wait, Micros(0)), options_.default_lease);
 }
 
-std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, milliseconds lease) {
-  const milliseconds effective = lease.count() > 0 ? lease : options_.lock_watchdog_timeout;
+std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, milliseconds lease) {
   const Reply reply =
-      run_script(env_.connection(), acquire_script(), {key_}, {ms_arg(effective), owner});
+      run_script(env_.connection(), acquire_script(), {key_}, {ms_arg(lease), owner});
   if (reply.is_nil()) return std::nullopt;
   if (!reply.is_integer()) {
     throw UnexpectedReply("reentrant_acquire on '" + key_ + "' answered " + reply.debug_string());
   }
   return reply.integer();
+}
+
+std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, milliseconds lease) {
+  const milliseconds effective = lease.count() > 0 ? lease : options_.lock_watchdog_timeout;
+  std::optional<int64_t> pttl = run_acquire(owner, effective);
+  if (pttl || options_.sync_replicas <= 0) return pttl;
+
+  // The replica check: WAIT on the connection that ran the acquire, so it
+  // counts the replicas that have our write.
+  const Reply acked = env_.connection().call(
+      {"WAIT", std::to_string(options_.sync_replicas), ms_arg(options_.sync_timeout)});
+  if (acked.is_integer() && acked.integer() >= options_.sync_replicas) return std::nullopt;
+  const std::string seen = acked.is_integer() ? std::to_string(acked.integer()) + " of "
+                                              : "(" + acked.debug_string() + ") of ";
+  std::string released = "the hold was released";
+  try {
+    const Reply undo = run_script(env_.connection(), unlock_script_, {key_, channel_},
+                                  {std::string(kUnlockMessage), ms_arg(effective), field(owner)});
+    if (!undo.is_integer()) released = "releasing the hold answered " + undo.debug_string();
+  } catch (const ConnectionError& e) {
+    released = std::string("releasing the hold failed: ") + e.what();
+  }
+  env_.trace("replica check failed for " + key_ + ": " + seen +
+             std::to_string(options_.sync_replicas) + " replicas; " + released);
+  throw ReplicaSyncError("lock '" + key_ + "': only " + seen +
+                         std::to_string(options_.sync_replicas) +
+                         " replicas acknowledged the acquisition within " +
+                         ms_arg(options_.sync_timeout) + " ms; " + released);
 }
 
 bool ReentrantLock::acquire(std::optional<Micros> wait, milliseconds lease) {
@@ -178,32 +215,33 @@ void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
   if (!start) return;
 
   // Everything the task needs is copied: it must not touch `this`.
-  env_.spawn("watchdog " + key_ + " " + owner, [&env = env_, dog = candidate, key = key_, owner,
-                                                lease = effective] {
-    const Micros interval = std::chrono::ceil<Micros>(lease) / 3;
-    while (true) {
-      if (dog->stop_event->wait_for(interval) || dog->stopped) {
-        env.trace("watchdog stopped for " + key);
-        break;
-      }
-      Reply reply;
-      try {
-        reply = run_script(env.connection(), renew_script(), {key}, {ms_arg(lease), owner});
-      } catch (const ConnectionError& e) {
-        // Redisson's renewal gives up on an error, too.
-        env.trace("watchdog could not renew " + key + ": " + e.what());
-        break;
-      }
-      if (reply.is_integer() && reply.integer() == 1) {
-        env.trace("watchdog renewed " + key + " for " + owner);
-        continue;
-      }
-      env.trace("watchdog found " + key + " no longer held by " + owner + " (" +
-                reply.debug_string() + "); stopping");
-      break;
-    }
-    dog->stopped = true;
-  });
+  env_.spawn("watchdog " + key_ + " " + owner,
+             [&env = env_, dog = candidate, key = key_, owner = field(owner), lease = effective,
+              &renew = renew_script_] {
+               const Micros interval = std::chrono::ceil<Micros>(lease) / 3;
+               while (true) {
+                 if (dog->stop_event->wait_for(interval) || dog->stopped) {
+                   env.trace("watchdog stopped for " + key);
+                   break;
+                 }
+                 Reply reply;
+                 try {
+                   reply = run_script(env.connection(), renew, {key}, {ms_arg(lease), owner});
+                 } catch (const ConnectionError& e) {
+                   // Redisson's renewal gives up on an error, too.
+                   env.trace("watchdog could not renew " + key + ": " + e.what());
+                   break;
+                 }
+                 if (reply.is_integer() && reply.integer() == 1) {
+                   env.trace("watchdog renewed " + key + " for " + owner);
+                   continue;
+                 }
+                 env.trace("watchdog found " + key + " no longer held by " + owner + " (" +
+                           reply.debug_string() + "); stopping");
+                 break;
+               }
+               dog->stopped = true;
+             });
 }
 
 void ReentrantLock::stop_watchdog(uint64_t task) {
@@ -233,15 +271,16 @@ milliseconds ReentrantLock::lease_of(uint64_t task) {
 bool ReentrantLock::try_unlock() {
   const uint64_t task = env_.task_id();
   const std::string me = owner();
-  const Reply reply = run_script(env_.connection(), unlock_script(), {key_, channel_},
-                                 {std::string(kUnlockMessage), ms_arg(lease_of(task)), me});
+  const Reply reply = run_script(env_.connection(), unlock_script_, {key_, channel_},
+                                 {std::string(kUnlockMessage), ms_arg(lease_of(task)), field(me)});
   if (reply.is_nil()) {
     stop_watchdog(task);  // nothing of ours left to renew
     env_.trace("unlock of " + key_ + " by " + me + ": not held");
     return false;
   }
   if (!reply.is_integer()) {
-    throw UnexpectedReply("reentrant_unlock on '" + key_ + "' answered " + reply.debug_string());
+    throw UnexpectedReply(unlock_script_.name() + " on '" + key_ + "' answered " +
+                          reply.debug_string());
   }
   if (reply.integer() == 1) {
     stop_watchdog(task);
@@ -295,7 +334,7 @@ bool ReentrantLock::is_locked() {
 }
 
 bool ReentrantLock::is_held_by_current_thread() {
-  const Reply reply = call({"HEXISTS", key_, owner()});
+  const Reply reply = call({"HEXISTS", key_, field(owner())});
   if (!reply.is_integer()) {
     throw UnexpectedReply("HEXISTS '" + key_ + "' answered " + reply.debug_string());
   }
@@ -303,7 +342,7 @@ bool ReentrantLock::is_held_by_current_thread() {
 }
 
 int64_t ReentrantLock::hold_count() {
-  const Reply reply = call({"HGET", key_, owner()});
+  const Reply reply = call({"HGET", key_, field(owner())});
   if (reply.is_nil()) return 0;
   int64_t holds = 0;
   if (reply.is_bulk()) {

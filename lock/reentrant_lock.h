@@ -42,7 +42,9 @@
 #include <string>
 #include <string_view>
 
+#include "lock/errors.h"
 #include "lock/lock.h"
+#include "lock/script.h"
 
 namespace redsim::lock {
 
@@ -52,9 +54,25 @@ struct ReentrantLockOptions {
   std::chrono::milliseconds lock_watchdog_timeout{30000};
   // The lease of the calls that take none. <= 0: use the watchdog.
   std::chrono::milliseconds default_lease{0};
+  // Replica check (Redisson's Config.checkLockSyncedSlaves): when
+  // sync_replicas > 0, every successful acquisition (re-entries included) is
+  // followed on the same connection by `WAIT sync_replicas sync_timeout`; if
+  // fewer replicas acknowledged, the hold just taken is released again (the
+  // unlock script) and the call throws ReplicaSyncError. 0 (default): no WAIT.
+  int sync_replicas = 0;
+  std::chrono::milliseconds sync_timeout{1000};
 };
 
-class ReentrantLock final : public DistributedLock {
+// The replica check failed: WAIT reported fewer replicas than
+// ReentrantLockOptions::sync_replicas. The hold was released again (unless
+// the release itself failed, which the message says). Redisson throws an
+// IllegalStateException here ("... slaves were synced").
+class ReplicaSyncError : public Error {
+ public:
+  using Error::Error;
+};
+
+class ReentrantLock : public DistributedLock {
  public:
   // Redisson's LockPubSub.UNLOCK_MESSAGE.
   static constexpr std::string_view kUnlockMessage = "0";
@@ -106,6 +124,30 @@ class ReentrantLock final : public DistributedLock {
  protected:
   bool try_lock_wait(Micros wait) override;
 
+  // One run of the acquire script for `owner` with `lease_ms` (> 0): nullopt
+  // when the owner now holds the lock, else the lock's PTTL in ms. FencedLock
+  // overrides it to take a fencing token in the same script.
+  virtual std::optional<int64_t> run_acquire(const std::string& owner,
+                                             std::chrono::milliseconds lease);
+
+  // Where a lock built on this machinery keeps its state (ReadWriteLock's
+  // halves): the channel unlock publishes on and waiters subscribe to; the
+  // owner's hash field, owner + field_suffix; the unlock script (KEYS {key,
+  // channel}, ARGV {message, lease ms, field}; nil not held, 0 holds remain,
+  // 1 released) and the renewal script (KEYS {key}, ARGV {lease ms, field};
+  // 1 renewed, 0 not held). Both scripts live as long as the program.
+  struct Flavor {
+    std::string channel;
+    std::string field_suffix;
+    const Script* unlock;
+    const Script* renew;
+  };
+  ReentrantLock(Env& env, std::string key, ReentrantLockOptions options, Flavor flavor);
+  // The calling owner's hash field.
+  std::string field(const std::string& owner) const { return owner + field_suffix_; }
+  Env& env() { return env_; }
+  const ReentrantLockOptions& options() const { return options_; }
+
  private:
   struct Watchdog;
   struct OwnerState {
@@ -126,6 +168,9 @@ class ReentrantLock final : public DistributedLock {
   Env& env_;
   std::string key_;
   std::string channel_;
+  std::string field_suffix_;
+  const Script& unlock_script_;
+  const Script& renew_script_;
   ReentrantLockOptions options_;
   std::mutex mu_;                          // guards owners_; never held across an Env call
   std::map<uint64_t, OwnerState> owners_;  // by task id

@@ -281,4 +281,49 @@ std::vector<Violation> check_liveness(const History& h, int64_t bound_us) {
   return out;
 }
 
+std::vector<Violation> check_fencing(const History& h) {
+  struct State {
+    int64_t max_token = 0;
+    std::optional<size_t> max_event;  // the write that accepted max_token
+    std::map<int64_t, Owner> writer;  // accepted token -> its owner
+  };
+  std::map<std::string, State> by_resource;
+  std::vector<Violation> out;
+  for (size_t i = 0; i < h.size(); ++i) {
+    const HistoryEvent& e = h[i];
+    if (e.kind != EventKind::kFencedWrite) continue;
+    State& s = by_resource[e.resource];
+    const Owner me{e.process, e.task};
+    const std::string who = owner_name(me) + " wrote " + e.resource + " with token " +
+                            std::to_string(e.value) + " at t=" + format_time_ms(e.t_us);
+    std::vector<size_t> involved = {i};
+    if (s.max_event) involved.push_back(*s.max_event);
+    const std::string highest = "the highest accepted before is " + std::to_string(s.max_token);
+    if (e.text == "accepted") {
+      if (e.value < s.max_token) {
+        out.push_back(
+            make_violation(h, "fencing", who + ": stale write accepted; " + highest, involved));
+      }
+      auto [it, fresh] = s.writer.emplace(e.value, me);
+      if (!fresh && it->second != me) {
+        out.push_back(make_violation(
+            h, "fencing", who + ": token already accepted from " + owner_name(it->second),
+            involved));
+      }
+      if (e.value >= s.max_token) {
+        s.max_token = e.value;
+        s.max_event = i;
+      }
+    } else if (e.text == "rejected") {
+      if (e.value >= s.max_token) {
+        out.push_back(
+            make_violation(h, "fencing", who + ": rejected although " + highest, involved));
+      }
+    } else {
+      out.push_back(make_violation(h, "fencing", who + ": unknown verdict '" + e.text + "'", {i}));
+    }
+  }
+  return out;
+}
+
 }  // namespace redsim::world

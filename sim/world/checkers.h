@@ -21,7 +21,7 @@
 namespace redsim::world {
 
 struct Violation {
-  std::string checker;         // "mutual-exclusion", "hold-count", "liveness"
+  std::string checker;         // "mutual-exclusion", "hold-count", "liveness", "fencing"
   std::string description;     // one line, with times and owners
   std::vector<size_t> events;  // indices into the history of the events involved
   std::string timeline;        // render_timeline around `events`
@@ -58,5 +58,15 @@ std::vector<Violation> check_hold_counts(const History& history);
 // the resource sat idle for longer than the bound while someone able to take
 // it wanted it. One violation per attempt, at the first such stretch.
 std::vector<Violation> check_liveness(const History& history, int64_t bound_us);
+
+// Fencing (Kleppmann's fencing tokens), from the kFencedWrite events of each
+// resource in history order. Violations:
+// - a stale write accepted: its token is below the highest accepted before;
+// - a token accepted from two different owners (tokens must be unique per
+//   acquisition), which also covers "accepted tokens strictly increase from
+//   one writer to the next": the same holder may write again with its token;
+// - a write rejected although its token was not below the highest accepted
+//   (the resource refused a current holder).
+std::vector<Violation> check_fencing(const History& history);
 
 }  // namespace redsim::world

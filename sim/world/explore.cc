@@ -6,7 +6,10 @@
 #include <utility>
 
 #include "lock/errors.h"
+#include "lock/fenced_lock.h"
+#include "lock/read_write_lock.h"
 #include "lock/reentrant_lock.h"
+#include "sim/world/fenced_resource.h"
 #include "sim/world/prng.h"
 
 namespace redsim::world {
@@ -18,14 +21,20 @@ using std::chrono::milliseconds;
 
 constexpr int64_t kMs = 1000;
 
-bool is_string_kind(LockKind kind) { return kind != LockKind::kReentrant; }
+bool is_string_kind(LockKind kind) { return !lock::is_reentrant_kind(kind); }
 
 int64_t draw(Prng& rng, int64_t lo, int64_t hi) { return rng.uniform(lo, hi); }
 
 std::unique_ptr<lock::DistributedLock> make_plan_lock(const ExplorePlan& plan, ProcessEnv& env) {
-  if (plan.kind == LockKind::kReentrant) {
+  if (lock::is_reentrant_kind(plan.kind)) {
     lock::ReentrantLockOptions options;
     options.lock_watchdog_timeout = milliseconds(plan.lease_ms);
+    if (plan.kind == LockKind::kFenced) {
+      return std::make_unique<lock::FencedLock>(env, kExploreKey, options);
+    }
+    if (plan.kind == LockKind::kReadWrite) {
+      return std::make_unique<lock::WriteLock>(env, kExploreKey, options);
+    }
     return std::make_unique<lock::ReentrantLock>(env, kExploreKey, options);
   }
   lock::LockOptions options;
@@ -40,9 +49,12 @@ int64_t observed_hold_count(lock::DistributedLock& lk) {
 }
 
 // One client process: its attempts in order, each recorded for the checkers.
-void run_client(const ExplorePlan& plan, const std::vector<Attempt>& attempts, ProcessEnv& env) {
+// With a FencedLock, the work ends with a write of the token to `storage`.
+void run_client(const ExplorePlan& plan, const std::vector<Attempt>& attempts, ProcessEnv& env,
+                FencedResource& storage) {
   auto lk = make_plan_lock(plan, env);
-  const bool reentrant = plan.kind == LockKind::kReentrant;
+  const bool reentrant = lock::is_reentrant_kind(plan.kind);
+  auto* fenced = dynamic_cast<lock::FencedLock*>(lk.get());
   const lock::Micros wait = milliseconds(plan.wait_ms);
   for (const Attempt& a : attempts) {
     env.sleep_for(lock::Micros(a.think_us));
@@ -57,6 +69,7 @@ void run_client(const ExplorePlan& plan, const std::vector<Attempt>& attempts, P
       env.record_hold(kExploreKey, HoldOp::kLock, observed_hold_count(*lk));
     }
     env.sleep_for(lock::Micros(a.work_us));
+    if (fenced != nullptr) storage.write(env, fenced->token().value_or(0));
     for (int i = 0; i < a.nested; ++i) {
       lk->unlock();
       env.record_hold(kExploreKey, HoldOp::kUnlock, observed_hold_count(*lk));
@@ -106,7 +119,7 @@ ExplorePlan generate_plan(LockKind kind, uint64_t seed, int clients) {
     for (Attempt& a : plan.clients[i].attempts) {
       a.think_us = draw(rng, 0, 50) * kMs;
       a.work_us = draw(rng, 0, work_max_us / kMs) * kMs;
-      a.nested = kind == LockKind::kReentrant ? static_cast<int>(draw(rng, 0, 2)) : 0;
+      a.nested = lock::is_reentrant_kind(kind) ? static_cast<int>(draw(rng, 0, 2)) : 0;
     }
   }
   return plan;
@@ -126,12 +139,15 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
   options.faults = plan.faults;
   options.time_limit_us = int64_t{600} * 1000 * kMs;
   World world(options);
+  FencedResource storage(kExploreKey);
   for (size_t i = 0; i < plan.clients.size(); ++i) {
     const ClientPlan* client = &plan.clients[i];
     world.spawn_process(
         "client" + std::to_string(i + 1),
-        [&plan, client](ProcessEnv& env) { run_client(plan, client->attempts, env); }, Micros(0),
-        client->stream);
+        [&plan, client, &storage](ProcessEnv& env) {
+          run_client(plan, client->attempts, env, storage);
+        },
+        Micros(0), client->stream);
   }
   world.run();
   ExploreOutcome out;
@@ -140,9 +156,13 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
   out.violations = check_mutual_exclusion(out.history);
   auto liveness = check_liveness(out.history, liveness_bound_us(plan));
   out.violations.insert(out.violations.end(), liveness.begin(), liveness.end());
-  if (plan.kind == LockKind::kReentrant) {
+  if (lock::is_reentrant_kind(plan.kind)) {
     auto holds = check_hold_counts(out.history);
     out.violations.insert(out.violations.end(), holds.begin(), holds.end());
+  }
+  if (plan.kind == LockKind::kFenced) {
+    auto fencing = check_fencing(out.history);
+    out.violations.insert(out.violations.end(), fencing.begin(), fencing.end());
   }
   return out;
 }

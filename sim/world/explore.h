@@ -62,7 +62,10 @@ inline constexpr const char* kExploreKey = "lock:explore";
 ExplorePlan generate_plan(lock::LockKind kind, uint64_t seed, int clients = 0);
 
 struct ExploreOutcome {
-  std::vector<Violation> violations;  // every checker that applies to the kind
+  // Every checker that applies to the kind (fenced: check_fencing too; its
+  // clients write their token to a FencedResource named kExploreKey at the
+  // end of each critical section's work).
+  std::vector<Violation> violations;
   History history;
   uint64_t commands = 0;  // commands the server executed
 };

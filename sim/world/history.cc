@@ -76,6 +76,8 @@ std::string_view to_string(EventKind kind) {
       return "clock-jump";
     case EventKind::kClockDrift:
       return "clock-drift";
+    case EventKind::kFencedWrite:
+      return "fenced-write";
   }
   return "?";
 }
@@ -329,6 +331,8 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
     case EventKind::kClockDrift:
       return (e.process == 0 ? e.text + " " : std::string()) + "clock drift " +
              std::to_string(e.value) + " ppm";
+    case EventKind::kFencedWrite:
+      return "WRITE " + e.resource + " token " + std::to_string(e.value) + ": " + e.text;
   }
   return "?";
 }

@@ -169,6 +169,15 @@ void ProcessEnv::record(std::string_view result) {
   rt_.record(std::move(e));
 }
 
+void ProcessEnv::record_fenced_write(std::string_view resource, int64_t token, bool accepted) {
+  if (p_.dying) return;
+  HistoryEvent e = rt_.event(EventKind::kFencedWrite, &p_, task_id());
+  e.resource = str(resource);
+  e.value = token;
+  e.text = accepted ? "accepted" : "rejected";
+  rt_.record(std::move(e));
+}
+
 const std::string& ProcessEnv::process_name() const { return p_.name; }
 ProcessId ProcessEnv::process_id() const { return p_.pid; }
 

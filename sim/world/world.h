@@ -276,6 +276,9 @@ class ProcessEnv final : public lock::Env {
   void record_hold(std::string_view resource, HoldOp op, int64_t observed_count);
   // Any other result ("acquire failed", "unlock error LockNotOwned").
   void record(std::string_view result);
+  // A FencedResource's verdict on a write with `token` (kFencedWrite). Read
+  // by check_fencing. FencedResource::write calls it; workloads need not.
+  void record_fenced_write(std::string_view resource, int64_t token, bool accepted);
 
   const std::string& process_name() const;
   ProcessId process_id() const;

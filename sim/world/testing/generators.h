@@ -131,7 +131,7 @@ inline void rc_assert_safe(const world::ExplorePlan& plan, const RunResult& r) {
 // One attempt of a redsim lock kind: think 0..50 ms, work 0..50 ms (string
 // kinds) or 0..1500 ms with 0..2 nested lock/unlock pairs (reentrant).
 inline rc::Gen<world::Attempt> gen_attempt(lock::LockKind kind) {
-  const bool string_kind = kind != lock::LockKind::kReentrant;
+  const bool string_kind = !lock::is_reentrant_kind(kind);
   const int work_max_ms = string_kind ? 50 : 1500;
   const int nested_max = string_kind ? 0 : 2;
   return rc::gen::map(rc::gen::tuple(rc::gen::inRange(0, 51), rc::gen::inRange(0, work_max_ms + 1),
@@ -181,7 +181,7 @@ inline rc::Gen<world::ExplorePlan> gen_plan(lock::LockKind kind) {
                      }
                      return out;
                    });
-  const int latency_max_ms = kind != lock::LockKind::kReentrant ? 10 : 3;
+  const int latency_max_ms = !lock::is_reentrant_kind(kind) ? 10 : 3;
   return rc::gen::map(
       rc::gen::tuple(rc::gen::inRange<uint32_t>(1, 1u << 30),
                      rc::gen::inRange(0, latency_max_ms + 1), rc::gen::inRange(0, 400001),

@@ -1,0 +1,94 @@
+#include "lock/multi_lock.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "lock/errors.h"
+#include "lock/reentrant_lock.h"
+#include "lock/simple_lock.h"
+#include "sim/world/direct_env.h"
+
+namespace redsim::lock {
+namespace {
+
+using namespace std::chrono_literals;
+using world::DirectEnv;
+using world::DirectWorld;
+
+TEST(MultiLock, TakesAllAndReleasesAll) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReentrantLock x(a, "x", {.default_lease = 10s});
+  SimpleLock y(a, "y", {.lease = 10s});
+  MultiLock both(a, {&x, &y});
+  EXPECT_EQ(both.size(), 2u);
+  EXPECT_TRUE(both.try_lock());
+  EXPECT_TRUE(x.is_held_by_current_thread());
+  EXPECT_TRUE(y.is_held_by_current_thread());
+  both.unlock();
+  EXPECT_FALSE(x.is_locked());
+  EXPECT_FALSE(y.is_locked());
+  EXPECT_THROW(both.unlock(), LockNotOwned);
+}
+
+TEST(MultiLock, AFailedAttemptReleasesWhatItTook) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock ax(a, "x", {.default_lease = 10s}), ay(a, "y", {.default_lease = 10s}),
+      az(a, "z", {.default_lease = 10s});
+  ReentrantLock bz(b, "z", {.default_lease = 10s});
+  bz.lock();
+  MultiLock all(a, {&ax, &ay, &az});
+  EXPECT_FALSE(all.try_lock());
+  EXPECT_FALSE(ax.is_locked()) << "x was taken, then given back";
+  EXPECT_FALSE(ay.is_locked());
+  EXPECT_FALSE(all.try_lock_for(500ms));
+  EXPECT_FALSE(ax.is_locked());
+  EXPECT_GE(a.now() - Micros(0), Micros(500ms)) << "it waited out its budget";
+  bz.unlock();
+  EXPECT_TRUE(all.try_lock_for(500ms));
+  EXPECT_TRUE(az.is_held_by_current_thread());
+  all.unlock();
+}
+
+TEST(MultiLock, WaitsForTheLastLockAndStartsOverWhileTimeRemains) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock ax(a, "x", {.default_lease = 10s}), ay(a, "y", {.default_lease = 10s});
+  ReentrantLock by(b, "y", {.default_lease = 300ms});
+  ASSERT_TRUE(by.try_lock());  // b's lease frees y after 300 ms
+  MultiLock both(a, {&ax, &ay});
+  EXPECT_TRUE(both.try_lock_for(2s));
+  EXPECT_TRUE(ax.is_held_by_current_thread());
+  EXPECT_TRUE(ay.is_held_by_current_thread());
+  EXPECT_GE(world.now_ms(), 300ms);
+}
+
+TEST(MultiLock, AnErrorMidwayReleasesTheTakenLocksAndIsRethrown) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  world.server.execute(*world.server.connect(), {"SET", "y", "not a hash"});
+  ReentrantLock x(a, "x", {.default_lease = 10s}), y(a, "y", {.default_lease = 10s});
+  MultiLock both(a, {&x, &y});
+  EXPECT_THROW(both.try_lock(), UnexpectedReply);
+  EXPECT_FALSE(x.is_locked());
+}
+
+TEST(MultiLock, IsLockable) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReentrantLock x(a, "x", {.default_lease = 10s}), y(a, "y", {.default_lease = 10s});
+  MultiLock both(a, {&x, &y});
+  {
+    std::scoped_lock guard(both);
+    EXPECT_TRUE(x.is_locked());
+    EXPECT_TRUE(y.is_locked());
+  }
+  EXPECT_FALSE(x.is_locked());
+  EXPECT_THROW(MultiLock(a, {}), std::invalid_argument);
+  EXPECT_THROW(MultiLock(a, {&x, nullptr}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace redsim::lock

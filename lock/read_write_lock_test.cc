@@ -1,0 +1,153 @@
+#include "lock/read_write_lock.h"
+
+#include <gtest/gtest.h>
+
+#include "lock/errors.h"
+#include "sim/world/direct_env.h"
+
+namespace redsim::lock {
+namespace {
+
+using namespace std::chrono_literals;
+using world::DirectEnv;
+using world::DirectWorld;
+
+Reply run(DirectWorld& world, const Argv& argv) {
+  return world.server.execute(*world.server.connect(), argv);
+}
+
+TEST(ReadWriteLock, ChannelIsRedissons) {
+  EXPECT_EQ(ReadWriteLock::channel_name("orders"), "redisson_rwlock:{orders}");
+  EXPECT_EQ(ReadWriteLock::channel_name("{o}:1"), "redisson_rwlock:{o}:1");
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReadWriteLock rw(a, "orders");
+  EXPECT_EQ(rw.read_lock().channel(), "redisson_rwlock:{orders}");
+  EXPECT_EQ(rw.write_lock().channel(), "redisson_rwlock:{orders}");
+}
+
+TEST(ReadWriteLock, ReadersShareAndKeepWritersOut) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
+  ReadWriteLock ra(a, "k", {.default_lease = 10s}), rb(b, "k", {.default_lease = 10s}),
+      rc(c, "k", {.default_lease = 10s});
+  ra.read_lock().lock();
+  ra.read_lock().lock();
+  EXPECT_TRUE(rb.read_lock().try_lock());
+  EXPECT_EQ(ra.mode(), "read");
+  EXPECT_EQ(run(world, {"HGETALL", "k"}),
+            Reply::array({Reply::bulk("mode"), Reply::bulk("read"), Reply::bulk("client-a:1"),
+                          Reply::bulk("2"), Reply::bulk("client-b:1"), Reply::bulk("1")}));
+  EXPECT_EQ(ra.read_lock().hold_count(), 2);
+  EXPECT_FALSE(rc.write_lock().try_lock());
+  EXPECT_FALSE(rc.write_lock().try_lock_for(200ms));
+  ra.read_lock().unlock();
+  ra.read_lock().unlock();
+  EXPECT_FALSE(rc.write_lock().try_lock()) << "b still reads";
+  rb.read_lock().unlock();
+  EXPECT_EQ(ra.mode(), std::nullopt);
+  EXPECT_TRUE(rc.write_lock().try_lock());
+  EXPECT_EQ(rc.mode(), "write");
+  EXPECT_TRUE(rc.write_lock().is_held_by_current_thread());
+  EXPECT_FALSE(rc.read_lock().is_held_by_current_thread());
+}
+
+TEST(ReadWriteLock, AWriterKeepsEveryoneElseOut) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  ReadWriteLock ra(a, "k", {.default_lease = 10s}), rb(b, "k", {.default_lease = 10s});
+  ra.write_lock().lock();
+  ra.write_lock().lock();
+  EXPECT_EQ(ra.write_lock().hold_count(), 2);
+  EXPECT_EQ(run(world, {"HGET", "k", "client-a:1:write"}), Reply::bulk("2"));
+  EXPECT_FALSE(rb.read_lock().try_lock());
+  EXPECT_FALSE(rb.write_lock().try_lock());
+  a.set_task_id(2);  // another task of the same process is another owner
+  EXPECT_FALSE(ra.read_lock().try_lock());
+  a.set_task_id(1);
+  ra.write_lock().unlock();
+  EXPECT_FALSE(rb.read_lock().try_lock());
+  ra.write_lock().unlock();
+  EXPECT_TRUE(rb.read_lock().try_lock());
+}
+
+TEST(ReadWriteLock, AWriterMayReadAndDowngrades) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  ReadWriteLock ra(a, "k", {.default_lease = 10s}), rb(b, "k", {.default_lease = 10s});
+  ra.write_lock().lock();
+  EXPECT_TRUE(ra.read_lock().try_lock());
+  EXPECT_EQ(ra.mode(), "write");
+  EXPECT_FALSE(rb.read_lock().try_lock());
+  ra.write_lock().unlock();
+  EXPECT_EQ(ra.mode(), "read") << "the writer's read hold remains: a downgrade";
+  EXPECT_TRUE(rb.read_lock().try_lock());
+  EXPECT_FALSE(ra.write_lock().try_lock()) << "a reader does not upgrade";
+  ra.read_lock().unlock();
+  rb.read_lock().unlock();
+  EXPECT_FALSE(ra.read_lock().is_locked());
+}
+
+TEST(ReadWriteLock, AReaderCannotUpgrade) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReadWriteLock ra(a, "k", {.default_lease = 10s});
+  ra.read_lock().lock();
+  EXPECT_FALSE(ra.write_lock().try_lock_for(300ms));
+  EXPECT_EQ(ra.mode(), "read");
+  EXPECT_THROW(ra.write_lock().unlock(), LockNotOwned);
+  ra.read_lock().unlock();
+  EXPECT_THROW(ra.read_lock().unlock(), LockNotOwned);
+}
+
+TEST(ReadWriteLock, UnlockWakesAWaitingWriter) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  ReadWriteLock ra(a, "k", {.default_lease = 30s}), rb(b, "k", {.default_lease = 30s});
+  ra.read_lock().lock();
+  int waits = 0;
+  b.before_wait = [&] {
+    if (++waits == 1) ra.read_lock().unlock();  // publishes on the shared channel
+  };
+  EXPECT_TRUE(rb.write_lock().try_lock_for(10s));
+  EXPECT_EQ(waits, 1);
+  EXPECT_LT(b.waited, 1s) << "woken by the message, not by the 30 s PTTL";
+}
+
+TEST(ReadWriteLock, ReadLeasesOnlyGrowAndExpireTheHash) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  ReadWriteLock ra(a, "k"), rb(b, "k");
+  ra.read_lock().lock(5s);
+  rb.read_lock().lock(1s);
+  EXPECT_EQ(ra.read_lock().remaining_lease(), 5000ms) << "b's shorter lease does not cut a's";
+  world.clock.advance_ms(5001);
+  EXPECT_FALSE(ra.read_lock().is_locked());
+  EXPECT_TRUE(rb.write_lock().try_lock());
+}
+
+TEST(ReadWriteLock, WatchdogRenewsEitherHalf) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReadWriteLock ra(a, "k", {.lock_watchdog_timeout = 300ms});
+  ra.write_lock().lock();
+  ra.read_lock().lock();
+  ASSERT_EQ(a.spawned.size(), 2u);
+  int rounds = 0;
+  a.before_wait = [&] {
+    if (++rounds == 4) {
+      a.set_task_id(1);
+      ra.write_lock().unlock();
+      a.set_task_id(1000);
+    }
+  };
+  a.run_spawned(0);  // the write watchdog: renews until the write hold goes
+  EXPECT_EQ(rounds, 4);
+  EXPECT_EQ(ra.mode(), "read");
+  a.before_wait = nullptr;
+  world.clock.advance_ms(250);
+  EXPECT_TRUE(ra.read_lock().is_held_by_current_thread());
+}
+
+}  // namespace
+}  // namespace redsim::lock

@@ -1,0 +1,132 @@
+#include "lock/semaphore.h"
+
+#include <algorithm>
+#include <charconv>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+#include "lock/errors.h"
+#include "lock/script.h"
+
+namespace redsim::lock {
+
+namespace {
+
+int64_t integer_of(const Reply& reply, const std::string& what) {
+  if (reply.is_integer()) return reply.integer();
+  if (reply.is_nil()) return 0;
+  int64_t value = 0;
+  if (reply.is_bulk()) {
+    const std::string& text = reply.str();
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc() && end == text.data() + text.size()) return value;
+  }
+  throw UnexpectedReply(what + " answered " + reply.debug_string());
+}
+
+}  // namespace
+
+Semaphore::Semaphore(Env& env, std::string name, SemaphoreOptions options)
+    : env_(env), name_(std::move(name)), channel_(channel_name(name_)), options_(options) {
+  if (options_.recheck_interval.count() <= 0) {
+    throw std::invalid_argument("semaphore '" + name_ + "': recheck_interval must be > 0");
+  }
+}
+
+std::string Semaphore::channel_name(std::string_view name) {
+  if (name.find('{') != std::string_view::npos) return "redisson_sc:" + std::string(name);
+  return "redisson_sc:{" + std::string(name) + "}";
+}
+
+void Semaphore::require_positive(int64_t permits, const char* what) {
+  if (permits <= 0) {
+    throw std::invalid_argument(std::string("semaphore ") + what + ": permits must be > 0, got " +
+                                std::to_string(permits));
+  }
+}
+
+bool Semaphore::try_set_permits(int64_t permits) {
+  if (permits < 0) {
+    throw std::invalid_argument("semaphore try_set_permits: permits must be >= 0, got " +
+                                std::to_string(permits));
+  }
+  static const Script& script = Script::get("semaphore_try_set");
+  const Reply reply =
+      run_script(env_.connection(), script, {name_, channel_}, {std::to_string(permits)});
+  return integer_of(reply, "semaphore_try_set on '" + name_ + "'") == 1;
+}
+
+int64_t Semaphore::add_permits(int64_t permits) {
+  static const Script& script = Script::get("semaphore_release");
+  const Reply reply =
+      run_script(env_.connection(), script, {name_, channel_}, {std::to_string(permits)});
+  if (!reply.is_integer()) {
+    throw UnexpectedReply("semaphore_release on '" + name_ + "' answered " + reply.debug_string());
+  }
+  return reply.integer();
+}
+
+int64_t Semaphore::available_permits() {
+  return integer_of(env_.connection().call({"GET", name_}), "GET '" + name_ + "'");
+}
+
+int64_t Semaphore::drain_permits() {
+  return integer_of(env_.connection().call({"GETSET", name_, "0"}), "GETSET '" + name_ + "'");
+}
+
+bool Semaphore::try_acquire(int64_t permits) {
+  require_positive(permits, "try_acquire");
+  static const Script& script = Script::get("semaphore_acquire");
+  const Reply reply = run_script(env_.connection(), script, {name_}, {std::to_string(permits)});
+  const bool taken = integer_of(reply, "semaphore_acquire on '" + name_ + "'") == 1;
+  if (taken) env_.trace("took " + std::to_string(permits) + " permits of " + name_);
+  return taken;
+}
+
+void Semaphore::acquire(int64_t permits) { acquire_within(permits, std::nullopt); }
+
+void Semaphore::release(int64_t permits) {
+  require_positive(permits, "release");
+  const int64_t now = add_permits(permits);
+  env_.trace("released " + std::to_string(permits) + " permits of " + name_ + "; " +
+             std::to_string(now) + " available");
+}
+
+bool Semaphore::acquire_within(int64_t permits, std::optional<Micros> wait) {
+  require_positive(permits, "acquire");
+  const Micros start = env_.now();
+  if (try_acquire(permits)) return true;
+  if (wait && env_.now() - start >= *wait) return false;
+
+  std::shared_ptr<Event> woken = env_.make_event();
+  const SubscriptionId subscription =
+      env_.subscribe(channel_, [woken](const std::string& /*count*/) { woken->signal(); });
+  auto unsubscribe_quietly = [&] {
+    try {
+      env_.unsubscribe(subscription);
+    } catch (const Error& e) {
+      env_.trace("unsubscribe from " + channel_ + " failed: " + e.what());
+    }
+  };
+  bool taken = false;
+  try {
+    while (!(taken = try_acquire(permits))) {
+      Micros pause = options_.recheck_interval;
+      if (wait) {
+        const Micros elapsed = env_.now() - start;
+        if (elapsed >= *wait) break;
+        pause = std::min(pause, *wait - elapsed);
+      }
+      woken->wait_for(pause);
+    }
+  } catch (const Error&) {
+    unsubscribe_quietly();
+    throw;
+  }
+  unsubscribe_quietly();
+  if (!taken) env_.trace("gave up on " + std::to_string(permits) + " permits of " + name_);
+  return taken;
+}
+
+}  // namespace redsim::lock
