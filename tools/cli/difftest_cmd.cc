@@ -1,15 +1,29 @@
 #include "tools/cli/difftest_cmd.h"
 
 #include <chrono>
+#include <memory>
 #include <ostream>
 
 #include "tools/difftest/difftest.h"
 #include "tools/difftest/raw_client.h"
+#include "tools/testing/redis_server_process.h"
 
 namespace redsim::cli {
 
 int difftest(const DifftestOptions& options, std::ostream& out, std::ostream& err) {
-  const difftest::Endpoint ep{options.host, options.port};
+  std::unique_ptr<testing::RedisServerProcess> own;
+  difftest::Endpoint ep{options.host, options.port};
+  if (options.port == 0) {
+    try {
+      own = std::make_unique<testing::RedisServerProcess>();
+    } catch (const testing::RedisServerError& e) {
+      err << "redsim: difftest: cannot start redis-server: " << e.what()
+          << " (tools/setup.sh installs it; or pass --port of a running one)\n";
+      return 2;
+    }
+    ep = {own->host(), own->port()};
+    out << "redis-server " << ep.host << ":" << ep.port << " started for this run\n";
+  }
   size_t total_steps = 0, total_commands = 0, total_resyncs = 0;
   const auto start = std::chrono::steady_clock::now();
   try {
@@ -32,13 +46,13 @@ int difftest(const DifftestOptions& options, std::ostream& out, std::ostream& er
       const difftest::Result again = difftest::run(small, ep);
       if (options.shrink) out << "shrunk in " << runs << " runs to " << small.size() << " steps:\n";
       out << difftest::describe(small, again.mismatch ? again : r);
-      out << "replay: build/redsim difftest --port PORT --seed " << seed << " --commands "
-          << options.commands << "\n";
+      out << "replay: build/redsim difftest --seed " << seed << " --commands " << options.commands
+          << "\n";
       return 1;
     }
   } catch (const difftest::RawClientError& e) {
-    err << "redsim: difftest: redis-server at " << options.host << ":" << options.port << ": "
-        << e.what() << "\n";
+    err << "redsim: difftest: redis-server at " << ep.host << ":" << ep.port << ": " << e.what()
+        << "\n";
     return 2;
   }
   const double secs =

@@ -10,7 +10,9 @@ namespace redsim::cli {
 
 struct DifftestOptions {
   std::string host = "127.0.0.1";
-  int port = 6379;         // a redis-server 7.0 started with --enable-debug-command yes
+  // A redis-server 7.0 started with --enable-debug-command yes; 0: start one
+  // (Debian's /usr/bin/redis-server) on a free loopback port for the run.
+  int port = 0;
   uint64_t seed = 1;       // first seed
   int seeds = 1;           // seeds seed .. seed+seeds-1
   size_t commands = 1000;  // steps per seed
@@ -20,7 +22,7 @@ struct DifftestOptions {
 // Runs the seeds; prints a summary line per seed and, on a mismatch, the
 // shrunk sequence, both sides' bytes, the seed and the replay command.
 // Returns 0 with no mismatch, 1 on a mismatch, 2 when the server cannot be
-// reached (message on `err`).
+// reached or started (message on `err`).
 int difftest(const DifftestOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace redsim::cli

@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
   diff->add_option("--host", diff_options.host, "redis-server address (IPv4)")
       ->capture_default_str();
   diff->add_option("--port", diff_options.port,
-                   "redis-server port (started with --enable-debug-command yes)")
-      ->required()
+                   "Port of a running redis-server 7.0 (with --enable-debug-command yes); "
+                   "default: start one for the run")
       ->check(CLI::Range(1, 65535));
   diff->add_option("--seed", diff_options.seed, "First seed")->capture_default_str();
   diff->add_option("--seeds", diff_options.seeds, "Number of seeds")

@@ -111,7 +111,7 @@ bool same(const Reply& real, const Reply& fake, Compare how) {
 
 class Runner {
  public:
-  explicit Runner(const Endpoint& ep) {
+  Runner(const Endpoint& ep, const RunOptions& options) : options_(options) {
     for (int i = 0; i < kConnections; ++i) {
       real_.push_back(std::make_unique<RawClient>(ep.host, ep.port));
     }
@@ -190,7 +190,8 @@ class Runner {
     if (s.compare == Compare::kUnsubscribeAll) return unsubscribe_all(argv, real, fake);
     const bool queued_before = fake.in_multi();
     const Reply r = real.call(argv);
-    const Reply f = server_->execute(fake, argv);
+    Reply f = server_->execute(fake, argv);
+    if (options_.tamper) options_.tamper(argv, f);
     ++commands_;
     const std::string name = sim_upper(argv[0]);
     bool ok = false;
@@ -322,6 +323,7 @@ class Runner {
     return std::nullopt;
   }
 
+  const RunOptions& options_;
   std::vector<std::unique_ptr<RawClient>> real_;
   std::unique_ptr<FollowingClock> clock_;
   std::unique_ptr<sim::Server> server_;
@@ -351,16 +353,17 @@ std::string printable(const std::string& bytes) {
   return out;
 }
 
-Result run(const std::vector<Step>& steps, const Endpoint& endpoint) {
-  Runner runner(endpoint);
+Result run(const std::vector<Step>& steps, const Endpoint& endpoint, const RunOptions& options) {
+  Runner runner(endpoint, options);
   return runner.run(steps);
 }
 
-std::vector<Step> shrink(const std::vector<Step>& steps, const Endpoint& endpoint, size_t* runs) {
+std::vector<Step> shrink(const std::vector<Step>& steps, const Endpoint& endpoint, size_t* runs,
+                         const RunOptions& options) {
   size_t count = 0;
   std::vector<Step> best = steps;
   // Everything after the first mismatch is irrelevant.
-  const Result first = run(best, endpoint);
+  const Result first = run(best, endpoint, options);
   ++count;
   if (first.mismatch) best.resize(first.mismatch->step + 1);
   for (size_t chunk = std::max<size_t>(1, best.size() / 2);; chunk /= 2) {
@@ -374,7 +377,7 @@ std::vector<Step> shrink(const std::vector<Step>& steps, const Endpoint& endpoin
         std::vector<Step> candidate;
         candidate.insert(candidate.end(), best.begin(), best.begin() + static_cast<long>(at));
         candidate.insert(candidate.end(), best.begin() + static_cast<long>(at + len), best.end());
-        const Result r = run(candidate, endpoint);
+        const Result r = run(candidate, endpoint, options);
         ++count;
         if (r.mismatch) {
           candidate.resize(r.mismatch->step + 1);

@@ -36,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,15 +97,22 @@ struct Result {
   std::optional<Mismatch> mismatch;
 };
 
+struct RunOptions {
+  // Test hook: may rewrite each reply of the fake before it is compared
+  // (the tester's own tests plant a difference and check it is found).
+  std::function<void(const std::vector<std::string>& argv, resp::Reply& fake_reply)> tamper;
+};
+
 // Runs `steps` on a real server at `endpoint` (flushed first) and on a fresh
 // fake, stopping at the first mismatch. Throws difftest::RawClientError
 // when the real server cannot be reached.
-Result run(const std::vector<Step>& steps, const Endpoint& endpoint);
+Result run(const std::vector<Step>& steps, const Endpoint& endpoint,
+           const RunOptions& options = {});
 
 // A smaller sequence that still mismatches (greedy: drops chunks, then
 // single steps, while the mismatch persists). `steps` must mismatch.
 std::vector<Step> shrink(const std::vector<Step>& steps, const Endpoint& endpoint,
-                         size_t* runs = nullptr);
+                         size_t* runs = nullptr, const RunOptions& options = {});
 
 // One line per step ("[c0] SET k0 v") and the mismatch, for humans.
 std::string describe(const std::vector<Step>& steps, const Result& result);
