@@ -1,6 +1,7 @@
 // Connection and server commands: PING ECHO SELECT FLUSHDB FLUSHALL DBSIZE
 // TIME DEBUG QUIT RESET. Arity, flags and texts as Redis 7.0.15.
 #include <climits>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -85,7 +86,7 @@ Reply debug(CommandContext& ctx) {
     return Reply::ok();
   }
   if (equals_ci(argv[1], "set-active-expire") && argv.size() == 3) {
-    ctx.server.config().active_expire_enabled = parse_double_prefix(argv[2]) != 0;
+    ctx.server.config().active_expire_enabled = std::atoi(argv[2].c_str()) != 0;
     return Reply::ok();
   }
   if (equals_ci(argv[1], "reload")) return Reply::ok();

@@ -47,6 +47,7 @@ struct ServerOptions {
 // fills in `port` and `bind`.
 struct ServerConfig {
   int hz = 10;                                       // 1..500, Redis's default 10
+  bool active_expire_enabled = true;                 // DEBUG SET-ACTIVE-EXPIRE
   int64_t busy_reply_threshold_ms = 5000;            // alias lua-time-limit
   int64_t maxmemory_bytes = 0;                       // 0: no limit
   int port = 6379;                                   // the TCP port, 0 when not listening
