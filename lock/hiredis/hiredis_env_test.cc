@@ -222,6 +222,14 @@ TEST_F(HiredisEnvTest, EventRemembersOneSignal) {
   EXPECT_FALSE(ev->wait_for(0us)) << "consumed";
 }
 
+TEST_F(HiredisEnvTest, EventWithoutALimitIsWokenBySignal) {
+  HiredisEnv env(shared_redis_options());
+  std::shared_ptr<Event> ev = env.make_event();
+  std::thread signaller([ev] { ev->signal(); });
+  EXPECT_TRUE(ev->wait_for(Micros::max())) << "Micros::max() must not overflow the deadline";
+  signaller.join();
+}
+
 TEST_F(HiredisEnvTest, CloseWakesSpawnedTasksAndRefusesCalls) {
   auto env = std::make_unique<HiredisEnv>(shared_redis_options());
   std::atomic<bool> woke{false};
