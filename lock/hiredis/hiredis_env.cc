@@ -5,6 +5,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -25,6 +26,13 @@ struct Shared {
 };
 
 namespace {
+
+// condition_variable::wait_for adds the timeout to now(): keep it far from
+// overflowing (Micros::max() means "no limit" to some callers).
+Micros bounded(Micros d) {
+  constexpr Micros kYear = std::chrono::hours(24 * 365);
+  return std::clamp(d, Micros(0), kYear);
+}
 
 struct ReplyDeleter {
   void operator()(redisReply* r) const { freeReplyObject(r); }
@@ -401,7 +409,7 @@ class HiredisEvent final : public Event {
   }
   bool wait_for(Micros timeout) override {
     std::unique_lock<std::mutex> lock(shared_->mu);
-    shared_->cv.wait_for(lock, timeout, [&] { return signaled_ || shared_->closed; });
+    shared_->cv.wait_for(lock, bounded(timeout), [&] { return signaled_ || shared_->closed; });
     return std::exchange(signaled_, false);
   }
 
@@ -537,7 +545,7 @@ Micros HiredisEnv::now() {
 
 void HiredisEnv::sleep_for(Micros d) {
   std::unique_lock<std::mutex> lock(shared_->mu);
-  shared_->cv.wait_for(lock, d, [&] { return shared_->closed; });
+  shared_->cv.wait_for(lock, hiredis_detail::bounded(d), [&] { return shared_->closed; });
 }
 
 std::unique_ptr<Event> HiredisEnv::make_event() {

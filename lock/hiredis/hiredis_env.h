@@ -34,7 +34,9 @@
 //
 // Pub/sub: one subscriber connection per server per Env, made on the first
 // subscribe(), with a reader thread that runs each message's callbacks (in
-// subscription order, on that thread; they must not block). subscribe()
+// subscription order, on that thread, under the subscriber's lock: they must
+// not block nor call subscribe/unsubscribe; signalling an Event is what they
+// are for). Once unsubscribe() returns, that callback never runs again. subscribe()
 // returns once Redis confirmed the SUBSCRIBE (TimeoutError if it did not
 // within connect_timeout + command_timeout). If the subscriber connection
 // breaks, its reader thread ends; the next subscribe() reconnects and

@@ -164,14 +164,14 @@ TEST_F(HiredisEnvTest, SubscribeDeliversMessagesByChannel) {
   env.unsubscribe(a);
   // Once the server confirms, PUBLISH on "a" reaches nobody.
   Reply receivers;
-  for (int i = 0; i < 500; ++i) {
+  for (int i = 0; i < 2500; ++i) {
     receivers = env.connection().call({"PUBSUB", "NUMSUB", "a"});
     if (receivers.elements().at(1) == Reply::integer(0)) break;
     env.sleep_for(2ms);
   }
   EXPECT_EQ(receivers.elements().at(1), Reply::integer(0));
   EXPECT_EQ(env.connection().call({"PUBLISH", "b", "last"}), Reply::integer(1));
-  for (int i = 0; i < 500; ++i) {
+  for (int i = 0; i < 2500; ++i) {
     {
       std::lock_guard<std::mutex> lock(mu);
       if (on_b.size() == 2) break;
@@ -192,7 +192,7 @@ TEST_F(HiredisEnvTest, SubscriberReconnectsAfterTheServerRestarts) {
   // The reader notices the loss; the next subscribe reconnects and
   // subscribes again to "a" as well.
   bool subscribed = false;
-  for (int i = 0; i < 100 && !subscribed; ++i) {
+  for (int i = 0; i < 500 && !subscribed; ++i) {
     try {
       env.subscribe("b", [](const std::string&) {});
       subscribed = true;
@@ -220,6 +220,14 @@ TEST_F(HiredisEnvTest, EventRemembersOneSignal) {
   ev->signal();
   EXPECT_TRUE(ev->wait_for(0us));
   EXPECT_FALSE(ev->wait_for(0us)) << "consumed";
+}
+
+TEST_F(HiredisEnvTest, EventWithoutALimitIsWokenBySignal) {
+  HiredisEnv env(shared_redis_options());
+  std::shared_ptr<Event> ev = env.make_event();
+  std::thread signaller([ev] { ev->signal(); });
+  EXPECT_TRUE(ev->wait_for(Micros::max())) << "Micros::max() must not overflow the deadline";
+  signaller.join();
 }
 
 TEST_F(HiredisEnvTest, CloseWakesSpawnedTasksAndRefusesCalls) {

@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "lock/errors.h"
-#include "lock/get_del_lock.h"
 #include "lock/hiredis/real_redis_test_util.h"
+#include "lock/lock.h"
 #include "lock/reentrant_lock.h"
 #include "lock/simple_lock.h"
 
@@ -79,29 +79,35 @@ TEST(RealContention, SharedEnvSimpleLockPerThreadCountsExactly) {
 // Not part of the suite (DISABLED_): GetDelLock with a lease shorter than a
 // busy critical section may lose updates, so this is allowed to fail. Run by
 // hand with --gtest_also_run_disabled_tests; REDSIM_GETDEL_LEASE_MS sets the
-// lease (default 1 ms). It prints what it saw.
+// lease (default 1 ms), REDSIM_SHORT_LEASE_KIND the lock kind (default
+// get-del; e.g. "simple" to compare). It prints what it saw.
 TEST(RealContention, DISABLED_GetDelLockWithAShortLease) {
   flush_shared_redis();
   const char* lease_env = std::getenv("REDSIM_GETDEL_LEASE_MS");
   const auto lease = std::chrono::milliseconds(lease_env ? std::atoi(lease_env) : 1);
+  const char* kind_env = std::getenv("REDSIM_SHORT_LEASE_KIND");
+  const std::optional<LockKind> kind = parse_lock_kind(kind_env ? kind_env : "get-del");
+  ASSERT_TRUE(kind.has_value()) << "unknown REDSIM_SHORT_LEASE_KIND";
   HiredisEnv env(shared_redis_options());
   std::atomic<int> not_owned{0};
   const auto start = std::chrono::steady_clock::now();
   on_threads([&] {
-    GetDelLock lock(env, "k", {.lease = lease, .retry_backoff_min = 1ms, .retry_backoff_max = 8ms});
+    auto lock = make_lock(*kind, env, "k",
+                          {.lease = lease, .retry_backoff_min = 1ms, .retry_backoff_max = 8ms});
     for (int i = 0; i < kSections; ++i) {
-      lock.lock();
+      lock->lock();
       increment(env);
-      if (!lock.try_unlock()) ++not_owned;  // the lease ran out inside the section
+      if (!lock->try_unlock()) ++not_owned;  // the lease ran out inside the section
     }
   });
   const auto wall = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start);
   const int64_t count = counter(env);
   std::printf(
-      "get-del, lease %lld ms: counter %lld of %d (%lld lost), %d unlocks found the lease "
+      "%s, lease %lld ms: counter %lld of %d (%lld lost), %d unlocks found the lease "
       "gone, %lld ms\n",
-      static_cast<long long>(lease.count()), static_cast<long long>(count), kThreads * kSections,
+      std::string(lock_kind_name(*kind)).c_str(), static_cast<long long>(lease.count()),
+      static_cast<long long>(count), kThreads * kSections,
       static_cast<long long>(kThreads * kSections - count), not_owned.load(),
       static_cast<long long>(wall.count()));
   EXPECT_EQ(count, kThreads * kSections);

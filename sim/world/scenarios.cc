@@ -7,6 +7,7 @@
 
 #include "lock/errors.h"
 #include "lock/reentrant_lock.h"
+#include "sim/world/runner.h"
 #include "sim/world/world.h"
 
 namespace redsim::world {
@@ -17,6 +18,7 @@ using lock::LockKind;
 using std::chrono::milliseconds;
 
 constexpr const char* kKey = "lock:orders";
+constexpr const char* kStatsKey = "stats:done";
 constexpr int64_t kMs = 1000;
 constexpr Micros ms(int64_t v) { return Micros(v * kMs); }
 
@@ -45,7 +47,7 @@ std::unique_ptr<lock::DistributedLock> string_lock(LockKind kind, lock::Env& env
 }
 
 // An acquire attempt the liveness checker can see. wait <= 0: one attempt.
-bool acquire(ProcessEnv& env, lock::DistributedLock& lk, Micros wait) {
+bool acquire(ClientEnv& env, lock::DistributedLock& lk, Micros wait) {
   env.record_acquire_start(kKey, wait);
   const bool ok = wait.count() <= 0 ? lk.try_lock() : lk.try_lock_for(wait);
   env.record_acquire_end(kKey, ok);
@@ -53,13 +55,13 @@ bool acquire(ProcessEnv& env, lock::DistributedLock& lk, Micros wait) {
   return ok;
 }
 
-void critical_section(ProcessEnv& env, Micros work) {
+void critical_section(ClientEnv& env, Micros work) {
   env.enter_critical(kKey);
   env.sleep_for(work);
   env.leave_critical(kKey);
 }
 
-void unlock_and_record(ProcessEnv& env, lock::DistributedLock& lk) {
+void unlock_and_record(ClientEnv& env, lock::DistributedLock& lk) {
   env.record(lk.try_unlock() ? "unlocked" : "unlock: LockNotOwned (the lock was no longer ours)");
 }
 
@@ -75,8 +77,8 @@ struct Judged {
   std::vector<std::string> findings;
 };
 
-ScenarioResult judge(World& world, Verdict expected, int64_t liveness_bound_us, Judged j,
-                     bool hold_counts = false) {
+ScenarioResult judge(const ScenarioRunner& world, Verdict expected, int64_t liveness_bound_us,
+                     Judged j, bool hold_counts = false) {
   ScenarioResult r;
   r.expected = expected;
   r.seed = world.seed();
@@ -116,7 +118,8 @@ void spawn_victim_and_intruder(World& world, LockKind kind) {
 // With SimpleLock the same schedule is harmless: the compare-and-delete is
 // one script, so it runs entirely before the expiry (or entirely after).
 ScenarioResult run_expire_then_delete(LockKind kind, Verdict expected, uint64_t seed) {
-  World world(scenario_options(seed));
+  SimRunner runner(scenario_options(seed));
+  World& world = runner.world();
   ProcessId a = world.spawn_process("A", [kind](ProcessEnv& env) {
     auto lk = string_lock(kind, env);
     if (!acquire(env, *lk, Micros(0))) return;
@@ -127,14 +130,15 @@ ScenarioResult run_expire_then_delete(LockKind kind, Verdict expected, uint64_t 
   // The reply to A's first unlock command arrives at t=99 ms: pause A just before.
   world.pause_process(a, Micros(98500), ms(50));
   world.run();
-  return judge(world, expected, 200 * kMs, {});
+  return judge(runner, expected, 200 * kMs, {});
 }
 
 // setnx-expire-crash: SETNX, then EXPIRE as a second command; A crashes in
 // between, so the lock never expires and B waits in vain. SimpleLock's
 // SET NX PX is one command: the lock expires after its lease and B gets it.
 ScenarioResult run_setnx_expire_crash(LockKind kind, Verdict expected, uint64_t seed) {
-  World world(scenario_options(seed));
+  SimRunner runner(scenario_options(seed));
+  World& world = runner.world();
   ProcessId a = world.spawn_process("A", [kind](ProcessEnv& env) {
     auto lk = string_lock(kind, env);
     if (!acquire(env, *lk, Micros(0))) return;
@@ -158,26 +162,27 @@ ScenarioResult run_setnx_expire_crash(LockKind kind, Verdict expected, uint64_t 
   j.findings.push_back("PTTL " + std::string(kKey) +
                        " at the end: " + std::to_string(pttl.integer()) +
                        (pttl.integer() == -1 ? " (no expiry: nobody can ever take it)" : ""));
-  return judge(world, expected, 200 * kMs, std::move(j));
+  return judge(runner, expected, 200 * kMs, std::move(j));
 }
 
 // blind-del: A's unlock is a plain DEL. A leaves its critical section, is
 // paused (GC) before the DEL, its key expires and B takes the lock; A's late
 // DEL removes B's lock and C enters beside B.
 ScenarioResult run_blind_del(LockKind kind, Verdict expected, uint64_t seed) {
-  World world(scenario_options(seed));
+  SimRunner runner(scenario_options(seed));
+  World& world = runner.world();
   ProcessId a = world.spawn_process("A", [kind](ProcessEnv& env) {
     auto lk = string_lock(kind, env);
     if (!acquire(env, *lk, Micros(0))) return;
     critical_section(env, ms(80));
-    env.connection().call({"INCR", "stats:done"});  // bookkeeping after the work
+    env.connection().call({"INCR", kStatsKey});  // bookkeeping after the work
     unlock_and_record(env, *lk);
   });
   spawn_victim_and_intruder(world, kind);
   // The INCR's reply arrives at t=84 ms: A is paused from t=83.5 ms for 60 ms.
   world.pause_process(a, Micros(83500), ms(60));
   world.run();
-  return judge(world, expected, 200 * kMs, {});
+  return judge(runner, expected, 200 * kMs, {});
 }
 
 lock::ReentrantLockOptions reentrant_options(int64_t watchdog_ms = 30000) {
@@ -187,7 +192,7 @@ lock::ReentrantLockOptions reentrant_options(int64_t watchdog_ms = 30000) {
 }
 
 // lk.lock() (watchdog lease) as an acquire attempt the liveness checker sees.
-void lock_recorded(ProcessEnv& env, lock::ReentrantLock& lk) {
+void lock_recorded(ClientEnv& env, lock::ReentrantLock& lk) {
   env.record_acquire_start(kKey, Micros(0));
   lk.lock();
   env.record_acquire_end(kKey, true);
@@ -195,15 +200,17 @@ void lock_recorded(ProcessEnv& env, lock::ReentrantLock& lk) {
 
 // reentrant-hold-count: A locks three times; B cannot take the lock until
 // A's hold count is back to 0; a fourth unlock by A is refused.
-ScenarioResult run_reentrant_hold_count(Verdict expected, uint64_t seed) {
+ScenarioResult run_reentrant_hold_count(ScenarioRunner& world, Verdict expected) {
   Judged j;
   struct Shared {
     bool b_refused_while_held = true;
     bool b_acquired_after = false;
     bool extra_unlock_refused = false;
   } s;
-  World world(scenario_options(seed));
-  world.spawn_process("A", [&s](ProcessEnv& env) {
+  // In the real world every step of A is stretched by the timing slack, so
+  // B's three tries still land while A holds the lock (0 in the simulation).
+  const Micros step = ms(20) + world.timing_slack();
+  world.spawn("A", [&s, step](ClientEnv& env) {
     lock::ReentrantLock lk(env, kKey, reentrant_options());
     lock_recorded(env, lk);
     env.enter_critical(kKey);
@@ -213,11 +220,11 @@ ScenarioResult run_reentrant_hold_count(Verdict expected, uint64_t seed) {
       env.record_hold(kKey, HoldOp::kLock, lk.hold_count());
     }
     for (int i = 0; i < 2; ++i) {
-      env.sleep_for(ms(20));
+      env.sleep_for(step);
       lk.unlock();
       env.record_hold(kKey, HoldOp::kUnlock, lk.hold_count());
     }
-    env.sleep_for(ms(20));
+    env.sleep_for(step);
     env.leave_critical(kKey);
     lk.unlock();
     env.record_hold(kKey, HoldOp::kUnlock, lk.hold_count());
@@ -230,9 +237,9 @@ ScenarioResult run_reentrant_hold_count(Verdict expected, uint64_t seed) {
       env.record(std::string("4th unlock: LockNotOwned: ") + e.what());
     }
   });
-  world.spawn_process(
+  world.spawn(
       "B",
-      [&s](ProcessEnv& env) {
+      [&s](ClientEnv& env) {
         lock::ReentrantLock lk(env, kKey, reentrant_options());
         for (int i = 0; i < 3; ++i) {
           env.sleep_for(ms(15));
@@ -253,7 +260,7 @@ ScenarioResult run_reentrant_hold_count(Verdict expected, uint64_t seed) {
         lk.unlock();
         env.record_hold(kKey, HoldOp::kUnlock, lk.hold_count());
       },
-      ms(2));
+      ms(2) + world.timing_slack());
   world.run();
   if (!s.b_refused_while_held)
     j.extra.push_back(expectation_failed("B took the lock while A held it"));
@@ -263,19 +270,19 @@ ScenarioResult run_reentrant_hold_count(Verdict expected, uint64_t seed) {
   }
   j.findings.push_back("B refused 3 times while A's hold count was > 0; A's 4th unlock: " +
                        std::string(s.extra_unlock_refused ? "LockNotOwned" : "accepted"));
-  return judge(world, expected, 200 * kMs, std::move(j), /*hold_counts=*/true);
+  return judge(world, expected, 200 * kMs + world.timing_slack().count(), std::move(j),
+               /*hold_counts=*/true);
 }
 
 // pubsub-wakeup: B waits on a lock A holds with a 10 s lease; A unlocks at
 // t~200 ms; the unlock message wakes B, which holds the lock within one
 // round trip, not after the lease.
-ScenarioResult run_pubsub_wakeup(Verdict expected, uint64_t seed) {
+ScenarioResult run_pubsub_wakeup(ScenarioRunner& world, Verdict expected) {
   struct Shared {
     int64_t unlocked_us = -1;
     int64_t b_acquired_us = -1;
   } s;
-  World world(scenario_options(seed));
-  world.spawn_process("A", [&s](ProcessEnv& env) {
+  world.spawn("A", [&s](ClientEnv& env) {
     lock::ReentrantLock lk(env, kKey, reentrant_options());
     env.record_acquire_start(kKey, Micros(0));
     bool ok = lk.try_lock_for(Micros(0), milliseconds(10000));
@@ -286,9 +293,9 @@ ScenarioResult run_pubsub_wakeup(Verdict expected, uint64_t seed) {
     s.unlocked_us = env.now().count();
     env.record("unlocked");
   });
-  world.spawn_process(
+  world.spawn(
       "B",
-      [&s](ProcessEnv& env) {
+      [&s](ClientEnv& env) {
         lock::ReentrantLock lk(env, kKey, reentrant_options());
         env.record_acquire_start(kKey, ms(30000));
         bool ok = lk.try_lock_for(ms(30000), milliseconds(10000));
@@ -298,7 +305,7 @@ ScenarioResult run_pubsub_wakeup(Verdict expected, uint64_t seed) {
         critical_section(env, ms(10));
         lk.unlock();
       },
-      ms(20));
+      ms(20) + world.timing_slack());  // after A holds it, also in real time
   world.run();
   Judged j;
   if (s.unlocked_us < 0 || s.b_acquired_us < 0) {
@@ -309,47 +316,55 @@ ScenarioResult run_pubsub_wakeup(Verdict expected, uint64_t seed) {
     int64_t handoff = s.b_acquired_us - s.unlocked_us;
     j.findings.push_back("hand-off: B held the lock " + fmt_ms(handoff) +
                          " after A's unlock returned (lease was 10000 ms)");
-    if (handoff > 5 * kMs) {
+    if (handoff > 5 * kMs + world.timing_slack().count()) {
       j.extra.push_back(expectation_failed("B was not woken by the unlock message: hand-off took " +
                                            fmt_ms(handoff)));
     }
   }
-  return judge(world, expected, 10 * kMs, std::move(j));
+  return judge(world, expected, 10 * kMs + world.timing_slack().count(), std::move(j));
 }
 
 // watchdog-renews: A holds a watchdog lock (30 s lease) for 100 s; the
 // watchdog renews it every 10 s; B tries all along and never gets in.
-ScenarioResult run_watchdog_renews(Verdict expected, uint64_t seed) {
-  World world(scenario_options(seed));
-  world.spawn_process("A", [](ProcessEnv& env) {
-    lock::ReentrantLock lk(env, kKey, reentrant_options());
+// Against a real server every duration is multiplied by long_time_scale().
+ScenarioResult run_watchdog_renews(ScenarioRunner& world, Verdict expected) {
+  const double scale = world.long_time_scale();
+  auto scaled = [scale](int64_t v_ms) {
+    return Micros(static_cast<int64_t>(static_cast<double>(v_ms * kMs) * scale));
+  };
+  const int64_t watchdog_ms = std::max<int64_t>(1, scaled(30000).count() / kMs);
+  world.spawn("A", [&](ClientEnv& env) {
+    lock::ReentrantLock lk(env, kKey, reentrant_options(watchdog_ms));
     lock_recorded(env, lk);
-    critical_section(env, ms(100000));
+    critical_section(env, scaled(100000) + world.timing_slack());
     lk.unlock();
     env.record("unlocked");
   });
-  world.spawn_process(
+  world.spawn(
       "B",
-      [](ProcessEnv& env) {
-        lock::ReentrantLock lk(env, kKey, reentrant_options());
-        env.record_acquire_start(kKey, ms(200000));
-        bool ok = lk.try_lock_for(ms(200000));
+      [&](ClientEnv& env) {
+        lock::ReentrantLock lk(env, kKey, reentrant_options(watchdog_ms));
+        env.record_acquire_start(kKey, scaled(200000));
+        bool ok = lk.try_lock_for(scaled(200000));
         env.record_acquire_end(kKey, ok);
         if (!ok) return;
         critical_section(env, ms(10));
         lk.unlock();
       },
-      ms(1000));
+      scaled(1000) + world.timing_slack());
   world.run();
   Judged j;
   int renewals = 0;
   for (const HistoryEvent& e : world.history().events()) {
     if (e.kind == EventKind::kCommand && e.process == 1 && e.task != 1) ++renewals;
   }
+  const std::string every = fmt_ms(watchdog_ms * kMs / 3);
   j.findings.push_back("watchdog commands from A's background task: " + std::to_string(renewals) +
-                       " (one every 10 s while held)");
-  if (renewals < 9) j.extra.push_back(expectation_failed("the watchdog did not renew every 10 s"));
-  return judge(world, expected, 2000 * kMs, std::move(j));
+                       " (one every " + every + " while held)");
+  if (renewals < 9) {
+    j.extra.push_back(expectation_failed("the watchdog did not renew every " + every));
+  }
+  return judge(world, expected, scaled(2000).count() + world.timing_slack().count(), std::move(j));
 }
 
 // watchdog-dies-with-holder: A holds a watchdog lock and crashes at t=5 s;
@@ -357,7 +372,8 @@ ScenarioResult run_watchdog_renews(Verdict expected, uint64_t seed) {
 // and the waiting B takes it.
 ScenarioResult run_watchdog_dies(Verdict expected, uint64_t seed) {
   int64_t b_acquired_us = -1;
-  World world(scenario_options(seed));
+  SimRunner runner(scenario_options(seed));
+  World& world = runner.world();
   ProcessId a = world.spawn_process("A", [](ProcessEnv& env) {
     lock::ReentrantLock lk(env, kKey, reentrant_options());
     lock_recorded(env, lk);
@@ -387,19 +403,18 @@ ScenarioResult run_watchdog_dies(Verdict expected, uint64_t seed) {
                          " after A crashed (watchdog timeout 30000 ms)");
   }
   // Free from the crash until the lease ends: at most the watchdog timeout.
-  return judge(world, expected, 31000 * kMs, std::move(j));
+  return judge(runner, expected, 31000 * kMs, std::move(j));
 }
 
 // unlock-not-owner: B unlocks a lock A holds: LockNotOwned, and A's lock
 // (its hash field and hold count) is intact.
-ScenarioResult run_unlock_not_owner(Verdict expected, uint64_t seed) {
+ScenarioResult run_unlock_not_owner(ScenarioRunner& world, Verdict expected) {
   struct Shared {
     std::string b_error;
     int64_t a_count_after = -1;
     bool a_held_after = false;
   } s;
-  World world(scenario_options(seed));
-  world.spawn_process("A", [&s](ProcessEnv& env) {
+  world.spawn("A", [&s](ClientEnv& env) {
     lock::ReentrantLock lk(env, kKey, reentrant_options());
     lock_recorded(env, lk);
     critical_section(env, ms(50));
@@ -407,9 +422,9 @@ ScenarioResult run_unlock_not_owner(Verdict expected, uint64_t seed) {
     s.a_count_after = lk.hold_count();
     lk.unlock();
   });
-  world.spawn_process(
+  world.spawn(
       "B",
-      [&s](ProcessEnv& env) {
+      [&s](ClientEnv& env) {
         lock::ReentrantLock lk(env, kKey, reentrant_options());
         try {
           lk.unlock();
@@ -429,41 +444,75 @@ ScenarioResult run_unlock_not_owner(Verdict expected, uint64_t seed) {
   }
   j.findings.push_back("B: LockNotOwned \"" + s.b_error + "\"; A still holds it, hold count " +
                        std::to_string(s.a_count_after));
-  return judge(world, expected, 200 * kMs, std::move(j));
+  return judge(world, expected, 200 * kMs + world.timing_slack().count(), std::move(j));
 }
 
 std::vector<Scenario> build_catalogue() {
   std::vector<Scenario> c;
+  // The string-lock scenarios all inject a fault (`fault` says which).
   auto add = [&c](std::string name, LockKind kind, Verdict expected, std::string description,
-                  std::string source, auto fn) {
-    c.push_back(Scenario{std::move(name), kind, expected, std::move(description), std::move(source),
-                         [fn, kind, expected](uint64_t seed) { return fn(kind, expected, seed); }});
+                  std::string source, std::string fault, auto fn) {
+    Scenario s{std::move(name),
+               kind,
+               expected,
+               std::move(description),
+               std::move(source),
+               [fn, kind, expected](uint64_t seed) { return fn(kind, expected, seed); },
+               {},
+               std::move(fault)};
+    c.push_back(std::move(s));
   };
   add("expire-then-delete", LockKind::kGetDel, Verdict::kMutualExclusion,
       "GET-compare-DEL unlock: the key expires between GET and DEL, another client's lock is "
       "deleted",
-      "seeds 002, 004 (why the unlock must be one Lua script)", run_expire_then_delete);
+      "seeds 002, 004 (why the unlock must be one Lua script)",
+      "a pause of client A between its unlock's GET and DEL", run_expire_then_delete);
   add("expire-then-delete-simple", LockKind::kSimple, Verdict::kSafe,
       "the same schedule with the Lua compare-and-delete unlock: nothing is deleted that is not "
       "ours",
-      "seeds 002, 004", run_expire_then_delete);
+      "seeds 002, 004", "a pause of client A during its unlock", run_expire_then_delete);
   add("setnx-expire-crash", LockKind::kSetnxExpire, Verdict::kLiveness,
       "SETNX then EXPIRE: a crash in between leaves a lock that never expires",
-      "seeds 000, 004 (SETNX + EXPIRE is not atomic)", run_setnx_expire_crash);
+      "seeds 000, 004 (SETNX + EXPIRE is not atomic)",
+      "a crash of client A between SETNX and EXPIRE", run_setnx_expire_crash);
   add("setnx-expire-crash-simple", LockKind::kSimple, Verdict::kSafe,
       "the same crash with SET NX PX: the lock expires after its lease and the waiter gets it",
-      "seeds 000, 004", run_setnx_expire_crash);
+      "seeds 000, 004", "a crash of client A during its acquire", run_setnx_expire_crash);
   add("blind-del", LockKind::kBlindDel, Verdict::kMutualExclusion,
       "unlock by plain DEL after the lease ran out deletes another client's lock",
-      "seeds 003, 004 (store a token and check it on unlock)", run_blind_del);
+      "seeds 003, 004 (store a token and check it on unlock)", "a pause of client A before its DEL",
+      run_blind_del);
   add("blind-del-simple", LockKind::kSimple, Verdict::kSafe,
       "the same late unlock with compare-and-delete: the other client's lock survives",
-      "seeds 003, 004", run_blind_del);
+      "seeds 003, 004", "a pause of client A before its unlock", run_blind_del);
+  // Fault-free: the same workload runs in the simulation and on a real server.
   auto add_reentrant = [&c](std::string name, Verdict expected, std::string description,
-                            std::string source, ScenarioResult (*fn)(Verdict, uint64_t)) {
-    c.push_back(Scenario{std::move(name), LockKind::kReentrant, expected, std::move(description),
-                         std::move(source),
-                         [fn, expected](uint64_t seed) { return fn(expected, seed); }});
+                            std::string source, ScenarioResult (*fn)(ScenarioRunner&, Verdict)) {
+    Scenario s{std::move(name),
+               LockKind::kReentrant,
+               expected,
+               std::move(description),
+               std::move(source),
+               [fn, expected](uint64_t seed) {
+                 SimRunner runner(scenario_options(seed));
+                 return fn(runner, expected);
+               },
+               [fn, expected](ScenarioRunner& runner) { return fn(runner, expected); },
+               {}};
+    c.push_back(std::move(s));
+  };
+  auto add_faulted_reentrant = [&c](std::string name, Verdict expected, std::string description,
+                                    std::string source, std::string fault,
+                                    ScenarioResult (*fn)(Verdict, uint64_t)) {
+    Scenario s{std::move(name),
+               LockKind::kReentrant,
+               expected,
+               std::move(description),
+               std::move(source),
+               [fn, expected](uint64_t seed) { return fn(expected, seed); },
+               {},
+               std::move(fault)};
+    c.push_back(std::move(s));
   };
   add_reentrant("reentrant-hold-count", Verdict::kSafe,
                 "nested lock/unlock keeps Redisson's hold count; others wait until it reaches 0",
@@ -475,9 +524,10 @@ std::vector<Scenario> build_catalogue() {
   add_reentrant("watchdog-renews", Verdict::kSafe,
                 "the watchdog renews a held lock every lease/3 for 100 s; nobody else gets in",
                 "seeds 001, 002 (lockWatchdogTimeout, renewExpiration)", run_watchdog_renews);
-  add_reentrant("watchdog-dies-with-holder", Verdict::kSafe,
-                "the holder crashes; with no watchdog left the lock frees within its timeout",
-                "seeds 001, 002", run_watchdog_dies);
+  add_faulted_reentrant(
+      "watchdog-dies-with-holder", Verdict::kSafe,
+      "the holder crashes; with no watchdog left the lock frees within its timeout",
+      "seeds 001, 002", "a crash of client A at t=5 s", run_watchdog_dies);
   add_reentrant("unlock-not-owner", Verdict::kSafe,
                 "unlock by a non-owner throws LockNotOwned and leaves the owner's lock intact",
                 "seed 001 (IllegalMonitorStateException)", run_unlock_not_owner);
@@ -517,6 +567,17 @@ Verdict verdict_of(const std::vector<Violation>& violations) {
 std::span<const Scenario> all_scenarios() {
   static const std::vector<Scenario> catalogue = build_catalogue();
   return catalogue;
+}
+
+ScenarioResult run_scenario_real(const Scenario& scenario, RealRunnerOptions options) {
+  if (!scenario.run_on) {
+    throw std::invalid_argument("scenario '" + scenario.name + "' needs an injected fault (" +
+                                scenario.needs_fault + "); it runs only in the simulation");
+  }
+  RealTimeRunner runner(std::move(options));
+  // A real server keeps what earlier runs left: start from no lock.
+  runner.command({"DEL", kKey, kStatsKey});
+  return scenario.run_on(runner);
 }
 
 const Scenario* find_scenario(std::string_view name) {

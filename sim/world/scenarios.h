@@ -7,6 +7,9 @@
 //   world::ScenarioResult r = s->run(/*seed=*/1);
 //   r.passed();    // observed verdict == s->expected
 //
+//   // The fault-free ones also run against a real server (lock/hiredis):
+//   if (s->run_on) r = world::run_scenario_real(*s, {.make_env = make_hiredis_env});
+//
 // The seed only changes client ids, tokens and jitter; the schedule is the
 // scenario's own, so every seed must give the expected verdict.
 #pragma once
@@ -21,6 +24,7 @@
 #include "lock/lock.h"
 #include "sim/world/checkers.h"
 #include "sim/world/history.h"
+#include "sim/world/runner.h"
 
 namespace redsim::world {
 
@@ -56,11 +60,26 @@ struct Scenario {
   Verdict expected;
   std::string description;  // one line
   std::string source;       // where the failure (or its fix) is described
+  // Runs it in the simulation.
   std::function<ScenarioResult(uint64_t seed)> run;
+  // Runs its workload on any runner (SimRunner, RealTimeRunner); empty when
+  // the scenario needs an injected fault, which only the simulation has.
+  std::function<ScenarioResult(ScenarioRunner& runner)> run_on;
+  // Empty when run_on is set; else the fault it injects ("a pause of client
+  // A before its DEL"), for the message refusing a real run.
+  std::string needs_fault;
 };
 
 // Every scenario, in catalogue order.
 std::span<const Scenario> all_scenarios();
+// Runs a fault-free scenario against real servers: a RealTimeRunner with
+// `options` (whose make_env connects to them), after deleting the keys the
+// scenarios use. The verdict rules are the simulation's, with
+// options.timing_slack added to each timing bound. Throws
+// std::invalid_argument when the scenario needs a fault (saying which), and
+// what make_env or the server throws (lock::ConnectionError).
+ScenarioResult run_scenario_real(const Scenario& scenario, RealRunnerOptions options);
+
 // nullptr when there is no scenario of that name.
 const Scenario* find_scenario(std::string_view name);
 

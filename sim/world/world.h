@@ -67,6 +67,7 @@
 #include "lock/env.h"
 #include "sim/clock.h"
 #include "sim/server.h"
+#include "sim/world/client_env.h"
 #include "sim/world/history.h"
 
 namespace redsim::world {
@@ -232,9 +233,9 @@ enum class ProcessState : uint8_t {
 };
 
 // The Env a simulated process's code runs against (see lock/env.h for the
-// contract of each call), plus world-only calls the workload uses to tell the
-// history what it did.
-class ProcessEnv final : public lock::Env {
+// contract of each call), plus the ClientEnv calls the workload uses to tell
+// the history what it did.
+class ProcessEnv final : public ClientEnv {
  public:
   ProcessEnv(detail::Runtime& runtime, detail::Process& process);
   ProcessEnv(const ProcessEnv&) = delete;
@@ -261,21 +262,14 @@ class ProcessEnv final : public lock::Env {
   uint64_t random_u64() override;              // this process's own stream
   void trace(std::string_view what) override;  // a kTrace line in the history
 
-  // World-only: what the workload did, recorded at true time with the
-  // calling task as owner. Ignored once the process is crashed or ended.
-  // The critical section of `resource` begins (acquire returned success)...
-  void enter_critical(std::string_view resource);
-  // ...and ends (just before the unlock call).
-  void leave_critical(std::string_view resource);
-  // A wait for `resource` begins, willing to wait `wait` (Micros::max() =
-  // unbounded), and ends acquired or given up. Read by check_liveness.
-  void record_acquire_start(std::string_view resource, Micros wait);
-  void record_acquire_end(std::string_view resource, bool acquired);
-  // Reentrant workloads: the hold count observed right after `op`. Read by
-  // check_hold_counts.
-  void record_hold(std::string_view resource, HoldOp op, int64_t observed_count);
-  // Any other result ("acquire failed", "unlock error LockNotOwned").
-  void record(std::string_view result);
+  // ClientEnv (client_env.h): what the workload did, recorded at true time
+  // with the calling task as owner. Ignored once the process is crashed or ended.
+  void enter_critical(std::string_view resource) override;
+  void leave_critical(std::string_view resource) override;
+  void record_acquire_start(std::string_view resource, Micros wait) override;
+  void record_acquire_end(std::string_view resource, bool acquired) override;
+  void record_hold(std::string_view resource, HoldOp op, int64_t observed_count) override;
+  void record(std::string_view result) override;
   // A FencedResource's verdict on a write with `token` (kFencedWrite). Read
   // by check_fencing. FencedResource::write calls it; workloads need not.
   void record_fenced_write(std::string_view resource, int64_t token, bool accepted);

@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
   run->add_flag("--json", run_options.json, "JSON instead of text");
   run->add_option("--svg", run_options.svg_path, "Draw the run's timeline to this SVG file")
       ->excludes(all_flag);
+  run->add_option("--real", run_options.real_url,
+                  "Run against this Redis (redis://host:port[/db]); fault-free scenarios only");
   run->callback([&] {
     if (run_options.name.empty() && !run_options.all) {
       throw CLI::ValidationError("scenario run", "give a scenario name or --all");

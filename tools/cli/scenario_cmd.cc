@@ -4,6 +4,8 @@
 #include <ostream>
 #include <vector>
 
+#include "lock/errors.h"
+#include "lock/hiredis/hiredis_env.h"
 #include "sim/world/scenarios.h"
 #include "sim/world/timeline_svg.h"
 #include "tools/cli/json.h"
@@ -32,7 +34,19 @@ std::string replay_command(const Scenario& s, uint64_t seed) {
   return "build/redsim scenario run " + s.name + " --seed " + std::to_string(seed);
 }
 
-void print_text(const Scenario& s, const ScenarioResult& r, std::ostream& out) {
+// The line under a result: how to run it again.
+std::string rerun_line(const Scenario& s, const ScenarioResult& r, const std::string& real_url) {
+  if (!real_url.empty()) {
+    return "real run against " + real_url +
+           " (steady-clock times; rerun: build/redsim scenario run " + s.name + " --real " +
+           real_url + ")";
+  }
+  return "seed " + std::to_string(r.seed) + ", history hash " + hex64(r.history.hash()) +
+         "; replay: " + replay_command(s, r.seed);
+}
+
+void print_text(const Scenario& s, const ScenarioResult& r, const std::string& real_url,
+                std::ostream& out) {
   out << "== " << s.name << " (" << lock::lock_kind_name(s.kind) << ") ==\n"
       << s.description << "\nsource: " << s.source << "\n\ntimeline:\n"
       << world::render_timeline(r.history) << "\n";
@@ -42,18 +56,25 @@ void print_text(const Scenario& s, const ScenarioResult& r, std::ostream& out) {
   out << "verdict: " << world::verdict_name(r.observed)
       << " (expected: " << world::verdict_name(r.expected) << ") "
       << (r.passed() ? "as expected" : "NOT AS EXPECTED") << "\n"
-      << "seed " << r.seed << ", history hash " << hex64(r.history.hash())
-      << "; replay: " << replay_command(s, r.seed) << "\n\n";
+      << rerun_line(s, r, real_url) << "\n\n";
 }
 
-void print_json(const Scenario& s, const ScenarioResult& r, std::ostream& out) {
+void print_json(const Scenario& s, const ScenarioResult& r, const std::string& real_url,
+                std::ostream& out) {
   out << "{\"name\": " << json_string(s.name)
+      << ", \"world\": " << json_string(real_url.empty() ? "simulated" : "real")
       << ", \"lock\": " << json_string(lock::lock_kind_name(s.kind))
       << ", \"expected\": " << json_string(world::verdict_name(r.expected))
       << ", \"observed\": " << json_string(world::verdict_name(r.observed))
-      << ", \"passed\": " << (r.passed() ? "true" : "false") << ", \"seed\": " << r.seed
-      << ", \"history_hash\": " << json_string(hex64(r.history.hash()))
-      << ", \"replay\": " << json_string(replay_command(s, r.seed)) << ", \"violations\": [";
+      << ", \"passed\": " << (r.passed() ? "true" : "false");
+  if (real_url.empty()) {
+    out << ", \"seed\": " << r.seed
+        << ", \"history_hash\": " << json_string(hex64(r.history.hash()))
+        << ", \"replay\": " << json_string(replay_command(s, r.seed));
+  } else {
+    out << ", \"server\": " << json_string(real_url);
+  }
+  out << ", \"violations\": [";
   for (size_t i = 0; i < r.violations.size(); ++i) {
     out << (i ? ", " : "") << "{\"checker\": " << json_string(r.violations[i].checker)
         << ", \"description\": " << json_string(r.violations[i].description) << "}";
@@ -90,10 +111,56 @@ int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostr
     chosen.push_back(s);
   }
 
+  // --real: the server must answer, and only fault-free scenarios can run.
+  const bool real = !options.real_url.empty();
+  lock::HiredisOptions server;
+  std::vector<const Scenario*> skipped;
+  if (real) {
+    try {
+      server = lock::HiredisOptions::parse_url(options.real_url);
+    } catch (const std::invalid_argument& e) {
+      err << "redsim: " << e.what() << "\n";
+      return 2;
+    }
+    try {
+      lock::HiredisEnv probe(server);
+      const resp::Reply pong = probe.connection().call({"PING"});
+      if (pong.is_error()) {
+        err << "redsim: " << options.real_url << " refused PING: " << pong.str() << "\n";
+        return 2;
+      }
+    } catch (const lock::Error& e) {
+      err << "redsim: cannot reach " << options.real_url << ": " << e.what() << "\n";
+      return 2;
+    }
+    std::vector<const Scenario*> runnable;
+    for (const Scenario* s : chosen) (s->run_on ? runnable : skipped).push_back(s);
+    if (!options.all && !skipped.empty()) {
+      err << "redsim: scenario '" << skipped[0]->name << "' needs an injected fault ("
+          << skipped[0]->needs_fault
+          << "), which a real server cannot give; it runs only in the simulation (drop --real)\n";
+      return 2;
+    }
+    chosen = std::move(runnable);
+  }
+
   std::vector<ScenarioResult> results;
   if (options.json && options.all) out << "[";
   for (size_t i = 0; i < chosen.size(); ++i) {
-    ScenarioResult r = chosen[i]->run(options.seed);
+    ScenarioResult r;
+    if (real) {
+      try {
+        r = world::run_scenario_real(*chosen[i], {.make_env = [server] {
+          return std::make_unique<lock::HiredisEnv>(server);
+        }});
+      } catch (const lock::Error& e) {
+        err << "redsim: scenario " << chosen[i]->name << " against " << options.real_url
+            << " failed: " << e.what() << "\n";
+        return 2;
+      }
+    } else {
+      r = chosen[i]->run(options.seed);
+    }
     if (!options.svg_path.empty()) {
       world::SvgOptions svg;
       svg.title = "scenario " + chosen[i]->name + " (" +
@@ -107,9 +174,9 @@ int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostr
     }
     if (options.json) {
       if (i) out << ",\n ";
-      print_json(*chosen[i], r, out);
+      print_json(*chosen[i], r, options.real_url, out);
     } else {
-      print_text(*chosen[i], r, out);
+      print_text(*chosen[i], r, options.real_url, out);
     }
     results.push_back(std::move(r));
   }
@@ -126,8 +193,18 @@ int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostr
           << pad(world::verdict_name(results[i].observed), 30)
           << (results[i].passed() ? "ok" : "FAILED") << "\n";
     }
-    out << passed << "/" << results.size() << " scenarios gave their expected verdict (seed "
-        << options.seed << ")\n";
+    for (const Scenario* s : skipped) {
+      out << pad(s->name, 28) << pad(lock::lock_kind_name(s->kind), 14)
+          << pad(world::verdict_name(s->expected), 30) << pad("-", 30) << "skipped: needs "
+          << s->needs_fault << "\n";
+    }
+    out << passed << "/" << results.size() << " scenarios gave their expected verdict ";
+    if (real) {
+      out << "against " << options.real_url << " (" << skipped.size()
+          << " skipped: they need an injected fault)\n";
+    } else {
+      out << "(seed " << options.seed << ")\n";
+    }
   }
   return passed == results.size() ? 0 : 1;
 }

@@ -16,12 +16,17 @@ struct ScenarioRunOptions {
   uint64_t seed = 1;
   bool json = false;
   std::string svg_path;  // non-empty (one scenario only): draw the run there
+  // "redis://host:port[/db]": run against that server instead of the
+  // simulation. Only the fault-free scenarios can; with --all the others are
+  // listed as skipped, a named one is refused (exit 2).
+  std::string real_url;
 };
 
 // Runs one scenario (or all) and prints timeline, findings and verdict (or
 // JSON). Returns 0 when every scenario run gave its expected verdict, 1 when
-// one did not, 2 for an unknown name or an SVG file that cannot be written
-// (message on `err`).
+// one did not, 2 for an unknown name, an SVG file that cannot be written, a
+// bad or unreachable --real URL, or a named scenario that needs a fault with
+// --real (message on `err`).
 int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace redsim::cli

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <memory>
 #include <set>
@@ -61,6 +63,32 @@ TEST(RedisServerProcess, KillThenStartAgain) {
   EXPECT_EQ(send_inline_command(redis.port(), "PING", milliseconds(200)), "");
   redis.start();
   EXPECT_EQ(ask(redis, "PING"), "+PONG");
+}
+
+TEST(RedisServerProcess, DiesWithTheProcessThatStartedIt) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // a test process that dies without running destructors
+    ::close(fds[0]);
+    auto* redis = new RedisServerProcess();
+    const uint16_t port = redis->port();
+    [[maybe_unused]] const ssize_t n = ::write(fds[1], &port, sizeof port);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  uint16_t port = 0;
+  ASSERT_EQ(::read(fds[0], &port, sizeof port), static_cast<ssize_t>(sizeof port));
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  std::string pong = "+PONG";
+  for (int i = 0; i < 200 && !pong.empty(); ++i) {
+    pong = send_inline_command(port, "PING", milliseconds(100));
+    if (!pong.empty()) ::usleep(10000);
+  }
+  EXPECT_EQ(pong, "") << "redis-server on port " << port << " outlived its parent";
 }
 
 TEST(RedisServerProcess, DebugCommandCanBeLeftOff) {
