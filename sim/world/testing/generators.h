@@ -93,18 +93,25 @@ inline rc::Gen<world::ClientPlan> gen_client(std::chrono::milliseconds lease) {
                       });
 }
 
+// A plan drawn for a user's lock: an ExplorePlan (run it with run_plan) that
+// RapidCheck prints without the lock kind, which a user's lock does not have.
+struct LockSchedule : world::ExplorePlan {};
+
+inline void showValue(const LockSchedule& schedule, std::ostream& os) {
+  os << describe_schedule(schedule);
+}
+
 // A plan of 2..`max_clients` clients for a lock with lease `lease`: seed,
 // faults (gen_faults), clients (gen_client), each attempt waiting up to
 // 20 leases. plan.kind is unused (kSimple); plan.lease_ms is `lease` and
 // plan.retry_backoff_max_us lease/10, which world::liveness_bound_us reads:
 // the lock's retry interval while waiting should stay below lease/10.
-inline rc::Gen<world::ExplorePlan> gen_plan(std::chrono::milliseconds lease,
-                                            size_t max_clients = 8) {
+inline rc::Gen<LockSchedule> gen_plan(std::chrono::milliseconds lease, size_t max_clients = 8) {
   return rc::gen::map(
       rc::gen::tuple(gen_seed(), gen_faults(lease),
                      detail::gen_sparse_list<world::ClientPlan>(max_clients, 2, gen_client(lease))),
       [lease](const std::tuple<uint64_t, world::FaultPlan, std::vector<world::ClientPlan>>& t) {
-        world::ExplorePlan plan;
+        LockSchedule plan;
         plan.kind = lock::LockKind::kSimple;
         plan.seed = std::get<0>(t);
         plan.lease_ms = lease.count();
@@ -116,14 +123,15 @@ inline rc::Gen<world::ExplorePlan> gen_plan(std::chrono::milliseconds lease,
       });
 }
 
-// RC_FAIL with the plan, the seed, every violation and its timeline, unless
-// `r` is safe. RapidCheck adds its reproduce string.
+// RC_FAIL with the seed, every violation and its timeline, unless `r` is
+// safe. RapidCheck prints the (shrunk) plan before it, and its reproduce
+// string when the test binary exits.
 inline void rc_assert_safe(const world::ExplorePlan& plan, const RunResult& r) {
   if (r.safe()) return;
-  RC_FAIL(describe_schedule(plan) +
-          report(r,
-                 "RC_PARAMS=\"reproduce=...\" as RapidCheck prints it below, or "
-                 "harness::run_plan(plan, make) on the plan above"));
+  RC_FAIL(report(r,
+                 "RC_PARAMS=\"reproduce=...\" as RapidCheck prints it when the test binary "
+                 "exits, or harness::run_plan(plan, make) on the plan above (world seed " +
+                     std::to_string(plan.seed) + ")"));
 }
 
 // --- redsim's own lock kinds (lock::LockKind), as props/ explores them ---

@@ -19,7 +19,9 @@
 //   }
 //
 // The fixture's seed is REDSIM_SEED from the environment, else 1; a failure
-// prints "replay: REDSIM_SEED=<seed> <test binary> --gtest_filter=<test>".
+// prints "replay: REDSIM_SEED=<seed> <test binary> --gtest_filter=<test>",
+// which replays the run as long as the test took that default (a test that
+// sets world_options().seed itself replays with that seed anyway).
 #pragma once
 
 #include <gtest/gtest.h>

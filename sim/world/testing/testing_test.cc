@@ -235,7 +235,7 @@ TEST_F(LockWorldTestTest, PausesPastTheLeaseBreakAGetThenDelLock) {
 
 RC_GTEST_PROP(Generators, PlansStayInsideTheLeaseBudget, ()) {
   const auto lease = std::chrono::milliseconds(*rc::gen::inRange(20, 2001));
-  const world::ExplorePlan plan = *gen_plan(lease);
+  const LockSchedule plan = *gen_plan(lease);
   RC_ASSERT(plan.clients.size() >= 2u);
   RC_ASSERT(plan.clients.size() <= 8u);
   int64_t work_max_us = 0;
@@ -250,7 +250,7 @@ RC_GTEST_PROP(Generators, PlansStayInsideTheLeaseBudget, ()) {
 }
 
 RC_GTEST_PROP(UsersCompareAndDeleteLock, NeverTwoHoldersAtOnce, ()) {
-  const world::ExplorePlan plan = *gen_plan(100ms);
+  const LockSchedule plan = *gen_plan(100ms);
   rc_assert_safe(plan, run_plan(plan, compare_and_delete()));
 }
 
@@ -272,18 +272,25 @@ TEST(Generators, FindAndShrinkAUsersGetThenDelRace) {
   params.maxSuccess = 3000;
   const rc::detail::TestResult result = rc::detail::checkTestable(
       [&last_failing] {
-        const world::ExplorePlan plan = *gen_plan(100ms);
+        const LockSchedule plan = *gen_plan(100ms);
         const RunResult r = run_plan(plan, get_then_del());
-        if (r.has("mutual-exclusion")) {
-          last_failing = plan;
-          RC_FAIL(report(r, ""));
-        }
+        if (!r.has("mutual-exclusion")) return;
+        last_failing = plan;  // shrinking ends on the smallest failing plan
+        rc_assert_safe(plan, r);
       },
       rc::detail::TestMetadata{}, params);
   rc::detail::FailureResult failure;
   ASSERT_TRUE(result.match(failure)) << "no race in " << params.maxSuccess << " plans";
   std::cout << "found after " << failure.numSuccess << " passing plans\n";
   ASSERT_TRUE(last_failing.has_value());
+  EXPECT_TRUE(
+      contains(failure.description, "seed " + std::to_string(last_failing->seed) + ": 1 violation"))
+      << failure.description;
+  EXPECT_TRUE(contains(failure.description, "RC_PARAMS=")) << failure.description;
+  LockSchedule shown;
+  static_cast<world::ExplorePlan&>(shown) = *last_failing;
+  EXPECT_EQ(rc::toString(shown), describe_schedule(*last_failing));
+  EXPECT_FALSE(contains(rc::toString(shown), "lock simple")) << "a user's lock has no kind";
   const RunResult r = run_plan(*last_failing, get_then_del());
   EXPECT_TRUE(r.has("mutual-exclusion"));
   EXPECT_GE(world::find_expire_then_delete(r.history, kDefaultKey), 0) << report(r, "");
