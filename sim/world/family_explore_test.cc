@@ -36,8 +36,7 @@ TEST(Explore, RedlockPlansAreSafe) {
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     const ExplorePlan plan = generate_plan(lock::LockKind::kRedlock, seed);
     const ExploreOutcome out = run_plan(plan);
-    EXPECT_TRUE(out.violations.empty())
-        << describe_plan(plan) << format_violations(out.violations);
+    EXPECT_TRUE(out.violations.empty()) << describe_plan(plan) << format_violations(out.violations);
   }
 }
 
