@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "lock/lock.h"
 #include "tools/cli/check_cmd.h"
@@ -55,9 +56,14 @@ int main(int argc, char** argv) {
   uint64_t seed = 0;
   auto* check = app.add_subcommand(
       "check", "Explore random schedules for one lock kind; exit 1 with a shrunk counterexample");
-  check->add_option("--lock", lock_name, "simple, reentrant, setnx-expire, get-del, blind-del")
-      ->required()
-      ->check(CLI::IsMember({"simple", "reentrant", "setnx-expire", "get-del", "blind-del"}));
+  // Every kind make_lock builds (lock::all_lock_kinds), by name.
+  std::vector<std::string> kind_names;
+  std::string kind_list;
+  for (redsim::lock::LockKind kind : redsim::lock::all_lock_kinds()) {
+    kind_names.emplace_back(redsim::lock::lock_kind_name(kind));
+    kind_list += (kind_list.empty() ? "" : ", ") + kind_names.back();
+  }
+  check->add_option("--lock", lock_name, kind_list)->required()->check(CLI::IsMember(kind_names));
   check->add_option("--clients", check_options.clients, "Client processes (default: 2..8 per seed)")
       ->check(CLI::Range(1, 64));
   check->add_option("--seeds", check_options.seeds, "Explore seeds 1..N")
