@@ -124,11 +124,10 @@ TEST(ReplicaCheck, FencedLockChecksToo) {
   EXPECT_EQ(lock.lock_and_get_token(), 2) << "the unreplicated acquisition still used token 1";
 }
 
-// For the lead, once the faults branch gives the fake WAIT (Redis's
-// semantics: a primary without replicas answers 0 when the timeout ends):
-// remove DISABLED_. In the world, the acquisition must fail after the WAIT
+// In the world, WAIT has Redis's semantics (a primary without replicas
+// answers 0 when the timeout ends): the acquisition must fail after the WAIT
 // timeout and leave no lock behind; a second client then takes it at once.
-TEST(ReplicaCheck, DISABLED_InTheWorldWithoutReplicasFailsAndReleases) {
+TEST(ReplicaCheck, InTheWorldWithoutReplicasFailsAndReleases) {
   world::WorldOptions options;
   options.faults.latency_max_us = 500;
   world::World w(options);
