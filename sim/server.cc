@@ -139,7 +139,6 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     return reply;
   }
 
-  session.last_command_ms_ = clock_.now_us() / 1000;
   if (spec != nullptr) {
     session.last_command_ = spec->name;
     if ((spec->flags & kCmdContainer) && argv.size() > 1) {
@@ -192,6 +191,7 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
   ++commands_processed_;
   CommandContext ctx{*this, session, argv, frozen_ms_, in_script};
   if (in_script) return spec.handler(ctx);
+  session.last_command_ms_ = frozen_ms_;
 
   int db_before = session.db_;
   bool changed_before = std::exchange(script_changed_db_, false);

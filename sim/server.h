@@ -52,7 +52,7 @@ struct ServerConfig {
   int64_t maxmemory_bytes = 0;                       // 0: no limit
   int port = 6379;                                   // the TCP port, 0 when not listening
   std::string bind = "* -::*";                       // Redis's default bind list
-  int64_t proto_max_bulk_len = 512LL * 1024 * 1024;  // bytes, read-only here
+  int64_t proto_max_bulk_len = 512LL * 1024 * 1024;  // bytes: the transport's bulk limit
   int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
   // Other parameters CONFIG SET stored (reported back by CONFIG GET only).
   std::map<std::string, std::string, std::less<>> others;
