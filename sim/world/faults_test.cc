@@ -519,6 +519,52 @@ TEST(Replication, WaitCountsOnlyLiveReplicas) {
   EXPECT_EQ(r, Reply::integer(0));
 }
 
+TEST(Replication, WaitInsideMultiAnswersAtOnce) {
+  WorldOptions o;
+  o.replicas = 1;
+  o.replication_lag_min_us = 50 * kMs;
+  o.replication_lag_max_us = 50 * kMs;
+  World w(o);
+  Reply exec;
+  int64_t at = -1;
+  w.spawn_process("p", [&](ProcessEnv& env) {
+    lock::Connection& c = env.connection();
+    c.call({"SET", "k", "v"});
+    c.call({"MULTI"});
+    c.call({"WAIT", "1", "0"});
+    exec = c.call({"EXEC"});
+    at = w.now().count();
+  });
+  w.run();
+  EXPECT_EQ(exec, Reply::array({Reply::integer(0)}));
+  EXPECT_EQ(at, 0);
+}
+
+TEST(ServerFaults, SubscribersResubscribeAfterARestart) {
+  WorldOptions o;
+  o.faults.latency_min_us = 100;
+  o.faults.latency_max_us = 100;
+  o.record_messages = true;
+  World w(o);
+  std::vector<std::string> messages;
+  w.spawn_process("sub", [&](ProcessEnv& env) {
+    env.subscribe("ch", [&](const std::string& m) { messages.push_back(m); });
+    env.sleep_for(milliseconds(100));
+  });
+  w.spawn_process("pub", [&](ProcessEnv& env) {
+    env.sleep_for(milliseconds(50));
+    env.connection().call({"PUBLISH", "ch", "after-restart"});
+  });
+  w.crash_server(0, milliseconds(10));
+  w.restart_server(0, milliseconds(20));
+  w.run();
+  EXPECT_EQ(messages, (std::vector<std::string>{"after-restart"}));
+  EXPECT_GT(count(w.history(), EventKind::kMessageSent), 4u);
+  // Nothing was on the wire at the crash: every message sent arrived.
+  EXPECT_EQ(count(w.history(), EventKind::kMessageSent),
+            count(w.history(), EventKind::kMessageDelivered));
+}
+
 // ---------------------------------------------------------------- all together
 
 uint64_t run_everything(uint64_t seed) {

@@ -144,7 +144,13 @@ void Runtime::send_to_server(Link& link, std::function<void()> fn, std::string_v
     record(std::move(e));
   }
   sched.at(arrival, [this, &link, fn = std::move(fn), what = std::string(what), sent] {
-    if (link.broken) return;  // lost with the connection
+    if (link.broken) {  // lost with the connection
+      HistoryEvent e = event(EventKind::kMessageLost, link.process, link.task);
+      e.server = static_cast<int32_t>(link.server);
+      e.text = what + " (connection broken)";
+      record(std::move(e));
+      return;
+    }
     if (options.record_messages) {
       HistoryEvent e = event(EventKind::kMessageDelivered, link.process, link.task);
       e.server = static_cast<int32_t>(link.server);
@@ -170,7 +176,13 @@ void Runtime::send_to_client(Link& link, std::function<void()> fn, std::string_v
     record(std::move(e));
   }
   sched.at(arrival, [this, &link, fn = std::move(fn), what = std::string(what), sent] {
-    if (link.broken) return;
+    if (link.broken) {  // lost with the connection
+      HistoryEvent e = event(EventKind::kMessageLost, link.process, link.task);
+      e.server = static_cast<int32_t>(link.server);
+      e.text = what + " (connection broken)";
+      record(std::move(e));
+      return;
+    }
     if (options.record_messages) {
       HistoryEvent e = event(EventKind::kMessageDelivered, link.process, link.task);
       e.server = static_cast<int32_t>(link.server);
