@@ -100,6 +100,31 @@ TEST(Clocks, ServerExpiryFollowsTheServersClock) {
   EXPECT_EQ(got[1], Reply::nil());
 }
 
+// Kleppmann's clock jump on one server, with a plain lock: the key expires
+// early on the jumped clock and a second client enters while the first is
+// still inside.
+TEST(Clocks, ServerClockJumpLetsASecondHolderIn) {
+  World w;
+  auto worker = [](milliseconds start, milliseconds hold) {
+    return [start, hold](ProcessEnv& env) {
+      env.sleep_for(start);
+      lock::SimpleLock l(env, "res", {.lease = milliseconds(1000)});
+      if (!l.try_lock_for(milliseconds(0))) return;
+      env.enter_critical("res");
+      env.sleep_for(hold);
+      env.leave_critical("res");
+      l.try_unlock();
+    };
+  };
+  w.spawn_process("a", worker(milliseconds(0), milliseconds(500)));
+  w.spawn_process("b", worker(milliseconds(200), milliseconds(10)));
+  w.jump_server_clock(0, milliseconds(100), milliseconds(2000));
+  w.run();
+  const auto v = check_mutual_exclusion(w.history());
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].checker, "mutual-exclusion");
+}
+
 TEST(Clocks, RandomDriftIsDrawnPerProcessAndServer) {
   WorldOptions o;
   o.seed = 5;

@@ -378,7 +378,7 @@ void Runtime::break_link(Link& link, std::string why, int64_t notify_after_us) {
   }
   std::erase_if(link.node->waits, [](const auto& w) { return w->done; });
   Process& p = *link.process;
-  if (!p.dying) {
+  if (!p.dying && !link.closed) {
     HistoryEvent e = event(EventKind::kLinkBroken, &p, link.task);
     e.server = static_cast<int32_t>(link.server);
     e.text = why;
@@ -390,7 +390,15 @@ void Runtime::break_link(Link& link, std::string why, int64_t notify_after_us) {
               now() + std::max<int64_t>(notify_after_us, 0));
   }
   link.in_flight.clear();
-  if (link.task == 0 && p.pubsub_links[link.server] == &link) p.pubsub_links[link.server] = nullptr;
+  if (link.task == 0 && p.pubsub_links[link.server] == &link) {
+    p.pubsub_links[link.server] = nullptr;
+    // The subscriptions of the process still stand: once the client sees the
+    // reset it connects again and subscribes again (or, while the server is
+    // unreachable, when the partition heals or the server restarts).
+    const size_t server = link.server;
+    sched.at(now() + std::max<int64_t>(notify_after_us, 0),
+             [this, &p, server] { deliver(p, [this, &p, server] { resubscribe(p, server); }); });
+  }
 }
 
 void Runtime::start_partition(Process& p, size_t server, int64_t until_us) {
@@ -410,7 +418,7 @@ void Runtime::start_partition(Process& p, size_t server, int64_t until_us) {
     HistoryEvent h = event(EventKind::kPartitionHeal, &p, 0);
     h.server = static_cast<int32_t>(server);
     record(std::move(h));
-    resubscribe(p, server);
+    deliver(p, [this, &p, server] { resubscribe(p, server); });
   });
 }
 

@@ -183,7 +183,11 @@ void Runtime::restart_node(Node& n) {
     }
     // Clients that were subscribed here subscribe again.
     if (primaries[n.server] == &n) {
-      for (auto& p : processes) resubscribe(*p, n.server);
+      for (auto& p : processes) {
+        Process* proc = p.get();
+        const size_t server = n.server;
+        deliver(*proc, [this, proc, server] { resubscribe(*proc, server); });
+      }
     }
   }
 }
@@ -227,7 +231,10 @@ void Runtime::failover(size_t server, size_t replica) {
   e.text = promoted.name + " promoted, " + old_primary.name + " stopped";
   e.value = static_cast<int64_t>(lost);
   record(std::move(e));
-  for (auto& p : processes) resubscribe(*p, server);
+  for (auto& p : processes) {
+    Process* proc = p.get();
+    deliver(*proc, [this, proc, server] { resubscribe(*proc, server); });
+  }
 }
 
 void Runtime::after_write(Node& n, sim::Session& session) {
