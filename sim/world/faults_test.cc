@@ -325,6 +325,10 @@ TEST(NetworkFaults, PartitionFailsCallsRefusesConnectionsBreaksPubSubAndHeals) {
   w.partition(pid, 0, milliseconds(15), milliseconds(60));
   w.run();
   EXPECT_EQ(outcomes, (std::vector<std::string>{"ok@10", "io@21", "io@22", "ok@102"}));
+  const std::string timeline = render_timeline(w.history());
+  EXPECT_NE(timeline.find("PARTITION from s0 until 60.000ms"), std::string::npos) << timeline;
+  EXPECT_NE(timeline.find("partition from s0 healed"), std::string::npos);
+  EXPECT_NE(timeline.find("BROKEN (partition)"), std::string::npos);
   EXPECT_EQ(messages, (std::vector<std::string>{"after"}));  // resubscribed at the heal
   EXPECT_EQ(count(w.history(), EventKind::kPartitionStart), 1u);
   EXPECT_EQ(count(w.history(), EventKind::kPartitionHeal), 1u);
@@ -489,6 +493,13 @@ TEST(Replication, ReplicasFollowWithLagAndFailoverLosesUnreplicatedWrites) {
   EXPECT_EQ(count(w.history(), EventKind::kFailover), 1u);
   // The other replica follows the promoted one.
   EXPECT_EQ(w.node(w.node_of(0, 1)).keyspace().db(0).peek("b"), nullptr);
+  // The old primary comes back as a replica: a full resync drops its "b".
+  w.restart_server(0, milliseconds(100));
+  w.run();
+  ASSERT_TRUE(w.node_up(0));
+  EXPECT_EQ(w.node(0).keyspace().db(0).peek("b"), nullptr);
+  EXPECT_EQ(w.node(0).keyspace().db(0).peek("a")->str(), "1");
+  EXPECT_EQ(&w.server(0), &w.node(w.node_of(0, 0)));
 }
 
 TEST(Replication, ScriptsAndDeletesReplicateTheirEffects) {

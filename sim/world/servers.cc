@@ -334,7 +334,13 @@ void Runtime::after_command(Node& n) {
   }
   if (!n.replicas.empty() && n.fault_rng.chance(plan.failover_ppm)) {
     const size_t server = n.server;
-    sched.at(now(), [this, server] { failover(server, 0); });
+    // The old primary comes back later, as a replica of the promoted one.
+    const int64_t down =
+        n.fault_rng.uniform(options.faults.server_down_min_us, options.faults.server_down_max_us);
+    sched.at(now(), [this, server, &n, down] {
+      failover(server, 0);
+      if (!n.up) sched.after(down, [this, &n] { restart_node(n); });
+    });
   }
 }
 

@@ -198,7 +198,8 @@ struct FaultPlan {
   // connection) and restarts after a delay drawn in [server_down_min_us,
   // server_down_max_us], with WorldOptions::persistence. With replicas, a
   // failover (World::failover, first replica) follows each command with
-  // probability failover_ppm / 1e6.
+  // probability failover_ppm / 1e6; the old primary restarts as a replica
+  // of the promoted one after a delay drawn as for a crash.
   uint32_t server_crash_ppm = 0;
   int64_t server_down_min_us = 0;
   int64_t server_down_max_us = 0;
