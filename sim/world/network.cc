@@ -215,9 +215,9 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
   t.call_end = Task::CallEnd::kReply;
   link.in_flight.push_back(InFlight{&t, token});
   // Each draw only when its fault is on (chance(0) draws nothing).
-  const bool lost = p.net_rng.chance(plan.loss_ppm);
-  const bool lost_after_run = lost && p.net_rng.chance(plan.loss_executed_ppm);
-  const bool reply_lost = !lost && p.net_rng.chance(plan.lost_reply_ppm);
+  const bool lost = p.loss_rng.chance(plan.loss_ppm);
+  const bool lost_after_run = lost && p.loss_rng.chance(plan.loss_executed_ppm);
+  const bool reply_lost = !lost && p.lost_reply_rng.chance(plan.lost_reply_ppm);
   if (timeout_us > 0) {
     fail_call(t, token, Task::CallEnd::kTimeout, "", now() + p.clock.true_duration(timeout_us));
   }

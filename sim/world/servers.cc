@@ -83,7 +83,10 @@ void Runtime::make_nodes() {
     node->name = std::move(name);
     node->clock = std::make_unique<ServerClock>(sched, options.start_epoch_us);
     node->seed_rng = seeds;
-    node->fault_rng = root.fork("server-faults").fork(node->index);
+    const Prng faults = root.fork("server-faults").fork(node->index);
+    node->crash_rng = faults.fork("crash");
+    node->failover_rng = faults.fork("failover");
+    node->clock_rng = faults.fork("clock");
     node->repl_rng = root.fork("replication").fork(node->index);
     const int64_t drift = options.faults.clock_drift_ppm_max;
     if (drift != 0) {
@@ -160,7 +163,7 @@ void Runtime::crash_node(Node& n, std::string why, bool schedule_restart) {
   ++n.epoch;  // replication messages in flight to or from it are dropped
   if (schedule_restart) {
     const int64_t down =
-        n.fault_rng.uniform(options.faults.server_down_min_us, options.faults.server_down_max_us);
+        n.crash_rng.uniform(options.faults.server_down_min_us, options.faults.server_down_max_us);
     sched.after(down, [this, &n] { restart_node(n); });
   }
 }
@@ -323,20 +326,20 @@ void Runtime::jump_node_clock(Node& n, int64_t delta_us, std::string_view why) {
 void Runtime::after_command(Node& n) {
   const FaultPlan& plan = options.faults;
   if (!n.up) return;
-  if (n.fault_rng.chance(plan.server_clock_jump_ppm)) {
-    jump_node_clock(n, n.fault_rng.uniform(-plan.clock_jump_max_us, plan.clock_jump_max_us),
+  if (n.clock_rng.chance(plan.server_clock_jump_ppm)) {
+    jump_node_clock(n, n.clock_rng.uniform(-plan.clock_jump_max_us, plan.clock_jump_max_us),
                     "random");
   }
   if (n.primary != nullptr) return;
-  if (n.fault_rng.chance(plan.server_crash_ppm)) {
+  if (n.crash_rng.chance(plan.server_crash_ppm)) {
     crash_node(n, "random", /*schedule_restart=*/true);
     return;
   }
-  if (!n.replicas.empty() && n.fault_rng.chance(plan.failover_ppm)) {
+  if (!n.replicas.empty() && n.failover_rng.chance(plan.failover_ppm)) {
     const size_t server = n.server;
     // The old primary comes back later, as a replica of the promoted one.
-    const int64_t down =
-        n.fault_rng.uniform(options.faults.server_down_min_us, options.faults.server_down_max_us);
+    const int64_t down = n.failover_rng.uniform(options.faults.server_down_min_us,
+                                                options.faults.server_down_max_us);
     sched.at(now(), [this, server, &n, down] {
       failover(server, 0);
       if (!n.up) sched.after(down, [this, &n] { restart_node(n); });
