@@ -334,6 +334,35 @@ TEST(NetworkFaults, PartitionFailsCallsRefusesConnectionsBreaksPubSubAndHeals) {
   EXPECT_EQ(count(w.history(), EventKind::kPartitionHeal), 1u);
 }
 
+TEST(NetworkFaults, ASubscribeThatTimesOutKeepsTheEarlierSubscriptions) {
+  WorldOptions o;
+  o.faults.latency_min_us = 100;
+  o.faults.latency_max_us = 100;
+  o.command_timeout_us = 5 * kMs;
+  World w(o);
+  std::vector<std::string> messages;
+  bool timed_out = false;
+  const ProcessId pid = w.spawn_process("sub", [&](ProcessEnv& env) {
+    env.subscribe("a", [&](const std::string& m) { messages.push_back("a:" + m); });
+    try {
+      env.subscribe("b", [&](const std::string& m) { messages.push_back("b:" + m); });
+    } catch (const lock::TimeoutError&) {
+      timed_out = true;
+    }
+    env.sleep_for(milliseconds(200));
+  });
+  w.spawn_process("pub", [&](ProcessEnv& env) {
+    env.sleep_for(milliseconds(100));
+    env.connection().call({"PUBLISH", "a", "1"});
+    env.connection().call({"PUBLISH", "b", "2"});
+  });
+  // The SUBSCRIBE b reply (sent at 300 us) comes 50 ms late.
+  w.delay_messages(pid, 0, microseconds(250), microseconds(1000), milliseconds(50));
+  w.run();
+  EXPECT_TRUE(timed_out);
+  EXPECT_EQ(messages, (std::vector<std::string>{"a:1"}));
+}
+
 TEST(NetworkFaults, CallInFlightDuringPartitionTimesOutOrFailsAtTheHeal) {
   WorldOptions o;
   o.faults.latency_min_us = 5 * kMs;

@@ -262,6 +262,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
               const uint64_t tok = w->token;
               send_to_client(l, [this, &l, task, tok, acked] {
                 deliver(*l.process, [this, task, tok, acked] {
+                  if (task->state != Task::State::kBlocked || task->block_token != tok) return;
                   task->reply = resp::Reply::integer(acked);
                   wake(*task, tok);
                 });
@@ -312,6 +313,14 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
         e.text = "timeout";
         record(std::move(e));
         close_link(link);
+        if (link.task == 0) {
+          // The server drops this connection's subscriptions: subscribe the
+          // process's channels again on a new one.
+          const size_t server = link.server;
+          sched.at(now(), [this, &p, server] {
+            deliver(p, [this, &p, server] { resubscribe(p, server); });
+          });
+        }
       }
       throw lock::TimeoutError("no reply from server " + std::to_string(link.server) + " within " +
                                std::to_string(timeout_us) + " us");
