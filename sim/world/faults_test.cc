@@ -264,6 +264,34 @@ TEST(NetworkFaults, PerCallTimeoutAndReplacedConnection) {
   EXPECT_EQ(count(w.history(), EventKind::kDisconnect), 2u);  // the old and the last connection
 }
 
+TEST(NetworkFaults, ScheduledLossesOfEachKind) {
+  WorldOptions o;
+  o.faults.latency_min_us = 100;
+  o.faults.latency_max_us = 100;
+  o.command_timeout_us = 5 * kMs;
+  World w(o);
+  std::vector<std::string> outcomes;
+  const ProcessId pid = w.spawn_process("p", [&](ProcessEnv& env) {
+    for (int i = 0; i < 4; ++i) {
+      try {
+        env.connection().call({"INCR", "n"});
+        outcomes.push_back("ok");
+      } catch (const lock::TimeoutError&) {
+        outcomes.push_back("timeout");
+      } catch (const lock::IoError&) {
+        outcomes.push_back("io");
+      }
+      env.sleep_for(milliseconds(10));
+    }
+  });
+  w.lose_messages(pid, 0, microseconds(0), microseconds(1), Loss::kRequest);
+  w.lose_messages(pid, 0, milliseconds(10), milliseconds(11), Loss::kReplyAfterRun);
+  w.lose_messages(pid, 0, milliseconds(20), milliseconds(21), Loss::kReplyWithTimeout);
+  w.run();
+  EXPECT_EQ(outcomes, (std::vector<std::string>{"io", "io", "timeout", "ok"}));
+  EXPECT_EQ(w.server(0).keyspace().db(0).peek("n")->str(), "3");  // all but the first ran
+}
+
 TEST(NetworkFaults, DelayedRepliesStayInOrder) {
   WorldOptions o;
   o.faults.latency_min_us = 100;

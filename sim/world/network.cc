@@ -215,9 +215,18 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
   t.call_end = Task::CallEnd::kReply;
   link.in_flight.push_back(InFlight{&t, token});
   // Each draw only when its fault is on (chance(0) draws nothing).
-  const bool lost = p.loss_rng.chance(plan.loss_ppm);
-  const bool lost_after_run = lost && p.loss_rng.chance(plan.loss_executed_ppm);
-  const bool reply_lost = !lost && p.lost_reply_rng.chance(plan.lost_reply_ppm);
+  bool lost = p.loss_rng.chance(plan.loss_ppm);
+  bool lost_after_run = lost && p.loss_rng.chance(plan.loss_executed_ppm);
+  bool reply_lost = !lost && p.lost_reply_rng.chance(plan.lost_reply_ppm);
+  for (const Window& w : losses) {
+    if (w.pid != p.pid || w.server != link.server || now() < w.from_us || now() >= w.to_us) {
+      continue;
+    }
+    const auto loss = static_cast<Loss>(w.extra_us);
+    lost = loss != Loss::kReplyWithTimeout;
+    lost_after_run = loss == Loss::kReplyAfterRun;
+    reply_lost = loss == Loss::kReplyWithTimeout;
+  }
   if (timeout_us > 0) {
     fail_call(t, token, Task::CallEnd::kTimeout, "", now() + p.clock.true_duration(timeout_us));
   }

@@ -277,10 +277,11 @@ struct Runtime {
     size_t server;
     int64_t from_us;
     int64_t to_us;
-    int64_t extra_us;  // delay windows
+    int64_t extra_us;  // delay windows; lose windows: the Loss
   };
   std::vector<Window> partitions;
   std::vector<Window> delays;
+  std::vector<Window> losses;
   std::vector<std::unique_ptr<Process>> processes;  // processes[pid - 1]
   Task* current = nullptr;                          // the task whose fiber runs now
 };

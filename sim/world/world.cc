@@ -360,6 +360,13 @@ void World::partition(ProcessId pid, size_t server, Micros from, Micros to) {
   rt.sched.at(from.count(), [&rt, &p, server, to] { rt.start_partition(p, server, to.count()); });
 }
 
+void World::lose_messages(ProcessId pid, size_t server, Micros from, Micros to, Loss loss) {
+  rt_->process(pid);
+  if (server >= rt_->server_count()) throw std::out_of_range("no such server");
+  rt_->losses.push_back(
+      detail::Runtime::Window{pid, server, from.count(), to.count(), static_cast<int64_t>(loss)});
+}
+
 void World::delay_messages(ProcessId pid, size_t server, Micros from, Micros to, Micros extra) {
   rt_->process(pid);
   if (server >= rt_->server_count()) throw std::out_of_range("no such server");

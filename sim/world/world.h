@@ -148,8 +148,8 @@ struct FaultPlan {
   // Lost reply per command: the server runs it, its reply never arrives;
   // the client throws lock::TimeoutError after its command timeout
   // (WorldOptions::command_timeout_us or call(argv, timeout)); without a
-  // timeout the task waits until its process ends, as a blocking hiredis
-  // call with no timeout would.
+  // timeout the task waits until its process ends or the connection breaks
+  // (lock::IoError), as a blocking hiredis call with no timeout would.
   uint32_t lost_reply_ppm = 0;
 
   // Delayed messages: each message, with probability delay_ppm / 1e6, is
@@ -248,6 +248,13 @@ struct WorldOptions {
   // Record every message sent and delivered (kMessageSent/kMessageDelivered)
   // for timelines; off by default (it grows the history a lot).
   bool record_messages = false;
+};
+
+// What World::lose_messages does to each call made in its window.
+enum class Loss : uint8_t {
+  kRequest,           // the connection resets before the command runs: IoError, no effect
+  kReplyAfterRun,     // the command runs, then the connection resets: IoError
+  kReplyWithTimeout,  // the command runs, its reply never comes: TimeoutError after the timeout
 };
 
 enum class ProcessState : uint8_t {
@@ -360,6 +367,10 @@ class World {
   // lock::IoError at the heal (a new connection attempt: after
   // WorldOptions::connect_refused_us). Messages already on the wire are lost.
   void partition(ProcessId pid, size_t server, Micros from, Micros to);
+  // Every call (Connection::call, SUBSCRIBE) that process `pid` makes to
+  // `server` in [from, to) is lost as `loss` says (see FaultPlan::loss_ppm
+  // and lost_reply_ppm): e.g. an unlock whose reply is lost, then retried.
+  void lose_messages(ProcessId pid, size_t server, Micros from, Micros to, Loss loss);
   // Every message between `pid` and `server` sent in [from, to) (both
   // directions) arrives `extra` later than its latency says, still in order.
   void delay_messages(ProcessId pid, size_t server, Micros from, Micros to, Micros extra);
@@ -401,7 +412,8 @@ class World {
   void run_until(Micros t);
   Micros now() const;
 
-  // The current primary of server i (a reference valid until it crashes).
+  // The current primary of server i (a reference valid until it crashes or
+  // is failed over); std::logic_error while it is down.
   sim::Server& server(size_t i = 0);
   size_t server_count() const;
   // Any node (see node_of); std::logic_error when it is down.
