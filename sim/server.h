@@ -126,6 +126,13 @@ class Server {
   const CommandTable& commands() const { return commands_; }
   uint64_t commands_processed() const { return commands_processed_; }
 
+  // The server's own random stream, seeded from options.seed: a uniform
+  // value in [0, n) (0 when n == 0). Drives SPOP, SRANDMEMBER, HRANDFIELD
+  // and RANDOMKEY, so a seed replays their choices exactly. Algorithm:
+  // splitmix64 (Steele, Lea & Flood 2014) with Lemire's unbiased
+  // multiply-shift rejection.
+  uint64_t random_below(uint64_t n);
+
  private:
   friend class Session;
   friend struct ServerAccess;  // for the command families in sim/*.cc
@@ -148,6 +155,7 @@ class Server {
   // A script's SELECT changes the db for the rest of the script only; the
   // command that ran the script restores the caller's db when this is set.
   bool script_changed_db_ = false;
+  uint64_t random_state_;  // splitmix64 state, see random_below()
 };
 
 }  // namespace redsim::sim
