@@ -234,12 +234,15 @@ Reply lpos(CommandContext& ctx) {
       // negative there and so acts as the first match from the tail.
       rank = v == kInt64Min ? -1 : v;
     } else if (equals_ci(opt, "count")) {
-      if (!parse_int64(argv[i + 1], &v)) return errors::not_integer();
-      if (v < 0) return Reply::error("ERR COUNT can't be negative");
+      // A non-integer gets the same text as a negative one.
+      if (!parse_int64(argv[i + 1], &v) || v < 0) {
+        return Reply::error("ERR COUNT can't be negative");
+      }
       count = v;
     } else if (equals_ci(opt, "maxlen")) {
-      if (!parse_int64(argv[i + 1], &v)) return errors::not_integer();
-      if (v < 0) return Reply::error("ERR MAXLEN can't be negative");
+      if (!parse_int64(argv[i + 1], &v) || v < 0) {
+        return Reply::error("ERR MAXLEN can't be negative");
+      }
       maxlen = v;
     } else {
       return errors::syntax();

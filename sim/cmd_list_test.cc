@@ -94,6 +94,9 @@ TEST_F(ListTest, Lpos) {
                 "... or use negative to start from the end of the list"));
   EXPECT_EQ(run({"LPOS", "l", "a", "COUNT", "-1"}), Err("ERR COUNT can't be negative"));
   EXPECT_EQ(run({"LPOS", "l", "a", "MAXLEN", "-1"}), Err("ERR MAXLEN can't be negative"));
+  EXPECT_EQ(run({"LPOS", "l", "a", "COUNT", "x"}), Err("ERR COUNT can't be negative"));
+  EXPECT_EQ(run({"LPOS", "l", "a", "MAXLEN", "x"}), Err("ERR MAXLEN can't be negative"));
+  EXPECT_EQ(run({"LPOS", "l", "a", "RANK", "x"}), Err(kNotInt));
   EXPECT_EQ(run({"LPOS", "l", "a", "FOO", "1"}), Err(kSyntax));
   EXPECT_EQ(run({"LPOS", "l", "a", "RANK"}), Err(kSyntax));
 }

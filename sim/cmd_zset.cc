@@ -273,6 +273,20 @@ struct LexRange {
     return max.ex ? v < max.value : v <= max.value;
   }
   bool contains(std::string_view v) const { return gte_min(v) && lte_max(v); }
+  // zslIsInLexRange's test for ranges that are empty whatever the members.
+  bool empty() const {
+    int cmp = 0;
+    if (min.kind == max.kind && min.kind != LexBound::kValue) {
+      cmp = 0;
+    } else if (min.kind == LexBound::kMin || max.kind == LexBound::kMax) {
+      cmp = -1;
+    } else if (min.kind == LexBound::kMax || max.kind == LexBound::kMin) {
+      cmp = 1;
+    } else {
+      cmp = min.value.compare(max.value);
+    }
+    return cmp > 0 || (cmp == 0 && (min.ex || max.ex));
+  }
 };
 
 // Rank bounds (negative from the end) clamped to [first, last]; false when empty.
@@ -370,12 +384,36 @@ Reply zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
     return Reply::array(std::move(out));
   }
   if (offset < 0) return Reply::array({});
+  if (type == RangeType::kLex) {
+    // zzlFirstInLexRange / zzlLastInLexRange, then LIMIT: Redis assumes the
+    // members share one score; with mixed scores its walk (from the end,
+    // to the first member past the near bound, then while within the far
+    // bound) is what decides, so the fake walks the same way.
+    auto rank_of = [&](size_t k) { return reverse ? n - 1 - k : k; };
+    if (lr.empty() || !lr.gte_min(z->at(n - 1).member) || !lr.lte_max(z->at(0).member)) {
+      return Reply::array({});
+    }
+    size_t k = 0;
+    for (; k < n; ++k) {
+      const std::string& m = z->at(rank_of(k)).member;
+      if (reverse ? lr.lte_max(m) : lr.gte_min(m)) break;
+    }
+    if (k == n) return Reply::array({});
+    const std::string& first = z->at(rank_of(k)).member;
+    if (!(reverse ? lr.gte_min(first) : lr.lte_max(first))) return Reply::array({});
+    k += static_cast<size_t>(std::min<int64_t>(offset, static_cast<int64_t>(n)));
+    for (int64_t taken = 0; k < n && (limit < 0 || taken < limit); ++k, ++taken) {
+      const Zset::Item& item = z->at(rank_of(k));
+      if (!(reverse ? lr.gte_min(item.member) : lr.lte_max(item.member))) break;
+      emit(item);
+    }
+    return Reply::array(std::move(out));
+  }
   int64_t skipped = 0;
   int64_t taken = 0;
   for (size_t k = 0; k < n && (limit < 0 || taken < limit); ++k) {
     const Zset::Item& item = z->at(reverse ? n - 1 - k : k);
-    bool in = type == RangeType::kScore ? sr.contains(item.score) : lr.contains(item.member);
-    if (!in) continue;
+    if (!sr.contains(item.score)) continue;
     if (skipped < offset) {
       ++skipped;
       continue;

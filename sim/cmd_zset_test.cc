@@ -109,6 +109,18 @@ TEST_F(ZsetTest, Ranges) {
   EXPECT_EQ(run({"ZCARD", "z"}), Int(5));
 }
 
+TEST_F(ZsetTest, BylexWalksLikeRedisOnMixedScores) {
+  // Members d b c by score; Redis starts at the first member >= min and
+  // stops at the first one past max, so nothing is found here.
+  EXPECT_EQ(run({"ZADD", "z", "-1", "d", "0", "b", "1", "c"}), Int(3));
+  EXPECT_EQ(run({"ZRANGE", "z", "[b", "(c", "BYLEX"}), Arr({}));
+  EXPECT_EQ(run({"ZRANGE", "z", "-", "(c", "BYLEX"}), Arr({}));
+  EXPECT_EQ(run({"ZRANGE", "z", "[a", "+", "BYLEX"}), Bulks({"d", "b", "c"}));
+  EXPECT_EQ(run({"ZRANGE", "z", "+", "[c", "BYLEX", "REV"}), Bulks({"c"}));
+  EXPECT_EQ(run({"ZRANGE", "z", "-", "-", "BYLEX"}), Arr({}));
+  EXPECT_EQ(run({"ZRANGE", "z", "[c", "[b", "BYLEX"}), Arr({}));
+}
+
 TEST_F(ZsetTest, RemovalsAndPops) {
   EXPECT_EQ(run({"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e"}), Int(5));
   EXPECT_EQ(run({"ZPOPMIN", "z", "1", "2"}), Err(kSyntax));
