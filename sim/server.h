@@ -224,6 +224,13 @@ class Server {
   int64_t start_ms() const { return start_ms_; }
   uint64_t connections_received() const { return next_session_id_ - 1; }
 
+  // The server's own random stream, seeded from options.seed: a uniform
+  // value in [0, n) (0 when n == 0). Drives SPOP, SRANDMEMBER, HRANDFIELD
+  // and RANDOMKEY, so a seed replays their choices exactly. Algorithm:
+  // splitmix64 (Steele, Lea & Flood 2014) with Lemire's unbiased
+  // multiply-shift rejection.
+  uint64_t random_below(uint64_t n);
+
  private:
   friend class Session;
   friend struct ServerAccess;  // for the command families in sim/*.cc
@@ -251,6 +258,7 @@ class Server {
   bool script_changed_db_ = false;
   ReplicationHooks replication_;
   int call_depth_ = 0;
+  uint64_t random_state_;  // splitmix64 state, see random_below()
 };
 
 }  // namespace redsim::sim
