@@ -1,12 +1,14 @@
 // The benchmark binary's main: starts the run's real redis-server (see
 // bench_support.h), runs the selected benchmarks with the console reporter,
 // stops the server, and prints the side-by-side table "fake vs real" of the
-// rows that ran, as Markdown (the table of bench/README.md).
+// rows that ran, as Markdown (the table of bench/README.md). With
+// REDSIM_BENCH_NO_REAL set, no server is started and the *_Real rows are skipped.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -122,15 +124,13 @@ std::vector<Row> table_rows() {
   }
   for (const char* kind : {"Reentrant", "Simple"}) {
     const std::string how = std::string(kind) == "Reentrant" ? "pub/sub wake-up" : "polling";
-    for (int latency : {0, 50}) {
-      const std::string model =
-          "model at " + std::to_string(latency) + " us one-way latency, virtual time";
-      for (const char* stat : {"mean_us", "p50_us", "p99_us"}) {
-        rows.push_back(
-            {"hand-off, " + std::string(kind) + "Lock (" + how + "), " + stat + ", " + model,
-             std::string("BM_Handoff_") + kind + "_Fake/latency_us:" + std::to_string(latency),
-             std::string("BM_Handoff_") + kind + "_Real", stat, "us"});
-      }
+    const std::string fake = std::string("BM_Handoff_") + kind + "_Fake/latency_us:";
+    const std::string real = std::string("BM_Handoff_") + kind + "_Real";
+    const std::string label = "hand-off, " + std::string(kind) + "Lock (" + how + "), ";
+    rows.push_back({label + "mean; model at 0 us latency", fake + "0", real, "mean_us", "us"});
+    for (const char* stat : {"mean", "p50", "p90", "p99"}) {
+      rows.push_back({label + stat + "; model at 50 us one-way latency", fake + "50", real,
+                      std::string(stat) + "_us", "us"});
     }
   }
   rows.push_back({"Redis round trip (PING), mean", "", "BM_PingRoundTrip_Real", "mean_us", "us"});
@@ -172,7 +172,7 @@ void print_table(const TableReporter& reporter) {
     const bool real_skipped = !row.real.empty() && reporter.skipped(row.real, &why);
     if (!has_fake && !has_real && !real_skipped) continue;
     std::string ratio = "";
-    if (has_fake && has_real && real != 0) {
+    if (has_fake && has_real && fake > 0 && real > 0) {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.1fx", fake / real);
       ratio = buf;
@@ -197,7 +197,9 @@ int main(int argc, char** argv) {
   // The server lives on the main thread (PR_SET_PDEATHSIG follows the thread
   // that started it) for the whole run, and is stopped before main returns.
   std::unique_ptr<testing::RedisServerProcess> server;
-  if (!testing::RedisServerProcess::available()) {
+  if (std::getenv("REDSIM_BENCH_NO_REAL") != nullptr) {
+    bench::set_real_server(0, "REDSIM_BENCH_NO_REAL is set");
+  } else if (!testing::RedisServerProcess::available()) {
     bench::set_real_server(0, "/usr/bin/redis-server not found (apt-get install redis-server)");
   } else {
     try {
