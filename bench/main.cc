@@ -65,12 +65,15 @@ class TableReporter : public benchmark::ConsoleReporter {
  public:
   using ConsoleReporter::ConsoleReporter;
   void ReportRuns(const std::vector<Run>& runs) override {
+    // With --benchmark_repetitions=N the table takes the median of the
+    // repetitions (counters included); otherwise the one run.
     for (const Run& run : runs) {
-      if (run.run_type == Run::RT_Iteration && run.repetition_index <= 0) {
-        // Keyed by function and arguments, without /real_time or /iterations:N.
-        const std::string& args = run.run_name.args;
-        runs_[run.run_name.function_name + (args.empty() ? "" : "/" + args)] = run;
-      }
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      const bool single = run.run_type == Run::RT_Iteration && run.repetitions <= 1;
+      if (!median && !single) continue;
+      // Keyed by function and arguments, without /real_time or /iterations:N.
+      const std::string& args = run.run_name.args;
+      runs_[run.run_name.function_name + (args.empty() ? "" : "/" + args)] = run;
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -160,7 +163,7 @@ std::string format_value(double v) {
 }
 
 void print_table(const TableReporter& reporter) {
-  std::cout << "\n## fake vs real (one run)\n\n"
+  std::cout << "\n## fake vs real (this run; the median of the repetitions when repeated)\n\n"
             << "| row | unit | fake | real | fake/real |\n|---|---|---|---|---|\n";
   size_t printed = 0;
   for (const Row& row : table_rows()) {
