@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "bench/bench_support.h"
+#include "lock/errors.h"
 #include "lock/hiredis/hiredis_env.h"
 #include "lock/lock.h"
 #include "lock/reentrant_lock.h"
@@ -151,8 +152,13 @@ struct ContentionTotals {
   uint64_t commands = 0;
   uint64_t overlaps = 0;
   double seconds = 0;
+  std::string error;  // the first lock::Error a real client hit ("" if none)
 
   void report(benchmark::State& state) const {
+    if (!error.empty()) {
+      state.SkipWithError(("a client failed: " + error).c_str());
+      return;
+    }
     state.counters["cs_per_s"] = static_cast<double>(sections) / seconds;
     state.counters["cmds_per_s"] = static_cast<double>(commands) / seconds;
     state.counters["overlaps"] = static_cast<double>(overlaps);
@@ -170,21 +176,34 @@ void run_real_contention(LockKind kind, int clients, ContentionTotals& totals) {
   std::atomic<uint64_t> sections{0};
   std::atomic<int> inside{0};
   std::atomic<uint64_t> overlaps{0};
+  std::mutex error_mu;
   std::vector<std::thread> threads;
   for (int i = 0; i < clients; ++i) {
     threads.emplace_back([&, i] {
       lock::HiredisEnv& env = *envs[i];
       auto lk = lock::make_lock(kind, env, kKey, lock_options());
-      env.connection().call({"PING"});  // connected before the window opens
+      try {
+        env.connection().call({"PING"});  // connected before the window opens
+      } catch (const lock::Error& e) {
+        std::lock_guard guard(error_mu);
+        if (totals.error.empty()) totals.error = e.what();
+        stop = true;
+      }
       ready.count_down();
       go.wait();
       uint64_t mine = 0;
-      while (!stop.load(std::memory_order_relaxed)) {
-        lk->lock();
-        if (inside.fetch_add(1) != 0) overlaps.fetch_add(1);  // the critical section
-        inside.fetch_sub(1);
-        lk->unlock();
-        ++mine;
+      try {
+        while (!stop.load(std::memory_order_relaxed)) {
+          lk->lock();
+          if (inside.fetch_add(1) != 0) overlaps.fetch_add(1);  // the critical section
+          inside.fetch_sub(1);
+          lk->unlock();
+          ++mine;
+        }
+      } catch (const lock::Error& e) {
+        std::lock_guard guard(error_mu);
+        if (totals.error.empty()) totals.error = e.what();
+        stop = true;
       }
       sections.fetch_add(mine);
     });
@@ -245,7 +264,10 @@ void contention_real(benchmark::State& state, LockKind kind) {
   if (!require_real_server(state)) return;
   const int clients = static_cast<int>(state.range(0));
   ContentionTotals totals;
-  for (auto _ : state) run_real_contention(kind, clients, totals);
+  for (auto _ : state) {
+    run_real_contention(kind, clients, totals);
+    if (!totals.error.empty()) break;
+  }
   totals.report(state);
 }
 
@@ -301,6 +323,7 @@ void handoff_real(benchmark::State& state, LockKind kind) {
   int round_started = 0;  // rounds the waiter was asked to wait in
   int round_done = 0;     // rounds in which the waiter took the lock
   bool quit = false;
+  std::string error;  // set by the waiter when a lock call failed
   WallClock::time_point acquired_at;
   std::thread waiter([&] {
     auto lk = lock::make_lock(kind, waiter_env, kKey, lock_options());
@@ -313,15 +336,23 @@ void handoff_real(benchmark::State& state, LockKind kind) {
         if (quit) return;
         seen = round_started;
       }
-      lk->lock();
-      const auto t = WallClock::now();
-      lk->unlock();
+      WallClock::time_point t;
+      std::string failed;
+      try {
+        lk->lock();
+        t = WallClock::now();
+        lk->unlock();
+      } catch (const lock::Error& e) {
+        failed = e.what();
+      }
       {
         std::lock_guard guard(mu);
         acquired_at = t;
         round_done = seen;
+        if (error.empty()) error = failed;
       }
       cv.notify_all();
+      if (!failed.empty()) return;
     }
   });
 
@@ -339,6 +370,10 @@ void handoff_real(benchmark::State& state, LockKind kind) {
       while (true) {
         const lock::Reply r = holder_env.connection().call({"PUBSUB", "NUMSUB", channel});
         if (r.is_array() && r.elements().size() == 2 && r.elements()[1].integer() > 0) break;
+        {
+          std::lock_guard guard(mu);
+          if (!error.empty()) break;  // the waiter gave up: it will never subscribe
+        }
         std::this_thread::sleep_for(std::chrono::microseconds(200));
       }
     }
@@ -347,6 +382,7 @@ void handoff_real(benchmark::State& state, LockKind kind) {
     holder->unlock();
     std::unique_lock guard(mu);
     cv.wait(guard, [&] { return round_done == round_started; });
+    if (!error.empty()) break;
     samples.push_back(std::chrono::duration<double, std::micro>(acquired_at - unlock_at).count());
   }
   {
@@ -355,6 +391,10 @@ void handoff_real(benchmark::State& state, LockKind kind) {
   }
   cv.notify_all();
   waiter.join();
+  if (!error.empty()) {
+    state.SkipWithError(("the waiter failed: " + error).c_str());
+    return;
+  }
   report_latencies(state, std::move(samples));
 }
 
