@@ -30,8 +30,11 @@
 //   counts them: client commands and the redis.call()s of scripts) per
 //   second of wall time, N processes contending on a ReentrantLock in a
 //   World whose messages take 50-150 us one way. BM_SimSpeed_Real/clients:8:
-//   the same workload as 8 threads on the real server (INFO's
+//   the same loop as 8 threads on the real server for a window (INFO's
 //   total_commands_processed counts the same way).
+//
+// A lock::Error in a real client (timeout, broken connection) skips that
+// benchmark with the error's message.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
