@@ -603,8 +603,11 @@ void add_more(Gen& g, std::vector<Step>& out) {
     case 9:
       s.argv = {"GETEX", k};
       if (g.chance(50)) {
-        s.argv.insert(s.argv.end(), g.chance(50) ? std::vector<std::string>{"PX", g.millis()}
-                                                 : std::vector<std::string>{"PERSIST"});
+        if (g.chance(50)) {
+          s.argv.insert(s.argv.end(), {"PX", g.millis()});
+        } else {
+          s.argv.push_back("PERSIST");
+        }
       }
       break;
     case 10:
