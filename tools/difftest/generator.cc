@@ -779,8 +779,8 @@ std::vector<Step> generate(const GenOptions& options) {
   Gen g(world::mix64(options.seed ^ 0x6469666674657374ULL));  // "difftest"
   std::vector<std::string> families = options.families;
   if (families.empty()) {
-    families = {"string", "string", "hash",   "hash",   "keys",
-                "expire", "multi",  "pubsub", "script", "script"};
+    families = {"string", "string", "hash",   "hash", "keys", "expire", "multi",
+                "pubsub", "script", "script", "list", "set",  "zset",   "more"};
   }
   std::vector<Step> out;
   std::vector<std::string> loaded;
