@@ -89,21 +89,21 @@ TEST_F(ScriptLimitsTest, OtherSessionsGetBusyAndScriptKillEndsTheScript) {
 }
 
 TEST_F(ScriptLimitsTest, BusyAfterThresholdOfInstructionChargedTime) {
-  // Default rate: 100,000 instructions are 1 ms; threshold 10 ms.
+  // Default rate: 200,000 instructions are 1 ms; threshold 10 ms.
   int64_t first_busy_ms = -1;
   int calls = 0;
   server_->set_busy_script_handler([&](Session&) {
     if (calls++ == 0) first_busy_ms = server_->scripts().elapsed_ms();
   });
   // A numeric for loop costs one FORLOOP instruction an iteration: 3e6 of
-  // them are 30 ms, so the script is busy for its last 20 ms and the
-  // handler runs every kHookInstructions (0.1 ms) of those.
+  // them are 15 ms, so the script is busy for its last 5 ms and the
+  // handler runs every kHookInstructions (0.05 ms) of those.
   EXPECT_EQ(eval("for i = 1, 3000000 do end return 1"), Int(1));
   EXPECT_EQ(first_busy_ms, 10);
-  EXPECT_NEAR(calls, 200, 2);
+  EXPECT_NEAR(calls, 100, 2);
   // A short script is never busy.
   calls = 0;
-  EXPECT_EQ(eval("for i = 1, 500000 do end return 2"), Int(2));
+  EXPECT_EQ(eval("for i = 1, 1500000 do end return 2"), Int(2));
   EXPECT_EQ(calls, 0);
   // Threshold 0 turns the limit off, as in Redis.
   EXPECT_EQ(run({"CONFIG", "SET", "lua-time-limit", "0"}), Ok());
@@ -169,7 +169,7 @@ TEST_F(ScriptLimitsTest, TransactionCommandsWhileBusy) {
     seen.push_back(run(*other_, {"MULTI"}));
     seen.push_back(run(*other_, {"SET", "k", "1"}));
   });
-  EXPECT_EQ(eval("for i = 1, 2000000 do end return 1"), Int(1));
+  EXPECT_EQ(eval("for i = 1, 3000000 do end return 1"), Int(1));
   ASSERT_EQ(seen.size(), 3u);
   EXPECT_EQ(seen[0], Ok());
   EXPECT_EQ(seen[1], Ok());

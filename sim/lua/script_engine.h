@@ -32,7 +32,7 @@
 //   kHookInstructions Lua instructions and measures the script's run time:
 //   in the simulation (ServerOptions::script_time = kInstructions) virtual
 //   time charged at ServerOptions::lua_instructions_per_ms (default
-//   100,000 instructions = 1 ms; redis.call's own work is not charged), on
+//   200,000 instructions = 1 ms; redis.call's own work is not charged), on
 //   the wall clock (kClock, redsim server --clock real) real time. Past the
 //   threshold the server's busy-script handler runs from the hook: others
 //   get -BUSY, SCRIPT KILL ends the script ("ERR Script killed by user with
@@ -103,8 +103,8 @@ class ScriptEngine {
   // ---- Limits of the running script (see "Script limits" in sim/server.h).
   // Lua instructions between two calls of the hook that charges a script's
   // time and lets others in while it is busy (Redis's hook runs every
-  // 100,000; finer here so the simulated time moves in 0.1 ms steps at the
-  // default rate).
+  // 100,000; finer here so the simulated time moves in 0.05 ms steps at
+  // the default rate).
   static constexpr int kHookInstructions = 10'000;
   // True while the running script has run at least busy-reply-threshold ms:
   // the server answers other clients BUSY.
