@@ -157,6 +157,13 @@ TEST_F(ScriptLimitsTest, PcallCannotSwallowTheKill) {
   ASSERT_TRUE(r.is_error());
   EXPECT_TRUE(r.str().starts_with("ERR Script killed by user with SCRIPT KILL... script: "))
       << r.str();
+  // Nor can a coroutine, whose resume returns the error like a pcall.
+  const std::string co =
+      "while true do coroutine.resume(coroutine.create(function() while true do end end)) end";
+  r = eval(co);
+  ASSERT_TRUE(r.is_error());
+  EXPECT_TRUE(r.str().starts_with("ERR Script killed by user with SCRIPT KILL... script: "))
+      << r.str();
 }
 
 TEST_F(ScriptLimitsTest, TransactionCommandsWhileBusy) {
