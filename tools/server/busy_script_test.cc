@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "sim/clock.h"
 #include "sim/resp/codec.h"
 #include "sim/server.h"
 #include "tools/server/tcp_server.h"
@@ -135,6 +136,30 @@ TEST_F(BusyScriptTest, ScriptThatWroteIsUnkillableAndStopEndsIt) {
   // Stopping the server (SIGINT / SIGTERM in redsim server) ends the script.
   stop();
   EXPECT_TRUE(a.line().starts_with(kKilledPrefix));
+}
+
+// `redsim server --clock virtual`: the clock cannot move during a script,
+// so busy-reply-threshold counts the instruction-charged time.
+TEST(BusyScriptVirtualClock, ThresholdCountsLuaInstructions) {
+  sim::ManualClock clock;
+  sim::Server fake(clock);  // ScriptTime::kInstructions
+  TcpServer tcp(fake, {.bind = "127.0.0.1", .port = 0});
+  int port = tcp.listen();
+  std::thread thread([&] { tcp.run(); });
+  {
+    LineClient a(port);
+    LineClient b(port);
+    a.command({"CONFIG", "SET", "busy-reply-threshold", "50"});
+    EXPECT_EQ(a.line(), "+OK\r\n");
+    a.command({"EVAL", kForever, "0"});
+    b.command({"PING"});
+    EXPECT_EQ(b.line(), kBusyLine);
+    b.command({"SCRIPT", "KILL"});
+    EXPECT_EQ(b.line(), "+OK\r\n");
+    EXPECT_TRUE(a.line().starts_with(kKilledPrefix));
+  }
+  tcp.request_stop();
+  thread.join();
 }
 
 }  // namespace
