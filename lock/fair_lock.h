@@ -24,7 +24,12 @@
 //
 // Times in the scripts are the caller's Env::now() in ms, as Redisson sends
 // System.currentTimeMillis(): clients whose clocks disagree see each other's
-// reservations early or late (the skewed-clock scenario).
+// reservations early or late. A client whose clock runs ahead by more than
+// what is left of the place of the waiter at the head drops that live waiter
+// (it re-queues at the tail on its next attempt) and may take the lock
+// first; a first waiter whose clock runs behind gets a place that others see
+// ending early by the lag. Within those margins the order holds
+// (fair_lock_test.cc, AClientWhoseClockRunsAhead...).
 //
 // Waiting, lease, watchdog, re-entry and errors are ReentrantLock's (see
 // lock/reentrant_lock.h), with two differences taken from Redisson: a

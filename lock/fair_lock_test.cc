@@ -307,5 +307,39 @@ TEST(FairLock, UnlockTellsOnlyTheHeadWaitersChannel) {
             (std::vector<std::string>{prefix + owners[1], prefix + owners[2], prefix + owners[3]}));
 }
 
+// Times in the scripts are the caller's clock (as Redisson's are): a client
+// whose clock runs ahead of the others by more than the places they were
+// kept sees the waiter ahead of it as expired, drops it, and goes first. By
+// less, the queue order holds.
+TEST(FairLock, AClientWhoseClockRunsAheadDropsTheLiveWaiterAhead) {
+  for (const auto skew : {10s, 3s}) {
+    world::World w;
+    std::vector<std::string> order;
+    w.spawn_process("holder", [&](world::ProcessEnv& env) {
+      FairLock lock(env, "k");
+      lock.lock(1s);
+      env.sleep_for(100ms);
+      lock.unlock();
+    });
+    auto waiter = [&](const std::string& name) {
+      return [&, name](world::ProcessEnv& env) {
+        FairLock lock(env, "k");
+        lock.lock(1s);
+        order.push_back(name);
+        lock.unlock();
+      };
+    };
+    w.spawn_process("b", waiter("b"), Micros(10000));  // place kept until 1000 + 5000 ms
+    const auto c = w.spawn_process("c", waiter("c"), Micros(20000));
+    w.jump_process_clock(c, Micros(0), std::chrono::duration_cast<Micros>(skew));
+    w.run();
+    if (skew > 6s) {
+      EXPECT_EQ(order, (std::vector<std::string>{"c", "b"})) << "skew " << skew.count() << " s";
+    } else {
+      EXPECT_EQ(order, (std::vector<std::string>{"b", "c"})) << "skew " << skew.count() << " s";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace redsim::lock
