@@ -138,6 +138,39 @@ TEST(FairLock, TheHeadOfTheQueueTakesTheFreeLockWithoutWaiting) {
       << "c moved up one place: its reservation shrank by one threadWaitTime";
 }
 
+TEST(FairLock, ForceUnlockAndAnExpiredLocksUnlockTellTheHead) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
+  FairLock la(a, "k", {.default_lease = 10s}), lb(b, "k"), lc(c, "k");
+  int told = 0;
+  b.subscribe(lb.channel_for(lb.owner()), [&told](const std::string& message) {
+    EXPECT_EQ(message, FairLock::kUnlockMessage);
+    ++told;
+  });
+  auto queue_b = [&] {
+    run_script(b.connection(), Script::get("fair_acquire"), {"k", lb.queue_key(), lb.timeout_key()},
+               {"10000", lb.owner(), "60000", std::to_string(b.now().count() / 1000), "1"});
+  };
+  la.lock();
+  queue_b();
+  EXPECT_TRUE(lc.force_unlock());
+  EXPECT_EQ(told, 1);
+  EXPECT_FALSE(la.is_locked());
+  EXPECT_FALSE(lc.force_unlock()) << "nothing left to delete";
+  EXPECT_EQ(told, 1);
+  EXPECT_FALSE(la.try_unlock()) << "forced away";
+  EXPECT_EQ(told, 2) << "the lock is gone: the head waiter is told again";
+
+  EXPECT_TRUE(lb.try_lock());
+  lb.unlock();
+  la.lock();
+  queue_b();
+  world.clock.advance_ms(10001);
+  EXPECT_FALSE(la.try_unlock()) << "the lease ran out: not held";
+  EXPECT_EQ(told, 3) << "but the head waiter is told the lock is free";
+  EXPECT_TRUE(lb.try_lock());
+}
+
 // A world of one server; `lease` explicit. Each waiter records when it got
 // the lock, in the order it did.
 struct Handoffs {
