@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "lock/blind_del_lock.h"
+#include "lock/fair_lock.h"
 #include "lock/fenced_lock.h"
 #include "lock/get_del_lock.h"
 #include "lock/read_write_lock.h"
@@ -17,9 +18,10 @@ namespace redsim::lock {
 
 namespace {
 
-constexpr std::array<LockKind, 8> kAllKinds = {
-    LockKind::kSimple,   LockKind::kReentrant, LockKind::kSetnxExpire, LockKind::kGetDel,
-    LockKind::kBlindDel, LockKind::kFenced,    LockKind::kReadWrite,   LockKind::kRedlock};
+constexpr std::array<LockKind, 9> kAllKinds = {
+    LockKind::kSimple,    LockKind::kReentrant, LockKind::kSetnxExpire,
+    LockKind::kGetDel,    LockKind::kBlindDel,  LockKind::kFenced,
+    LockKind::kReadWrite, LockKind::kRedlock,   LockKind::kFair};
 
 }  // namespace
 
@@ -41,6 +43,8 @@ std::string_view lock_kind_name(LockKind kind) {
       return "read-write";
     case LockKind::kRedlock:
       return "redlock";
+    case LockKind::kFair:
+      return "fair";
   }
   return "unknown";
 }
@@ -55,7 +59,8 @@ std::optional<LockKind> parse_lock_kind(std::string_view name) {
 std::span<const LockKind> all_lock_kinds() { return kAllKinds; }
 
 bool is_reentrant_kind(LockKind kind) {
-  return kind == LockKind::kReentrant || kind == LockKind::kFenced || kind == LockKind::kReadWrite;
+  return kind == LockKind::kReentrant || kind == LockKind::kFenced ||
+         kind == LockKind::kReadWrite || kind == LockKind::kFair;
 }
 
 std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string key,
@@ -90,6 +95,11 @@ std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string 
           env, std::move(key),
           ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
                                .default_lease = options.lease});
+    case LockKind::kFair:
+      return std::make_unique<FairLock>(
+          env, std::move(key),
+          FairLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
+                          .default_lease = options.lease});
   }
   throw std::invalid_argument("make_lock: unknown LockKind");
 }

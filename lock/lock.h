@@ -21,6 +21,8 @@
 //   kRedlock      antirez's Redlock over Env::server_count() servers
 //                                                             (lock/redlock.h)         safe
 //                 while clocks are sane and servers keep their keys
+//   kFair         Redisson RFairLock: kReentrant's hash + a waiting queue
+//                 handed over in FIFO order                   (lock/fair_lock.h)       safe
 // "safe" means mutual exclusion holds while no holder outlives its lease
 // (pauses below the lease, clocks sane); nothing here is a fencing scheme.
 //
@@ -58,20 +60,22 @@ enum class LockKind {
   kBlindDel,
   kFenced,
   kReadWrite,
-  kRedlock
+  kRedlock,
+  kFair
 };
 
 // "simple", "reentrant", "setnx-expire", "get-del", "blind-del", "fenced",
-// "read-write", "redlock".
+// "read-write", "redlock", "fair".
 std::string_view lock_kind_name(LockKind kind);
 // The inverse of lock_kind_name (exact, lower case); nullopt for anything else.
 std::optional<LockKind> parse_lock_kind(std::string_view name);
 // Every kind, in declaration order.
 std::span<const LockKind> all_lock_kinds();
 // The kinds built on Redisson's reentrant hash lock (kReentrant, kFenced,
-// kReadWrite):
+// kReadWrite, kFair):
 // a lease <= 0 means the watchdog, a task may re-enter, the object may be
-// shared by the tasks of a process, and make_lock returns a ReentrantLock.
+// shared by the tasks of a process, and make_lock returns a ReentrantLock
+// (a FairLock for kFair, which has the same hold_count()).
 bool is_reentrant_kind(LockKind kind);
 
 struct LockOptions {

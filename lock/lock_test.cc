@@ -13,7 +13,7 @@ using world::DirectEnv;
 using world::DirectWorld;
 
 TEST(LockKind, NamesRoundTrip) {
-  EXPECT_EQ(all_lock_kinds().size(), 8u);
+  EXPECT_EQ(all_lock_kinds().size(), 9u);
   for (LockKind kind : all_lock_kinds()) {
     EXPECT_EQ(parse_lock_kind(lock_kind_name(kind)), kind);
   }
@@ -21,7 +21,8 @@ TEST(LockKind, NamesRoundTrip) {
   EXPECT_EQ(lock_kind_name(LockKind::kSetnxExpire), "setnx-expire");
   EXPECT_EQ(parse_lock_kind("GET-DEL"), std::nullopt);
   EXPECT_EQ(parse_lock_kind("redlock"), LockKind::kRedlock);
-  EXPECT_EQ(parse_lock_kind("fair"), std::nullopt);
+  EXPECT_EQ(parse_lock_kind("fair"), LockKind::kFair);
+  EXPECT_EQ(parse_lock_kind("Fair"), std::nullopt);
 }
 
 TEST(MakeLock, RejectsAZeroLeaseForStringKinds) {

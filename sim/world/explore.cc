@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "lock/errors.h"
+#include "lock/fair_lock.h"
 #include "lock/fenced_lock.h"
 #include "lock/read_write_lock.h"
 #include "lock/reentrant_lock.h"
@@ -20,6 +21,9 @@ using lock::LockKind;
 using std::chrono::milliseconds;
 
 constexpr int64_t kMs = 1000;
+// The FairLock's threadWaitTime in explored plans: as long as the lease, so a
+// crashed waiter blocks the queue for about two leases, not Redisson's 5 s.
+constexpr int64_t kFairThreadWaitMs = 1000;
 
 bool is_string_kind(LockKind kind) { return !lock::is_reentrant_kind(kind); }
 
@@ -31,6 +35,12 @@ std::unique_ptr<lock::DistributedLock> make_plan_lock(const ExplorePlan& plan, P
     options.lock_watchdog_timeout = milliseconds(plan.lease_ms);
     if (plan.kind == LockKind::kFenced) {
       return std::make_unique<lock::FencedLock>(env, kExploreKey, options);
+    }
+    if (plan.kind == LockKind::kFair) {
+      return std::make_unique<lock::FairLock>(
+          env, kExploreKey,
+          lock::FairLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
+                                .thread_wait_time = milliseconds(kFairThreadWaitMs)});
     }
     if (plan.kind == LockKind::kReadWrite) {
       return std::make_unique<lock::WriteLock>(env, kExploreKey, options);
@@ -45,6 +55,7 @@ std::unique_ptr<lock::DistributedLock> make_plan_lock(const ExplorePlan& plan, P
 }
 
 int64_t observed_hold_count(lock::DistributedLock& lk) {
+  if (lk.kind() == LockKind::kFair) return static_cast<lock::FairLock&>(lk).hold_count();
   return static_cast<lock::ReentrantLock&>(lk).hold_count();
 }
 
@@ -129,8 +140,14 @@ int64_t liveness_bound_us(const ExplorePlan& plan) {
   // A lock whose holder crashed or paused outside its section frees when the
   // lease ends; a waiter then needs one backoff sleep (or one pub/sub
   // message) and a few round trips.
-  return plan.lease_ms * kMs + plan.retry_backoff_max_us + plan.faults.pause_max_us +
-         8 * plan.faults.latency_max_us + 20 * kMs;
+  int64_t bound = plan.lease_ms * kMs + plan.retry_backoff_max_us + plan.faults.pause_max_us +
+                  8 * plan.faults.latency_max_us + 20 * kMs;
+  // FairLock: each crashed waiter ahead keeps its place (one threadWaitTime
+  // past the one before it) until someone's attempt finds it expired.
+  if (plan.kind == LockKind::kFair) {
+    bound += static_cast<int64_t>(plan.clients.size() + 1) * kFairThreadWaitMs * kMs;
+  }
+  return bound;
 }
 
 ExploreOutcome run_plan(const ExplorePlan& plan) {
