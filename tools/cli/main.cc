@@ -1,10 +1,16 @@
 // redsim: the command line. Subcommands live in their own files; this file
 // only wires them to CLI11 and maps usage errors to exit code 2.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "lock/lock.h"
+#include "sim/world/explore.h"
 #include "tools/cli/check_cmd.h"
 #include "tools/cli/difftest_cmd.h"
 #include "tools/cli/repl.h"
@@ -55,9 +61,26 @@ int main(int argc, char** argv) {
   uint64_t seed = 0;
   auto* check = app.add_subcommand(
       "check", "Explore random schedules for one lock kind; exit 1 with a shrunk counterexample");
-  check->add_option("--lock", lock_name, "simple, reentrant, setnx-expire, get-del, blind-del")
-      ->required()
-      ->check(CLI::IsMember({"simple", "reentrant", "setnx-expire", "get-del", "blind-del"}));
+  std::vector<std::string> kind_names;
+  for (redsim::lock::LockKind k : redsim::lock::all_lock_kinds()) {
+    kind_names.emplace_back(redsim::lock::lock_kind_name(k));
+  }
+  std::string kinds_help;
+  for (const std::string& k : kind_names) kinds_help += (kinds_help.empty() ? "" : ", ") + k;
+  check->add_option("--lock", lock_name, kinds_help)->required()->check(CLI::IsMember(kind_names));
+  std::string faults_list;
+  std::string faults_help = "Comma list of faults to switch on, without the timing budget:";
+  for (std::string_view f : redsim::world::kFaultNames) faults_help += " " + std::string(f);
+  auto* faults_opt = check->add_option("--faults", faults_list, faults_help)
+                         ->check([](const std::string& v) -> std::string {
+                           try {
+                             redsim::world::parse_fault_set(v);
+                             return "";
+                           } catch (const std::invalid_argument& e) {
+                             return e.what();
+                           }
+                         });
+  check->add_flag("--json", check_options.json, "A JSON summary instead of text");
   check->add_option("--clients", check_options.clients, "Client processes (default: 2..8 per seed)")
       ->check(CLI::Range(1, 64));
   check->add_option("--seeds", check_options.seeds, "Explore seeds 1..N")
@@ -69,6 +92,8 @@ int main(int argc, char** argv) {
   check->callback([&] {
     check_options.kind = *redsim::lock::parse_lock_kind(lock_name);
     if (seed_opt->count() > 0) check_options.seed = seed;
+    if (faults_opt->count() > 0) check_options.faults = redsim::world::parse_fault_set(faults_list);
+    check_options.progress = isatty(STDERR_FILENO) != 0;
     exit_code = redsim::cli::check(check_options, std::cout, std::cerr);
   });
 
