@@ -8,6 +8,7 @@
 #include "lock/fenced_lock.h"
 #include "lock/get_del_lock.h"
 #include "lock/read_write_lock.h"
+#include "lock/redlock.h"
 #include "lock/reentrant_lock.h"
 #include "lock/setnx_expire_lock.h"
 #include "lock/simple_lock.h"
@@ -16,9 +17,9 @@ namespace redsim::lock {
 
 namespace {
 
-constexpr std::array<LockKind, 7> kAllKinds = {
+constexpr std::array<LockKind, 8> kAllKinds = {
     LockKind::kSimple,   LockKind::kReentrant, LockKind::kSetnxExpire, LockKind::kGetDel,
-    LockKind::kBlindDel, LockKind::kFenced,    LockKind::kReadWrite};
+    LockKind::kBlindDel, LockKind::kFenced,    LockKind::kReadWrite,   LockKind::kRedlock};
 
 }  // namespace
 
@@ -38,6 +39,8 @@ std::string_view lock_kind_name(LockKind kind) {
       return "fenced";
     case LockKind::kReadWrite:
       return "read-write";
+    case LockKind::kRedlock:
+      return "redlock";
   }
   return "unknown";
 }
@@ -76,6 +79,12 @@ std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string 
           env, std::move(key),
           ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
                                .default_lease = options.lease});
+    case LockKind::kRedlock:
+      return std::make_unique<Redlock>(
+          env, std::move(key),
+          RedlockOptions{.lease = options.lease,
+                         .retry_delay_min = options.retry_backoff_min,
+                         .retry_delay_max = options.retry_backoff_max});
     case LockKind::kReadWrite:
       return std::make_unique<WriteLock>(
           env, std::move(key),

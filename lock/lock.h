@@ -18,6 +18,9 @@
 //                 and with a FencedResource safe past the lease too
 //   kReadWrite    Redisson RReadWriteLock's write half: exclusive,
 //                 reentrant, excludes readers too        (lock/read_write_lock.h) safe
+//   kRedlock      antirez's Redlock over Env::server_count() servers
+//                                                             (lock/redlock.h)         safe
+//                 while clocks are sane and servers keep their keys
 // "safe" means mutual exclusion holds while no holder outlives its lease
 // (pauses below the lease, clocks sane); nothing here is a fencing scheme.
 //
@@ -47,10 +50,19 @@
 
 namespace redsim::lock {
 
-enum class LockKind { kSimple, kReentrant, kSetnxExpire, kGetDel, kBlindDel, kFenced, kReadWrite };
+enum class LockKind {
+  kSimple,
+  kReentrant,
+  kSetnxExpire,
+  kGetDel,
+  kBlindDel,
+  kFenced,
+  kReadWrite,
+  kRedlock
+};
 
 // "simple", "reentrant", "setnx-expire", "get-del", "blind-del", "fenced",
-// "read-write".
+// "read-write", "redlock".
 std::string_view lock_kind_name(LockKind kind);
 // The inverse of lock_kind_name (exact, lower case); nullopt for anything else.
 std::optional<LockKind> parse_lock_kind(std::string_view name);
@@ -71,7 +83,8 @@ struct LockOptions {
   // Reentrant kinds only: the watchdog's lease, renewed every third of it
   // (Redisson's Config.lockWatchdogTimeout, default 30 s).
   std::chrono::milliseconds lock_watchdog_timeout{30000};
-  // String kinds only: a failed attempt sleeps a delay drawn in
+  // String kinds only (kRedlock: its retry delay is drawn uniformly in
+  // [min, max], without doubling): a failed attempt sleeps a delay drawn in
   // [d/2, d] (jitter from Env::random_u64), d starting at retry_backoff_min
   // and doubling per attempt up to retry_backoff_max; never past the deadline.
   Micros retry_backoff_min{5000};

@@ -13,21 +13,22 @@ using world::DirectEnv;
 using world::DirectWorld;
 
 TEST(LockKind, NamesRoundTrip) {
-  EXPECT_EQ(all_lock_kinds().size(), 7u);
+  EXPECT_EQ(all_lock_kinds().size(), 8u);
   for (LockKind kind : all_lock_kinds()) {
     EXPECT_EQ(parse_lock_kind(lock_kind_name(kind)), kind);
   }
   EXPECT_EQ(parse_lock_kind("get-del"), LockKind::kGetDel);
   EXPECT_EQ(lock_kind_name(LockKind::kSetnxExpire), "setnx-expire");
   EXPECT_EQ(parse_lock_kind("GET-DEL"), std::nullopt);
-  EXPECT_EQ(parse_lock_kind("redlock"), std::nullopt);
+  EXPECT_EQ(parse_lock_kind("redlock"), LockKind::kRedlock);
+  EXPECT_EQ(parse_lock_kind("fair"), std::nullopt);
 }
 
 TEST(MakeLock, RejectsAZeroLeaseForStringKinds) {
   DirectWorld world;
   DirectEnv env(world, "client-a");
-  for (LockKind kind :
-       {LockKind::kSimple, LockKind::kSetnxExpire, LockKind::kGetDel, LockKind::kBlindDel}) {
+  for (LockKind kind : {LockKind::kSimple, LockKind::kSetnxExpire, LockKind::kGetDel,
+                        LockKind::kBlindDel, LockKind::kRedlock}) {
     EXPECT_THROW(make_lock(kind, env, "k", {.lease = 0ms}), std::invalid_argument);
   }
   auto reentrant = make_lock(LockKind::kReentrant, env, "k", {.lease = 0ms});

@@ -28,6 +28,16 @@
 // but a shared_ptr, so it outlives the object: a lock still held keeps being renewed after the
 // object is destroyed, as in Redisson.
 //
+// Replica check (options.sync_replicas > 0; Redisson's
+// checkLockSyncedSlaves): each successful acquisition is followed, on the
+// same connection, by WAIT sync_replicas sync_timeout; when fewer replicas
+// acknowledged, the hold just taken is released with the unlock script and
+// the call throws ReplicaSyncError, so a failover cannot hand a lock that
+// only the old primary knew of to a second client.
+//
+// FencedLock and ReadWriteLock's halves reuse this machinery through the
+// protected run_acquire() hook and Flavor (channel, hash field, scripts).
+//
 //   lock::ReentrantLock lock(env, "orders:42");
 //   lock.lock();                                    // watchdog-renewed
 //   lock.lock();                                    // hold_count() == 2

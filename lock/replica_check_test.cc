@@ -10,6 +10,7 @@
 #include "lock/fenced_lock.h"
 #include "lock/reentrant_lock.h"
 #include "sim/world/direct_env.h"
+#include "sim/world/world.h"
 
 namespace redsim::lock {
 namespace {
@@ -121,6 +122,38 @@ TEST(ReplicaCheck, FencedLockChecksToo) {
   EXPECT_FALSE(lock.is_locked());
   a.replicas_acking = 1;
   EXPECT_EQ(lock.lock_and_get_token(), 2) << "the unreplicated acquisition still used token 1";
+}
+
+// In the world, WAIT has Redis's semantics (a primary without replicas
+// answers 0 when the timeout ends): the acquisition must fail after the WAIT
+// timeout and leave no lock behind; a second client then takes it at once.
+TEST(ReplicaCheck, InTheWorldWithoutReplicasFailsAndReleases) {
+  world::WorldOptions options;
+  options.faults.latency_max_us = 500;
+  world::World w(options);
+  bool threw = false;
+  int64_t failed_at_us = -1;
+  bool second_took_it = false;
+  w.spawn_process("checked", [&](world::ProcessEnv& env) {
+    ReentrantLock lock(env, "k", {.default_lease = 10s, .sync_replicas = 1, .sync_timeout = 100ms});
+    try {
+      lock.try_lock();
+    } catch (const ReplicaSyncError&) {
+      threw = true;
+      failed_at_us = env.now().count();
+    }
+  });
+  w.spawn_process(
+      "second",
+      [&](world::ProcessEnv& env) {
+        ReentrantLock lock(env, "k", {.default_lease = 10s});
+        second_took_it = lock.try_lock();
+      },
+      Micros(200000));
+  w.run();
+  EXPECT_TRUE(threw);
+  EXPECT_GE(failed_at_us, 100000) << "WAIT waited out its timeout";
+  EXPECT_TRUE(second_took_it) << "the failed acquisition left no lock";
 }
 
 }  // namespace

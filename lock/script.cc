@@ -72,4 +72,13 @@ Reply run_script(Connection& connection, const Script& script, const Argv& keys,
   return reply;
 }
 
+Reply run_script(Connection& connection, const Script& script, const Argv& keys, const Argv& args,
+                 Micros timeout) {
+  Reply reply = connection.call(script_argv("EVALSHA", script.sha1_hex(), keys, args), timeout);
+  if (reply.is_error() && reply.error_code() == "NOSCRIPT") {
+    reply = connection.call(script_argv("EVAL", script.text(), keys, args), timeout);
+  }
+  return reply;
+}
+
 }  // namespace redsim::lock

@@ -47,5 +47,9 @@ std::string sha1_hex(std::string_view data);
 // error, WRONGTYPE, ...) for the caller to judge. Throws what
 // Connection::call throws (ConnectionError and subclasses).
 Reply run_script(Connection& connection, const Script& script, const Argv& keys, const Argv& args);
+// As above, each call waiting at most `timeout` (Connection::call(argv,
+// timeout): TimeoutError when no reply came in time). Redlock's per-server calls.
+Reply run_script(Connection& connection, const Script& script, const Argv& keys, const Argv& args,
+                 Micros timeout);
 
 }  // namespace redsim::lock

@@ -30,5 +30,15 @@ TEST(Explore, ReadWritePlansAreSafe) {
   }
 }
 
+// Redlock through the string kinds' plans (one server in run_plan's world:
+// a quorum of one) behaves as SimpleLock does: safe and live.
+TEST(Explore, RedlockPlansAreSafe) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    const ExplorePlan plan = generate_plan(lock::LockKind::kRedlock, seed);
+    const ExploreOutcome out = run_plan(plan);
+    EXPECT_TRUE(out.violations.empty()) << describe_plan(plan) << format_violations(out.violations);
+  }
+}
+
 }  // namespace
 }  // namespace redsim::world

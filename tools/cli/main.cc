@@ -61,13 +61,14 @@ int main(int argc, char** argv) {
   uint64_t seed = 0;
   auto* check = app.add_subcommand(
       "check", "Explore random schedules for one lock kind; exit 1 with a shrunk counterexample");
+  // Every kind make_lock builds (lock::all_lock_kinds), by name.
   std::vector<std::string> kind_names;
-  for (redsim::lock::LockKind k : redsim::lock::all_lock_kinds()) {
-    kind_names.emplace_back(redsim::lock::lock_kind_name(k));
+  std::string kind_list;
+  for (redsim::lock::LockKind kind : redsim::lock::all_lock_kinds()) {
+    kind_names.emplace_back(redsim::lock::lock_kind_name(kind));
+    kind_list += (kind_list.empty() ? "" : ", ") + kind_names.back();
   }
-  std::string kinds_help;
-  for (const std::string& k : kind_names) kinds_help += (kinds_help.empty() ? "" : ", ") + k;
-  check->add_option("--lock", lock_name, kinds_help)->required()->check(CLI::IsMember(kind_names));
+  check->add_option("--lock", lock_name, kind_list)->required()->check(CLI::IsMember(kind_names));
   std::string faults_list;
   std::string faults_help = "Comma list of faults to switch on, without the timing budget:";
   for (std::string_view f : redsim::world::kFaultNames) faults_help += " " + std::string(f);

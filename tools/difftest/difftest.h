@@ -69,9 +69,9 @@ struct Step {
 struct GenOptions {
   uint64_t seed = 1;
   size_t commands = 1000;
-  // Families to draw from; empty = all the fake supports. Names: "string",
-  // "hash", "list", "set", "zset", "keys", "expire", "multi", "pubsub",
-  // "script", "server".
+  // Families to draw from; empty = all. Names: "string", "hash", "list",
+  // "set", "zset", "keys", "more" (KEYS, SCAN, RENAME, COPY, GETEX, SETBIT,
+  // HRANDFIELD, OBJECT, ...), "expire", "multi", "pubsub", "script".
   std::vector<std::string> families;
 };
 

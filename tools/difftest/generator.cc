@@ -352,6 +352,300 @@ void add_pubsub(Gen& g, std::vector<Step>& out) {
   out.push_back(std::move(s));
 }
 
+std::string member(Gen& g) {
+  static const std::vector<std::string> members = {"a", "b", "c", "1", "2", "10", "-3", "x y", ""};
+  return g.pick(members);
+}
+
+std::string score(Gen& g) {
+  static const std::vector<std::string> scores = {
+      "0",   "1", "-1",  "2.5", "1e3",  "inf",  "-inf", "+inf",       "3",
+      "nan", "x", "0.1", "(1",  "(2.5", "-0.0", "1e-5", "12345678901"};
+  return g.pick(scores);
+}
+
+void add_list(Gen& g, std::vector<Step>& out) {
+  Step s;
+  const std::string k = g.key();
+  switch (g.below(15)) {
+    case 0:
+    case 1:
+      s.argv = {g.chance(50) ? "LPUSH" : "RPUSH", k, member(g)};
+      if (g.chance(50)) s.argv.push_back(member(g));
+      break;
+    case 2:
+      s.argv = {g.chance(50) ? "LPUSHX" : "RPUSHX", k, member(g)};
+      break;
+    case 3:
+      s.argv = {g.chance(50) ? "LPOP" : "RPOP", k};
+      if (g.chance(40)) s.argv.push_back(g.integer());
+      break;
+    case 4:
+      s.argv = {"LRANGE", k, std::to_string(g.range(-4, 3)), std::to_string(g.range(-3, 5))};
+      break;
+    case 5:
+      s.argv = {"LINDEX", k, std::to_string(g.range(-4, 4))};
+      break;
+    case 6:
+      s.argv = {"LLEN", k};
+      break;
+    case 7:
+      s.argv = {"LREM", k, std::to_string(g.range(-2, 2)), member(g)};
+      break;
+    case 8:
+      s.argv = {"LSET", k, std::to_string(g.range(-3, 3)), member(g)};
+      break;
+    case 9:
+      s.argv = {"LINSERT", k, g.chance(50) ? "BEFORE" : (g.chance(80) ? "AFTER" : "MIDDLE"),
+                member(g), member(g)};
+      break;
+    case 10:
+      s.argv = {"LPOS", k, member(g)};
+      if (g.chance(40)) s.argv.insert(s.argv.end(), {"RANK", std::to_string(g.range(-2, 2))});
+      if (g.chance(40)) s.argv.insert(s.argv.end(), {"COUNT", std::to_string(g.range(0, 3))});
+      if (g.chance(20)) s.argv.insert(s.argv.end(), {"MAXLEN", std::to_string(g.range(0, 3))});
+      break;
+    case 11:
+      s.argv = {"LMOVE", k, g.key(), g.chance(50) ? "LEFT" : "RIGHT",
+                g.chance(50) ? "LEFT" : (g.chance(90) ? "RIGHT" : "UP")};
+      break;
+    case 12:
+      s.argv = {"RPOPLPUSH", k, g.key()};
+      break;
+    case 13:
+      s.argv = {"OBJECT", "ENCODING", k};
+      break;
+    default:
+      s.argv = {"LPUSH", k};
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
+void add_set(Gen& g, std::vector<Step>& out) {
+  Step s;
+  const std::string k = g.key();
+  switch (g.below(11)) {
+    case 0:
+    case 1:
+      s.argv = {"SADD", k, member(g)};
+      if (g.chance(60)) s.argv.push_back(member(g));
+      if (g.chance(30)) s.argv.push_back(member(g));
+      break;
+    case 2:
+      s.argv = {"SREM", k, member(g), member(g)};
+      break;
+    case 3:
+      s.argv = {"SISMEMBER", k, member(g)};
+      break;
+    case 4:
+      s.argv = {"SMISMEMBER", k, member(g), member(g)};
+      break;
+    case 5:
+      s.argv = {"SMEMBERS", k};
+      s.compare = Compare::kUnordered;
+      break;
+    case 6:
+      s.argv = {"SCARD", k};
+      break;
+    case 7:
+      // Redis's own random draws: compared by shape, then the key is dropped.
+      s.argv = {g.chance(50) ? "SPOP" : "SRANDMEMBER", k};
+      if (g.chance(60)) s.argv.push_back(std::to_string(g.range(-3, 4)));
+      s.compare = Compare::kShape;
+      break;
+    case 8:
+      s.argv = {"SSCAN", k, "0"};
+      if (g.chance(40)) s.argv.insert(s.argv.end(), {"COUNT", "2"});
+      s.compare = Compare::kScanAll;
+      break;
+    case 9:
+      s.argv = {"OBJECT", "ENCODING", k};
+      break;
+    default:
+      s.argv = {"SADD", k};
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
+void add_zset(Gen& g, std::vector<Step>& out) {
+  Step s;
+  const std::string k = g.key();
+  switch (g.below(18)) {
+    case 0:
+    case 1:
+    case 2: {
+      s.argv = {"ZADD", k};
+      static const std::vector<std::string> flags = {"NX", "XX", "GT", "LT", "CH", "INCR"};
+      for (int i = 0; i < 2; ++i) {
+        if (g.chance(20)) s.argv.push_back(g.pick(flags));
+      }
+      s.argv.insert(s.argv.end(), {score(g), member(g)});
+      if (g.chance(40)) s.argv.insert(s.argv.end(), {score(g), member(g)});
+      break;
+    }
+    case 3:
+      s.argv = {"ZREM", k, member(g), member(g)};
+      break;
+    case 4:
+      s.argv = {"ZSCORE", k, member(g)};
+      break;
+    case 5:
+      s.argv = {"ZINCRBY", k, score(g), member(g)};
+      break;
+    case 6:
+      s.argv = {"ZCARD", k};
+      break;
+    case 7:
+      s.argv = {g.chance(50) ? "ZRANK" : "ZREVRANK", k, member(g)};
+      break;
+    case 8: {
+      s.argv = {"ZRANGE", k};
+      switch (g.below(3)) {
+        case 0:
+          s.argv.insert(s.argv.end(),
+                        {std::to_string(g.range(-3, 2)), std::to_string(g.range(-2, 4))});
+          break;
+        case 1:
+          s.argv.insert(s.argv.end(), {score(g), score(g), "BYSCORE"});
+          break;
+        default:
+          s.argv.insert(s.argv.end(),
+                        {g.pick(std::array<std::string, 5>{"-", "[a", "(b", "+", "c"}),
+                         g.pick(std::array<std::string, 4>{"+", "[c", "(b", "-"}), "BYLEX"});
+          break;
+      }
+      if (g.chance(30)) s.argv.push_back("REV");
+      if (g.chance(30))
+        s.argv.insert(s.argv.end(),
+                      {"LIMIT", std::to_string(g.range(0, 2)), std::to_string(g.range(-1, 2))});
+      if (g.chance(40)) s.argv.push_back("WITHSCORES");
+      break;
+    }
+    case 9:
+      s.argv = {g.chance(50) ? "ZRANGEBYSCORE" : "ZREVRANGEBYSCORE", k, score(g), score(g)};
+      if (g.chance(40)) s.argv.push_back("WITHSCORES");
+      break;
+    case 10:
+      s.argv = {"ZREMRANGEBYSCORE", k, score(g), score(g)};
+      break;
+    case 11:
+      s.argv = {"ZREMRANGEBYRANK", k, std::to_string(g.range(-3, 1)),
+                std::to_string(g.range(-2, 2))};
+      break;
+    case 12:
+      s.argv = {"ZCOUNT", k, score(g), score(g)};
+      break;
+    case 13:
+      s.argv = {g.chance(50) ? "ZPOPMIN" : "ZPOPMAX", k};
+      if (g.chance(40)) s.argv.push_back(std::to_string(g.range(-1, 3)));
+      break;
+    case 14:
+      s.argv = {"ZSCAN", k, "0"};
+      s.compare = Compare::kScanAll;
+      break;
+    case 15:
+      s.argv = {"OBJECT", "ENCODING", k};
+      break;
+    default:
+      s.argv = {"ZADD", k, score(g)};
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
+// Keyspace, string and hash commands beyond the core set.
+void add_more(Gen& g, std::vector<Step>& out) {
+  Step s;
+  const std::string k = g.key();
+  switch (g.below(20)) {
+    case 0:
+      s.argv = {"KEYS", g.pick(std::array<std::string, 4>{"*", "k?", "{t}*", "k[0-2]"})};
+      s.compare = Compare::kUnordered;
+      break;
+    case 1:
+      s.argv = {"SCAN", "0"};
+      if (g.chance(40)) s.argv.insert(s.argv.end(), {"MATCH", "k*"});
+      if (g.chance(40)) s.argv.insert(s.argv.end(), {"COUNT", "3"});
+      if (g.chance(30)) {
+        s.argv.insert(
+            s.argv.end(),
+            {"TYPE", g.pick(std::array<std::string, 4>{"string", "hash", "zset", "list"})});
+      }
+      s.compare = Compare::kScanAll;
+      break;
+    case 2:
+      s.argv = {g.chance(50) ? "RENAME" : "RENAMENX", k, g.key()};
+      break;
+    case 3:
+      s.argv = {"COPY", k, g.key()};
+      if (g.chance(40)) s.argv.push_back("REPLACE");
+      break;
+    case 4:
+      s.argv = {"TOUCH", k, g.key()};
+      break;
+    case 5:
+      s.argv = {"RANDOMKEY"};
+      s.compare = Compare::kShape;
+      break;
+    case 6:
+      s.argv = {"GETRANGE", k, std::to_string(g.range(-5, 3)), std::to_string(g.range(-3, 8))};
+      break;
+    case 7:
+      s.argv = {"SETRANGE", k, std::to_string(g.range(-1, 12)), g.value()};
+      break;
+    case 8:
+      s.argv = {
+          "INCRBYFLOAT", k,
+          g.pick(std::array<std::string, 7>{"1", "0.1", "-2.5", "1e3", "inf", "x", "5.0e-2"})};
+      break;
+    case 9:
+      s.argv = {"GETEX", k};
+      if (g.chance(50)) {
+        s.argv.insert(s.argv.end(), g.chance(50) ? std::vector<std::string>{"PX", g.millis()}
+                                                 : std::vector<std::string>{"PERSIST"});
+      }
+      break;
+    case 10:
+      s.argv = {"SETBIT", k, std::to_string(g.range(-1, 40)), g.chance(90) ? "1" : "2"};
+      break;
+    case 11:
+      s.argv = {"GETBIT", k, std::to_string(g.range(0, 40))};
+      break;
+    case 12:
+      s.argv = {"MSETNX", k, g.value(), g.key(), g.value()};
+      break;
+    case 13:
+      s.argv = {"HSTRLEN", k, g.field()};
+      break;
+    case 14:
+      s.argv = {"HINCRBYFLOAT", k, g.field(),
+                g.pick(std::array<std::string, 5>{"1.5", "-1", "x", "1e2", "0"})};
+      break;
+    case 15:
+      s.argv = {"HRANDFIELD", k};
+      if (g.chance(60)) s.argv.push_back(std::to_string(g.range(-3, 3)));
+      if (s.argv.size() == 3 && g.chance(50)) s.argv.push_back("WITHVALUES");
+      s.compare = Compare::kShape;
+      break;
+    case 16:
+      s.argv = {"HSCAN", k, "0"};
+      s.compare = Compare::kScanAll;
+      break;
+    case 17:
+      s.argv = {"OBJECT", "ENCODING", k};
+      break;
+    case 18:
+      s.argv = {"OBJECT", g.chance(50) ? "FREQ" : "NOSUCH", k};
+      break;
+    default:
+      s.argv = {"TYPE", k};
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
 // A small random Lua expression whose value crosses the Lua -> RESP
 // conversion (or raises).
 std::string lua_expr(Gen& g, int depth) {
@@ -391,7 +685,7 @@ std::string lua_expr(Gen& g, int depth) {
       return "redis.call('SET', KEYS[1], " + lua_expr(g, depth + 1) + ")";
     case 12:
       return "redis.pcall('" +
-             g.pick(std::array<std::string, 4>{"INCR", "HGET", "NOSUCH", "STRLEN"}) + "', KEYS[1])";
+             g.pick(std::array<std::string, 4>{"INCR", "HGET", "NOSUCH", "LPOP"}) + "', KEYS[1])";
     case 13:
       return "redis.status_reply('" + g.pick(std::array<std::string, 3>{"OK", "FINE", ""}) + "')";
     case 14:
@@ -504,6 +798,14 @@ std::vector<Step> generate(const GenOptions& options) {
       add_pubsub(g, out);
     } else if (f == "script") {
       add_script(g, out, loaded);
+    } else if (f == "list") {
+      add_list(g, out);
+    } else if (f == "set") {
+      add_set(g, out);
+    } else if (f == "zset") {
+      add_zset(g, out);
+    } else if (f == "more") {
+      add_more(g, out);
     }
     // Single-command steps go to any plain connection.
     if (out.size() == before + 1 && f != "pubsub" && f != "script") {

@@ -1,0 +1,154 @@
+#include "lock/permit_expirable_semaphore.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+#include "lock/errors.h"
+#include "lock/script.h"
+
+namespace redsim::lock {
+
+namespace {
+
+std::string timeout_key_name(const std::string& name) {
+  if (name.find('{') != std::string::npos) return name + ":timeout";
+  return "{" + name + "}:timeout";
+}
+
+void require_lease(std::chrono::milliseconds lease) {
+  if (lease.count() <= 0) {
+    throw std::invalid_argument("permit lease must be > 0 ms, got " +
+                                std::to_string(lease.count()));
+  }
+}
+
+}  // namespace
+
+PermitExpirableSemaphore::PermitExpirableSemaphore(Env& env, std::string name,
+                                                   SemaphoreOptions options)
+    : env_(env),
+      name_(std::move(name)),
+      timeout_key_(timeout_key_name(name_)),
+      channel_(Semaphore::channel_name(name_)),
+      options_(options),
+      counter_(env, name_, options) {}
+
+bool PermitExpirableSemaphore::try_set_permits(int64_t permits) {
+  return counter_.try_set_permits(permits);
+}
+
+int64_t PermitExpirableSemaphore::add_permits(int64_t permits) {
+  return counter_.add_permits(permits);
+}
+
+int64_t PermitExpirableSemaphore::available_permits() {
+  static const Script& script = Script::get("pe_semaphore_available");
+  const Reply reply = run_script(env_.connection(), script, {name_, timeout_key_, channel_}, {});
+  if (!reply.is_integer()) {
+    throw UnexpectedReply("pe_semaphore_available on '" + name_ + "' answered " +
+                          reply.debug_string());
+  }
+  return reply.integer();
+}
+
+std::string PermitExpirableSemaphore::new_id() {
+  char hex[33];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx",
+                static_cast<unsigned long long>(env_.random_u64()),
+                static_cast<unsigned long long>(env_.random_u64()));
+  return hex;
+}
+
+std::optional<std::string> PermitExpirableSemaphore::attempt(std::chrono::milliseconds lease,
+                                                             int64_t& wait_hint_ms) {
+  static const Script& script = Script::get("pe_semaphore_acquire");
+  const std::string id = new_id();
+  const Reply reply = run_script(env_.connection(), script, {name_, timeout_key_, channel_},
+                                 {std::to_string(lease.count()), id});
+  if (reply.is_bulk() && reply.str() == id) {
+    env_.trace("permit " + id + " of " + name_ + " for " + std::to_string(lease.count()) + " ms");
+    return id;
+  }
+  if (!reply.is_integer()) {
+    throw UnexpectedReply("pe_semaphore_acquire on '" + name_ + "' answered " +
+                          reply.debug_string());
+  }
+  wait_hint_ms = reply.integer();
+  return std::nullopt;
+}
+
+std::optional<std::string> PermitExpirableSemaphore::try_acquire(std::chrono::milliseconds lease) {
+  require_lease(lease);
+  int64_t hint = -1;
+  return attempt(lease, hint);
+}
+
+std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(
+    Micros wait, std::chrono::milliseconds lease) {
+  require_lease(lease);
+  const Micros start = env_.now();
+  int64_t hint = -1;
+  if (auto id = attempt(lease, hint)) return id;
+  if (env_.now() - start >= wait) return std::nullopt;
+
+  std::shared_ptr<Event> woken = env_.make_event();
+  const SubscriptionId subscription =
+      env_.subscribe(channel_, [woken](const std::string& /*count*/) { woken->signal(); });
+  auto unsubscribe_quietly = [&] {
+    try {
+      env_.unsubscribe(subscription);
+    } catch (const Error& e) {
+      env_.trace("unsubscribe from " + channel_ + " failed: " + e.what());
+    }
+  };
+  std::optional<std::string> id;
+  try {
+    while (!(id = attempt(lease, hint))) {
+      const Micros elapsed = env_.now() - start;
+      if (elapsed >= wait) break;
+      Micros pause = options_.recheck_interval;
+      // An expiring permit publishes nothing until someone runs a script: wake for it.
+      if (hint >= 0) pause = std::min(pause, Micros(std::chrono::milliseconds(hint + 1)));
+      woken->wait_for(std::min(pause, wait - elapsed));
+    }
+  } catch (const Error&) {
+    unsubscribe_quietly();
+    throw;
+  }
+  unsubscribe_quietly();
+  return id;
+}
+
+bool PermitExpirableSemaphore::try_release(const std::string& id) {
+  static const Script& script = Script::get("pe_semaphore_release");
+  const Reply reply = run_script(env_.connection(), script, {name_, timeout_key_, channel_}, {id});
+  if (!reply.is_integer()) {
+    throw UnexpectedReply("pe_semaphore_release on '" + name_ + "' answered " +
+                          reply.debug_string());
+  }
+  return reply.integer() == 1;
+}
+
+void PermitExpirableSemaphore::release(const std::string& id) {
+  if (try_release(id)) return;
+  throw LockNotOwned("Permit with id " + id + " has already been released or doesn't exist (" +
+                     name_ + ")");
+}
+
+bool PermitExpirableSemaphore::update_lease_time(const std::string& id,
+                                                 std::chrono::milliseconds lease) {
+  require_lease(lease);
+  static const Script& script = Script::get("pe_semaphore_update_lease");
+  const Reply reply =
+      run_script(env_.connection(), script, {timeout_key_}, {id, std::to_string(lease.count())});
+  if (!reply.is_integer()) {
+    throw UnexpectedReply("pe_semaphore_update_lease on '" + name_ + "' answered " +
+                          reply.debug_string());
+  }
+  return reply.integer() == 1;
+}
+
+}  // namespace redsim::lock

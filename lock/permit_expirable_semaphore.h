@@ -1,0 +1,82 @@
+// PermitExpirableSemaphore: Redisson's RPermitExpirableSemaphore on the Env
+// port. A Semaphore whose every acquired permit has an id and a lease: a
+// holder that crashes or pauses past its lease loses the permit, which goes
+// back to the count exactly once, and its late release() is refused.
+//
+// In Redis (scripts/pe_semaphore_*.lua):
+//   <name>                  string: available permits (as Semaphore)
+//   {<name>}:timeout        sorted set: permit id -> expiry, ms (Redisson's
+//                           "{name}:timeout")
+//   redisson_sc:{<name>}    channel: the new count after a release/expiry
+// Each script first moves expired ids from the set back to the count.
+// Expiry is measured on the server's clock (redis TIME inside the script);
+// Redisson passes the client's System.currentTimeMillis() instead, which the
+// Env port has no equivalent of (Env::now is a per-process monotonic clock).
+//
+// Needs ZADD/ZRANGEBYSCORE/ZREM/ZSCORE/ZRANGE: on this branch the fake has no
+// sorted sets (they come with the data-model work), so it runs against a
+// real redis-server only (lock/real_redis_test.cc), until then.
+//
+//   lock::PermitExpirableSemaphore sem(env, "workers");
+//   sem.try_set_permits(2);
+//   if (auto id = sem.try_acquire(std::chrono::seconds(10))) {   // lease 10 s
+//     ...; sem.release(*id);
+//   }
+//
+// Ids are 16 random bytes in hex (Redisson's permit id form), from
+// Env::random_u64. Errors: a lease <= 0 throws std::invalid_argument;
+// release() of an id not held throws LockNotOwned (Redisson: "Permit with id
+// ... has already been released or doesn't exist"); Redis error replies
+// throw UnexpectedReply.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "lock/semaphore.h"
+
+namespace redsim::lock {
+
+class PermitExpirableSemaphore {
+ public:
+  PermitExpirableSemaphore(Env& env, std::string name, SemaphoreOptions options = {});
+
+  // As Semaphore's (the same string count).
+  bool try_set_permits(int64_t permits);
+  int64_t add_permits(int64_t permits);
+  // Returns expired permits to the count first.
+  int64_t available_permits();
+
+  // One attempt: the new permit's id, or nullopt when none is available.
+  std::optional<std::string> try_acquire(std::chrono::milliseconds lease);
+  // Attempts until taken or `wait` passed (Env clock); waits on the channel
+  // (subscribe first) at most until the earliest held permit expires, or
+  // options.recheck_interval.
+  std::optional<std::string> try_acquire_for(Micros wait, std::chrono::milliseconds lease);
+
+  // Gives the permit back; false when `id` is not held (unknown, released,
+  // or its lease ran out).
+  bool try_release(const std::string& id);
+  void release(const std::string& id);
+  // A new lease, from now, for a permit still held; false otherwise.
+  bool update_lease_time(const std::string& id, std::chrono::milliseconds lease);
+
+  const std::string& timeout_key() const { return timeout_key_; }
+  const std::string& channel() const { return channel_; }
+
+ private:
+  // One run of the acquire script: the id, or the wait hint in ms (-1: none held).
+  std::optional<std::string> attempt(std::chrono::milliseconds lease, int64_t& wait_hint_ms);
+  std::string new_id();
+
+  Env& env_;
+  std::string name_;
+  std::string timeout_key_;
+  std::string channel_;
+  SemaphoreOptions options_;
+  Semaphore counter_;  // try_set_permits / add_permits
+};
+
+}  // namespace redsim::lock

@@ -1,0 +1,39 @@
+// The parts of PermitExpirableSemaphore that need no sorted set, on the fake
+// (the rest runs against a real redis-server in real_redis_test.cc).
+#include "lock/permit_expirable_semaphore.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/world/direct_env.h"
+
+namespace redsim::lock {
+namespace {
+
+using namespace std::chrono_literals;
+using world::DirectEnv;
+using world::DirectWorld;
+
+TEST(PermitExpirableSemaphore, KeysAndChannelAreRedissons) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  PermitExpirableSemaphore sem(a, "s"), tagged(a, "{s}:1");
+  EXPECT_EQ(sem.timeout_key(), "{s}:timeout");
+  EXPECT_EQ(sem.channel(), "redisson_sc:{s}");
+  EXPECT_EQ(tagged.timeout_key(), "{s}:1:timeout");
+}
+
+TEST(PermitExpirableSemaphore, CountIsASemaphoresAndLeasesMustBePositive) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  PermitExpirableSemaphore sem(a, "s");
+  EXPECT_TRUE(sem.try_set_permits(2));
+  EXPECT_FALSE(sem.try_set_permits(5));
+  EXPECT_EQ(sem.add_permits(1), 3);
+  EXPECT_EQ(Semaphore(a, "s").available_permits(), 3);
+  EXPECT_THROW(sem.try_acquire(0ms), std::invalid_argument);
+  EXPECT_THROW(sem.try_acquire_for(1s, -1ms), std::invalid_argument);
+  EXPECT_THROW(sem.update_lease_time("id", 0ms), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace redsim::lock

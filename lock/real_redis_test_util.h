@@ -1,0 +1,212 @@
+// Test-only: real redis-server processes and a minimal blocking Env over
+// them, for the lock tests that need what the fake lacks on this branch
+// (WAIT, sorted sets) or N independent real servers (Redlock). Not the
+// project's real-Redis adapter (lock/hiredis is): no pub/sub (subscribe
+// throws lock::Error), spawn() only records, one task (id 1).
+//
+//   RedisServerProcess server;                  // redis-server on a free port
+//   SocketEnv env({server.port()}, "client-a");
+//   lock::ReentrantLock lock(env, "k");
+//
+// RedisServerProcess starts `redis-server --port P --save '' --appendonly no`
+// on a loopback port the kernel reported free, waits until it answers PING
+// and stops it (SIGTERM, then waitpid) in its destructor, so a failing test
+// leaves no server behind.
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lock/env.h"
+#include "lock/errors.h"
+#include "sim/resp/codec.h"
+#include "sim/world/prng.h"
+
+extern char** environ;
+
+namespace redsim::lock::testing {
+
+// A blocking RESP2 connection to 127.0.0.1:port. Reconnects on the next call
+// after a failure.
+class SocketConnection final : public Connection {
+ public:
+  explicit SocketConnection(int port) : port_(port) {}
+  ~SocketConnection() override { close_fd(); }
+
+  Reply call(const Argv& argv) override { return call(argv, Micros(std::chrono::seconds(10))); }
+
+  Reply call(const Argv& argv, Micros timeout) override {
+    if (fd_ < 0) open_fd();
+    const std::string wire = resp::encode_command(argv);
+    for (size_t sent = 0; sent < wire.size();) {
+      const ssize_t n = ::send(fd_, wire.data() + sent, wire.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) fail<IoError>("send failed");
+      sent += static_cast<size_t>(n);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      if (auto reply = decoder_.next()) return *reply;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      pollfd p{fd_, POLLIN, 0};
+      if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) {
+        fail<TimeoutError>("no reply within " + std::to_string(timeout.count()) + " us");
+      }
+      char buf[4096];
+      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) fail<IoError>("connection closed");
+      decoder_.feed(std::string_view(buf, static_cast<size_t>(n)));
+    }
+  }
+
+ private:
+  template <class E>
+  [[noreturn]] void fail(const std::string& why) {
+    close_fd();
+    throw E("127.0.0.1:" + std::to_string(port_) + ": " + why);
+  }
+  void open_fd() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      fail<IoError>(std::string("connect: ") + std::strerror(errno));
+    }
+    decoder_ = resp::Decoder();
+  }
+  void close_fd() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+  int port_;
+  int fd_ = -1;
+  resp::Decoder decoder_;
+};
+
+class RedisServerProcess {
+ public:
+  RedisServerProcess() : port_(free_port()) {
+    const std::string port = std::to_string(port_);
+    std::vector<std::string> args = {"redis-server", "--port",      port,       "--bind",
+                                     "127.0.0.1",    "--save",      "",         "--appendonly",
+                                     "no",           "--daemonize", "no",       "--loglevel",
+                                     "warning",      "--logfile",   "/dev/null"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (posix_spawnp(&pid_, "redis-server", nullptr, nullptr, argv.data(), environ) != 0) {
+      throw std::runtime_error("cannot start redis-server");
+    }
+    SocketConnection probe(port_);
+    for (int i = 0; i < 200; ++i) {
+      try {
+        if (probe.call({"PING"}).is_status()) return;
+      } catch (const ConnectionError&) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    stop();
+    throw std::runtime_error("redis-server on port " + port + " did not answer PING");
+  }
+  ~RedisServerProcess() { stop(); }
+  RedisServerProcess(const RedisServerProcess&) = delete;
+  RedisServerProcess& operator=(const RedisServerProcess&) = delete;
+
+  int port() const { return port_; }
+  // SIGTERM and wait: the server is gone (connections to it fail).
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+
+ private:
+  static int free_port() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      ::close(fd);
+      throw std::runtime_error("no free port");
+    }
+    ::close(fd);
+    return ntohs(addr.sin_port);
+  }
+
+  int port_;
+  pid_t pid_ = -1;
+};
+
+class SocketEnv final : public Env {
+ public:
+  SocketEnv(const std::vector<int>& ports, std::string client_id, uint64_t seed = 1)
+      : client_id_(std::move(client_id)), rng_(world::Prng(seed).fork("socket-env")) {
+    for (int p : ports) connections_.push_back(std::make_unique<SocketConnection>(p));
+  }
+  Connection& connection(size_t server = 0) override { return *connections_.at(server); }
+  size_t server_count() const override { return connections_.size(); }
+  SubscriptionId subscribe(const std::string&, std::function<void(const std::string&)>,
+                           size_t = 0) override {
+    throw Error("SocketEnv (test-only) has no pub/sub");
+  }
+  void unsubscribe(SubscriptionId) override {}
+  Micros now() override {
+    return std::chrono::duration_cast<Micros>(std::chrono::steady_clock::now().time_since_epoch());
+  }
+  void sleep_for(Micros d) override { std::this_thread::sleep_for(d); }
+  std::unique_ptr<Event> make_event() override { return std::make_unique<CvEvent>(); }
+  void spawn(std::string, std::function<void()>) override { ++spawned; }
+  std::string client_id() override { return client_id_; }
+  uint64_t task_id() override { return 1; }
+  uint64_t random_u64() override { return rng_.next_u64(); }
+
+  int spawned = 0;
+
+ private:
+  struct CvEvent final : Event {
+    void signal() override {
+      std::lock_guard<std::mutex> g(mu);
+      signaled = true;
+      cv.notify_all();
+    }
+    bool wait_for(Micros timeout) override {
+      std::unique_lock<std::mutex> g(mu);
+      const bool got = cv.wait_for(g, timeout, [&] { return signaled; });
+      signaled = false;
+      return got;
+    }
+    std::mutex mu;
+    std::condition_variable cv;
+    bool signaled = false;
+  };
+
+  std::string client_id_;
+  world::Prng rng_;
+  std::vector<std::unique_ptr<SocketConnection>> connections_;
+};
+
+}  // namespace redsim::lock::testing
