@@ -147,6 +147,7 @@ void apply_fault_set(ExplorePlan& plan, const FaultSet& f) {
   FaultPlan& fp = plan.faults;
   fp = FaultPlan{};
   plan.fault_set = f;
+  if (plan.kind == LockKind::kRedlock) plan.servers = 5;
   plan.checks = plan.kind == LockKind::kFenced
                     ? kCheckFencing
                     : kCheckMutualExclusion | kCheckHoldCounts | kCheckFencing;
@@ -265,6 +266,7 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
   options.replicas = plan.replicas;
   options.replication_lag_max_us = plan.replication_lag_max_us;
   options.persistence = plan.persistence;
+  options.servers = plan.servers;
   World world(options);
   FencedResource storage(kExploreKey);
   for (size_t i = 0; i < plan.clients.size(); ++i) {
@@ -279,7 +281,8 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
   world.run();
   ExploreOutcome out;
   out.history = world.history();
-  out.commands = world.server().commands_processed();
+  // Counted from the history: a server may be down (or replaced) at the end.
+  for (const HistoryEvent& e : out.history.events()) out.commands += e.kind == EventKind::kCommand;
   auto add = [&out](std::vector<Violation> v) {
     out.violations.insert(out.violations.end(), v.begin(), v.end());
   };
@@ -379,6 +382,7 @@ std::string describe_plan(const ExplorePlan& plan) {
   if (plan.fault_set) {
     const FaultPlan& f = plan.faults;
     out << "explicit faults: " << fault_set_name(*plan.fault_set) << "\n";
+    if (plan.servers > 1) out << "  servers " << plan.servers << "\n";
     if (f.loss_ppm) out << "  loss " << f.loss_ppm << " ppm per command\n";
     if (f.lost_reply_ppm) out << "  lost reply " << f.lost_reply_ppm << " ppm per command\n";
     if (f.partition_ppm) {

@@ -33,6 +33,7 @@
 //   failover    one replica with replication lag; random failovers promote it
 //   clock       clock drift of processes and server, random jumps of either
 //               by up to a lease
+// Under explicit faults Redlock runs on 5 independent servers (quorum 3).
 // Under explicit faults a client whose call fails with a ConnectionError
 // stops (its process ends, which ends its sections and holds); liveness is
 // not judged (a lost reply's acquisition legitimately holds the lock for a
@@ -116,6 +117,7 @@ struct ExplorePlan {
   size_t replicas = 0;                 // WorldOptions::replicas
   int64_t replication_lag_max_us = 0;  // lag drawn in [0, this]
   Persistence persistence = Persistence::kNone;
+  size_t servers = 1;  // WorldOptions::servers; explicit faults give Redlock 5
 };
 
 // The lock key every client of a plan contends for.
@@ -134,7 +136,7 @@ struct ExploreOutcome {
   // end of each critical section's work).
   std::vector<Violation> violations;
   History history;
-  uint64_t commands = 0;  // commands the server executed
+  uint64_t commands = 0;  // commands the servers executed (kCommand events)
 };
 
 // Runs `plan` in a fresh world. Deterministic: the same plan gives the same

@@ -99,6 +99,21 @@ TEST(ExploreFaults, SimpleLockSurvivesNetworkFaultsAndCrashes) {
   EXPECT_GT(crashes, 0u);
 }
 
+// Clocks that jump (a server's forward: the key expires early; a client's
+// back: its work outlasts the lease) give Redlock two holders at once.
+TEST(ExploreFaults, RedlockWithClockFaultsFindsTwoHolders) {
+  const FaultSet clock = parse_fault_set("clock");
+  uint64_t found = 0;
+  for (uint64_t seed = 1; seed <= 200 && found == 0; ++seed) {
+    const ExplorePlan plan = generate_plan(LockKind::kRedlock, seed, 0, clock);
+    EXPECT_EQ(plan.servers, 5u);
+    for (const Violation& v : run_plan(plan).violations) {
+      if (v.checker == "mutual-exclusion") found = seed;
+    }
+  }
+  EXPECT_NE(found, 0u) << "no two-holder state in seeds 1..200 with --faults clock";
+}
+
 TEST(ExploreFaults, SameFaultedPlanSameHistory) {
   const ExplorePlan plan = generate_plan(
       LockKind::kReentrant, 5, 0,
