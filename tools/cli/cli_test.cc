@@ -113,7 +113,7 @@ TEST(Check, FaultsFindPausesPastTheLeaseAndTheReplayNamesThem) {
   options.seeds = 200;
   EXPECT_EQ(check(options, out, out), 1) << out.str();
   const std::string text = out.str();
-  EXPECT_NE(text.find("mutual exclusion"), std::string::npos) << text;
+  EXPECT_NE(text.find("VIOLATION (mutual-exclusion)"), std::string::npos) << text;
   EXPECT_NE(text.find("timeline of the shrunk run:"), std::string::npos) << text;
   const std::string prefix = "replay: build/redsim check --lock simple --seed ";
   const size_t at = text.find(prefix);
