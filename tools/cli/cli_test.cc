@@ -29,6 +29,7 @@ TEST(ScenarioList, EveryScenarioNamesItsSourceAndFaultOrRealRun) {
   EXPECT_EQ(scenario_list(out), 0);
   for (const world::Scenario& s : world::all_scenarios()) {
     EXPECT_NE(out.str().find(s.name), std::string::npos) << s.name;
+    EXPECT_NE(out.str().find("    source: " + s.source + "\n"), std::string::npos) << s.name;
     EXPECT_FALSE(s.source.empty()) << s.name;
     EXPECT_FALSE(s.description.empty()) << s.name;
     EXPECT_NE(s.needs_fault.empty(), !s.run_on) << s.name << ": a fault xor a real-world run";
