@@ -1,11 +1,17 @@
-// Hash commands: HSET HSETNX HGET HMGET HMSET HDEL HEXISTS HINCRBY HGETALL
-// HKEYS HVALS HLEN. Fields keep insertion order (see Hash in keyspace.h).
+// Hash commands: HSET HSETNX HGET HMGET HMSET HDEL HEXISTS HINCRBY
+// HINCRBYFLOAT HGETALL HKEYS HVALS HLEN HSTRLEN HRANDFIELD HSCAN. Fields keep
+// insertion order (see Hash in keyspace.h); HRANDFIELD draws from the
+// server's seeded stream.
 // Source: Redis 7.0 command docs and src/t_hash.c behaviour, texts verified
 // against redis-server 7.0.15.
+#include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "sim/args.h"
+#include "sim/cmd_util.h"
+#include "sim/glob.h"
 #include "sim/internal.h"
 
 namespace redsim::sim {
@@ -171,6 +177,126 @@ Reply hlen(CommandContext& ctx) {
   return Reply::integer(h == nullptr ? 0 : static_cast<int64_t>(h->size()));
 }
 
+// HINCRBYFLOAT key field increment: as INCRBYFLOAT, on a field.
+Reply hincrbyfloat(CommandContext& ctx) {
+  long double by = 0;
+  if (!parse_long_double(ctx.argv[3], &by)) return errors::not_float();
+  if (std::isnan(by) || std::isinf(by)) return Reply::error("ERR value is NaN or Infinity");
+  Db& db = current_db(ctx);
+  Hash* h = write_hash(ctx, db);
+  if (h == nullptr) return errors::wrong_type();
+  long double value = 0;
+  const std::string* current = h->find(ctx.argv[2]);
+  if (current != nullptr && !parse_long_double(*current, &value)) {
+    return Reply::error("ERR hash value is not a float");
+  }
+  value += by;
+  if (std::isnan(value) || std::isinf(value)) {
+    return Reply::error("ERR increment would produce NaN or Infinity");
+  }
+  std::string text = format_long_double(value);
+  h->set(ctx.argv[2], text);
+  db.touch(ctx.argv[1]);
+  return Reply::bulk(std::move(text));
+}
+
+Reply hstrlen(CommandContext& ctx) {
+  bool wrong = false;
+  Hash* h = read_hash(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  const std::string* v = h == nullptr ? nullptr : h->find(ctx.argv[2]);
+  return Reply::integer(v == nullptr ? 0 : static_cast<int64_t>(v->size()));
+}
+
+// HRANDFIELD key [count [WITHVALUES]]: as SRANDMEMBER (a count at least the
+// size answers the whole hash in order); WITHVALUES interleaves values.
+Reply hrandfield(CommandContext& ctx) {
+  constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
+  // Beyond this the fake refuses instead of building a reply Redis could not send either.
+  constexpr uint64_t kMaxDraws = uint64_t{1} << 26;
+  const Argv& argv = ctx.argv;
+  bool wrong = false;
+  if (argv.size() == 2) {
+    Hash* h = read_hash(ctx, &wrong);
+    if (wrong) return errors::wrong_type();
+    if (h == nullptr) return Reply::nil();
+    return Reply::bulk(h->entries()[ctx.server.random_below(h->size())].first);
+  }
+  int64_t count = 0;
+  if (!parse_int64(argv[2], &count)) return errors::not_integer();
+  if (count == std::numeric_limits<int64_t>::min()) {
+    return Reply::error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
+  }
+  if (argv.size() > 4 || (argv.size() == 4 && !equals_ci(argv[3], "withvalues"))) {
+    return errors::syntax();
+  }
+  const bool withvalues = argv.size() == 4;
+  const uint64_t n = count < 0 ? static_cast<uint64_t>(-count) : static_cast<uint64_t>(count);
+  if (withvalues && n > static_cast<uint64_t>(kLongMax / 2)) {
+    return Reply::error("ERR value is out of range");
+  }
+  Hash* h = read_hash(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  if (h == nullptr || count == 0) return Reply::array({});
+  std::vector<Reply> out;
+  auto emit = [&](size_t i) {
+    const auto& [field, value] = h->entries()[i];
+    out.push_back(Reply::bulk(field));
+    if (withvalues) out.push_back(Reply::bulk(value));
+  };
+  const size_t size = h->size();
+  if (count < 0) {
+    if (n > kMaxDraws) return errors::not_integer();
+    for (uint64_t i = 0; i < n; ++i) emit(static_cast<size_t>(ctx.server.random_below(size)));
+  } else if (n >= size) {
+    for (size_t i = 0; i < size; ++i) emit(i);
+  } else {
+    std::vector<size_t> pos(size);
+    std::iota(pos.begin(), pos.end(), size_t{0});
+    for (size_t i = 0; i < n; ++i) {
+      std::swap(pos[i], pos[i + static_cast<size_t>(ctx.server.random_below(size - i))]);
+      emit(pos[i]);
+    }
+  }
+  return Reply::array(std::move(out));
+}
+
+// HSCAN key cursor [MATCH pattern] [COUNT count]: a listpack answers whole
+// in one call (cursor 0), in field order, as Redis does.
+Reply hscan(CommandContext& ctx) {
+  uint64_t cursor = 0;
+  if (!parse_scan_cursor(ctx.argv[2], &cursor)) return Reply::error("ERR invalid cursor");
+  ScanOptions opts;
+  Reply error;
+  if (!parse_scan_options(ctx.argv, 3, /*allow_type=*/false, &opts, &error)) return error;
+  bool wrong = false;
+  Hash* h = read_hash(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  std::vector<Reply> out;
+  uint64_t next = 0;
+  if (h != nullptr) {
+    std::vector<size_t> page;
+    if (h->listpack()) {
+      page.resize(h->size());
+      std::iota(page.begin(), page.end(), size_t{0});
+    } else {
+      std::vector<std::string_view> names;
+      names.reserve(h->size());
+      for (const auto& [field, value] : h->entries()) names.push_back(field);
+      page = scan_page(names, cursor, opts.count, &next);
+    }
+    for (size_t i : page) {
+      const auto& [field, value] = h->entries()[i];
+      if (opts.has_pattern && !glob_match(opts.pattern, field)) continue;
+      out.push_back(Reply::bulk(field));
+      out.push_back(Reply::bulk(value));
+    }
+  }
+  return Reply::array({Reply::bulk(std::to_string(next)), Reply::array(std::move(out))});
+}
+
 }  // namespace
 
 void register_hash_commands(CommandTable& table) {
@@ -186,6 +312,10 @@ void register_hash_commands(CommandTable& table) {
   table.add({"hkeys", 2, kCmdReadonly, &hkeys});
   table.add({"hvals", 2, kCmdReadonly, &hvals});
   table.add({"hlen", 2, kCmdReadonly | kCmdFast, &hlen});
+  table.add({"hincrbyfloat", 4, kCmdWrite | kCmdFast, &hincrbyfloat});
+  table.add({"hstrlen", 3, kCmdReadonly | kCmdFast, &hstrlen});
+  table.add({"hrandfield", -2, kCmdReadonly, &hrandfield});
+  table.add({"hscan", -3, kCmdReadonly, &hscan});
 }
 
 }  // namespace redsim::sim

@@ -1,11 +1,15 @@
 // Generic key commands: TYPE EXISTS DEL UNLINK, EXPIRE PEXPIRE EXPIREAT
-// PEXPIREAT (NX XX GT LT), TTL PTTL EXPIRETIME PEXPIRETIME PERSIST.
-// Source: Redis 7.0 command docs and src/expire.c behaviour, texts verified
-// against redis-server 7.0.15.
+// PEXPIREAT (NX XX GT LT), TTL PTTL EXPIRETIME PEXPIRETIME PERSIST, KEYS
+// SCAN (MATCH COUNT TYPE) RENAME RENAMENX RANDOMKEY COPY (DB REPLACE) TOUCH,
+// OBJECT (ENCODING FREQ IDLETIME REFCOUNT HELP).
+// Source: Redis 7.0 command docs and src/expire.c, src/db.c, src/object.c
+// behaviour, texts verified against redis-server 7.0.15.
 #include <limits>
 #include <string>
 
 #include "sim/args.h"
+#include "sim/cmd_util.h"
+#include "sim/glob.h"
 #include "sim/internal.h"
 
 namespace redsim::sim {
@@ -138,6 +142,186 @@ Reply persist(CommandContext& ctx) {
   return Reply::integer(1);
 }
 
+// KEYS pattern: live keys only (an expired key is skipped, not deleted).
+Reply keys(CommandContext& ctx) {
+  const std::string& pattern = ctx.argv[1];
+  const bool all = pattern == "*";
+  std::vector<Reply> out;
+  current_db(ctx).for_each([&](const std::string& key, const Entry& e) {
+    if (e.expired_at(ctx.now_ms)) return;
+    if (all || glob_match(pattern, key)) out.push_back(Reply::bulk(key));
+  });
+  return Reply::array(std::move(out));
+}
+
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: see scan_page()
+// for the cursor; expired keys met on the way are deleted, as Redis does.
+Reply scan(CommandContext& ctx) {
+  uint64_t cursor = 0;
+  if (!parse_scan_cursor(ctx.argv[1], &cursor)) return Reply::error("ERR invalid cursor");
+  ScanOptions opts;
+  Reply error;
+  if (!parse_scan_options(ctx.argv, 2, /*allow_type=*/true, &opts, &error)) return error;
+  Db& db = current_db(ctx);
+  std::vector<std::string> names;
+  names.reserve(db.size());
+  db.for_each([&](const std::string& key, const Entry&) { names.push_back(key); });
+  std::vector<std::string_view> views(names.begin(), names.end());
+  uint64_t next = 0;
+  std::vector<size_t> page = scan_page(views, cursor, opts.count, &next);
+  std::vector<Reply> out;
+  for (size_t i : page) {
+    const std::string& key = names[i];
+    if (opts.has_pattern && !glob_match(opts.pattern, key)) continue;
+    Entry* e = db.lookup(key, ctx.now_ms);
+    if (e == nullptr) continue;
+    if (opts.has_type && !equals_ci(opts.type, type_name(e->type()))) continue;
+    out.push_back(Reply::bulk(key));
+  }
+  return Reply::array({Reply::bulk(std::to_string(next)), Reply::array(std::move(out))});
+}
+
+// RENAME / RENAMENX: the value moves with its deadline; renaming a key to
+// itself only checks that it exists.
+Reply rename_generic(CommandContext& ctx, bool nx) {
+  Db& db = current_db(ctx);
+  const std::string& src = ctx.argv[1];
+  const std::string& dst = ctx.argv[2];
+  Entry* e = db.lookup(src, ctx.now_ms);
+  if (e == nullptr) return Reply::error("ERR no such key");
+  if (src == dst) return nx ? Reply::integer(0) : Reply::ok();
+  if (db.lookup(dst, ctx.now_ms) != nullptr) {
+    if (nx) return Reply::integer(0);
+    e = db.peek(src);  // the lookup above may have rehashed the map
+  }
+  Entry moved = std::move(*e);
+  db.remove(src);
+  db.put(dst, std::move(moved));
+  db.touch(dst);
+  return nx ? Reply::integer(1) : Reply::ok();
+}
+
+Reply rename(CommandContext& ctx) { return rename_generic(ctx, false); }
+Reply renamenx(CommandContext& ctx) { return rename_generic(ctx, true); }
+
+// RANDOMKEY: a key drawn with the server's seeded stream; an expired draw
+// is deleted and drawn again.
+Reply randomkey(CommandContext& ctx) {
+  Db& db = current_db(ctx);
+  while (db.size() > 0) {
+    std::string key = *db.key_at(static_cast<size_t>(ctx.server.random_below(db.size())));
+    if (db.lookup(key, ctx.now_ms) != nullptr) return Reply::bulk(std::move(key));
+  }
+  return Reply::nil();
+}
+
+// COPY source destination [DB index] [REPLACE]: the copy keeps the
+// deadline and the encoding.
+Reply copy(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  bool replace = false;
+  int64_t dbid = SessionAccess::db(ctx.session);
+  const int64_t srcid = dbid;
+  for (size_t j = 3; j < argv.size(); ++j) {
+    if (equals_ci(argv[j], "replace")) {
+      replace = true;
+    } else if (equals_ci(argv[j], "db") && j + 1 < argv.size()) {
+      if (!parse_int64(argv[j + 1], &dbid) || dbid < std::numeric_limits<int>::min() ||
+          dbid > std::numeric_limits<int>::max()) {
+        return errors::not_integer();
+      }
+      if (dbid < 0 || dbid >= ctx.server.keyspace().databases()) {
+        return Reply::error("ERR DB index is out of range");
+      }
+      ++j;
+    } else {
+      return errors::syntax();
+    }
+  }
+  if (dbid == srcid && argv[1] == argv[2]) {
+    return Reply::error("ERR source and destination objects are the same");
+  }
+  Db& src = current_db(ctx);
+  Db& dst = ctx.server.keyspace().db(static_cast<int>(dbid));
+  Entry* e = src.lookup(argv[1], ctx.now_ms);
+  if (e == nullptr) return Reply::integer(0);
+  if (dst.lookup(argv[2], ctx.now_ms) != nullptr) {
+    if (!replace) return Reply::integer(0);
+    e = src.peek(argv[1]);
+  }
+  Entry dup;
+  dup.value = e->value;
+  dup.expire_ms = e->expire_ms;
+  dup.str_encoding = e->str_encoding;
+  dst.put(argv[2], std::move(dup));
+  dst.touch(argv[2]);
+  return Reply::integer(1);
+}
+
+// TOUCH: the number of keys that exist.
+Reply touch(CommandContext& ctx) {
+  Db& db = current_db(ctx);
+  int64_t count = 0;
+  for (size_t i = 1; i < ctx.argv.size(); ++i) {
+    if (db.lookup(ctx.argv[i], ctx.now_ms) != nullptr) ++count;
+  }
+  return Reply::integer(count);
+}
+
+// OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key, OBJECT HELP. The fake keeps
+// no access clock: IDLETIME is 0. REFCOUNT is Redis's INT_MAX for the shared
+// integers 0..9999, 1 otherwise.
+Reply object(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  const std::string& sub = argv[1];
+  auto arity = [&](size_t n, const char* name) {
+    return argv.size() == n ? Reply() : errors::arity(std::string("object|") + name);
+  };
+  if (equals_ci(sub, "help")) {
+    if (argv.size() != 2) return errors::arity("object|help");
+    std::vector<Reply> lines;
+    for (const char* line :
+         {"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", "ENCODING <key>",
+          "    Return the kind of internal representation used in order to store the value",
+          "    associated with a <key>.", "FREQ <key>",
+          "    Return the access frequency index of the <key>. The returned integer is",
+          "    proportional to the logarithm of the recent access frequency of the key.",
+          "IDLETIME <key>",
+          "    Return the idle time of the <key>, that is the approximated number of",
+          "    seconds elapsed since the last access to the key.", "REFCOUNT <key>",
+          "    Return the number of references of the value associated with the specified",
+          "    <key>.", "HELP", "    Prints this help."}) {
+      lines.push_back(Reply::status(line));
+    }
+    return Reply::array(std::move(lines));
+  }
+  const char* name = equals_ci(sub, "encoding")   ? "encoding"
+                     : equals_ci(sub, "freq")     ? "freq"
+                     : equals_ci(sub, "idletime") ? "idletime"
+                     : equals_ci(sub, "refcount") ? "refcount"
+                                                  : nullptr;
+  if (name == nullptr) {
+    return Reply::error(
+        one_line("ERR unknown subcommand '" + sub.substr(0, 128) + "'. Try OBJECT HELP."));
+  }
+  if (Reply r = arity(3, name); r.is_error()) return r;
+  Entry* e = current_db(ctx).lookup(argv[2], ctx.now_ms);
+  if (e == nullptr) return Reply::nil();
+  std::string_view which = name;
+  if (which == "encoding") return Reply::bulk(std::string(encoding_name(*e)));
+  if (which == "idletime") return Reply::integer(0);
+  if (which == "freq") {
+    return Reply::error(
+        "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+        "that when switching between policies at runtime LRU and LFU data will take some time to "
+        "adjust.");
+  }
+  int64_t v = 0;
+  bool shared = e->is_string() && encoding_name(*e) == "int" && parse_int64(e->str(), &v) &&
+                v >= 0 && v < 10000;
+  return Reply::integer(shared ? std::numeric_limits<int32_t>::max() : 1);
+}
+
 }  // namespace
 
 void register_key_commands(CommandTable& table) {
@@ -154,6 +338,14 @@ void register_key_commands(CommandTable& table) {
   table.add({"expiretime", 2, kCmdReadonly | kCmdFast, &expiretime});
   table.add({"pexpiretime", 2, kCmdReadonly | kCmdFast, &pexpiretime});
   table.add({"persist", 2, kCmdWrite | kCmdFast, &persist});
+  table.add({"keys", 2, kCmdReadonly, &keys});
+  table.add({"scan", -2, kCmdReadonly, &scan});
+  table.add({"rename", 3, kCmdWrite, &rename});
+  table.add({"renamenx", 3, kCmdWrite | kCmdFast, &renamenx});
+  table.add({"randomkey", 1, kCmdReadonly, &randomkey});
+  table.add({"copy", -3, kCmdWrite, &copy});
+  table.add({"touch", -2, kCmdReadonly | kCmdFast, &touch});
+  table.add({"object", -2, kCmdReadonly, &object});
 }
 
 }  // namespace redsim::sim

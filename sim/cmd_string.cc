@@ -1,11 +1,14 @@
 // String commands: SET (NX XX GET EX PX EXAT PXAT KEEPTTL) SETNX SETEX
-// PSETEX GET GETSET GETDEL MGET MSET INCR INCRBY DECR DECRBY APPEND STRLEN.
+// PSETEX GET GETSET GETDEL GETEX MGET MSET MSETNX INCR INCRBY DECR DECRBY
+// INCRBYFLOAT APPEND STRLEN GETRANGE SETRANGE SETBIT GETBIT.
 // Source: Redis 7.0 command docs and src/t_string.c behaviour, texts
 // verified against redis-server 7.0.15.
+#include <cmath>
 #include <limits>
 #include <string>
 
 #include "sim/args.h"
+#include "sim/cmd_util.h"
 #include "sim/internal.h"
 
 namespace redsim::sim {
@@ -204,6 +207,7 @@ Reply incr_by(CommandContext& ctx, int64_t by) {
   value += by;
   if (e != nullptr) {
     e->str() = std::to_string(value);
+    e->str_encoding = StringEncoding::kByContent;
     db.touch(key);
   } else {
     db.set_string(key, std::to_string(value), /*keep_ttl=*/false);
@@ -242,6 +246,7 @@ Reply append(CommandContext& ctx) {
     return Reply::error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
   }
   e->str() += tail;
+  e->str_encoding = StringEncoding::kRaw;  // dbUnshareStringValue
   db.touch(key);
   return Reply::integer(static_cast<int64_t>(e->str().size()));
 }
@@ -251,6 +256,197 @@ Reply strlen(CommandContext& ctx) {
   if (e == nullptr) return Reply::integer(0);
   if (!e->is_string()) return errors::wrong_type();
   return Reply::integer(static_cast<int64_t>(e->str().size()));
+}
+
+// GETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST]: options are
+// checked first, the time only once the key is known to be a string.
+Reply getex(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  unsigned flags = 0;
+  bool persist = false;
+  const std::string* expire_arg = nullptr;
+  for (size_t i = 2; i < argv.size(); ++i) {
+    const std::string& opt = argv[i];
+    bool has_next = i + 1 < argv.size();
+    if (equals_ci(opt, "persist") && !(flags & kSetAnyExpire)) {
+      persist = true;
+    } else if (has_next && !persist &&
+               ((equals_ci(opt, "ex") && !(flags & (kSetAnyExpire & ~kSetEx))) ||
+                (equals_ci(opt, "px") && !(flags & (kSetAnyExpire & ~kSetPx))) ||
+                (equals_ci(opt, "exat") && !(flags & (kSetAnyExpire & ~kSetExAt))) ||
+                (equals_ci(opt, "pxat") && !(flags & (kSetAnyExpire & ~kSetPxAt))))) {
+      flags |= equals_ci(opt, "ex")     ? kSetEx
+               : equals_ci(opt, "px")   ? kSetPx
+               : equals_ci(opt, "exat") ? kSetExAt
+                                        : kSetPxAt;
+      expire_arg = &argv[++i];
+    } else {
+      return errors::syntax();
+    }
+  }
+  Db& db = current_db(ctx);
+  const std::string& key = argv[1];
+  Entry* e = db.lookup(key, ctx.now_ms);
+  if (e == nullptr) return Reply::nil();
+  if (!e->is_string()) return errors::wrong_type();
+  int64_t deadline = Entry::kNoExpire;
+  if (expire_arg != nullptr) {
+    Reply error;
+    if (!parse_set_expire(ctx, "getex", *expire_arg, flags, &deadline, &error)) return error;
+  }
+  Reply value = Reply::bulk(e->str());
+  if ((flags & (kSetExAt | kSetPxAt)) && deadline <= ctx.now_ms) {
+    db.remove(key);  // checkAlreadyExpired
+  } else if (persist) {
+    if (e->has_expire()) {
+      db.set_expire(key, *e, Entry::kNoExpire);
+      db.touch(key);
+    }
+  } else if (expire_arg != nullptr) {
+    db.set_expire(key, *e, deadline);
+    db.touch(key);
+  }
+  return value;
+}
+
+// MSETNX: all or nothing; any existing key stops it.
+Reply msetnx(CommandContext& ctx) {
+  if (ctx.argv.size() % 2 == 0) return errors::arity("msetnx");
+  Db& db = current_db(ctx);
+  for (size_t i = 1; i < ctx.argv.size(); i += 2) {
+    if (db.lookup(ctx.argv[i], ctx.now_ms) != nullptr) return Reply::integer(0);
+  }
+  for (size_t i = 1; i + 1 < ctx.argv.size(); i += 2) {
+    db.set_string(ctx.argv[i], ctx.argv[i + 1], /*keep_ttl=*/false);
+  }
+  return Reply::integer(1);
+}
+
+// INCRBYFLOAT: long double arithmetic, printed "%.17Lf" without trailing
+// zeros; the deadline is kept.
+Reply incrbyfloat(CommandContext& ctx) {
+  Db& db = current_db(ctx);
+  const std::string& key = ctx.argv[1];
+  Entry* e = db.lookup(key, ctx.now_ms);
+  long double value = 0;
+  long double by = 0;
+  if (e != nullptr && !e->is_string()) return errors::wrong_type();
+  if ((e != nullptr && !parse_long_double(e->str(), &value)) ||
+      !parse_long_double(ctx.argv[2], &by)) {
+    return errors::not_float();
+  }
+  value += by;
+  if (std::isnan(value) || std::isinf(value)) {
+    return Reply::error("ERR increment would produce NaN or Infinity");
+  }
+  std::string text = format_long_double(value);
+  if (e != nullptr) {
+    e->str() = text;
+    db.touch(key);
+  } else {
+    e = &db.set_string(key, text, /*keep_ttl=*/false);
+  }
+  e->str_encoding = StringEncoding::kNotInt;
+  return Reply::bulk(std::move(text));
+}
+
+// GETRANGE key start end: inclusive, negative from the end, clamped.
+Reply getrange(CommandContext& ctx) {
+  int64_t start = 0;
+  int64_t end = 0;
+  if (!parse_int64(ctx.argv[2], &start) || !parse_int64(ctx.argv[3], &end)) {
+    return errors::not_integer();
+  }
+  Entry* e = current_db(ctx).lookup(ctx.argv[1], ctx.now_ms);
+  if (e == nullptr) return Reply::bulk("");
+  if (!e->is_string()) return errors::wrong_type();
+  const std::string& s = e->str();
+  const int64_t n = static_cast<int64_t>(s.size());
+  if (start < 0 && end < 0 && start > end) return Reply::bulk("");
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  if (start < 0) start = 0;
+  if (end < 0) end = 0;
+  if (end >= n) end = n - 1;
+  if (start > end || n == 0) return Reply::bulk("");
+  return Reply::bulk(s.substr(static_cast<size_t>(start), static_cast<size_t>(end - start + 1)));
+}
+
+// SETRANGE key offset value: zero-pads; an empty value changes nothing.
+Reply setrange(CommandContext& ctx) {
+  int64_t offset = 0;
+  if (!parse_int64(ctx.argv[2], &offset)) return errors::not_integer();
+  if (offset < 0) return Reply::error("ERR offset is out of range");
+  Db& db = current_db(ctx);
+  const std::string& key = ctx.argv[1];
+  const std::string& value = ctx.argv[3];
+  Entry* e = db.lookup(key, ctx.now_ms);
+  if (e != nullptr && !e->is_string()) return errors::wrong_type();
+  if (value.empty())
+    return Reply::integer(e == nullptr ? 0 : static_cast<int64_t>(e->str().size()));
+  if (static_cast<uint64_t>(offset) + value.size() > kMaxStringBytes) {
+    return Reply::error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  }
+  if (e == nullptr) e = &db.add(key, std::string());
+  std::string& s = e->str();
+  const size_t at = static_cast<size_t>(offset);
+  if (s.size() < at + value.size()) s.resize(at + value.size(), '\0');
+  s.replace(at, value.size(), value);
+  e->str_encoding = StringEncoding::kRaw;
+  db.touch(key);
+  return Reply::integer(static_cast<int64_t>(s.size()));
+}
+
+// A SETBIT/GETBIT offset: 0 .. 2^32-1 (512 MB of bits).
+bool parse_bit_offset(const std::string& arg, size_t* out) {
+  int64_t v = 0;
+  if (!parse_int64(arg, &v) || v < 0 || static_cast<uint64_t>(v >> 3) >= kMaxStringBytes) {
+    return false;
+  }
+  *out = static_cast<size_t>(v);
+  return true;
+}
+
+// SETBIT key offset 0|1: the previous bit; bit 0 is the first byte's MSB.
+Reply setbit(CommandContext& ctx) {
+  size_t offset = 0;
+  if (!parse_bit_offset(ctx.argv[2], &offset)) {
+    return Reply::error("ERR bit offset is not an integer or out of range");
+  }
+  int64_t on = 0;
+  if (!parse_int64(ctx.argv[3], &on) || (on & ~int64_t{1}) != 0) {
+    return Reply::error("ERR bit is not an integer or out of range");
+  }
+  Db& db = current_db(ctx);
+  const std::string& key = ctx.argv[1];
+  Entry* e = db.lookup(key, ctx.now_ms);
+  if (e != nullptr && !e->is_string()) return errors::wrong_type();
+  if (e == nullptr) e = &db.add(key, std::string());
+  std::string& s = e->str();
+  const size_t byte = offset >> 3;
+  if (s.size() <= byte) s.resize(byte + 1, '\0');
+  const unsigned mask = 1u << (7 - (offset & 7));
+  unsigned char c = static_cast<unsigned char>(s[byte]);
+  const int64_t old = (c & mask) ? 1 : 0;
+  c = static_cast<unsigned char>(on ? (c | mask) : (c & ~mask));
+  s[byte] = static_cast<char>(c);
+  e->str_encoding = StringEncoding::kRaw;
+  db.touch(key);
+  return Reply::integer(old);
+}
+
+Reply getbit(CommandContext& ctx) {
+  size_t offset = 0;
+  if (!parse_bit_offset(ctx.argv[2], &offset)) {
+    return Reply::error("ERR bit offset is not an integer or out of range");
+  }
+  Entry* e = current_db(ctx).lookup(ctx.argv[1], ctx.now_ms);
+  if (e == nullptr) return Reply::integer(0);
+  if (!e->is_string()) return errors::wrong_type();
+  const std::string& s = e->str();
+  const size_t byte = offset >> 3;
+  if (byte >= s.size()) return Reply::integer(0);
+  return Reply::integer((static_cast<unsigned char>(s[byte]) >> (7 - (offset & 7))) & 1);
 }
 
 }  // namespace
@@ -271,6 +467,13 @@ void register_string_commands(CommandTable& table) {
   table.add({"decrby", 3, kCmdWrite | kCmdFast, &decrby});
   table.add({"append", 3, kCmdWrite, &append});
   table.add({"strlen", 2, kCmdReadonly | kCmdFast, &strlen});
+  table.add({"getex", -2, kCmdWrite | kCmdFast, &getex});
+  table.add({"msetnx", -3, kCmdWrite, &msetnx});
+  table.add({"incrbyfloat", 3, kCmdWrite | kCmdFast, &incrbyfloat});
+  table.add({"getrange", 4, kCmdReadonly, &getrange});
+  table.add({"setrange", 4, kCmdWrite, &setrange});
+  table.add({"setbit", 4, kCmdWrite, &setbit});
+  table.add({"getbit", 3, kCmdReadonly | kCmdFast, &getbit});
 }
 
 }  // namespace redsim::sim

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/args.h"
+
 namespace redsim::sim {
 
 namespace {
@@ -15,8 +17,41 @@ std::string_view type_name(ValueType type) {
       return "string";
     case ValueType::kHash:
       return "hash";
+    case ValueType::kList:
+      return "list";
+    case ValueType::kSet:
+      return "set";
+    case ValueType::kZset:
+      return "zset";
   }
   return "none";
+}
+
+std::string_view encoding_name(const Entry& e) {
+  // Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT.
+  constexpr size_t kEmbstrMaxBytes = 44;
+  switch (e.type()) {
+    case ValueType::kString: {
+      const std::string& s = *std::get_if<std::string>(&e.value);
+      if (e.str_encoding == StringEncoding::kRaw) return "raw";
+      int64_t ignored = 0;
+      // tryObjectEncoding: up to 20 bytes that string2l accepts become an int.
+      if (e.str_encoding == StringEncoding::kByContent && s.size() <= 20 &&
+          parse_int64(s, &ignored)) {
+        return "int";
+      }
+      return s.size() <= kEmbstrMaxBytes ? "embstr" : "raw";
+    }
+    case ValueType::kHash:
+      return std::get_if<Hash>(&e.value)->listpack() ? "listpack" : "hashtable";
+    case ValueType::kList:
+      return "quicklist";
+    case ValueType::kSet:
+      return std::get_if<Set>(&e.value)->intset() ? "intset" : "hashtable";
+    case ValueType::kZset:
+      return std::get_if<Zset>(&e.value)->listpack() ? "listpack" : "skiplist";
+  }
+  return "unknown";
 }
 
 // ---- Hash ------------------------------------------------------------------
@@ -43,12 +78,15 @@ std::string* Hash::find(std::string_view field) {
 }
 
 bool Hash::set(std::string_view field, std::string_view value) {
+  note_length(field.size());
+  note_length(value.size());
   size_t i = position(field);
   if (i != entries_.size()) {
     entries_[i].second.assign(value);
     return false;
   }
   entries_.emplace_back(std::string(field), std::string(value));
+  if (entries_.size() > kHashMaxListpackEntries) listpack_ = false;
   if (!index_.empty()) {
     index_.emplace(std::string(field), i);
   } else if (entries_.size() > kHashIndexThreshold) {
@@ -75,6 +113,127 @@ void Hash::rebuild_index() {
   index_.clear();
   index_.reserve(entries_.size());
   for (size_t i = 0; i < entries_.size(); ++i) index_.emplace(entries_[i].first, i);
+}
+
+// ---- Set -------------------------------------------------------------------
+
+size_t Set::lower_bound(int64_t value) const {
+  return static_cast<size_t>(std::lower_bound(ints_.begin(), ints_.end(), value) - ints_.begin());
+}
+
+bool Set::contains(std::string_view member) const {
+  if (intset_) {
+    int64_t v = 0;
+    if (!parse_int64(member, &v)) return false;
+    size_t i = lower_bound(v);
+    return i < ints_.size() && ints_[i] == v;
+  }
+  return index_.find(member) != index_.end();
+}
+
+bool Set::add(std::string_view member) {
+  if (intset_) {
+    int64_t v = 0;
+    if (parse_int64(member, &v)) {
+      size_t i = lower_bound(v);
+      if (i < ints_.size() && ints_[i] == v) return false;
+      ints_.insert(ints_.begin() + static_cast<std::ptrdiff_t>(i), v);
+      members_.insert(members_.begin() + static_cast<std::ptrdiff_t>(i), std::string(member));
+      if (members_.size() > kSetMaxIntsetEntries) to_hashtable();
+      return true;
+    }
+    to_hashtable();
+  }
+  auto [it, inserted] = index_.try_emplace(std::string(member), members_.size());
+  if (!inserted) return false;
+  members_.push_back(it->first);
+  return true;
+}
+
+bool Set::erase(std::string_view member) {
+  if (intset_) {
+    int64_t v = 0;
+    if (!parse_int64(member, &v)) return false;
+    size_t i = lower_bound(v);
+    if (i == ints_.size() || ints_[i] != v) return false;
+    ints_.erase(ints_.begin() + static_cast<std::ptrdiff_t>(i));
+    members_.erase(members_.begin() + static_cast<std::ptrdiff_t>(i));
+    return true;
+  }
+  auto it = index_.find(member);
+  if (it == index_.end()) return false;
+  size_t i = it->second;
+  index_.erase(it);
+  if (i + 1 != members_.size()) {
+    members_[i] = std::move(members_.back());
+    index_.find(std::string_view(members_[i]))->second = i;
+  }
+  members_.pop_back();
+  return true;
+}
+
+void Set::to_hashtable() {
+  intset_ = false;
+  ints_.clear();
+  ints_.shrink_to_fit();
+  index_.reserve(members_.size());
+  for (size_t i = 0; i < members_.size(); ++i) index_.emplace(members_[i], i);
+}
+
+// ---- Zset ------------------------------------------------------------------
+
+namespace {
+bool item_less(const Zset::Item& a, double score, std::string_view member) {
+  if (a.score != score) return a.score < score;
+  return std::string_view(a.member) < member;
+}
+}  // namespace
+
+const double* Zset::score(std::string_view member) const {
+  auto it = scores_.find(member);
+  return it == scores_.end() ? nullptr : &it->second;
+}
+
+size_t Zset::lower_bound(double score, std::string_view member) const {
+  auto it = std::lower_bound(items_.begin(), items_.end(), 0,
+                             [&](const Item& a, int) { return item_less(a, score, member); });
+  return static_cast<size_t>(it - items_.begin());
+}
+
+size_t Zset::rank(std::string_view member) const {
+  return lower_bound(scores_.find(member)->second, member);
+}
+
+bool Zset::set(std::string_view member, double score) {
+  note_length(member.size());
+  auto it = scores_.find(member);
+  bool added = it == scores_.end();
+  if (!added) {
+    if (it->second == score) return false;
+    items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(lower_bound(it->second, member)));
+    it->second = score;
+  } else {
+    scores_.emplace(std::string(member), score);
+  }
+  size_t at = lower_bound(score, member);
+  items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(at), Item{score, std::string(member)});
+  if (items_.size() > kZsetMaxListpackEntries) listpack_ = false;
+  return added;
+}
+
+bool Zset::erase(std::string_view member) {
+  auto it = scores_.find(member);
+  if (it == scores_.end()) return false;
+  items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(lower_bound(it->second, member)));
+  scores_.erase(it);
+  return true;
+}
+
+void Zset::erase_ranks(size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i)
+    scores_.erase(scores_.find(std::string_view(items_[i].member)));
+  items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(from),
+               items_.begin() + static_cast<std::ptrdiff_t>(to));
 }
 
 // ---- Db --------------------------------------------------------------------
@@ -109,6 +268,7 @@ Entry& Db::set_string(std::string_view key, std::string value, bool keep_ttl) {
     set_expire(key, it->second, Entry::kNoExpire);
   }
   Entry& e = it->second;
+  e.str_encoding = StringEncoding::kByContent;
   if (e.is_string()) {
     e.str() = std::move(value);
   } else {
@@ -123,6 +283,25 @@ bool Db::remove(std::string_view key) {
   if (it == map_.end()) return false;
   erase(it, TouchKind::kWrite);
   return true;
+}
+
+Entry& Db::put(std::string_view key, Entry entry) {
+  auto it = map_.find(key);
+  if (it == map_.end()) it = map_.try_emplace(std::string(key)).first;
+  Entry& e = it->second;
+  int64_t deadline = entry.expire_ms;
+  e.value = std::move(entry.value);
+  e.str_encoding = entry.str_encoding;
+  set_expire(key, e, deadline);
+  return e;
+}
+
+const std::string* Db::key_at(size_t r) const {
+  if (map_.empty()) return nullptr;
+  // Bucket order is deterministic for a given history, which is all RANDOMKEY needs.
+  auto it = map_.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(r % map_.size()));
+  return &it->first;
 }
 
 void Db::set_expire(std::string_view key, Entry& e, int64_t deadline_ms) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <set>
 #include <string>
@@ -29,12 +30,19 @@ namespace redsim::sim {
 
 class Session;
 
-// Type of a value, in the order of Value's alternatives. Lists, sets and
-// sorted sets are added here and to Value when they are implemented.
-enum class ValueType : uint8_t { kString = 0, kHash = 1 };
+// Type of a value, in the order of Value's alternatives.
+enum class ValueType : uint8_t { kString = 0, kHash = 1, kList = 2, kSet = 3, kZset = 4 };
 
-// The TYPE command's name of a type: "string", "hash".
+// The TYPE command's name of a type: "string", "hash", "list", "set", "zset".
 std::string_view type_name(ValueType type);
+
+// Redis 7.0's default conversion thresholds (redis.conf), which decide the
+// encoding OBJECT ENCODING reports and the order small collections keep.
+inline constexpr size_t kHashMaxListpackEntries = 128;  // hash-max-listpack-entries
+inline constexpr size_t kHashMaxListpackValue = 64;     // hash-max-listpack-value (bytes)
+inline constexpr size_t kSetMaxIntsetEntries = 512;     // set-max-intset-entries
+inline constexpr size_t kZsetMaxListpackEntries = 128;  // zset-max-listpack-entries
+inline constexpr size_t kZsetMaxListpackValue = 64;     // zset-max-listpack-value (bytes)
 
 // Heterogeneous hashing so lookups by string_view do not allocate.
 struct StringHash {
@@ -46,10 +54,19 @@ struct StringHash {
 // for small hashes: HSET of a new field appends, HSET of an existing field
 // replaces its value in place, HDEL keeps the order of the rest. (Redis
 // converts hashes beyond 128 fields or 64-byte values to a hashtable whose
-// order is arbitrary; this one keeps insertion order at any size.)
+// order is arbitrary; this one keeps insertion order at any size, and only
+// remembers the conversion for OBJECT ENCODING and HSCAN's paging.)
 class Hash {
  public:
   using Field = std::pair<std::string, std::string>;  // (field, value)
+
+  // Still what Redis would keep as a listpack (never true again once false).
+  bool listpack() const { return listpack_; }
+  // hashTypeTryConversion: a field or value longer than 64 bytes about to be
+  // written converts the hash, even when the write then does not happen.
+  void note_length(size_t bytes) {
+    if (bytes > kHashMaxListpackValue) listpack_ = false;
+  }
 
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
@@ -70,25 +87,116 @@ class Hash {
   std::vector<Field> entries_;
   // field -> position in entries_, kept only once a linear scan gets long.
   std::unordered_map<std::string, size_t, StringHash, std::equal_to<>> index_;
+  bool listpack_ = true;
 };
 
-using Value = std::variant<std::string, Hash>;
+// A Redis list (7.0 always reports "quicklist"): front is the head (LPUSH side).
+using List = std::deque<std::string>;
+
+// A Redis set. While every member is a canonical int64 (Redis's string2ll)
+// and there are at most 512 of them it is an "intset": members() is in
+// ascending numeric order, as Redis's intset replies. After the first other
+// member or the 513th it is a "hashtable" for good: members() is in an
+// unspecified but deterministic order (Redis's is the hash table's).
+class Set {
+ public:
+  size_t size() const { return members_.size(); }
+  bool empty() const { return members_.empty(); }
+  bool intset() const { return intset_; }
+  bool contains(std::string_view member) const;
+  // Adds `member`; true when it is new.
+  bool add(std::string_view member);
+  // Removes `member`; true when it was there.
+  bool erase(std::string_view member);
+  // Members in the order SMEMBERS replies; at(i) is members()[i].
+  const std::vector<std::string>& members() const { return members_; }
+  const std::string& at(size_t i) const { return members_[i]; }
+
+ private:
+  void to_hashtable();
+  // Intset mode: position of `value` in members_ (sorted numerically).
+  size_t lower_bound(int64_t value) const;
+
+  std::vector<std::string> members_;
+  std::vector<int64_t> ints_;  // intset mode: the parsed members_, same order
+  // Hashtable mode: member -> position in members_ (erase swaps in the last).
+  std::unordered_map<std::string, size_t, StringHash, std::equal_to<>> index_;
+  bool intset_ = true;
+};
+
+// A Redis sorted set: members ordered by (score, member bytes), as both of
+// Redis's encodings order them. "listpack" while at most 128 members, each
+// at most 64 bytes; "skiplist" for good after that.
+class Zset {
+ public:
+  struct Item {
+    double score;
+    std::string member;
+  };
+
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  bool listpack() const { return listpack_; }
+  // zsetTypeCreate's choice for a new key whose first member is `bytes` long.
+  void note_length(size_t bytes) {
+    if (bytes > kZsetMaxListpackValue) listpack_ = false;
+  }
+  // The score of `member`, or nullptr.
+  const double* score(std::string_view member) const;
+  // Inserts `member` or moves it to `score`; true when it is new.
+  bool set(std::string_view member, double score);
+  // Removes `member`; true when it was there.
+  bool erase(std::string_view member);
+  // Removes items [from, to) by rank.
+  void erase_ranks(size_t from, size_t to);
+  // 0-based rank of a present `member` in ascending order.
+  size_t rank(std::string_view member) const;
+  // The first rank whose item is not below (score, member) / above score.
+  size_t lower_bound(double score, std::string_view member) const;
+  const std::vector<Item>& items() const { return items_; }
+  const Item& at(size_t rank) const { return items_[rank]; }
+
+ private:
+  std::vector<Item> items_;  // ascending
+  std::unordered_map<std::string, double, StringHash, std::equal_to<>> scores_;
+  bool listpack_ = true;
+};
+
+using Value = std::variant<std::string, Hash, List, Set, Zset>;
+
+// How a string value was last written, for OBJECT ENCODING: Redis runs
+// tryObjectEncoding (int / embstr / raw by content) on SET-family values,
+// writes APPEND / SETRANGE / SETBIT results as "raw", and INCRBYFLOAT's as
+// a fresh string ("embstr" up to 44 bytes, never "int").
+enum class StringEncoding : uint8_t { kByContent = 0, kRaw = 1, kNotInt = 2 };
 
 struct Entry {
   static constexpr int64_t kNoExpire = -1;
 
   Value value;
   int64_t expire_ms = kNoExpire;  // absolute deadline in ms on the server's clock
+  StringEncoding str_encoding = StringEncoding::kByContent;  // strings only
 
   ValueType type() const { return static_cast<ValueType>(value.index()); }
   bool is_string() const { return value.index() == 0; }
   bool is_hash() const { return value.index() == 1; }
+  bool is_list() const { return value.index() == 2; }
+  bool is_set() const { return value.index() == 3; }
+  bool is_zset() const { return value.index() == 4; }
   std::string& str() { return *std::get_if<std::string>(&value); }
   Hash& hash() { return *std::get_if<Hash>(&value); }
+  List& list() { return *std::get_if<List>(&value); }
+  Set& set() { return *std::get_if<Set>(&value); }
+  Zset& zset() { return *std::get_if<Zset>(&value); }
   bool has_expire() const { return expire_ms != kNoExpire; }
   // Redis's keyIsExpired: strictly after the deadline.
   bool expired_at(int64_t now_ms) const { return expire_ms != kNoExpire && now_ms > expire_ms; }
 };
+
+// OBJECT ENCODING's answer for `e`, as Redis 7.0 with default thresholds:
+// strings "int" / "embstr" / "raw", hashes "listpack" / "hashtable", lists
+// "quicklist", sets "intset" / "hashtable", sorted sets "listpack" / "skiplist".
+std::string_view encoding_name(const Entry& e);
 
 // Why a watched key is signalled; decides what it means for a WATCH.
 enum class TouchKind : uint8_t {
@@ -122,6 +230,12 @@ class Db {
   Entry& set_string(std::string_view key, std::string value, bool keep_ttl);
   // Deletes `key` if stored (expired or not); true when it was. Touches it.
   bool remove(std::string_view key);
+  // Stores `entry` (value, deadline, encoding) at `key`, replacing whatever
+  // is stored there. Does not touch: the caller does (RENAME, COPY, MOVE).
+  Entry& put(std::string_view key, Entry entry);
+  // A uniformly drawn stored key (expired or not) given a draw `r` in
+  // [0, size()); nullptr when the db is empty. For RANDOMKEY.
+  const std::string* key_at(size_t r) const;
   // Sets or clears (deadline_ms == Entry::kNoExpire) the deadline of the
   // stored entry `e` of `key`. Does not touch: commands call touch().
   void set_expire(std::string_view key, Entry& e, int64_t deadline_ms);

@@ -81,11 +81,16 @@ Server::Server(Clock& clock, ServerOptions options)
       options_(options),
       keyspace_(std::make_unique<Keyspace>(options.databases, &on_watched_key_touched)),
       pubsub_(std::make_unique<PubSub>()),
-      start_ms_(clock.now_us() / 1000) {
+      start_ms_(clock.now_us() / 1000),
+      // A fixed tag keeps this stream apart from other users of the seed.
+      random_state_(options.seed ^ 0x5EED5E12F0DA7A00ULL) {
   register_server_commands(commands_);
   register_key_commands(commands_);
   register_string_commands(commands_);
   register_hash_commands(commands_);
+  register_list_commands(commands_);
+  register_set_commands(commands_);
+  register_zset_commands(commands_);
   register_pubsub_commands(commands_);
   register_multi_commands(commands_);
   register_script_commands(commands_);
@@ -139,7 +144,6 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     return reply;
   }
 
-  session.last_command_ms_ = clock_.now_us() / 1000;
   if (spec != nullptr) {
     session.last_command_ = spec->name;
     if ((spec->flags & kCmdContainer) && argv.size() > 1) {
@@ -192,6 +196,7 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
   ++commands_processed_;
   CommandContext ctx{*this, session, argv, frozen_ms_, in_script};
   if (in_script) return spec.handler(ctx);
+  session.last_command_ms_ = frozen_ms_;
 
   int db_before = session.db_;
   bool changed_before = std::exchange(script_changed_db_, false);
@@ -204,6 +209,26 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
 size_t Server::active_expire_cycle() {
   if (!config_.active_expire_enabled) return 0;
   return keyspace_->active_expire(now_ms(), options_.active_expire_keys_per_cycle);
+}
+
+uint64_t Server::random_below(uint64_t n) {
+  if (n == 0) return 0;
+  auto next = [this] {
+    uint64_t z = (random_state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  };
+  unsigned __int128 m = static_cast<unsigned __int128>(next()) * n;
+  uint64_t low = static_cast<uint64_t>(m);
+  if (low < n) {
+    const uint64_t threshold = (0 - n) % n;
+    while (low < threshold) {
+      m = static_cast<unsigned __int128>(next()) * n;
+      low = static_cast<uint64_t>(m);
+    }
+  }
+  return static_cast<uint64_t>(m >> 64);
 }
 
 int64_t Server::now_ms() const { return frozen_ms_ >= 0 ? frozen_ms_ : clock_.now_us() / 1000; }

@@ -52,7 +52,7 @@ struct ServerConfig {
   int64_t maxmemory_bytes = 0;                       // 0: no limit
   int port = 6379;                                   // the TCP port, 0 when not listening
   std::string bind = "* -::*";                       // Redis's default bind list
-  int64_t proto_max_bulk_len = 512LL * 1024 * 1024;  // bytes, read-only here
+  int64_t proto_max_bulk_len = 512LL * 1024 * 1024;  // bytes: the transport's bulk limit
   int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
   // Other parameters CONFIG SET stored (reported back by CONFIG GET only).
   std::map<std::string, std::string, std::less<>> others;
@@ -224,6 +224,13 @@ class Server {
   int64_t start_ms() const { return start_ms_; }
   uint64_t connections_received() const { return next_session_id_ - 1; }
 
+  // The server's own random stream, seeded from options.seed: a uniform
+  // value in [0, n) (0 when n == 0). Drives SPOP, SRANDMEMBER, HRANDFIELD
+  // and RANDOMKEY, so a seed replays their choices exactly. Algorithm:
+  // splitmix64 (Steele, Lea & Flood 2014) with Lemire's unbiased
+  // multiply-shift rejection.
+  uint64_t random_below(uint64_t n);
+
  private:
   friend class Session;
   friend struct ServerAccess;  // for the command families in sim/*.cc
@@ -251,6 +258,7 @@ class Server {
   bool script_changed_db_ = false;
   ReplicationHooks replication_;
   int call_depth_ = 0;
+  uint64_t random_state_;  // splitmix64 state, see random_below()
 };
 
 }  // namespace redsim::sim

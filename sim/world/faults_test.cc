@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "lock/errors.h"
+#include "lock/simple_lock.h"
 #include "sim/keyspace.h"
+#include "sim/world/checkers.h"
 #include "sim/world/drift_clock.h"
 #include "sim/world/world.h"
 
@@ -96,6 +98,31 @@ TEST(Clocks, ServerExpiryFollowsTheServersClock) {
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0], Reply::bulk("v"));
   EXPECT_EQ(got[1], Reply::nil());
+}
+
+// Kleppmann's clock jump on one server, with a plain lock: the key expires
+// early on the jumped clock and a second client enters while the first is
+// still inside.
+TEST(Clocks, ServerClockJumpLetsASecondHolderIn) {
+  World w;
+  auto worker = [](milliseconds start, milliseconds hold) {
+    return [start, hold](ProcessEnv& env) {
+      env.sleep_for(start);
+      lock::SimpleLock l(env, "res", {.lease = milliseconds(1000)});
+      if (!l.try_lock_for(milliseconds(0))) return;
+      env.enter_critical("res");
+      env.sleep_for(hold);
+      env.leave_critical("res");
+      l.try_unlock();
+    };
+  };
+  w.spawn_process("a", worker(milliseconds(0), milliseconds(500)));
+  w.spawn_process("b", worker(milliseconds(200), milliseconds(10)));
+  w.jump_server_clock(0, milliseconds(100), milliseconds(2000));
+  w.run();
+  const auto v = check_mutual_exclusion(w.history());
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].checker, "mutual-exclusion");
 }
 
 TEST(Clocks, RandomDriftIsDrawnPerProcessAndServer) {
@@ -237,6 +264,34 @@ TEST(NetworkFaults, PerCallTimeoutAndReplacedConnection) {
   EXPECT_EQ(count(w.history(), EventKind::kDisconnect), 2u);  // the old and the last connection
 }
 
+TEST(NetworkFaults, ScheduledLossesOfEachKind) {
+  WorldOptions o;
+  o.faults.latency_min_us = 100;
+  o.faults.latency_max_us = 100;
+  o.command_timeout_us = 5 * kMs;
+  World w(o);
+  std::vector<std::string> outcomes;
+  const ProcessId pid = w.spawn_process("p", [&](ProcessEnv& env) {
+    for (int i = 0; i < 4; ++i) {
+      try {
+        env.connection().call({"INCR", "n"});
+        outcomes.push_back("ok");
+      } catch (const lock::TimeoutError&) {
+        outcomes.push_back("timeout");
+      } catch (const lock::IoError&) {
+        outcomes.push_back("io");
+      }
+      env.sleep_for(milliseconds(10));
+    }
+  });
+  w.lose_messages(pid, 0, microseconds(0), microseconds(1), Loss::kRequest);
+  w.lose_messages(pid, 0, milliseconds(10), milliseconds(11), Loss::kReplyAfterRun);
+  w.lose_messages(pid, 0, milliseconds(20), milliseconds(21), Loss::kReplyWithTimeout);
+  w.run();
+  EXPECT_EQ(outcomes, (std::vector<std::string>{"io", "io", "timeout", "ok"}));
+  EXPECT_EQ(w.server(0).keyspace().db(0).peek("n")->str(), "3");  // all but the first ran
+}
+
 TEST(NetworkFaults, DelayedRepliesStayInOrder) {
   WorldOptions o;
   o.faults.latency_min_us = 100;
@@ -298,9 +353,42 @@ TEST(NetworkFaults, PartitionFailsCallsRefusesConnectionsBreaksPubSubAndHeals) {
   w.partition(pid, 0, milliseconds(15), milliseconds(60));
   w.run();
   EXPECT_EQ(outcomes, (std::vector<std::string>{"ok@10", "io@21", "io@22", "ok@102"}));
+  const std::string timeline = render_timeline(w.history());
+  EXPECT_NE(timeline.find("PARTITION from s0 until 60.000ms"), std::string::npos) << timeline;
+  EXPECT_NE(timeline.find("partition from s0 healed"), std::string::npos);
+  EXPECT_NE(timeline.find("BROKEN (partition)"), std::string::npos);
   EXPECT_EQ(messages, (std::vector<std::string>{"after"}));  // resubscribed at the heal
   EXPECT_EQ(count(w.history(), EventKind::kPartitionStart), 1u);
   EXPECT_EQ(count(w.history(), EventKind::kPartitionHeal), 1u);
+}
+
+TEST(NetworkFaults, ASubscribeThatTimesOutKeepsTheEarlierSubscriptions) {
+  WorldOptions o;
+  o.faults.latency_min_us = 100;
+  o.faults.latency_max_us = 100;
+  o.command_timeout_us = 5 * kMs;
+  World w(o);
+  std::vector<std::string> messages;
+  bool timed_out = false;
+  const ProcessId pid = w.spawn_process("sub", [&](ProcessEnv& env) {
+    env.subscribe("a", [&](const std::string& m) { messages.push_back("a:" + m); });
+    try {
+      env.subscribe("b", [&](const std::string& m) { messages.push_back("b:" + m); });
+    } catch (const lock::TimeoutError&) {
+      timed_out = true;
+    }
+    env.sleep_for(milliseconds(200));
+  });
+  w.spawn_process("pub", [&](ProcessEnv& env) {
+    env.sleep_for(milliseconds(100));
+    env.connection().call({"PUBLISH", "a", "1"});
+    env.connection().call({"PUBLISH", "b", "2"});
+  });
+  // The SUBSCRIBE b reply (sent at 300 us) comes 50 ms late.
+  w.delay_messages(pid, 0, microseconds(250), microseconds(1000), milliseconds(50));
+  w.run();
+  EXPECT_TRUE(timed_out);
+  EXPECT_EQ(messages, (std::vector<std::string>{"a:1"}));
 }
 
 TEST(NetworkFaults, CallInFlightDuringPartitionTimesOutOrFailsAtTheHeal) {
@@ -462,6 +550,13 @@ TEST(Replication, ReplicasFollowWithLagAndFailoverLosesUnreplicatedWrites) {
   EXPECT_EQ(count(w.history(), EventKind::kFailover), 1u);
   // The other replica follows the promoted one.
   EXPECT_EQ(w.node(w.node_of(0, 1)).keyspace().db(0).peek("b"), nullptr);
+  // The old primary comes back as a replica: a full resync drops its "b".
+  w.restart_server(0, milliseconds(100));
+  w.run();
+  ASSERT_TRUE(w.node_up(0));
+  EXPECT_EQ(w.node(0).keyspace().db(0).peek("b"), nullptr);
+  EXPECT_EQ(w.node(0).keyspace().db(0).peek("a")->str(), "1");
+  EXPECT_EQ(&w.server(0), &w.node(w.node_of(0, 0)));
 }
 
 TEST(Replication, ScriptsAndDeletesReplicateTheirEffects) {
@@ -519,6 +614,52 @@ TEST(Replication, WaitCountsOnlyLiveReplicas) {
   EXPECT_EQ(r, Reply::integer(0));
 }
 
+TEST(Replication, WaitInsideMultiAnswersAtOnce) {
+  WorldOptions o;
+  o.replicas = 1;
+  o.replication_lag_min_us = 50 * kMs;
+  o.replication_lag_max_us = 50 * kMs;
+  World w(o);
+  Reply exec;
+  int64_t at = -1;
+  w.spawn_process("p", [&](ProcessEnv& env) {
+    lock::Connection& c = env.connection();
+    c.call({"SET", "k", "v"});
+    c.call({"MULTI"});
+    c.call({"WAIT", "1", "0"});
+    exec = c.call({"EXEC"});
+    at = w.now().count();
+  });
+  w.run();
+  EXPECT_EQ(exec, Reply::array({Reply::integer(0)}));
+  EXPECT_EQ(at, 0);
+}
+
+TEST(ServerFaults, SubscribersResubscribeAfterARestart) {
+  WorldOptions o;
+  o.faults.latency_min_us = 100;
+  o.faults.latency_max_us = 100;
+  o.record_messages = true;
+  World w(o);
+  std::vector<std::string> messages;
+  w.spawn_process("sub", [&](ProcessEnv& env) {
+    env.subscribe("ch", [&](const std::string& m) { messages.push_back(m); });
+    env.sleep_for(milliseconds(100));
+  });
+  w.spawn_process("pub", [&](ProcessEnv& env) {
+    env.sleep_for(milliseconds(50));
+    env.connection().call({"PUBLISH", "ch", "after-restart"});
+  });
+  w.crash_server(0, milliseconds(10));
+  w.restart_server(0, milliseconds(20));
+  w.run();
+  EXPECT_EQ(messages, (std::vector<std::string>{"after-restart"}));
+  EXPECT_GT(count(w.history(), EventKind::kMessageSent), 4u);
+  // Nothing was on the wire at the crash: every message sent arrived.
+  EXPECT_EQ(count(w.history(), EventKind::kMessageSent),
+            count(w.history(), EventKind::kMessageDelivered));
+}
+
 // ---------------------------------------------------------------- all together
 
 uint64_t run_everything(uint64_t seed) {
@@ -571,6 +712,53 @@ uint64_t run_everything(uint64_t seed) {
   }
   w.run();
   return w.history().hash();
+}
+
+// A sanity check of the network faults against a correct lock: losses,
+// lost replies, timeouts and delays well below the lease never break
+// SimpleLock's mutual exclusion (they may make it give up or leave a lock
+// behind until its lease ends).
+TEST(AllFaults, SimpleLockStaysSafeUnderNetworkFaults) {
+  size_t io_errors = 0, sections = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    WorldOptions o;
+    o.seed = seed;
+    o.command_timeout_us = 10 * kMs;
+    FaultPlan& f = o.faults;
+    f.latency_distribution = LatencyDistribution::kLongTail;
+    f.latency_min_us = 100;
+    f.latency_max_us = 1000;
+    f.latency_tail_ppm = 200'000;
+    f.latency_tail_max_us = 4 * kMs;
+    f.loss_ppm = 50'000;
+    f.lost_reply_ppm = 50'000;
+    f.delay_ppm = 50'000;
+    f.delay_min_us = 1 * kMs;
+    f.delay_max_us = 3 * kMs;
+    World w(o);
+    for (int i = 0; i < 3; ++i) {
+      w.spawn_process("c" + std::to_string(i), [&io_errors](ProcessEnv& env) {
+        for (int j = 0; j < 5; ++j) {
+          lock::SimpleLock l(env, "res", {.lease = milliseconds(200)});
+          try {
+            if (!l.try_lock_for(milliseconds(100))) continue;
+            env.enter_critical("res");
+            env.sleep_for(milliseconds(2));
+            env.leave_critical("res");
+            l.try_unlock();
+          } catch (const lock::ConnectionError&) {
+            ++io_errors;
+          }
+        }
+      });
+    }
+    w.run();
+    sections += count(w.history(), EventKind::kEnterCritical);
+    const auto v = check_mutual_exclusion(w.history());
+    EXPECT_TRUE(v.empty()) << "seed " << seed << ": " << v.front().description;
+  }
+  EXPECT_GT(io_errors, 0u);   // the faults did happen
+  EXPECT_GT(sections, 100u);  // and many attempts (of 300) still got the lock
 }
 
 TEST(AllFaults, SameSeedSameHistoryDifferentSeedDifferentHistory) {

@@ -144,7 +144,13 @@ void Runtime::send_to_server(Link& link, std::function<void()> fn, std::string_v
     record(std::move(e));
   }
   sched.at(arrival, [this, &link, fn = std::move(fn), what = std::string(what), sent] {
-    if (link.broken) return;  // lost with the connection
+    if (link.broken) {  // lost with the connection
+      HistoryEvent e = event(EventKind::kMessageLost, link.process, link.task);
+      e.server = static_cast<int32_t>(link.server);
+      e.text = what + " (connection broken)";
+      record(std::move(e));
+      return;
+    }
     if (options.record_messages) {
       HistoryEvent e = event(EventKind::kMessageDelivered, link.process, link.task);
       e.server = static_cast<int32_t>(link.server);
@@ -170,7 +176,13 @@ void Runtime::send_to_client(Link& link, std::function<void()> fn, std::string_v
     record(std::move(e));
   }
   sched.at(arrival, [this, &link, fn = std::move(fn), what = std::string(what), sent] {
-    if (link.broken) return;
+    if (link.broken) {  // lost with the connection
+      HistoryEvent e = event(EventKind::kMessageLost, link.process, link.task);
+      e.server = static_cast<int32_t>(link.server);
+      e.text = what + " (connection broken)";
+      record(std::move(e));
+      return;
+    }
     if (options.record_messages) {
       HistoryEvent e = event(EventKind::kMessageDelivered, link.process, link.task);
       e.server = static_cast<int32_t>(link.server);
@@ -203,9 +215,18 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
   t.call_end = Task::CallEnd::kReply;
   link.in_flight.push_back(InFlight{&t, token});
   // Each draw only when its fault is on (chance(0) draws nothing).
-  const bool lost = p.net_rng.chance(plan.loss_ppm);
-  const bool lost_after_run = lost && p.net_rng.chance(plan.loss_executed_ppm);
-  const bool reply_lost = !lost && p.net_rng.chance(plan.lost_reply_ppm);
+  bool lost = p.loss_rng.chance(plan.loss_ppm);
+  bool lost_after_run = lost && p.loss_rng.chance(plan.loss_executed_ppm);
+  bool reply_lost = !lost && p.lost_reply_rng.chance(plan.lost_reply_ppm);
+  for (const Window& w : losses) {
+    if (w.pid != p.pid || w.server != link.server || now() < w.from_us || now() >= w.to_us) {
+      continue;
+    }
+    const auto loss = static_cast<Loss>(w.extra_us);
+    lost = loss != Loss::kReplyWithTimeout;
+    lost_after_run = loss == Loss::kReplyAfterRun;
+    reply_lost = loss == Loss::kReplyWithTimeout;
+  }
   if (timeout_us > 0) {
     fail_call(t, token, Task::CallEnd::kTimeout, "", now() + p.clock.true_duration(timeout_us));
   }
@@ -250,6 +271,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
               const uint64_t tok = w->token;
               send_to_client(l, [this, &l, task, tok, acked] {
                 deliver(*l.process, [this, task, tok, acked] {
+                  if (task->state != Task::State::kBlocked || task->block_token != tok) return;
                   task->reply = resp::Reply::integer(acked);
                   wake(*task, tok);
                 });
@@ -301,6 +323,14 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
         e.text = "timeout";
         record(std::move(e));
         close_link(link);
+        if (link.task == 0) {
+          // The server drops this connection's subscriptions: subscribe the
+          // process's channels again on a new one.
+          const size_t server = link.server;
+          sched.at(now(), [this, &p, server] {
+            deliver(p, [this, &p, server] { resubscribe(p, server); });
+          });
+        }
       }
       throw lock::TimeoutError("no reply from server " + std::to_string(link.server) + " within " +
                                std::to_string(timeout_us) + " us");
@@ -367,7 +397,7 @@ void Runtime::break_link(Link& link, std::string why, int64_t notify_after_us) {
   }
   std::erase_if(link.node->waits, [](const auto& w) { return w->done; });
   Process& p = *link.process;
-  if (!p.dying) {
+  if (!p.dying && !link.closed) {
     HistoryEvent e = event(EventKind::kLinkBroken, &p, link.task);
     e.server = static_cast<int32_t>(link.server);
     e.text = why;
@@ -379,7 +409,15 @@ void Runtime::break_link(Link& link, std::string why, int64_t notify_after_us) {
               now() + std::max<int64_t>(notify_after_us, 0));
   }
   link.in_flight.clear();
-  if (link.task == 0 && p.pubsub_links[link.server] == &link) p.pubsub_links[link.server] = nullptr;
+  if (link.task == 0 && p.pubsub_links[link.server] == &link) {
+    p.pubsub_links[link.server] = nullptr;
+    // The subscriptions of the process still stand: once the client sees the
+    // reset it connects again and subscribes again (or, while the server is
+    // unreachable, when the partition heals or the server restarts).
+    const size_t server = link.server;
+    sched.at(now() + std::max<int64_t>(notify_after_us, 0),
+             [this, &p, server] { deliver(p, [this, &p, server] { resubscribe(p, server); }); });
+  }
 }
 
 void Runtime::start_partition(Process& p, size_t server, int64_t until_us) {
@@ -399,7 +437,7 @@ void Runtime::start_partition(Process& p, size_t server, int64_t until_us) {
     HistoryEvent h = event(EventKind::kPartitionHeal, &p, 0);
     h.server = static_cast<int32_t>(server);
     record(std::move(h));
-    resubscribe(p, server);
+    deliver(p, [this, &p, server] { resubscribe(p, server); });
   });
 }
 

@@ -119,7 +119,9 @@ struct Process {
   Prng random{0};            // random_u64()
   Prng fault_rng{0};         // random pause / crash decisions
   Prng seed_rng{0};          // root of this process's sub-seeds (links)
-  Prng net_rng{0};           // loss, lost-reply, partition decisions
+  Prng loss_rng{0};          // loss decisions
+  Prng lost_reply_rng{0};    // lost-reply decisions
+  Prng partition_rng{0};     // random partitions
   Prng clock_rng{0};         // drift and random jumps
   Prng restart_rng{0};       // random restarts after a crash
   DriftClock clock;          // what now() reads; sleeps and timeouts run on it
@@ -165,7 +167,9 @@ struct Node {
   bool up = true;
   uint64_t incarnation = 0;
   Prng seed_rng{0};
-  Prng fault_rng{0};         // crashes, failovers, clock jumps
+  Prng crash_rng{0};         // random crashes and their restart delays
+  Prng failover_rng{0};      // random failovers and the old primary's return
+  Prng clock_rng{0};         // random clock jumps
   Prng repl_rng{0};          // replication lag draws
   std::vector<Link*> links;  // client connections to this node
   Snapshot kept;             // what survives a crash (persistence)
@@ -279,10 +283,11 @@ struct Runtime {
     size_t server;
     int64_t from_us;
     int64_t to_us;
-    int64_t extra_us;  // delay windows
+    int64_t extra_us;  // delay windows; lose windows: the Loss
   };
   std::vector<Window> partitions;
   std::vector<Window> delays;
+  std::vector<Window> losses;
   std::vector<std::unique_ptr<Process>> processes;  // processes[pid - 1]
   Task* current = nullptr;                          // the task whose fiber runs now
   // Tracked keys and, per server, their last recorded state: the deadline

@@ -83,7 +83,10 @@ void Runtime::make_nodes() {
     node->name = std::move(name);
     node->clock = std::make_unique<ServerClock>(sched, options.start_epoch_us);
     node->seed_rng = seeds;
-    node->fault_rng = root.fork("server-faults").fork(node->index);
+    const Prng faults = root.fork("server-faults").fork(node->index);
+    node->crash_rng = faults.fork("crash");
+    node->failover_rng = faults.fork("failover");
+    node->clock_rng = faults.fork("clock");
     node->repl_rng = root.fork("replication").fork(node->index);
     const int64_t drift = options.faults.clock_drift_ppm_max;
     if (drift != 0) {
@@ -160,7 +163,7 @@ void Runtime::crash_node(Node& n, std::string why, bool schedule_restart) {
   ++n.epoch;  // replication messages in flight to or from it are dropped
   if (schedule_restart) {
     const int64_t down =
-        n.fault_rng.uniform(options.faults.server_down_min_us, options.faults.server_down_max_us);
+        n.crash_rng.uniform(options.faults.server_down_min_us, options.faults.server_down_max_us);
     sched.after(down, [this, &n] { restart_node(n); });
   }
 }
@@ -183,7 +186,11 @@ void Runtime::restart_node(Node& n) {
     }
     // Clients that were subscribed here subscribe again.
     if (primaries[n.server] == &n) {
-      for (auto& p : processes) resubscribe(*p, n.server);
+      for (auto& p : processes) {
+        Process* proc = p.get();
+        const size_t server = n.server;
+        deliver(*proc, [this, proc, server] { resubscribe(*proc, server); });
+      }
     }
   }
 }
@@ -227,7 +234,10 @@ void Runtime::failover(size_t server, size_t replica) {
   e.text = promoted.name + " promoted, " + old_primary.name + " stopped";
   e.value = static_cast<int64_t>(lost);
   record(std::move(e));
-  for (auto& p : processes) resubscribe(*p, server);
+  for (auto& p : processes) {
+    Process* proc = p.get();
+    deliver(*proc, [this, proc, server] { resubscribe(*proc, server); });
+  }
 }
 
 void Runtime::after_write(Node& n, sim::Session& session) {
@@ -316,18 +326,24 @@ void Runtime::jump_node_clock(Node& n, int64_t delta_us, std::string_view why) {
 void Runtime::after_command(Node& n) {
   const FaultPlan& plan = options.faults;
   if (!n.up) return;
-  if (n.fault_rng.chance(plan.server_clock_jump_ppm)) {
-    jump_node_clock(n, n.fault_rng.uniform(-plan.clock_jump_max_us, plan.clock_jump_max_us),
+  if (n.clock_rng.chance(plan.server_clock_jump_ppm)) {
+    jump_node_clock(n, n.clock_rng.uniform(-plan.clock_jump_max_us, plan.clock_jump_max_us),
                     "random");
   }
   if (n.primary != nullptr) return;
-  if (n.fault_rng.chance(plan.server_crash_ppm)) {
+  if (n.crash_rng.chance(plan.server_crash_ppm)) {
     crash_node(n, "random", /*schedule_restart=*/true);
     return;
   }
-  if (!n.replicas.empty() && n.fault_rng.chance(plan.failover_ppm)) {
+  if (!n.replicas.empty() && n.failover_rng.chance(plan.failover_ppm)) {
     const size_t server = n.server;
-    sched.at(now(), [this, server] { failover(server, 0); });
+    // The old primary comes back later, as a replica of the promoted one.
+    const int64_t down = n.failover_rng.uniform(options.faults.server_down_min_us,
+                                                options.faults.server_down_max_us);
+    sched.at(now(), [this, server, &n, down] {
+      failover(server, 0);
+      if (!n.up) sched.after(down, [this, &n] { restart_node(n); });
+    });
   }
 }
 

@@ -327,9 +327,9 @@ void Runtime::fault_point(Process& p, Task& t) {
     e.value = delta;
     record(std::move(e));
   }
-  if (p.net_rng.chance(plan.partition_ppm)) {
-    const size_t server = static_cast<size_t>(p.net_rng.below(server_count()));
-    const int64_t length = p.net_rng.uniform(plan.partition_min_us, plan.partition_max_us);
+  if (p.partition_rng.chance(plan.partition_ppm)) {
+    const size_t server = static_cast<size_t>(p.partition_rng.below(server_count()));
+    const int64_t length = p.partition_rng.uniform(plan.partition_min_us, plan.partition_max_us);
     start_partition(p, server, now() + length);
   }
 }
@@ -352,7 +352,9 @@ ProcessId World::spawn_process(std::string name, std::function<void(ProcessEnv&)
   p->seed_rng = rt.root.fork("process").fork(stream.value_or(p->pid));
   p->random = p->seed_rng.fork("random");
   p->fault_rng = p->seed_rng.fork("faults");
-  p->net_rng = p->seed_rng.fork("net-faults");
+  p->loss_rng = p->seed_rng.fork("loss");
+  p->lost_reply_rng = p->seed_rng.fork("lost-reply");
+  p->partition_rng = p->seed_rng.fork("partition");
   p->clock_rng = p->seed_rng.fork("clock");
   p->restart_rng = p->seed_rng.fork("restart");
   const int64_t drift = rt.options.faults.clock_drift_ppm_max;
@@ -396,6 +398,13 @@ void World::partition(ProcessId pid, size_t server, Micros from, Micros to) {
   detail::Runtime& rt = *rt_;
   if (server >= rt.server_count()) throw std::out_of_range("no such server");
   rt.sched.at(from.count(), [&rt, &p, server, to] { rt.start_partition(p, server, to.count()); });
+}
+
+void World::lose_messages(ProcessId pid, size_t server, Micros from, Micros to, Loss loss) {
+  rt_->process(pid);
+  if (server >= rt_->server_count()) throw std::out_of_range("no such server");
+  rt_->losses.push_back(
+      detail::Runtime::Window{pid, server, from.count(), to.count(), static_cast<int64_t>(loss)});
 }
 
 void World::delay_messages(ProcessId pid, size_t server, Micros from, Micros to, Micros extra) {

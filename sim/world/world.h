@@ -23,24 +23,50 @@
 //   auto violations = world::check_mutual_exclusion(w.history());
 //
 // Time: every time in this API is true virtual time since the world started
-// (t = 0), in microseconds. Servers see t plus WorldOptions::start_epoch_us
-// (2026-01-01 by default) plus their own DEBUG SLEEP offset; a process sees
-// its own clock (ProcessEnv::now, true time for now; drift and jumps later).
+// (t = 0), in microseconds. Each server node has its own clock: it reads
+// WorldOptions::start_epoch_us (2026-01-01 by default) plus its drifting
+// clock (drift_clock.h: drift in ppm, jumps) plus its DEBUG SLEEP offset;
+// key expiry, TIME and PTTL follow it. Each process has its own clock too:
+// ProcessEnv::now reads it (0 at t = 0, then drift and jumps), and every
+// duration the process asks for is measured on it at its rate but ignores
+// its jumps: sleep_for(d), Event::wait_for(d) and a command timeout of d last
+// d on the process clock, i.e. DriftClock::true_duration(d) of true time, as
+// a timer on CLOCK_MONOTONIC (a clock 1000 ppm fast sleeps 1 s in 0.999 s;
+// a jump of now() by -5 s does not lengthen a sleep). So a lock computing
+// "lease - elapsed" from now() sees the jumps, which is the Redlock debate
+// (Kleppmann, "How to do distributed locking"; antirez, "Is Redlock safe?").
 //
 // Network: each task has its own connection (a sim::Session) to each server,
 // made on first use; a process has one more per server for pub/sub. A
-// message sent at t reaches the other side at t + latency, drawn per message;
-// messages on one connection never overtake each other. A request runs on
-// the server when it arrives; its reply travels back the same way.
+// message sent at t reaches the other side at t + latency (+ a delay fault),
+// drawn per message; messages on one connection never overtake each other.
+// A request runs on the server when it arrives; its reply travels back the
+// same way. A connection that broke (loss, timeout, partition, server crash
+// or failover) is not reused: the task's next call opens a new one, to the
+// server's current primary (a new server session: WATCHes and MULTI state
+// are gone). Pub/sub connections that broke are opened again, and their
+// channels subscribed again, when the server is reachable again (Redisson
+// resubscribes); messages published meanwhile are lost.
 //
-// Faults (FaultPlan, all off by default): latency; process pauses (stop the
-// world: no task of the process runs, watchdog included; replies and pushes
-// that arrive meanwhile are held and delivered on resume, in order); process
-// crashes (every task's fiber is unwound, its connections close after the
-// messages already on the wire, so the server drops its subscriptions).
-// Pauses and crashes come at chosen times (pause_process, crash_process) or
-// at random blocking calls (a Redis round trip, sleep, event wait,
-// subscribe) with a probability per call.
+// Faults (FaultPlan, all off by default, each with its own seeded stream;
+// scheduled ones through the World calls below, at chosen times):
+// - network: latency distributions, loss (IoError, the command ran or not),
+//   lost replies (TimeoutError after the command timeout), delayed messages,
+//   partitions between a process and a server (World::partition);
+// - processes: pauses (stop the world: no task of the process runs, watchdog
+//   included; replies and pushes that arrive meanwhile are held and
+//   delivered on resume, in order), crashes (every task's fiber is unwound,
+//   its connections close after the messages already on the wire, so the
+//   server drops its subscriptions), restarts (a new client id, fresh tasks);
+// - clocks: drift and jumps of each process's and each server node's clock;
+// - servers: crash and restart with WorldOptions::persistence, replicas with
+//   asynchronous replication lag, failover, WAIT (blocks in the world as in
+//   Redis: until enough replicas acknowledged this connection's writes or
+//   the timeout).
+// Random pauses, crashes, partitions and process clock jumps are decided at
+// blocking calls (a Redis round trip, sleep, event wait, subscribe), server
+// faults after each command a server runs, each with a probability per call.
+// Every fault is a history event (history.h) a timeline can draw.
 //
 // Crash and cancellation: a crashed (or ended) process's suspended fibers are
 // destroyed; Boost.Context unwinds each stack with its forced_unwind
@@ -123,8 +149,8 @@ struct FaultPlan {
   // Lost reply per command: the server runs it, its reply never arrives;
   // the client throws lock::TimeoutError after its command timeout
   // (WorldOptions::command_timeout_us or call(argv, timeout)); without a
-  // timeout the task waits until its process ends, as a blocking hiredis
-  // call with no timeout would.
+  // timeout the task waits until its process ends or the connection breaks
+  // (lock::IoError), as a blocking hiredis call with no timeout would.
   uint32_t lost_reply_ppm = 0;
 
   // Delayed messages: each message, with probability delay_ppm / 1e6, is
@@ -173,7 +199,8 @@ struct FaultPlan {
   // connection) and restarts after a delay drawn in [server_down_min_us,
   // server_down_max_us], with WorldOptions::persistence. With replicas, a
   // failover (World::failover, first replica) follows each command with
-  // probability failover_ppm / 1e6.
+  // probability failover_ppm / 1e6; the old primary restarts as a replica
+  // of the promoted one after a delay drawn as for a crash.
   uint32_t server_crash_ppm = 0;
   int64_t server_down_min_us = 0;
   int64_t server_down_max_us = 0;
@@ -224,6 +251,13 @@ struct WorldOptions {
   bool record_messages = false;
 };
 
+// What World::lose_messages does to each call made in its window.
+enum class Loss : uint8_t {
+  kRequest,           // the connection resets before the command runs: IoError, no effect
+  kReplyAfterRun,     // the command runs, then the connection resets: IoError
+  kReplyWithTimeout,  // the command runs, its reply never comes: TimeoutError after the timeout
+};
+
 enum class ProcessState : uint8_t {
   kScheduled,  // spawned, start time not reached
   kRunning,    // started, alive (tasks may be blocked)
@@ -244,7 +278,13 @@ class ProcessEnv final : public ClientEnv {
   // lock::Env. Blocking calls (Connection::call, subscribe, sleep_for,
   // Event::wait_for) must come from a task of this process, never from a
   // pub/sub callback: std::logic_error otherwise.
-  lock::Connection& connection(size_t server = 0) override;  // std::out_of_range on a bad index
+  // std::out_of_range on a bad index. Its call(argv) waits up to
+  // WorldOptions::command_timeout_us (0: forever), call(argv, timeout) up to
+  // `timeout` (process clock); they throw lock::TimeoutError when no reply
+  // came in time, lock::IoError when the connection broke or a new one was
+  // refused (server down, partition), lock::ClosedError once the process is
+  // gone. After TimeoutError or IoError the command may or may not have run.
+  lock::Connection& connection(size_t server = 0) override;
   size_t server_count() const override;
   // Throws lock::UnexpectedReply if the server refuses the SUBSCRIBE.
   lock::SubscriptionId subscribe(const std::string& channel,
@@ -253,8 +293,11 @@ class ProcessEnv final : public ClientEnv {
   // Stops callbacks for `id` at once; when no subscription of this process
   // is left on that channel, UNSUBSCRIBE is sent without waiting for the reply.
   void unsubscribe(lock::SubscriptionId id) override;
-  lock::Micros now() override;  // the process clock, us (true time for now)
+  // The process clock, us: 0 at t = 0, then its drift and jumps (see Time above).
+  lock::Micros now() override;
+  // Lasts d on the process clock (its rate, not its jumps); see Time above.
   void sleep_for(lock::Micros d) override;
+  // Event::wait_for(d) times out after d on the process clock, as sleep_for.
   std::unique_ptr<lock::Event> make_event() override;
   void spawn(std::string name, std::function<void()> fn) override;
   std::string client_id() override;            // "c<pid>-<8 hex>", from the seed
@@ -321,6 +364,10 @@ class World {
   // lock::IoError at the heal (a new connection attempt: after
   // WorldOptions::connect_refused_us). Messages already on the wire are lost.
   void partition(ProcessId pid, size_t server, Micros from, Micros to);
+  // Every call (Connection::call, SUBSCRIBE) that process `pid` makes to
+  // `server` in [from, to) is lost as `loss` says (see FaultPlan::loss_ppm
+  // and lost_reply_ppm): e.g. an unlock whose reply is lost, then retried.
+  void lose_messages(ProcessId pid, size_t server, Micros from, Micros to, Loss loss);
   // Every message between `pid` and `server` sent in [from, to) (both
   // directions) arrives `extra` later than its latency says, still in order.
   void delay_messages(ProcessId pid, size_t server, Micros from, Micros to, Micros extra);
@@ -362,7 +409,8 @@ class World {
   void run_until(Micros t);
   Micros now() const;
 
-  // The current primary of server i (a reference valid until it crashes).
+  // The current primary of server i (a reference valid until it crashes or
+  // is failed over); std::logic_error while it is down.
   sim::Server& server(size_t i = 0);
   size_t server_count() const;
   // Any node (see node_of); std::logic_error when it is down.

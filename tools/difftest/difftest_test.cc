@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "tools/testing/redis_server_process.h"
 
 namespace redsim::difftest {
@@ -35,11 +38,13 @@ TEST(Generate, SameSeedSameSteps) {
 
 TEST(Generate, CoversEveryFamily) {
   GenOptions g;
-  g.commands = 3000;
+  g.commands = 5000;
   std::set<std::string> names;
   for (const Step& s : generate(g)) names.insert(s.argv[0]);
-  for (const char* n : {"SET", "HSET", "EXPIRE", "PTTL", "MULTI", "EXEC", "WATCH", "SUBSCRIBE",
-                        "PUBLISH", "EVAL", "EVALSHA", "SCRIPT", "DEBUG"}) {
+  for (const char* n : {"SET",       "HSET",    "EXPIRE",     "PTTL",    "MULTI",  "EXEC",  "WATCH",
+                        "SUBSCRIBE", "PUBLISH", "EVAL",       "EVALSHA", "SCRIPT", "DEBUG", "LPUSH",
+                        "LMOVE",     "SADD",    "SPOP",       "ZADD",    "ZRANGE", "KEYS",  "SCAN",
+                        "COPY",      "GETEX",   "HRANDFIELD", "OBJECT"}) {
     EXPECT_TRUE(names.contains(n)) << n;
   }
 }

@@ -603,8 +603,11 @@ void add_more(Gen& g, std::vector<Step>& out) {
     case 9:
       s.argv = {"GETEX", k};
       if (g.chance(50)) {
-        s.argv.insert(s.argv.end(), g.chance(50) ? std::vector<std::string>{"PX", g.millis()}
-                                                 : std::vector<std::string>{"PERSIST"});
+        if (g.chance(50)) {
+          s.argv.insert(s.argv.end(), {"PX", g.millis()});
+        } else {
+          s.argv.push_back("PERSIST");
+        }
       }
       break;
     case 10:
@@ -776,8 +779,8 @@ std::vector<Step> generate(const GenOptions& options) {
   Gen g(world::mix64(options.seed ^ 0x6469666674657374ULL));  // "difftest"
   std::vector<std::string> families = options.families;
   if (families.empty()) {
-    families = {"string", "string", "hash",   "hash",   "keys",
-                "expire", "multi",  "pubsub", "script", "script"};
+    families = {"string", "string", "hash",   "hash", "keys", "expire", "multi",
+                "pubsub", "script", "script", "list", "set",  "zset",   "more"};
   }
   std::vector<Step> out;
   std::vector<std::string> loaded;

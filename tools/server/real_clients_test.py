@@ -241,6 +241,25 @@ class RealClients(unittest.TestCase):
         self.assertEqual(cli(self.port, "HGET", "lock:bench", "owner:1"), "2600\n")
 
 
+class CommandLine(unittest.TestCase):
+    def test_port_in_use_and_bad_arguments(self):
+        server = RedsimServer("real")
+        try:
+            r = subprocess.run([REDSIM, "server", "--port", str(server.port)],
+                               capture_output=True, text=True, timeout=10)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("Address already in use", r.stderr)
+        finally:
+            self.assertEqual(server.stop()[0], 0)
+        r = subprocess.run([REDSIM, "server", "--bind", "not-an-address", "--port", "0"],
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("bad bind address", r.stderr)
+        r = subprocess.run([REDSIM, "server", "--clock", "sundial"],
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 2)
+
+
 class VirtualClock(unittest.TestCase):
     def test_expiry_follows_debug_sleep_and_redsim_advance_only(self):
         server = RedsimServer("virtual")

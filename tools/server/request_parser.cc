@@ -101,8 +101,10 @@ RequestParser::Status RequestParser::parse(std::string_view buf, size_t* pos) {
     if (n <= 0) continue;  // an empty request
     multibulk_left_ = n;
     bulk_len_ = -1;
-    argv_.clear();
-    argv_.reserve(static_cast<size_t>(std::min<int64_t>(n, 1024)));
+    // Reuse the previous command's strings: their buffers stay allocated,
+    // so a steady stream of similar commands parses without allocating.
+    argc_ = 0;
+    if (argv_.size() > static_cast<size_t>(n)) argv_.resize(static_cast<size_t>(n));
   }
   while (multibulk_left_ > 0) {
     if (bulk_len_ < 0) {
@@ -127,11 +129,17 @@ RequestParser::Status RequestParser::parse(std::string_view buf, size_t* pos) {
     }
     size_t need = static_cast<size_t>(bulk_len_) + 2;
     if (buf.size() - *pos < need) return Status::kNeedMore;
-    argv_.emplace_back(buf.data() + *pos, static_cast<size_t>(bulk_len_));
+    if (argc_ < argv_.size()) {
+      argv_[argc_].assign(buf.data() + *pos, static_cast<size_t>(bulk_len_));
+    } else {
+      argv_.emplace_back(buf.data() + *pos, static_cast<size_t>(bulk_len_));
+    }
+    ++argc_;
     *pos += need;
     bulk_len_ = -1;
     --multibulk_left_;
   }
+  argv_.resize(argc_);  // a shorter command than the slots kept
   return Status::kCommand;
 }
 

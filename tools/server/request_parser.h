@@ -62,6 +62,7 @@ class RequestParser {
   int64_t multibulk_left_ = 0;  // arguments still to read of the current multibulk
   int64_t bulk_len_ = -1;       // length of the bulk being read, -1 before its header
   std::vector<std::string> argv_;
+  size_t argc_ = 0;  // arguments of the current multibulk read so far
   std::string error_;
 };
 

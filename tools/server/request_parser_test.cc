@@ -37,6 +37,20 @@ TEST(RequestParser, ResumesAPartialMultibulkAfterTheBufferIsRebased) {
   EXPECT_EQ(p.argv(), (Argv{"SET", "k", "hello"}));
 }
 
+TEST(RequestParser, ReusedArgumentSlotsHoldExactlyTheNewCommand) {
+  RequestParser p;
+  std::string in =
+      "*3\r\n$3\r\nSET\r\n$20\r\nkey:0123456789abcdef\r\n$1\r\nv\r\n"
+      "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n*4\r\n$1\r\na\r\n$0\r\n\r\n$1\r\nc\r\n$1\r\nd\r\n";
+  size_t pos = 0;
+  ASSERT_EQ(p.parse(in, &pos), Status::kCommand);
+  EXPECT_EQ(p.argv(), (Argv{"SET", "key:0123456789abcdef", "v"}));
+  ASSERT_EQ(p.parse(in, &pos), Status::kCommand);
+  EXPECT_EQ(p.argv(), (Argv{"GET", "k"}));
+  ASSERT_EQ(p.parse(in, &pos), Status::kCommand);
+  EXPECT_EQ(p.argv(), (Argv{"a", "", "c", "d"}));
+}
+
 TEST(RequestParser, BinaryArgumentsKeepEveryByte) {
   RequestParser p;
   std::string value("a\0b\r\nc", 6);

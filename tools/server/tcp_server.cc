@@ -207,7 +207,6 @@ void TcpServer::accept_all() {
     c->session = server_.connect();
     c->session->set_peer({address_of(peer), address_of(local), fd});
     c->session->set_push_handler([this, c](const resp::Reply& r) { on_push(*c, r); });
-    c->parser.set_max_bulk_len(server_.config().proto_max_bulk_len);
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.ptr = c;
@@ -217,6 +216,7 @@ void TcpServer::accept_all() {
 }
 
 void TcpServer::on_readable(Conn& c) {
+  c.parser.set_max_bulk_len(server_.config().proto_max_bulk_len);  // CONFIG SET applies at once
   size_t pending = c.parser.pending_bulk_bytes(c.in.size());
   ssize_t n = 0;
   if (pending > kReadChunkBytes) {

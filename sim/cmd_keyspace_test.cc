@@ -1,0 +1,162 @@
+// KEYS SCAN RENAME RENAMENX RANDOMKEY COPY TOUCH OBJECT. Expected texts and
+// values are what redis-server 7.0.15 answered to the same commands.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "sim/sim_test_util.h"
+
+namespace redsim::sim {
+namespace {
+
+using namespace testing;  // NOLINT
+
+class KeyspaceCmdTest : public ServerTest {};
+
+std::set<std::string> as_set(const resp::Reply& r) {
+  std::set<std::string> out;
+  for (const auto& e : r.elements()) out.insert(e.str());
+  return out;
+}
+
+TEST_F(KeyspaceCmdTest, KeysSkipsExpired) {
+  EXPECT_EQ(run({"MSET", "a1", "1", "a2", "2", "b", "3"}), Ok());
+  EXPECT_EQ(run({"PEXPIRE", "a2", "5"}), Int(1));
+  EXPECT_EQ(as_set(run({"KEYS", "a*"})), (std::set<std::string>{"a1", "a2"}));
+  advance_ms(6);
+  EXPECT_EQ(as_set(run({"KEYS", "*"})), (std::set<std::string>{"a1", "b"}));
+  EXPECT_EQ(run({"KEYS"}), Err("ERR wrong number of arguments for 'keys' command"));
+}
+
+TEST_F(KeyspaceCmdTest, ScanReturnsEveryKeyOnceWithoutChanges) {
+  for (int i = 0; i < 50; ++i) run({"SET", "k" + std::to_string(i), "v"});
+  run({"HSET", "h", "f", "v"});
+  std::multiset<std::string> seen;
+  std::string cursor = "0";
+  int calls = 0;
+  do {
+    resp::Reply r = run({"SCAN", cursor, "COUNT", "4"});
+    cursor = r.elements()[0].str();
+    for (const auto& e : r.elements()[1].elements()) seen.insert(e.str());
+    ++calls;
+    if (calls == 3) {
+      // Keys added or removed mid-scan may or may not show; the others must.
+      run({"DEL", "k0"});
+      run({"SET", "late", "v"});
+    }
+  } while (cursor != "0" && calls < 1000);
+  EXPECT_GT(calls, 5);
+  for (int i = 1; i < 50; ++i) EXPECT_EQ(seen.count("k" + std::to_string(i)), 1u) << i;
+  EXPECT_EQ(seen.count("h"), 1u);
+  EXPECT_EQ(run({"SCAN", "0", "COUNT", "1000", "TYPE", "HASH"}), Arr({Bulk("0"), Bulks({"h"})}));
+  EXPECT_EQ(run({"SCAN", "0", "COUNT", "1000", "TYPE", "foo"}), Arr({Bulk("0"), Arr({})}));
+  EXPECT_EQ(run({"SCAN", "0", "COUNT", "1000", "MATCH", "k1?"}).elements()[1].elements().size(),
+            10u);
+  EXPECT_EQ(run({"SCAN", "0x"}), Err("ERR invalid cursor"));
+  EXPECT_EQ(run({"SCAN", "18446744073709551616"}), Err("ERR invalid cursor"));
+  EXPECT_EQ(run({"SCAN", "0", "COUNT", "0"}), Err(kSyntax));
+  EXPECT_EQ(run({"SCAN", "0", "COUNT", "x"}), Err(kNotInt));
+  EXPECT_EQ(run({"SCAN", "0", "MATCH"}), Err(kSyntax));
+  EXPECT_EQ(run({"HSCAN", "h", "0", "TYPE", "string"}), Err(kSyntax));
+}
+
+TEST_F(KeyspaceCmdTest, RenameKeepsDeadlineAndTouches) {
+  EXPECT_EQ(run({"SET", "a", "1", "PX", "1000"}), Ok());
+  EXPECT_EQ(run({"RENAME", "a", "a"}), Ok());
+  EXPECT_EQ(run({"RENAME", "nok", "b"}), Err("ERR no such key"));
+  EXPECT_EQ(run({"RENAMENX", "a", "a"}), Int(0));
+  EXPECT_EQ(run({"RENAMENX", "nok", "b"}), Err("ERR no such key"));
+  EXPECT_EQ(run({"SET", "b", "2"}), Ok());
+  EXPECT_EQ(run({"RENAMENX", "a", "b"}), Int(0));
+  EXPECT_EQ(run({"WATCH", "b"}), Ok());
+  EXPECT_EQ(run({"RENAME", "a", "b"}), Ok());
+  EXPECT_EQ(run({"GET", "b"}), Bulk("1"));
+  EXPECT_EQ(run({"PTTL", "b"}), Int(1000));
+  EXPECT_EQ(run({"EXISTS", "a"}), Int(0));
+  EXPECT_EQ(run({"MULTI"}), Ok());
+  EXPECT_EQ(run({"GET", "b"}), Status("QUEUED"));
+  EXPECT_EQ(run({"EXEC"}), resp::Reply::nil_array());
+  EXPECT_EQ(run({"RENAMENX", "b", "c"}), Int(1));
+  advance_ms(1001);
+  EXPECT_EQ(run({"EXISTS", "c"}), Int(0));
+}
+
+TEST_F(KeyspaceCmdTest, Copy) {
+  EXPECT_EQ(run({"RPUSH", "l", "a", "b"}), Int(2));
+  EXPECT_EQ(run({"PEXPIRE", "l", "500"}), Int(1));
+  EXPECT_EQ(run({"COPY", "l", "c"}), Int(1));
+  EXPECT_EQ(run({"COPY", "l", "c"}), Int(0));
+  EXPECT_EQ(run({"COPY", "l", "c", "REPLACE"}), Int(1));
+  EXPECT_EQ(run({"PTTL", "c"}), Int(500));
+  EXPECT_EQ(run({"RPUSH", "c", "z"}), Int(3));
+  EXPECT_EQ(run({"LLEN", "l"}), Int(2));  // a deep copy
+  EXPECT_EQ(run({"COPY", "l", "c", "DB", "1", "DB", "2"}), Int(1));
+  EXPECT_EQ(run({"COPY", "l", "c", "DB", "16"}), Err("ERR DB index is out of range"));
+  EXPECT_EQ(run({"COPY", "l", "c", "DB", "-1"}), Err("ERR DB index is out of range"));
+  EXPECT_EQ(run({"COPY", "l", "c", "DB", "x"}), Err(kNotInt));
+  EXPECT_EQ(run({"COPY", "l", "l"}), Err("ERR source and destination objects are the same"));
+  EXPECT_EQ(run({"COPY", "nok", "nok"}), Err("ERR source and destination objects are the same"));
+  EXPECT_EQ(run({"COPY", "l", "l", "DB", "1"}), Int(1));
+  EXPECT_EQ(run({"COPY", "nok", "c"}), Int(0));
+  EXPECT_EQ(run({"COPY", "l", "c", "foo"}), Err(kSyntax));
+  EXPECT_EQ(run({"COPY", "l", "c", "DB"}), Err(kSyntax));
+  EXPECT_EQ(run({"SELECT", "2"}), Ok());
+  EXPECT_EQ(run({"LRANGE", "c", "0", "-1"}), Bulks({"a", "b"}));
+  EXPECT_EQ(run({"PTTL", "c"}), Int(500));
+}
+
+TEST_F(KeyspaceCmdTest, TouchAndRandomkey) {
+  EXPECT_EQ(run({"RANDOMKEY"}), Nil());
+  EXPECT_EQ(run({"MSET", "a", "1", "b", "2"}), Ok());
+  EXPECT_EQ(run({"TOUCH", "a", "b", "nok"}), Int(2));
+  std::set<std::string> drawn;
+  for (int i = 0; i < 50; ++i) drawn.insert(run({"RANDOMKEY"}).str());
+  EXPECT_EQ(drawn, (std::set<std::string>{"a", "b"}));
+  EXPECT_EQ(run({"PEXPIRE", "a", "1"}), Int(1));
+  advance_ms(2);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(run({"RANDOMKEY"}), Bulk("b"));
+}
+
+TEST_F(KeyspaceCmdTest, ObjectEncoding) {
+  EXPECT_EQ(run({"SET", "i", "123"}), Ok());
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "i"}), Bulk("int"));
+  EXPECT_EQ(run({"SET", "e", "hello"}), Ok());
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "e"}), Bulk("embstr"));
+  EXPECT_EQ(run({"SET", "r", std::string(45, 'x')}), Ok());
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "r"}), Bulk("raw"));
+  EXPECT_EQ(run({"SET", "big", "123456789012345678901"}), Ok());
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "big"}), Bulk("embstr"));
+  EXPECT_EQ(run({"INCRBYFLOAT", "f", "3"}), Bulk("3"));
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "f"}), Bulk("embstr"));
+  EXPECT_EQ(run({"APPEND", "i", "1"}), Int(4));
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "i"}), Bulk("raw"));
+  EXPECT_EQ(run({"INCR", "i"}), Int(1232));
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "i"}), Bulk("int"));
+  EXPECT_EQ(run({"SETRANGE", "s", "0", "1"}), Int(1));
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "s"}), Bulk("raw"));
+  EXPECT_EQ(run({"HSET", "h", "a", "1"}), Int(1));
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "h"}), Bulk("listpack"));
+  EXPECT_EQ(run({"HSET", "h", "b", std::string(65, 'x')}), Int(1));
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "h"}), Bulk("hashtable"));
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "nokey"}), Nil());
+  EXPECT_EQ(run({"OBJECT", "REFCOUNT", "i"}), Int(2147483647));  // 1232 is a shared integer
+  EXPECT_EQ(run({"OBJECT", "REFCOUNT", "s"}), Int(1));
+  EXPECT_EQ(run({"OBJECT", "REFCOUNT", "f"}), Int(1));
+  EXPECT_EQ(run({"SET", "small", "12"}), Ok());
+  EXPECT_EQ(run({"OBJECT", "REFCOUNT", "small"}), Int(2147483647));
+  EXPECT_EQ(run({"OBJECT", "FREQ", "nokey"}), Nil());
+  EXPECT_EQ(run({"OBJECT", "FREQ", "small"}),
+            Err("ERR An LFU maxmemory policy is not selected, access frequency not tracked. "
+                "Please note that when switching between policies at runtime LRU and LFU data "
+                "will take some time to adjust."));
+  EXPECT_EQ(run({"OBJECT"}), Err("ERR wrong number of arguments for 'object' command"));
+  EXPECT_EQ(run({"OBJECT", "foo"}), Err("ERR unknown subcommand 'foo'. Try OBJECT HELP."));
+  EXPECT_EQ(run({"OBJECT", "encoding"}),
+            Err("ERR wrong number of arguments for 'object|encoding' command"));
+  EXPECT_EQ(run({"OBJECT", "help", "x"}),
+            Err("ERR wrong number of arguments for 'object|help' command"));
+  EXPECT_EQ(run({"OBJECT", "HELP"}).elements().size(), 15u);
+}
+
+}  // namespace
+}  // namespace redsim::sim

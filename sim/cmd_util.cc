@@ -1,0 +1,171 @@
+#include "sim/cmd_util.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "sim/args.h"
+
+namespace redsim::sim {
+
+Entry* lookup_typed(CommandContext& ctx, std::string_view key, ValueType type, bool* wrong_type) {
+  *wrong_type = false;
+  Entry* e = current_db(ctx).lookup(key, ctx.now_ms);
+  if (e == nullptr) return nullptr;
+  if (e->type() != type) {
+    *wrong_type = true;
+    return nullptr;
+  }
+  return e;
+}
+
+void finish_write(Db& db, std::string_view key, bool now_empty) {
+  if (now_empty) {
+    db.remove(key);
+  } else {
+    db.touch(key);
+  }
+}
+
+bool parse_double(std::string_view s, double* out) {
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return false;
+  std::string text(s);  // NUL-terminated for strtod; an embedded NUL stops it early
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return false;
+  if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || std::fpclassify(v) == FP_ZERO)) {
+    return false;
+  }
+  if (std::isnan(v)) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_long_double(std::string_view s, long double* out) {
+  // string2ld: at most MAX_LONG_DOUBLE_CHARS, no leading space, whole text.
+  if (s.empty() || s.size() >= 5 * 1024 || std::isspace(static_cast<unsigned char>(s[0]))) {
+    return false;
+  }
+  std::string text(s);
+  char* end = nullptr;
+  errno = 0;
+  long double v = std::strtold(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return false;
+  if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || std::fpclassify(v) == FP_ZERO)) {
+    return false;
+  }
+  if (std::isnan(v)) return false;
+  *out = v;
+  return true;
+}
+
+std::string format_double(double d) {
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  char buf[64];
+  int n = std::snprintf(buf, sizeof buf, "%.17g", d);
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::string format_long_double(long double d) {
+  char buf[5 * 1024 + 32];
+  int n = std::snprintf(buf, sizeof buf, "%.17Lf", d);
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof buf) return std::string();
+  std::string s(buf, static_cast<size_t>(n));
+  if (s.find('.') != std::string::npos) {
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    if (!s.empty() && s.back() == '.') s.pop_back();
+  }
+  if (s == "-0") s = "0";
+  return s;
+}
+
+namespace errors {
+resp::Reply not_float() { return resp::Reply::error("ERR value is not a valid float"); }
+}  // namespace errors
+
+uint64_t scan_hash(std::string_view name) {
+  // FNV-1a then splitmix64's mixer: fixed across runs and platforms.
+  uint64_t h = 0xCBF29CE484222325ULL;
+  for (char c : name) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 0x100000001B3ULL;
+  }
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+  h ^= h >> 31;
+  // 1..2^63-1: never the cursor 0, which means "start" and "done".
+  return (h >> 1) | 1;
+}
+
+bool parse_scan_cursor(std::string_view s, uint64_t* out) {
+  if (!s.empty() && std::isspace(static_cast<unsigned char>(s[0]))) return false;
+  std::string text(s);
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (end != text.c_str() + text.size() || errno == ERANGE) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_scan_options(const Argv& argv, size_t first, bool allow_type, ScanOptions* out,
+                        resp::Reply* error) {
+  for (size_t i = first; i < argv.size();) {
+    bool has_value = i + 1 < argv.size();
+    if (has_value && equals_ci(argv[i], "count")) {
+      if (!parse_int64(argv[i + 1], &out->count)) {
+        *error = errors::not_integer();
+        return false;
+      }
+      if (out->count < 1) {
+        *error = errors::syntax();
+        return false;
+      }
+    } else if (has_value && equals_ci(argv[i], "match")) {
+      out->pattern = argv[i + 1];
+      // "*" matches everything: Redis skips the matching altogether.
+      out->has_pattern = out->pattern != "*";
+    } else if (has_value && allow_type && equals_ci(argv[i], "type")) {
+      out->type = argv[i + 1];
+      out->has_type = true;
+    } else {
+      *error = errors::syntax();
+      return false;
+    }
+    i += 2;
+  }
+  return true;
+}
+
+std::vector<size_t> scan_page(const std::vector<std::string_view>& names, uint64_t cursor,
+                              int64_t count, uint64_t* next) {
+  struct Item {
+    uint64_t hash;
+    std::string_view name;
+    size_t index;
+  };
+  std::vector<Item> items;
+  items.reserve(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    uint64_t h = scan_hash(names[i]);
+    if (h >= cursor) items.push_back({h, names[i], i});
+  }
+  auto less = [](const Item& a, const Item& b) {
+    return a.hash != b.hash ? a.hash < b.hash : a.name < b.name;
+  };
+  std::sort(items.begin(), items.end(), less);
+  std::vector<size_t> out;
+  size_t i = 0;
+  for (; i < items.size(); ++i) {
+    if (static_cast<int64_t>(out.size()) >= count && items[i].hash != items[i - 1].hash) break;
+    out.push_back(items[i].index);
+  }
+  *next = i < items.size() ? items[i].hash : 0;
+  return out;
+}
+
+}  // namespace redsim::sim

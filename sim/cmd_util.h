@@ -1,0 +1,77 @@
+// Private to sim/: helpers the collection command families (lists, sets,
+// sorted sets, keys, strings, hashes) share: typed lookups, the
+// delete-when-empty rule, Redis's float parsing and printing, and the
+// stable cursor of the SCAN family. Not part of the public API.
+//
+// Sources: Redis 7.0 src/object.c (getDoubleFromObject, getLongDoubleFromObject),
+// src/networking.c (addReplyDouble: "%.17g", "inf", "-inf"), src/util.c
+// (ld2string), src/db.c (scanGenericCommand); facts only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/internal.h"
+#include "sim/resp/reply.h"
+
+namespace redsim::sim {
+
+// The live entry at `key` in the command's db when it holds `type`;
+// nullptr when the key is absent, or when it holds another type (then
+// *wrong_type is true).
+Entry* lookup_typed(CommandContext& ctx, std::string_view key, ValueType type, bool* wrong_type);
+
+// The end of a write to a collection at `key`: Redis deletes a key whose
+// collection became empty; otherwise the key is touched (signalModifiedKey).
+void finish_write(Db& db, std::string_view key, bool now_empty);
+
+// Redis's string2d (getDoubleFromObject): strtod over the whole text, no
+// leading space, no NaN; "inf", "+inf", "-inf" accepted. False otherwise.
+bool parse_double(std::string_view s, double* out);
+// Redis's string2ld (getLongDoubleFromObject), for INCRBYFLOAT/HINCRBYFLOAT.
+bool parse_long_double(std::string_view s, long double* out);
+
+// addReplyDouble in Redis 7.0 (RESP2): "inf", "-inf", else printf "%.17g".
+std::string format_double(double d);
+// ld2string(..., LD_STR_HUMAN): "%.17Lf" with trailing zeros (and a
+// trailing '.') removed; INCRBYFLOAT's reply and stored value.
+std::string format_long_double(long double d);
+
+// Redis's float-argument error texts.
+namespace errors {
+resp::Reply not_float();  // ERR value is not a valid float
+}
+
+// The SCAN family's cursor over a collection of names: the fake orders
+// names by a fixed 63-bit hash (ties by name) and a cursor is the hash to
+// resume from, so a name present for the whole scan is returned at least
+// once whatever is added or removed in between. 0 starts and ends a scan.
+uint64_t scan_hash(std::string_view name);
+
+// Parses a SCAN-family cursor (strtoull over the whole text, as Redis's
+// parseScanCursorOrReply); false when invalid ("ERR invalid cursor").
+bool parse_scan_cursor(std::string_view s, uint64_t* out);
+
+// SCAN options shared by SCAN, HSCAN, SSCAN, ZSCAN: MATCH pattern,
+// COUNT n (>= 1), TYPE name (SCAN only). An error reply when bad.
+struct ScanOptions {
+  std::string pattern;  // empty: no MATCH
+  bool has_pattern = false;
+  int64_t count = 10;
+  std::string type;  // empty: no TYPE
+  bool has_type = false;
+};
+bool parse_scan_options(const Argv& argv, size_t first, bool allow_type, ScanOptions* out,
+                        resp::Reply* error);
+
+// One page of a scan over `names` (any order): the names whose scan_hash is
+// at or after `cursor`, in (hash, name) order, at least `count` of them
+// (fewer at the end; a page never splits names of equal hash). Returns the
+// indices into `names` and sets *next to the cursor to continue from (0 at
+// the end).
+std::vector<size_t> scan_page(const std::vector<std::string_view>& names, uint64_t cursor,
+                              int64_t count, uint64_t* next);
+
+}  // namespace redsim::sim

@@ -1,0 +1,587 @@
+// Sorted set commands: ZADD (NX XX GT LT CH INCR) ZINCRBY ZREM ZSCORE ZMSCORE
+// ZCARD ZRANK ZREVRANK ZCOUNT, ZRANGE (BYSCORE BYLEX REV LIMIT WITHSCORES)
+// and the legacy ZREVRANGE ZRANGEBYSCORE ZREVRANGEBYSCORE ZRANGEBYLEX
+// ZREVRANGEBYLEX, ZREMRANGEBYSCORE ZREMRANGEBYRANK ZPOPMIN ZPOPMAX ZSCAN.
+// Scores print as Redis 7.0's addReplyDouble ("%.17g", "inf", "-inf").
+// A sorted set whose last member goes is deleted. Source: Redis 7.0
+// command docs and src/t_zset.c behaviour, texts verified against
+// redis-server 7.0.15.
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+#include <string>
+
+#include "sim/args.h"
+#include "sim/cmd_util.h"
+#include "sim/glob.h"
+
+namespace redsim::sim {
+
+using resp::Reply;
+
+namespace {
+
+Zset* read_zset(CommandContext& ctx, bool* wrong) {
+  Entry* e = lookup_typed(ctx, ctx.argv[1], ValueType::kZset, wrong);
+  return e == nullptr ? nullptr : &e->zset();
+}
+
+Reply score_reply(double d) { return Reply::bulk(format_double(d)); }
+
+// A listpack stores a zero score as the integer 0: -0 reads back as 0.
+double stored_score(const Zset& z, double d) { return z.listpack() && d == 0 ? 0.0 : d; }
+
+enum ZaddFlag : unsigned { kZNx = 1, kZXx = 2, kZGt = 4, kZLt = 8, kZCh = 16, kZIncr = 32 };
+
+// zsetAdd for one member. Returns false on a NaN result. *processed is
+// false when a flag stopped the write (the INCR reply is then nil).
+bool zset_add(Zset& z, std::string_view member, double score, unsigned flags, bool* added,
+              bool* updated, bool* processed, double* new_score) {
+  *added = *updated = *processed = false;
+  const double* cur = z.score(member);
+  if (cur != nullptr) {
+    if (flags & kZNx) return true;
+    double next = score;
+    if (flags & kZIncr) {
+      next = *cur + score;
+      if (std::isnan(next)) return false;
+    }
+    if (((flags & kZLt) && next >= *cur) || ((flags & kZGt) && next <= *cur)) return true;
+    *processed = true;
+    *new_score = next;
+    if (next != *cur) {
+      z.set(member, stored_score(z, next));
+      *updated = true;
+    }
+    return true;
+  }
+  if (flags & kZXx) return true;
+  z.note_length(member.size());
+  z.set(member, stored_score(z, score));
+  *added = *processed = true;
+  *new_score = score;
+  return true;
+}
+
+// ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]
+// ZINCRBY comes here with kZIncr and no options to parse.
+Reply zadd_generic(CommandContext& ctx, unsigned flags, bool parse_options) {
+  const Argv& argv = ctx.argv;
+  size_t idx = 2;
+  for (; parse_options && idx < argv.size(); ++idx) {
+    const std::string& o = argv[idx];
+    if (equals_ci(o, "nx")) {
+      flags |= kZNx;
+    } else if (equals_ci(o, "xx")) {
+      flags |= kZXx;
+    } else if (equals_ci(o, "ch")) {
+      flags |= kZCh;
+    } else if (equals_ci(o, "incr")) {
+      flags |= kZIncr;
+    } else if (equals_ci(o, "gt")) {
+      flags |= kZGt;
+    } else if (equals_ci(o, "lt")) {
+      flags |= kZLt;
+    } else {
+      break;
+    }
+  }
+  size_t elements = argv.size() - idx;
+  if (elements == 0 || elements % 2 != 0) return errors::syntax();
+  elements /= 2;
+  if ((flags & kZNx) && (flags & kZXx)) {
+    return Reply::error("ERR XX and NX options at the same time are not compatible");
+  }
+  if (((flags & kZNx) && (flags & (kZGt | kZLt))) || ((flags & kZGt) && (flags & kZLt))) {
+    return Reply::error("ERR GT, LT, and/or NX options at the same time are not compatible");
+  }
+  if ((flags & kZIncr) && elements > 1) {
+    return Reply::error("ERR INCR option supports a single increment-element pair");
+  }
+  std::vector<double> scores(elements);
+  for (size_t j = 0; j < elements; ++j) {
+    if (!parse_double(argv[idx + 2 * j], &scores[j])) return errors::not_float();
+  }
+  Db& db = current_db(ctx);
+  const std::string& key = argv[1];
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  const bool incr = flags & kZIncr;
+  int64_t added = 0;
+  int64_t updated = 0;
+  bool any_processed = false;
+  double last_score = 0;
+  if (z == nullptr && !(flags & kZXx)) {
+    Zset fresh;
+    fresh.note_length(argv[idx + 1].size());
+    z = &db.add(key, std::move(fresh)).zset();
+  }
+  if (z != nullptr) {
+    for (size_t j = 0; j < elements; ++j) {
+      bool a = false;
+      bool u = false;
+      bool p = false;
+      if (!zset_add(*z, argv[idx + 2 * j + 1], scores[j], flags, &a, &u, &p, &last_score)) {
+        if (added + updated > 0) {
+          db.touch(key);
+        } else if (z->empty()) {
+          db.remove(key);
+        }
+        return Reply::error("ERR resulting score is not a number (NaN)");
+      }
+      added += a;
+      updated += u;
+      any_processed |= p;
+    }
+    if (added + updated > 0) {
+      db.touch(key);
+    } else if (z->empty()) {
+      db.remove(key);  // created, then nothing was added
+    }
+  }
+  if (incr) return any_processed ? score_reply(last_score) : Reply::nil();
+  return Reply::integer((flags & kZCh) ? added + updated : added);
+}
+
+Reply zadd(CommandContext& ctx) { return zadd_generic(ctx, 0, true); }
+
+// ZINCRBY key increment member: ZADD INCR key increment member.
+Reply zincrby(CommandContext& ctx) { return zadd_generic(ctx, kZIncr, false); }
+
+Reply zrem(CommandContext& ctx) {
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  if (z == nullptr) return Reply::integer(0);
+  int64_t removed = 0;
+  for (size_t i = 2; i < ctx.argv.size() && !z->empty(); ++i) {
+    if (z->erase(ctx.argv[i])) ++removed;
+  }
+  if (removed > 0) finish_write(current_db(ctx), ctx.argv[1], z->empty());
+  return Reply::integer(removed);
+}
+
+Reply zscore(CommandContext& ctx) {
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  const double* s = z == nullptr ? nullptr : z->score(ctx.argv[2]);
+  return s == nullptr ? Reply::nil() : score_reply(*s);
+}
+
+Reply zmscore(CommandContext& ctx) {
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  std::vector<Reply> out;
+  for (size_t i = 2; i < ctx.argv.size(); ++i) {
+    const double* s = z == nullptr ? nullptr : z->score(ctx.argv[i]);
+    out.push_back(s == nullptr ? Reply::nil() : score_reply(*s));
+  }
+  return Reply::array(std::move(out));
+}
+
+Reply zcard(CommandContext& ctx) {
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  return Reply::integer(z == nullptr ? 0 : static_cast<int64_t>(z->size()));
+}
+
+Reply rank_generic(CommandContext& ctx, bool reverse) {
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  if (z == nullptr || z->score(ctx.argv[2]) == nullptr) return Reply::nil();
+  size_t r = z->rank(ctx.argv[2]);
+  return Reply::integer(static_cast<int64_t>(reverse ? z->size() - 1 - r : r));
+}
+
+Reply zrank(CommandContext& ctx) { return rank_generic(ctx, false); }
+Reply zrevrank(CommandContext& ctx) { return rank_generic(ctx, true); }
+
+// ---- ranges ----------------------------------------------------------------
+
+// zslParseRange: "(" makes a bound exclusive; the rest is strtod's, whole.
+struct ScoreRange {
+  double min, max;
+  bool minex = false, maxex = false;
+  bool contains(double v) const {
+    return (minex ? v > min : v >= min) && (maxex ? v < max : v <= max);
+  }
+};
+
+bool parse_score_bound(const std::string& s, double* v, bool* ex) {
+  const char* p = s.c_str();
+  *ex = false;
+  if (!s.empty() && s[0] == '(') {
+    *ex = true;
+    ++p;
+  }
+  char* end = nullptr;
+  *v = std::strtod(p, &end);
+  return end == s.c_str() + s.size() && !std::isnan(*v);
+}
+
+bool parse_score_range(const std::string& min, const std::string& max, ScoreRange* r) {
+  return parse_score_bound(min, &r->min, &r->minex) && parse_score_bound(max, &r->max, &r->maxex);
+}
+
+// zslParseLexRange: "-" and "+" the ends, "(x" exclusive, "[x" inclusive.
+struct LexBound {
+  enum Kind { kMin, kMax, kValue } kind = kValue;
+  std::string value;
+  bool ex = false;
+};
+
+bool parse_lex_bound(const std::string& s, LexBound* b) {
+  if (s.empty()) return false;
+  switch (s[0]) {
+    case '+':
+      if (s.size() != 1) return false;
+      b->kind = LexBound::kMax;
+      b->ex = true;
+      return true;
+    case '-':
+      if (s.size() != 1) return false;
+      b->kind = LexBound::kMin;
+      b->ex = true;
+      return true;
+    case '(':
+    case '[':
+      b->kind = LexBound::kValue;
+      b->ex = s[0] == '(';
+      b->value = s.substr(1);
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct LexRange {
+  LexBound min, max;
+  bool gte_min(std::string_view v) const {
+    if (min.kind == LexBound::kMin) return true;
+    if (min.kind == LexBound::kMax) return false;
+    return min.ex ? v > min.value : v >= min.value;
+  }
+  bool lte_max(std::string_view v) const {
+    if (max.kind == LexBound::kMax) return true;
+    if (max.kind == LexBound::kMin) return false;
+    return max.ex ? v < max.value : v <= max.value;
+  }
+  bool contains(std::string_view v) const { return gte_min(v) && lte_max(v); }
+  // zslIsInLexRange's test for ranges that are empty whatever the members.
+  bool empty() const {
+    int cmp = 0;
+    if (min.kind == max.kind && min.kind != LexBound::kValue) {
+      cmp = 0;
+    } else if (min.kind == LexBound::kMin || max.kind == LexBound::kMax) {
+      cmp = -1;
+    } else if (min.kind == LexBound::kMax || max.kind == LexBound::kMin) {
+      cmp = 1;
+    } else {
+      cmp = min.value.compare(max.value);
+    }
+    return cmp > 0 || (cmp == 0 && (min.ex || max.ex));
+  }
+};
+
+// Rank bounds (negative from the end) clamped to [first, last]; false when empty.
+bool clamp_ranks(int64_t start, int64_t end, size_t size, size_t* first, size_t* last) {
+  const int64_t n = static_cast<int64_t>(size);
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  if (start < 0) start = 0;
+  if (start > end || start >= n) return false;
+  if (end >= n) end = n - 1;
+  *first = static_cast<size_t>(start);
+  *last = static_cast<size_t>(end);
+  return true;
+}
+
+enum class RangeType { kAuto, kRank, kScore, kLex };
+enum class Direction { kAuto, kForward, kReverse };
+
+// zrangeGenericCommand: the options after min and max, the conflict
+// checks, the range parse, then the lookup.
+Reply zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
+  const Argv& argv = ctx.argv;
+  bool withscores = false;
+  int64_t offset = 0;
+  int64_t limit = -1;
+  for (size_t j = 4; j < argv.size(); ++j) {
+    size_t left = argv.size() - j - 1;
+    if (equals_ci(argv[j], "withscores")) {
+      withscores = true;
+    } else if (equals_ci(argv[j], "limit") && left >= 2) {
+      if (!parse_int64(argv[j + 1], &offset) || !parse_int64(argv[j + 2], &limit)) {
+        return errors::not_integer();
+      }
+      j += 2;
+    } else if (dir == Direction::kAuto && equals_ci(argv[j], "rev")) {
+      dir = Direction::kReverse;
+    } else if (type == RangeType::kAuto && equals_ci(argv[j], "bylex")) {
+      type = RangeType::kLex;
+    } else if (type == RangeType::kAuto && equals_ci(argv[j], "byscore")) {
+      type = RangeType::kScore;
+    } else {
+      return errors::syntax();
+    }
+  }
+  if (dir == Direction::kAuto) dir = Direction::kForward;
+  if (type == RangeType::kAuto) type = RangeType::kRank;
+  if (limit != -1 && type == RangeType::kRank) {
+    return Reply::error(
+        "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
+  }
+  if (withscores && type == RangeType::kLex) {
+    return Reply::error("ERR syntax error, WITHSCORES not supported in combination with BYLEX");
+  }
+  const bool reverse = dir == Direction::kReverse;
+  // Score and lex ranges are given max first when reversed.
+  const std::string& min_arg = reverse && type != RangeType::kRank ? argv[3] : argv[2];
+  const std::string& max_arg = reverse && type != RangeType::kRank ? argv[2] : argv[3];
+  int64_t start = 0;
+  int64_t end = 0;
+  ScoreRange sr{};
+  LexRange lr;
+  switch (type) {
+    case RangeType::kAuto:
+    case RangeType::kRank:
+      if (!parse_int64(min_arg, &start) || !parse_int64(max_arg, &end)) {
+        return errors::not_integer();
+      }
+      break;
+    case RangeType::kScore:
+      if (!parse_score_range(min_arg, max_arg, &sr)) {
+        return Reply::error("ERR min or max is not a float");
+      }
+      break;
+    case RangeType::kLex:
+      if (!parse_lex_bound(min_arg, &lr.min) || !parse_lex_bound(max_arg, &lr.max)) {
+        return Reply::error("ERR min or max not valid string range item");
+      }
+      break;
+  }
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  std::vector<Reply> out;
+  if (z == nullptr) return Reply::array({});
+  auto emit = [&](const Zset::Item& item) {
+    out.push_back(Reply::bulk(item.member));
+    if (withscores) out.push_back(score_reply(item.score));
+  };
+  const size_t n = z->size();
+  if (type == RangeType::kRank) {
+    size_t first = 0;
+    size_t last = 0;
+    if (!clamp_ranks(start, end, n, &first, &last)) return Reply::array({});
+    for (size_t r = first; r <= last; ++r) emit(z->at(reverse ? n - 1 - r : r));
+    return Reply::array(std::move(out));
+  }
+  if (offset < 0) return Reply::array({});
+  if (type == RangeType::kLex) {
+    // zzlFirstInLexRange / zzlLastInLexRange, then LIMIT: Redis assumes the
+    // members share one score; with mixed scores its walk (from the end,
+    // to the first member past the near bound, then while within the far
+    // bound) is what decides, so the fake walks the same way.
+    auto rank_of = [&](size_t k) { return reverse ? n - 1 - k : k; };
+    if (lr.empty() || !lr.gte_min(z->at(n - 1).member) || !lr.lte_max(z->at(0).member)) {
+      return Reply::array({});
+    }
+    size_t k = 0;
+    for (; k < n; ++k) {
+      const std::string& m = z->at(rank_of(k)).member;
+      if (reverse ? lr.lte_max(m) : lr.gte_min(m)) break;
+    }
+    if (k == n) return Reply::array({});
+    const std::string& first = z->at(rank_of(k)).member;
+    if (!(reverse ? lr.gte_min(first) : lr.lte_max(first))) return Reply::array({});
+    k += static_cast<size_t>(std::min<int64_t>(offset, static_cast<int64_t>(n)));
+    for (int64_t taken = 0; k < n && (limit < 0 || taken < limit); ++k, ++taken) {
+      const Zset::Item& item = z->at(rank_of(k));
+      if (!(reverse ? lr.gte_min(item.member) : lr.lte_max(item.member))) break;
+      emit(item);
+    }
+    return Reply::array(std::move(out));
+  }
+  int64_t skipped = 0;
+  int64_t taken = 0;
+  for (size_t k = 0; k < n && (limit < 0 || taken < limit); ++k) {
+    const Zset::Item& item = z->at(reverse ? n - 1 - k : k);
+    if (!sr.contains(item.score)) continue;
+    if (skipped < offset) {
+      ++skipped;
+      continue;
+    }
+    emit(item);
+    ++taken;
+  }
+  return Reply::array(std::move(out));
+}
+
+Reply zrange(CommandContext& ctx) {
+  return zrange_generic(ctx, RangeType::kAuto, Direction::kAuto);
+}
+Reply zrevrange(CommandContext& ctx) {
+  return zrange_generic(ctx, RangeType::kRank, Direction::kReverse);
+}
+Reply zrangebyscore(CommandContext& ctx) {
+  return zrange_generic(ctx, RangeType::kScore, Direction::kForward);
+}
+Reply zrevrangebyscore(CommandContext& ctx) {
+  return zrange_generic(ctx, RangeType::kScore, Direction::kReverse);
+}
+Reply zrangebylex(CommandContext& ctx) {
+  return zrange_generic(ctx, RangeType::kLex, Direction::kForward);
+}
+Reply zrevrangebylex(CommandContext& ctx) {
+  return zrange_generic(ctx, RangeType::kLex, Direction::kReverse);
+}
+
+Reply zcount(CommandContext& ctx) {
+  ScoreRange sr{};
+  if (!parse_score_range(ctx.argv[2], ctx.argv[3], &sr)) {
+    return Reply::error("ERR min or max is not a float");
+  }
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  int64_t count = 0;
+  if (z != nullptr) {
+    for (const Zset::Item& item : z->items()) count += sr.contains(item.score);
+  }
+  return Reply::integer(count);
+}
+
+Reply zremrangebyscore(CommandContext& ctx) {
+  ScoreRange sr{};
+  if (!parse_score_range(ctx.argv[2], ctx.argv[3], &sr)) {
+    return Reply::error("ERR min or max is not a float");
+  }
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  if (z == nullptr) return Reply::integer(0);
+  // Items in a score range are contiguous in (score, member) order.
+  size_t first = 0;
+  while (first < z->size() && !sr.contains(z->at(first).score)) ++first;
+  size_t last = first;
+  while (last < z->size() && sr.contains(z->at(last).score)) ++last;
+  if (last == first) return Reply::integer(0);
+  z->erase_ranks(first, last);
+  finish_write(current_db(ctx), ctx.argv[1], z->empty());
+  return Reply::integer(static_cast<int64_t>(last - first));
+}
+
+Reply zremrangebyrank(CommandContext& ctx) {
+  int64_t start = 0;
+  int64_t end = 0;
+  if (!parse_int64(ctx.argv[2], &start) || !parse_int64(ctx.argv[3], &end)) {
+    return errors::not_integer();
+  }
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  size_t first = 0;
+  size_t last = 0;
+  if (z == nullptr || !clamp_ranks(start, end, z->size(), &first, &last)) return Reply::integer(0);
+  z->erase_ranks(first, last + 1);
+  finish_write(current_db(ctx), ctx.argv[1], z->empty());
+  return Reply::integer(static_cast<int64_t>(last - first + 1));
+}
+
+// ZPOPMIN / ZPOPMAX key [count]: a flat [member, score, ...] array.
+Reply zpop_generic(CommandContext& ctx, bool max) {
+  if (ctx.argv.size() > 3) return errors::syntax();
+  int64_t count = 1;
+  if (ctx.argv.size() == 3 && (!parse_int64(ctx.argv[2], &count) || count < 0)) {
+    return Reply::error("ERR value is out of range, must be positive");
+  }
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  if (z == nullptr || count == 0) return Reply::array({});
+  std::vector<Reply> out;
+  size_t k = std::min(static_cast<size_t>(count), z->size());
+  for (size_t i = 0; i < k; ++i) {
+    const Zset::Item& item = z->at(max ? z->size() - 1 - i : i);
+    out.push_back(Reply::bulk(item.member));
+    out.push_back(score_reply(item.score));
+  }
+  if (max) {
+    z->erase_ranks(z->size() - k, z->size());
+  } else {
+    z->erase_ranks(0, k);
+  }
+  finish_write(current_db(ctx), ctx.argv[1], z->empty());
+  return Reply::array(std::move(out));
+}
+
+Reply zpopmin(CommandContext& ctx) { return zpop_generic(ctx, false); }
+Reply zpopmax(CommandContext& ctx) { return zpop_generic(ctx, true); }
+
+// ZSCAN key cursor [MATCH pattern] [COUNT count]: a listpack answers whole
+// in one call (cursor 0), in score order, as Redis does.
+Reply zscan(CommandContext& ctx) {
+  uint64_t cursor = 0;
+  if (!parse_scan_cursor(ctx.argv[2], &cursor)) return Reply::error("ERR invalid cursor");
+  ScanOptions opts;
+  Reply error;
+  if (!parse_scan_options(ctx.argv, 3, /*allow_type=*/false, &opts, &error)) return error;
+  bool wrong = false;
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  std::vector<Reply> out;
+  uint64_t next = 0;
+  if (z != nullptr) {
+    std::vector<size_t> page;
+    if (z->listpack()) {
+      page.resize(z->size());
+      std::iota(page.begin(), page.end(), size_t{0});
+    } else {
+      std::vector<std::string_view> names;
+      names.reserve(z->size());
+      for (const Zset::Item& item : z->items()) names.push_back(item.member);
+      page = scan_page(names, cursor, opts.count, &next);
+    }
+    for (size_t i : page) {
+      const Zset::Item& item = z->at(i);
+      if (opts.has_pattern && !glob_match(opts.pattern, item.member)) continue;
+      out.push_back(Reply::bulk(item.member));
+      out.push_back(score_reply(item.score));
+    }
+  }
+  return Reply::array({Reply::bulk(std::to_string(next)), Reply::array(std::move(out))});
+}
+
+}  // namespace
+
+void register_zset_commands(CommandTable& table) {
+  table.add({"zadd", -4, kCmdWrite | kCmdFast, &zadd});
+  table.add({"zincrby", 4, kCmdWrite | kCmdFast, &zincrby});
+  table.add({"zrem", -3, kCmdWrite | kCmdFast, &zrem});
+  table.add({"zscore", 3, kCmdReadonly | kCmdFast, &zscore});
+  table.add({"zmscore", -3, kCmdReadonly | kCmdFast, &zmscore});
+  table.add({"zcard", 2, kCmdReadonly | kCmdFast, &zcard});
+  table.add({"zrank", 3, kCmdReadonly | kCmdFast, &zrank});
+  table.add({"zrevrank", 3, kCmdReadonly | kCmdFast, &zrevrank});
+  table.add({"zcount", 4, kCmdReadonly | kCmdFast, &zcount});
+  table.add({"zrange", -4, kCmdReadonly, &zrange});
+  table.add({"zrevrange", -4, kCmdReadonly, &zrevrange});
+  table.add({"zrangebyscore", -4, kCmdReadonly, &zrangebyscore});
+  table.add({"zrevrangebyscore", -4, kCmdReadonly, &zrevrangebyscore});
+  table.add({"zrangebylex", -4, kCmdReadonly, &zrangebylex});
+  table.add({"zrevrangebylex", -4, kCmdReadonly, &zrevrangebylex});
+  table.add({"zremrangebyscore", 4, kCmdWrite, &zremrangebyscore});
+  table.add({"zremrangebyrank", 4, kCmdWrite, &zremrangebyrank});
+  table.add({"zpopmin", -2, kCmdWrite | kCmdFast, &zpopmin});
+  table.add({"zpopmax", -2, kCmdWrite | kCmdFast, &zpopmax});
+  table.add({"zscan", -3, kCmdReadonly, &zscan});
+}
+
+}  // namespace redsim::sim
