@@ -696,9 +696,15 @@ Reply command(CommandContext& ctx) {
 // ---- FUNCTION, REDSIM.ADVANCE ----------------------------------------------
 
 // FUNCTION FLUSH [ASYNC|SYNC]: the fake has no functions, so there is
-// nothing to flush. Other FUNCTION subcommands are not simulated.
+// nothing to flush. FUNCTION KILL: no function ever runs, so NOTBUSY (while
+// an EVAL script is busy the dispatcher answers BUSY, as Redis does). Other
+// FUNCTION subcommands are not simulated.
 Reply function(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
+  if (equals_ci(argv[1], "kill")) {
+    if (argv.size() != 2) return sub_arity("function", "kill");
+    return Reply::error("NOTBUSY No scripts in execution right now.");
+  }
   if (equals_ci(argv[1], "flush")) {
     if (argv.size() > 3) return sub_arity("function", "flush");
     if (argv.size() == 3 && !equals_ci(argv[2], "async") && !equals_ci(argv[2], "sync")) {

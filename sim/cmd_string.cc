@@ -421,17 +421,23 @@ Reply setbit(CommandContext& ctx) {
   const std::string& key = ctx.argv[1];
   Entry* e = db.lookup(key, ctx.now_ms);
   if (e != nullptr && !e->is_string()) return errors::wrong_type();
+  // Redis 7.0 signals the key (WATCH, keyspace events) only when it was
+  // created, grew, or the bit really changed.
+  bool dirty = e == nullptr;
   if (e == nullptr) e = &db.add(key, std::string());
   std::string& s = e->str();
   const size_t byte = offset >> 3;
-  if (s.size() <= byte) s.resize(byte + 1, '\0');
+  if (s.size() <= byte) {
+    s.resize(byte + 1, '\0');
+    dirty = true;
+  }
   const unsigned mask = 1u << (7 - (offset & 7));
   unsigned char c = static_cast<unsigned char>(s[byte]);
   const int64_t old = (c & mask) ? 1 : 0;
   c = static_cast<unsigned char>(on ? (c | mask) : (c & ~mask));
   s[byte] = static_cast<char>(c);
-  e->str_encoding = StringEncoding::kRaw;
-  db.touch(key);
+  e->str_encoding = StringEncoding::kRaw;  // unshared either way, as dbUnshareStringValue does
+  if (dirty || old != on) db.touch(key);
   return Reply::integer(old);
 }
 

@@ -37,6 +37,22 @@ TEST_F(StringMoreTest, GetrangeSetrange) {
   EXPECT_EQ(run({"SETRANGE", "h", "0", ""}), Err(kWrongType));
 }
 
+// Redis 7.0 signals a SETBIT's key only when the string was created or grew
+// or the bit changed: a WATCH survives a SETBIT that changes nothing (found
+// by the differential tester).
+TEST_F(StringMoreTest, SetbitThatChangesNothingKeepsAWatch) {
+  auto other = server_->connect();
+  EXPECT_EQ(run({"SET", "k", "1"}), Ok());  // "1" = 0x31: bit 2 is already 1
+  EXPECT_EQ(run({"WATCH", "k"}), Ok());
+  EXPECT_EQ(run(*other, {"SETBIT", "k", "2", "1"}), Int(1));
+  EXPECT_EQ(run({"MULTI"}), Ok());
+  EXPECT_EQ(run({"EXEC"}), resp::Reply::array({}));
+  EXPECT_EQ(run({"WATCH", "k"}), Ok());
+  EXPECT_EQ(run(*other, {"SETBIT", "k", "7", "0"}), Int(1));  // a real change
+  EXPECT_EQ(run({"MULTI"}), Ok());
+  EXPECT_EQ(run({"EXEC"}), resp::Reply::nil_array());
+}
+
 TEST_F(StringMoreTest, Incrbyfloat) {
   EXPECT_EQ(run({"INCRBYFLOAT", "x", "0.1"}), Bulk("0.1"));
   EXPECT_EQ(run({"INCRBYFLOAT", "x", "0.2"}), Bulk("0.3"));

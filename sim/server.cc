@@ -42,6 +42,20 @@ resp::Reply reject(Session& session, const CommandSpec* spec, resp::Reply error)
   return error;
 }
 
+// Redis 7.0's allow_busy commands (COMMAND INFO flags): the ones a client
+// may run while a script is busy. For SCRIPT only its KILL subcommand
+// (FUNCTION KILL and STATS have the flag too, but answer BUSY while an EVAL
+// script runs, so refusing them here gives the same reply).
+bool allowed_while_busy(const CommandSpec& spec, const Argv& argv) {
+  static constexpr std::string_view kAllowBusy[] = {"auth",  "discard",  "hello",   "multi", "quit",
+                                                    "reset", "shutdown", "unwatch", "watch"};
+  if (spec.name == "script") return argv.size() > 1 && equals_ci(argv[1], "kill");
+  for (std::string_view name : kAllowBusy) {
+    if (spec.name == name) return true;
+  }
+  return false;
+}
+
 bool arity_ok(const CommandSpec& spec, size_t argc) {
   return spec.arity >= 0 ? argc == static_cast<size_t>(spec.arity)
                          : argc >= static_cast<size_t>(-spec.arity);
@@ -138,6 +152,8 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     if (read_only && (spec->flags & (kCmdWrite | kCmdMayReplicate))) {
       return resp::Reply::error("ERR Write commands are not allowed from read-only scripts.");
     }
+    // Redis's SCRIPT_WRITE_DIRTY: from here on SCRIPT KILL is refused.
+    if (spec->flags & kCmdWrite) scripts_->note_write();
     int db_before = session.db_;
     resp::Reply reply = call(session, *spec, argv, /*in_script=*/true);
     if (session.db_ != db_before) script_changed_db_ = true;
@@ -162,6 +178,11 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
                   resp::Reply::error("ERR Can't execute '" + std::string(spec->name) +
                                      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / "
                                      "RESET are allowed in this context"));
+  }
+  if (scripts_->busy() && !allowed_while_busy(*spec, argv)) {
+    return reject(session, spec,
+                  resp::Reply::error("BUSY Redis is busy running a script. You can only call "
+                                     "SCRIPT KILL or SHUTDOWN NOSAVE."));
   }
   if (session.in_multi_ && !(spec->flags & kCmdNoMulti)) {
     session.queued_.push_back(argv);

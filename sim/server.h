@@ -34,10 +34,37 @@ class Keyspace;
 class ScriptEngine;
 class PubSub;
 
+// How a running script's run time is measured, for busy-reply-threshold and
+// SCRIPT KILL (see "Script limits" below).
+enum class ScriptTime {
+  // Virtual time charged for the Lua VM instructions the script executed:
+  // ServerOptions::lua_instructions_per_ms instructions are 1 ms. The same
+  // script always takes the same time, whatever the machine: the simulation.
+  kInstructions,
+  // The server clock's time since the script started: redsim server on the
+  // wall clock (a virtual clock never moves during a command).
+  kClock,
+};
+
 struct ServerOptions {
   int databases = 16;                     // SELECT 0..databases-1
   uint64_t seed = 0;                      // drives every random choice of the server
   int active_expire_keys_per_cycle = 20;  // keys examined per db by active_expire_cycle()
+  ScriptTime script_time = ScriptTime::kInstructions;
+  // kInstructions' rate: Lua VM instructions per ms of script time. The
+  // default (5 ns an instruction) is the order measured on redis-server
+  // 7.0.15: a `for` loop of 10^8 empty iterations (one VM instruction
+  // each) took 0.44 s, about 230,000 instructions per ms, on a shared
+  // 2-core x86-64 VM. Only Lua instructions are charged: a redis.call costs
+  // the instructions that call it, not the command's own work.
+  int64_t lua_instructions_per_ms = 200'000;
+  // How much a script may grow the Lua heap, in bytes, above its size when
+  // the script started (compiled scripts in the cache do not count against
+  // it); 0: no cap. Redis 7.0 has no such cap (its Lua grows until the
+  // process runs out of memory). The default leaves room for the deepest
+  // recursion Lua allows (a runaway recursion peaks near 90 MB before
+  // "stack overflow", the error Redis gives).
+  int64_t lua_memory_limit_bytes = 128LL * 1024 * 1024;
 };
 
 // The settings CONFIG GET / CONFIG SET read and write (sim/cmd_connection.cc).
@@ -195,6 +222,41 @@ class Server {
   // when `read_only`), at the script's frozen time. Used by sim/lua only.
   resp::Reply execute_from_script(Session& session, const Argv& argv, bool read_only);
 
+  // ---- Script limits (Redis 7.0's busy-reply-threshold and SCRIPT KILL).
+  // A script that has run for at least busy-reply-threshold ms (CONFIG SET
+  // busy-reply-threshold / lua-time-limit; default 5000; 0 turns the limit
+  // off), measured as options().script_time says, is "busy". Redis then
+  // re-enters its event loop from inside the script (processEventsWhileBlocked)
+  // so other clients get answers; here the Lua engine calls the busy-script
+  // handler instead, from its instruction-count hook, every
+  // ScriptEngine::kHookInstructions Lua instructions while the script stays
+  // busy. Inside the handler the owner (a test, the world, redsim server)
+  // plays the other clients: execute() on any session answers
+  //   -BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.
+  // for every command but Redis's allow_busy ones (SCRIPT KILL, MULTI,
+  // DISCARD, WATCH, UNWATCH, HELLO, RESET, AUTH, QUIT, SHUTDOWN), after the
+  // lookup, arity and subscribed-context checks, as processCommand does.
+  // SCRIPT KILL answers +OK and the script fails when the handler returns,
+  // its caller getting
+  //   -ERR Script killed by user with SCRIPT KILL... script: <sha>, on @user_script:<line>.
+  // or -UNKILLABLE once the script called a write command. Without a handler
+  // a busy script simply runs on (nobody else can be served in-process).
+  //
+  //   server.execute(*a, {"CONFIG", "SET", "busy-reply-threshold", "100"});
+  //   server.set_busy_script_handler([&](Session&) {
+  //     server.execute(*b, {"GET", "k"});         // -BUSY ...
+  //     server.execute(*b, {"SCRIPT", "KILL"});   // +OK
+  //   });
+  //   server.execute(*a, {"EVAL", "while true do end", "0"});  // -ERR Script killed ...
+  //
+  // The handler receives the session that runs the script (Redis protects
+  // that client: a transport reads nothing more from it meanwhile).
+  using BusyScriptHandler = std::function<void(Session& script_caller)>;
+  void set_busy_script_handler(BusyScriptHandler handler) {
+    busy_script_handler_ = std::move(handler);
+  }
+  const BusyScriptHandler& busy_script_handler() const { return busy_script_handler_; }
+
   // One active expiry cycle (Redis's activeExpireCycle, made deterministic):
   // examines up to options.active_expire_keys_per_cycle keys with a TTL per
   // db, in key order from a rotating cursor, and deletes those expired.
@@ -259,6 +321,7 @@ class Server {
   ReplicationHooks replication_;
   int call_depth_ = 0;
   uint64_t random_state_;  // splitmix64 state, see random_below()
+  BusyScriptHandler busy_script_handler_;
 };
 
 }  // namespace redsim::sim

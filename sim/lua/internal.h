@@ -20,6 +20,15 @@
 
 namespace redsim::sim::lua {
 
+// The limits' view of the script that is running (script_engine.cc).
+struct ScriptRun {
+  int64_t start_us = 0;      // server clock when the script started (ScriptTime::kClock)
+  int64_t instructions = 0;  // Lua instructions counted by the hook so far
+  bool busy = false;         // ran for busy-reply-threshold ms: others get BUSY
+  bool killed = false;       // SCRIPT KILL accepted: the script fails at the next hook
+  bool wrote = false;        // called a write command (Redis's SCRIPT_WRITE_DIRTY)
+};
+
 // What redis.call and friends need while a script runs. One per lua_State,
 // reached with state_of(L); owned by ScriptEngine::Impl.
 struct EngineState {
@@ -29,6 +38,7 @@ struct EngineState {
   uint64_t rand48 = 0;          // math.random state (Redis's redisLrand48)
   Argv argv;                    // scratch argv reused by redis.call
   std::deque<std::string> log;  // redis.log lines, newest last, bounded
+  ScriptRun run;                // reset when a script starts
 };
 
 inline EngineState*& state_slot(lua_State* L) {

@@ -4,8 +4,11 @@
 // and ARGV, the protected call, and the reply built straight off the stack.
 #include "sim/lua/script_engine.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -52,6 +55,86 @@ std::string one_line(std::string text) {
   return text;
 }
 
+// ---- Time limit: the instruction-count hook --------------------------------
+
+constexpr std::string_view kKilled = "ERR Script killed by user with SCRIPT KILL...";
+
+// The running script's run time in ms, as ServerOptions::script_time says.
+int64_t elapsed_ms(const lua::EngineState& st) {
+  const ServerOptions& options = st.server->options();
+  if (options.script_time == ScriptTime::kClock) {
+    return (st.server->clock().now_us() - st.run.start_us) / 1000;
+  }
+  return st.run.instructions / std::max<int64_t>(1, options.lua_instructions_per_ms);
+}
+
+void killed_hook(lua_State* L, lua_Debug*);
+
+// Fails the script with Redis's SCRIPT KILL error. Like Redis (which
+// switches to a line hook), every later instruction raises again, so a
+// pcall in the script cannot swallow the kill.
+[[noreturn]] void raise_killed(lua_State* L) {
+  lua_sethook(L, killed_hook, LUA_MASKCOUNT, 1);
+  lua::push_error_table(L, kKilled, false);
+  lua_error(L);
+  __builtin_unreachable();  // lua_error throws in the C++ build
+}
+
+void killed_hook(lua_State* L, lua_Debug*) { raise_killed(L); }
+
+// Redis's luaMaskCountHook + scriptInterrupt: charges the instructions,
+// marks the script busy once it has run busy-reply-threshold ms, then lets
+// the owner serve other clients (Server::set_busy_script_handler) on every
+// call while busy, and fails the script once SCRIPT KILL was accepted.
+void count_hook(lua_State* L, lua_Debug*) {
+  lua::EngineState& st = lua::state_of(L);
+  lua::ScriptRun& run = st.run;
+  if (run.killed) raise_killed(L);
+  run.instructions += ScriptEngine::kHookInstructions;
+  if (!run.busy) {
+    int64_t threshold_ms = st.server->config().busy_reply_threshold_ms;
+    if (threshold_ms <= 0 || elapsed_ms(st) < threshold_ms) return;
+    run.busy = true;
+  }
+  if (const Server::BusyScriptHandler& handler = st.server->busy_script_handler()) {
+    std::string failure;
+    try {
+      handler(*st.session);
+    } catch (const std::exception& e) {
+      // Must not unwind through the Lua VM as a foreign exception.
+      failure = std::string("ERR internal error: ") + e.what();
+    }
+    if (!failure.empty()) lua::raise_error_table(L, failure);
+  }
+  if (run.killed) raise_killed(L);
+}
+
+// ---- Memory cap: the state's allocator ---------------------------------------
+
+// Wraps the allocator luaL_newstate installed, counting the bytes the state
+// holds, and refuses to grow past `limit` (Lua then runs an emergency full
+// collection and retries once before raising "not enough memory"). Freeing
+// and shrinking never fail, as Lua requires.
+struct LuaHeap {
+  lua_Alloc base = nullptr;
+  void* base_ud = nullptr;
+  size_t used = 0;
+  size_t limit = SIZE_MAX;  // SIZE_MAX outside scripts
+  bool refused = false;     // a growth was refused since the script started
+
+  static void* alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
+    auto& heap = *static_cast<LuaHeap*>(ud);
+    size_t old = ptr != nullptr ? osize : 0;  // for a new block osize is a type tag
+    if (nsize > old && heap.used - old + nsize > heap.limit) {
+      heap.refused = true;
+      return nullptr;
+    }
+    void* p = heap.base(heap.base_ud, ptr, osize, nsize);
+    if (p != nullptr || nsize == 0) heap.used = heap.used - old + nsize;
+    return p;
+  }
+};
+
 }  // namespace
 
 struct ScriptEngine::Impl {
@@ -60,6 +143,11 @@ struct ScriptEngine::Impl {
 
   void open() {
     L = luaL_newstate();
+    heap.base = lua_getallocf(L, &heap.base_ud);
+    heap.used = static_cast<size_t>(lua_gc(L, LUA_GCCOUNT, 0)) * 1024 +
+                static_cast<size_t>(lua_gc(L, LUA_GCCOUNTB, 0));
+    heap.limit = SIZE_MAX;
+    lua_setallocf(L, &LuaHeap::alloc, &heap);
     lua::state_slot(L) = &state;
     lua::seed_rand48(state, static_cast<int32_t>(state.server->options().seed));
     lua::install_sandbox(L);
@@ -197,15 +285,51 @@ struct ScriptEngine::Impl {
         impl.running = false;
         impl.state.session = nullptr;
         impl.state.read_only = false;
+        impl.heap.limit = SIZE_MAX;
+        lua_sethook(impl.L, nullptr, 0, 0);
       }
     } guard{*this};
     running = true;
     state.session = &ctx.session;
     state.read_only = read_only;
+    state.run = lua::ScriptRun{};
+    Server& server = *state.server;
+    // As Redis, no hook at all when busy-reply-threshold is 0.
+    if (server.config().busy_reply_threshold_ms > 0) {
+      if (server.options().script_time == ScriptTime::kClock) {
+        state.run.start_us = server.clock().now_us();
+      }
+      lua_sethook(L, count_hook, LUA_MASKCOUNT, kHookInstructions);
+    }
+    int64_t cap = server.options().lua_memory_limit_bytes;
+    heap.refused = false;
+    if (cap > 0) heap.limit = heap.used + static_cast<size_t>(cap);
     int status = lua_pcall(L, 0, 1, kHandlerIndex);
-    resp::Reply reply = status == LUA_OK ? lua::to_reply(L, -1) : error_reply(sha);
+    heap.limit = SIZE_MAX;
+    resp::Reply reply;
+    if (status == LUA_OK) {
+      reply = lua::to_reply(L, -1);
+    } else if (cap > 0 && (status == LUA_ERRMEM || (status == LUA_ERRERR && heap.refused))) {
+      reply = memory_error_reply(sha, cap);
+    } else {
+      reply = error_reply(sha);
+    }
     lua_settop(L, kBaseTop);
+    // Give back what the failed script left behind at once.
+    if (heap.refused) lua_gc(L, LUA_GCCOLLECT, 0);
     return reply;
+  }
+
+  // A script that hit ServerOptions::lua_memory_limit_bytes. Redis has no
+  // such cap, so no text to copy: the shape is Redis's for a failed script
+  // (an ERR line, then " script: <sha>"); 5.4 gives no position for a
+  // memory error, so there is no ", on @user_script:<line>." part.
+  static resp::Reply memory_error_reply(std::string_view sha, int64_t cap) {
+    std::string msg = "ERR Script exceeded the Lua memory limit of ";
+    msg += std::to_string(cap);
+    msg += " bytes script: ";
+    msg.append(sha);
+    return resp::Reply::error(std::move(msg));
   }
 
   // The reply for a failed script: the error table's err, then Redis 7.0's
@@ -245,6 +369,7 @@ struct ScriptEngine::Impl {
   }
 
   lua_State* L = nullptr;
+  LuaHeap heap;
   lua::EngineState state;
   std::unordered_map<std::string, CachedScript, StringHash, std::equal_to<>> scripts;
   bool running = false;
@@ -257,6 +382,29 @@ ScriptEngine::ScriptEngine(Server& server) : impl_(std::make_unique<Impl>(server
 ScriptEngine::~ScriptEngine() = default;
 
 bool ScriptEngine::running() const { return impl_->running; }
+
+bool ScriptEngine::busy() const { return impl_->running && impl_->state.run.busy; }
+
+int64_t ScriptEngine::elapsed_ms() const {
+  return impl_->running ? ::redsim::sim::elapsed_ms(impl_->state) : 0;
+}
+
+void ScriptEngine::note_write() {
+  if (impl_->running) impl_->state.run.wrote = true;
+}
+
+resp::Reply ScriptEngine::kill(bool force) {
+  Impl& impl = *impl_;
+  if (!impl.running) return resp::Reply::error("NOTBUSY No scripts in execution right now.");
+  if (impl.state.run.wrote && !force) {
+    return resp::Reply::error(
+        "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
+        "can either wait the script termination or kill the server in a hard way using the "
+        "SHUTDOWN NOSAVE command.");
+  }
+  impl.state.run.killed = true;
+  return resp::Reply::ok();
+}
 
 size_t ScriptEngine::script_count() const { return impl_->scripts.size(); }
 
@@ -371,9 +519,7 @@ resp::Reply ScriptEngine::script_command(CommandContext& ctx) {
   }
   if (equals_ci(sub, "kill")) {
     if (argc != 2) return subcommand_arity_error(sub);
-    // A script runs to completion inside one command here; none is ever
-    // observable as running by another client.
-    return resp::Reply::error("NOTBUSY No scripts in execution right now.");
+    return kill();
   }
   if (equals_ci(sub, "debug")) {
     if (argc != 3) return subcommand_arity_error(sub);

@@ -19,7 +19,32 @@
 //   (LuaBitOp), cjson, Redis's rand48 math.random.
 // - redis.call/pcall/error_reply/status_reply/sha1hex/log/setresp(2), the
 //   LOG_* and REPL_* constants, REDIS_VERSION "7.0.15".
-// - "#!lua flags=no-writes,..." shebang lines.
+// - "#!lua flags=no-writes,..." shebang lines, with Redis 7.0's errors
+//   ("Unexpected engine in script shebang: ...", "Unknown lua shebang
+//   option: ...", "Unexpected flag in script shebang: ...", "Invalid script
+//   shebang"); no-writes refuses writes as EVAL_RO does. allow-oom,
+//   allow-stale, no-cluster and allow-cross-slot-keys are accepted and
+//   change nothing (no maxmemory, replicas or cluster here).
+//
+// Limits (see "Script limits" in sim/server.h):
+// - Time: busy-reply-threshold (CONFIG SET busy-reply-threshold /
+//   lua-time-limit, default 5000 ms, 0 = off). A count hook runs every
+//   kHookInstructions Lua instructions and measures the script's run time:
+//   in the simulation (ServerOptions::script_time = kInstructions) virtual
+//   time charged at ServerOptions::lua_instructions_per_ms (default
+//   200,000 instructions = 1 ms; redis.call's own work is not charged), on
+//   the wall clock (kClock, redsim server --clock real) real time. Past the
+//   threshold the server's busy-script handler runs from the hook: others
+//   get -BUSY, SCRIPT KILL ends the script ("ERR Script killed by user with
+//   SCRIPT KILL... script: <sha>, on @user_script:<line>."), -UNKILLABLE
+//   once it wrote, -NOTBUSY when no script runs.
+// - Memory: a script may grow the Lua heap by at most
+//   ServerOptions::lua_memory_limit_bytes (default 128 MB, 0 = no cap) over
+//   its size at the start; past it allocations fail (after an emergency
+//   collection) and the script answers
+//   "ERR Script exceeded the Lua memory limit of <n> bytes script: <sha>"
+//   (our text: Redis has no cap). A script's pcall can catch the failure
+//   ("not enough memory"), as any Lua error. The state stays usable.
 // Errors: a failing script answers Redis 7.0's text, e.g.
 //   "ERR user_script:1: Script attempted to access nonexistent global
 //    variable 'x' script: <sha>, on @user_script:1."
@@ -36,12 +61,20 @@
 //   worded differently (runtime messages are rewritten to 5.1's wording).
 // - Arithmetic on a non-numeric string names no variable ("attempt to
 //   perform arithmetic on a string value", 5.1 adds "field '?'" etc.).
-// - No cmsgpack and no struct library; no script timeout / SCRIPT KILL
-//   (a script always runs to completion); SCRIPT DEBUG YES is refused;
+// - No cmsgpack and no struct library; SCRIPT DEBUG YES is refused;
 //   math.random's initial seed is ServerOptions::seed, not Redis's;
 //   error({}) answers "ERR unknown error" (redis-server 7.0.15 crashes).
+// - Script time in the simulation is instruction-charged, not measured
+//   (see Limits); Redis's hook runs every 100,000 instructions, ours every
+//   10,000, so BUSY may start up to one hook period apart. There is no
+//   SHUTDOWN command, so SHUTDOWN NOSAVE cannot end a busy script; a
+//   transport that stops ends it (ScriptEngine::kill with force). After a
+//   kill every instruction raises (Redis raises on every new line): either
+//   way a pcall in the script cannot keep it alive.
+// - The Lua memory cap (Redis has none) may fail a script Redis would run.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
@@ -66,6 +99,28 @@ class ScriptEngine {
   resp::Reply script_command(CommandContext& ctx);
   // True while a script runs (redis.call re-enters the server).
   bool running() const;
+
+  // ---- Limits of the running script (see "Script limits" in sim/server.h).
+  // Lua instructions between two calls of the hook that charges a script's
+  // time and lets others in while it is busy (Redis's hook runs every
+  // 100,000; finer here so the simulated time moves in 0.05 ms steps at
+  // the default rate).
+  static constexpr int kHookInstructions = 10'000;
+  // True while the running script has run at least busy-reply-threshold ms:
+  // the server answers other clients BUSY.
+  bool busy() const;
+  // The running script's run time so far in ms (0 when none runs), measured
+  // as ServerOptions::script_time says.
+  int64_t elapsed_ms() const;
+  // SCRIPT KILL: +OK and the running script fails at its next hook with
+  // "ERR Script killed by user with SCRIPT KILL..."; "-NOTBUSY No scripts in
+  // execution right now." when none runs; "-UNKILLABLE Sorry the script
+  // already executed write commands ..." after a write, unless `force`
+  // (a transport shutting down ends the script even then).
+  resp::Reply kill(bool force = false);
+  // Called by the server when the running script's redis.call runs a write
+  // command (Redis's SCRIPT_WRITE_DIRTY: SCRIPT KILL is refused from then on).
+  void note_write();
 
   // Number of cached scripts (SCRIPT FLUSH empties the cache).
   size_t script_count() const;

@@ -32,7 +32,10 @@
 //
 // Excluded on purpose (the fake's documented gaps, sim/lua/script_engine.h
 // and README): concatenating integral floats in Lua, Lua 5.3+ operators,
-// arithmetic on non-numeric strings, cmsgpack/struct, math.random, error({}).
+// arithmetic on non-numeric strings, cmsgpack/struct, math.random, error({}),
+// and scripts returning a whole hash or set (HGETALL inside EVAL): once
+// Redis converts it to a hashtable its order is Redis's hash order, which a
+// script's reply passes on unsorted.
 #pragma once
 
 #include <cstdint>

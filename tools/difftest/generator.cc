@@ -681,7 +681,7 @@ std::string lua_expr(Gen& g, int depth) {
     }
     case 10:
       return "redis.call('" +
-             g.pick(std::array<std::string, 8>{"GET", "INCR", "TYPE", "EXISTS", "HGETALL", "STRLEN",
+             g.pick(std::array<std::string, 8>{"GET", "INCR", "TYPE", "EXISTS", "HLEN", "STRLEN",
                                                "DEL", "TTL"}) +
              "', KEYS[1])";
     case 11:

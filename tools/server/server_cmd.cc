@@ -32,6 +32,9 @@ int run_server(const ServerCmdOptions& options, std::ostream& out, std::ostream&
   sim::Clock& clock = real ? static_cast<sim::Clock&>(wall) : manual;
   sim::ServerOptions server_options;
   server_options.seed = options.seed;
+  // busy-reply-threshold counts wall time on the wall clock; on a virtual
+  // clock (which a script cannot move) the instruction-charged time.
+  server_options.script_time = real ? sim::ScriptTime::kClock : sim::ScriptTime::kInstructions;
   sim::Server fake(clock, server_options);
   TcpServer tcp(fake, {.bind = options.bind, .port = options.port, .wall_clock = real});
   int port = 0;

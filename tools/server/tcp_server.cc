@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "sim/args.h"
+#include "sim/lua/script_engine.h"
 #include "sim/resp/codec.h"
 #include "tools/server/request_parser.h"
 
@@ -66,9 +67,15 @@ struct TcpServer::Conn {
 };
 
 TcpServer::TcpServer(sim::Server& server, TcpServerOptions options)
-    : server_(server), options_(std::move(options)), read_buf_(kReadChunkBytes) {}
+    : server_(server),
+      options_(std::move(options)),
+      read_buf_(kReadChunkBytes),
+      busy_read_buf_(kReadChunkBytes) {
+  server_.set_busy_script_handler([this](sim::Session&) { serve_while_busy(); });
+}
 
 TcpServer::~TcpServer() {
+  server_.set_busy_script_handler(nullptr);
   for (auto& [fd, c] : conns_) ::close(fd);
   conns_.clear();
   if (listen_fd_ >= 0) ::close(listen_fd_);
@@ -230,17 +237,18 @@ void TcpServer::on_readable(Conn& c) {
   } else {
     // The common case: one shared buffer; a connection keeps only the
     // bytes of an incomplete request.
-    n = ::recv(c.fd, read_buf_.data(), read_buf_.size(), 0);
+    std::vector<char>& buf = serving_while_busy_ ? busy_read_buf_ : read_buf_;
+    n = ::recv(c.fd, buf.data(), buf.size(), 0);
     if (n > 0) {
       if (c.in.empty()) {
-        std::string_view view(read_buf_.data(), static_cast<size_t>(n));
+        std::string_view view(buf.data(), static_cast<size_t>(n));
         size_t pos = 0;
         process_input(c, view, pos);
         if (pos < view.size()) c.in.assign(view.substr(pos));
         flush(c);
         return;
       }
-      c.in.append(read_buf_.data(), static_cast<size_t>(n));
+      c.in.append(buf.data(), static_cast<size_t>(n));
     }
   }
   if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -364,6 +372,33 @@ void TcpServer::close_doomed() {
     conns_.erase(fd);
   }
   doomed_.clear();
+}
+
+// Called by the Lua engine's hook while a script is busy (see
+// sim::Server::set_busy_script_handler): one non-blocking turn of the loop.
+// The script's connection is `executing`; it is skipped (epoll reports it
+// again later, being level-triggered). Other connections' commands all get
+// BUSY but SCRIPT KILL and the few allow_busy ones, so none runs a script
+// and this never nests. Closing waits for the outer loop (close_doomed).
+void TcpServer::serve_while_busy() {
+  if (serving_while_busy_) return;
+  serving_while_busy_ = true;
+  epoll_event events[64];
+  int n = epoll_wait(epoll_fd_, events, 64, 0);
+  for (int i = 0; i < n; ++i) {
+    void* tag = events[i].data.ptr;
+    if (tag == &kStopTag) {
+      server_.scripts().kill(/*force=*/true);  // the eventfd stays readable for run()
+    } else if (tag == &kListenTag) {
+      accept_all();
+    } else {
+      Conn& c = *static_cast<Conn*>(tag);
+      if (c.doomed || c.executing) continue;
+      if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable(c);
+      if (!c.doomed && (events[i].events & EPOLLOUT)) flush(c);
+    }
+  }
+  serving_while_busy_ = false;
 }
 
 }  // namespace redsim::server

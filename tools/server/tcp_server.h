@@ -26,6 +26,15 @@
 //   (CONFIG SET hz). On a virtual clock the loop sleeps without a timeout
 //   and runs the cycles the clock has passed after each batch of commands;
 //   idle connections cost nothing either way (no per-connection timers).
+// - A script running longer than busy-reply-threshold (CONFIG SET
+//   busy-reply-threshold, default 5000 ms; wall time on a wall clock, the
+//   instruction-charged time of sim/server.h on a virtual one) does not
+//   stop the others: as Redis's processEventsWhileBlocked, the loop is
+//   re-entered from the script's hook; other connections are read and get
+//   -BUSY (or SCRIPT KILL's answer, which ends the script), new ones are
+//   accepted, and the script's own connection is not read until it ends.
+//   A stop request while a script is busy ends the script (even after its
+//   writes), so run() can return.
 #pragma once
 
 #include <cstddef>
@@ -79,6 +88,7 @@ class TcpServer {
   void close_doomed();
   void run_expiry_cycles();
   int wait_timeout_ms() const;
+  void serve_while_busy();
 
   sim::Server& server_;
   TcpServerOptions options_;
@@ -90,6 +100,10 @@ class TcpServer {
   std::vector<Conn*> doomed_;    // to close once no command is running
   int64_t next_cycle_us_ = 0;
   std::vector<char> read_buf_;  // every plain read lands here first
+  // While a busy script runs, reads land here: read_buf_ may still hold the
+  // request being run.
+  std::vector<char> busy_read_buf_;
+  bool serving_while_busy_ = false;
 };
 
 }  // namespace redsim::server
