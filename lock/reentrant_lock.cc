@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cstdio>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -42,6 +43,10 @@ const Script& renew_script() {
   static const Script& script = Script::get("reentrant_renew");
   return script;
 }
+const Script& unlock_latch_script() {
+  static const Script& script = Script::get("reentrant_unlock_latch");
+  return script;
+}
 const Script& force_unlock_script() {
   static const Script& script = Script::get("reentrant_force_unlock");
   return script;
@@ -66,6 +71,12 @@ ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions opt
   if (options_.lock_watchdog_timeout.count() <= 0) {
     throw std::invalid_argument("reentrant lock '" + key_ +
                                 "': lock_watchdog_timeout must be > 0 ms");
+  }
+  if (options_.unlock_latch && &unlock_script_ != &unlock_script()) {
+    throw std::invalid_argument("lock '" + key_ + "': unlock_latch needs the reentrant unlock");
+  }
+  if (options_.unlock_retries < 0) {
+    throw std::invalid_argument("lock '" + key_ + "': unlock_retries must be >= 0");
   }
 }
 
@@ -217,7 +228,7 @@ void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
   // Everything the task needs is copied: it must not touch `this`.
   env_.spawn("watchdog " + key_ + " " + owner,
              [&env = env_, dog = candidate, key = key_, owner = field(owner), lease = effective,
-              &renew = renew_script_] {
+              &renew = renew_script_, stops_on_error = options_.watchdog_stops_on_error] {
                const Micros interval = std::chrono::ceil<Micros>(lease) / 3;
                while (true) {
                  if (dog->stop_event->wait_for(interval) || dog->stopped) {
@@ -227,10 +238,17 @@ void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
                  Reply reply;
                  try {
                    reply = run_script(env.connection(), renew, {key}, {ms_arg(lease), owner});
+                 } catch (const ClosedError&) {
+                   throw;  // the process is gone
                  } catch (const ConnectionError& e) {
-                   // Redisson's renewal gives up on an error, too.
-                   env.trace("watchdog could not renew " + key + ": " + e.what());
-                   break;
+                   if (stops_on_error) {
+                     env.trace("watchdog could not renew " + key + ": " + e.what() +
+                               "; stopping (watchdog_stops_on_error)");
+                     break;
+                   }
+                   env.trace("watchdog could not renew " + key + ": " + e.what() +
+                             "; trying again in lease/3");
+                   continue;
                  }
                  if (reply.is_integer() && reply.integer() == 1) {
                    env.trace("watchdog renewed " + key + " for " + owner);
@@ -268,11 +286,39 @@ milliseconds ReentrantLock::lease_of(uint64_t task) {
                                             : options_.lock_watchdog_timeout;
 }
 
+Reply ReentrantLock::run_unlock(const std::string& me, uint64_t task, const std::string& latch) {
+  if (latch.empty()) {
+    return run_script(env_.connection(), unlock_script_, {key_, channel_},
+                      {std::string(kUnlockMessage), ms_arg(lease_of(task)), field(me)});
+  }
+  return run_script(env_.connection(), unlock_latch_script(), {key_, channel_, latch},
+                    {std::string(kUnlockMessage), ms_arg(lease_of(task)), field(me),
+                     ms_arg(options_.unlock_latch_ttl)});
+}
+
 bool ReentrantLock::try_unlock() {
   const uint64_t task = env_.task_id();
   const std::string me = owner();
-  const Reply reply = run_script(env_.connection(), unlock_script_, {key_, channel_},
-                                 {std::string(kUnlockMessage), ms_arg(lease_of(task)), field(me)});
+  std::string latch;
+  if (options_.unlock_latch) {
+    char id[17];
+    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(env_.random_u64()));
+    const std::string tagged = key_.find('{') != std::string::npos ? key_ : "{" + key_ + "}";
+    latch = "redisson_unlock_latch:" + tagged + ":" + id;
+  }
+  Reply reply;
+  for (int attempt = 0;; ++attempt) {
+    try {
+      reply = run_unlock(me, task, latch);
+      break;
+    } catch (const ClosedError&) {
+      throw;
+    } catch (const ConnectionError& e) {
+      if (attempt >= options_.unlock_retries) throw;
+      env_.trace("unlock of " + key_ + " failed (" + e.what() + "); sending it again" +
+                 (latch.empty() ? "" : " with request id " + latch));
+    }
+  }
   if (reply.is_nil()) {
     stop_watchdog(task);  // nothing of ours left to renew
     env_.trace("unlock of " + key_ + " by " + me + ": not held");

@@ -22,10 +22,11 @@
 // leaseTime = -1) the lease is lock_watchdog_timeout and a watchdog task
 // (Env::spawn) renews it every third of that while the owner holds the lock.
 // The watchdog stops when the owner's hold count reaches 0, on force_unlock,
-// and by itself when a renewal finds the lock gone or fails to reach Redis
-// (as Redisson's renewal does). It shares nothing with this object but a
-// shared_ptr, so it outlives the object: a lock still held keeps being
-// renewed after the object is destroyed, as in Redisson.
+// and by itself when a renewal finds the lock gone. A renewal that fails to
+// reach Redis (ConnectionError) is tried again at the next interval, unless
+// options.watchdog_stops_on_error asks for the old behaviour. It shares nothing with this object
+// but a shared_ptr, so it outlives the object: a lock still held keeps being renewed after the
+// object is destroyed, as in Redisson.
 //
 // Replica check (options.sync_replicas > 0; Redisson's
 // checkLockSyncedSlaves): each successful acquisition is followed, on the
@@ -71,6 +72,29 @@ struct ReentrantLockOptions {
   // unlock script) and the call throws ReplicaSyncError. 0 (default): no WAIT.
   int sync_replicas = 0;
   std::chrono::milliseconds sync_timeout{1000};
+
+  // The watchdog after a renewal that failed to reach Redis (a
+  // ConnectionError: timeout, reset, partition). false (default): it keeps
+  // going and renews at the next interval, so one transient error costs a
+  // third of the lease, not the lock (Redisson's fix, issues #2515, #3194).
+  // true: it stops for good, as Redisson's renewExpiration did before: the
+  // lock then expires under its holder (scenario watchdog-gives-up).
+  bool watchdog_stops_on_error = false;
+
+  // unlock() sends its script again after a ConnectionError (a lost reply,
+  // a timeout, a reset; not ClosedError), at most this many times, as
+  // Redisson's command executor retries (Config.retryAttempts). Default 0.
+  // A retried unlock whose first attempt did run would release a second
+  // hold, unless unlock_latch is set.
+  int unlock_retries = 0;
+  // Redisson's unlock latch (issue #4871): each unlock() draws a request id;
+  // the unlock script first reads "redisson_unlock_latch:{<key>}:<id>" and,
+  // when present, returns the result stored there instead of releasing
+  // again; after releasing it stores its result there for unlock_latch_ttl.
+  // So a retried unlock releases one hold at most. Only ReentrantLock and
+  // FencedLock have it (std::invalid_argument for ReadWriteLock's halves).
+  bool unlock_latch = false;
+  std::chrono::milliseconds unlock_latch_ttl{10000};
 };
 
 // The replica check failed: WAIT reported fewer replicas than
@@ -174,6 +198,8 @@ class ReentrantLock : public DistributedLock {
   void stop_watchdog(uint64_t task);
   std::chrono::milliseconds lease_of(uint64_t task);
   Reply call(const Argv& argv);
+  // One run of the unlock script for `me` (with the latch when `latch` is set).
+  Reply run_unlock(const std::string& me, uint64_t task, const std::string& latch);
 
   Env& env_;
   std::string key_;

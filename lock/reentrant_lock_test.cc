@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <mutex>
 
 #include "lock/errors.h"
@@ -295,6 +296,101 @@ TEST(ReentrantLock, WatchdogRenewalUsesTheOwnerNotTheWatchdogsTask) {
   a.run_spawned(0, 1000);
   EXPECT_EQ(renewals, 2);
   EXPECT_FALSE(lock.is_locked());
+}
+
+// A renewal that cannot reach Redis is tried again at the next interval
+// (the default): one failure does not cost the lock.
+TEST(ReentrantLock, WatchdogRetriesAfterARenewalError) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock la(a, "k", {.lock_watchdog_timeout = 3s}), lb(b, "k");
+  la.lock();
+  int attempts = 0;
+  a.before_call = [&](const Argv& argv) {
+    if (!is_renewal(argv)) return;
+    if (++attempts == 1) throw IoError("connection reset (test)");
+    if (attempts == 3) {
+      EXPECT_TRUE(lb.force_unlock());
+    }
+  };
+  a.run_spawned(0);  // returns when a renewal finds the lock gone
+  EXPECT_EQ(attempts, 3) << "failed, renewed, then found the lock gone";
+}
+
+// watchdog_stops_on_error: the old behaviour, for the watchdog-gives-up
+// scenario: the first failure ends the renewals and the lease runs out.
+TEST(ReentrantLock, WatchdogStopsOnErrorWhenAskedTo) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReentrantLock la(a, "k", {.lock_watchdog_timeout = 3s, .watchdog_stops_on_error = true});
+  la.lock();
+  int attempts = 0;
+  a.before_call = [&](const Argv& argv) {
+    if (is_renewal(argv) && ++attempts == 1) throw IoError("connection reset (test)");
+  };
+  a.run_spawned(0);
+  EXPECT_EQ(attempts, 1);
+  world.clock.advance_ms(2001);  // 1 s passed in the watchdog's wait; the 3 s lease ends
+  EXPECT_FALSE(la.is_locked());
+}
+
+// An unlock whose reply is lost after it ran (the hook runs it, then throws
+// TimeoutError) and is sent again (unlock_retries 1): without the latch the
+// retry releases a second hold; with it, the retry answers the first result.
+void lose_first_unlock_reply(DirectWorld& world, DirectEnv& env, const std::string& script) {
+  run(world, {"SCRIPT", "LOAD", Script::get(script).text()});
+  auto lost = std::make_shared<bool>(false);
+  env.before_call = [&world, lost, sha = Script::get(script).sha1_hex()](const Argv& argv) {
+    if (*lost || argv.size() < 2 || argv[0] != "EVALSHA" || argv[1] != sha) return;
+    *lost = true;
+    run(world, argv);
+    throw TimeoutError("reply lost (test)");
+  };
+}
+
+TEST(ReentrantLock, RetriedUnlockReleasesASecondHoldWithoutTheLatch) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReentrantLock lock(a, "k", {.default_lease = 10s, .unlock_retries = 1});
+  lock.lock();
+  lock.lock();
+  lose_first_unlock_reply(world, a, "reentrant_unlock");
+  lock.unlock();
+  EXPECT_EQ(lock.hold_count(), 0) << "one unlock() released both holds";
+  EXPECT_FALSE(lock.is_locked());
+}
+
+TEST(ReentrantLock, UnlockLatchReleasesOneHoldPerUnlock) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReentrantLock lock(a, "k", {.default_lease = 10s, .unlock_retries = 1, .unlock_latch = true});
+  lock.lock();
+  lock.lock();
+  lose_first_unlock_reply(world, a, "reentrant_unlock_latch");
+  lock.unlock();
+  EXPECT_EQ(lock.hold_count(), 1);
+  EXPECT_TRUE(lock.is_held_by_current_thread());
+  lock.unlock();
+  EXPECT_FALSE(lock.is_locked());
+  // Nothing is left but one latch per unlock() call (the fake has no KEYS).
+  EXPECT_EQ(run(world, {"DBSIZE"}), Reply::integer(2));
+}
+
+TEST(ReentrantLock, UnlockRetriesGiveUpAfterTheLimit) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReentrantLock lock(a, "k", {.default_lease = 10s, .unlock_retries = 2});
+  lock.lock();
+  int sent = 0;
+  a.before_call = [&](const Argv& argv) {
+    if (argv[0] == "EVALSHA" && argv.size() > 1 &&
+        argv[1] == Script::get("reentrant_unlock").sha1_hex()) {
+      ++sent;
+      throw IoError("connection reset (test)");
+    }
+  };
+  EXPECT_THROW(lock.unlock(), IoError);
+  EXPECT_EQ(sent, 3) << "the first send and two retries";
 }
 
 TEST(ReentrantLock, WatchdogStopsPromptlyOnFullUnlock) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 
 #include "lock/errors.h"
@@ -61,8 +62,8 @@ int64_t observed_hold_count(lock::DistributedLock& lk) {
 
 // One client process: its attempts in order, each recorded for the checkers.
 // With a FencedLock, the work ends with a write of the token to `storage`.
-void run_client(const ExplorePlan& plan, const std::vector<Attempt>& attempts, ProcessEnv& env,
-                FencedResource& storage) {
+void run_attempts(const ExplorePlan& plan, const std::vector<Attempt>& attempts, ProcessEnv& env,
+                  FencedResource& storage, bool& inside) {
   auto lk = make_plan_lock(plan, env);
   const bool reentrant = lock::is_reentrant_kind(plan.kind);
   auto* fenced = dynamic_cast<lock::FencedLock*>(lk.get());
@@ -74,6 +75,7 @@ void run_client(const ExplorePlan& plan, const std::vector<Attempt>& attempts, P
     env.record_acquire_end(kExploreKey, acquired);
     if (!acquired) continue;
     env.enter_critical(kExploreKey);
+    inside = true;
     if (reentrant) env.record_hold(kExploreKey, HoldOp::kLock, observed_hold_count(*lk));
     for (int i = 0; i < a.nested; ++i) {
       lk->lock();
@@ -86,6 +88,7 @@ void run_client(const ExplorePlan& plan, const std::vector<Attempt>& attempts, P
       env.record_hold(kExploreKey, HoldOp::kUnlock, observed_hold_count(*lk));
     }
     env.leave_critical(kExploreKey);
+    inside = false;
     if (lk->try_unlock()) {
       if (reentrant) env.record_hold(kExploreKey, HoldOp::kUnlock, observed_hold_count(*lk));
     } else {
@@ -95,9 +98,129 @@ void run_client(const ExplorePlan& plan, const std::vector<Attempt>& attempts, P
   }
 }
 
+// Under explicit faults a call may fail with a ConnectionError (or a reply
+// cut short by a server crash); the client then stops: its sections end and
+// its process ends, which resets its hold counts for the checkers.
+void run_client(const ExplorePlan& plan, const std::vector<Attempt>& attempts, ProcessEnv& env,
+                FencedResource& storage) {
+  bool inside = false;
+  try {
+    run_attempts(plan, attempts, env, storage, inside);
+  } catch (const lock::ClosedError&) {
+    throw;  // the process is gone
+  } catch (const lock::Error& e) {
+    if (!plan.fault_set) throw;  // the plain world has no such faults: a bug
+    if (inside) env.leave_critical(kExploreKey);
+    env.record(std::string("client stops after an error: ") + e.what());
+  }
+}
+
 }  // namespace
 
-ExplorePlan generate_plan(LockKind kind, uint64_t seed, int clients) {
+FaultSet parse_fault_set(std::string_view list) {
+  FaultSet set;
+  bool* fields[] = {&set.pause, &set.latency, &set.loss,     &set.lost_reply, &set.partition,
+                    &set.crash, &set.restart, &set.failover, &set.clock};
+  std::string all;
+  for (std::string_view n : kFaultNames) all += (all.empty() ? "" : ", ") + std::string(n);
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string_view::npos) comma = list.size();
+    const std::string_view word = list.substr(start, comma - start);
+    size_t i = 0;
+    while (i < kFaultNames.size() && kFaultNames[i] != word) ++i;
+    if (i == kFaultNames.size()) {
+      throw std::invalid_argument("unknown fault '" + std::string(word) + "'; one of " + all);
+    }
+    *fields[i] = true;
+    start = comma + 1;
+  }
+  return set;
+}
+
+std::string fault_set_name(const FaultSet& f) {
+  const bool on[] = {f.pause, f.latency, f.loss,     f.lost_reply, f.partition,
+                     f.crash, f.restart, f.failover, f.clock};
+  std::string out;
+  for (size_t i = 0; i < kFaultNames.size(); ++i) {
+    if (on[i]) out += (out.empty() ? "" : ",") + std::string(kFaultNames[i]);
+  }
+  return out;
+}
+
+namespace {
+
+// The explicit faults of a plan, drawn from their own stream.
+void apply_fault_set(ExplorePlan& plan, const FaultSet& f) {
+  Prng rng = Prng(plan.seed).fork("explore-faults");
+  const int64_t lease_us = plan.lease_ms * kMs;
+  FaultPlan& fp = plan.faults;
+  fp = FaultPlan{};
+  plan.fault_set = f;
+  if (plan.kind == LockKind::kRedlock) plan.servers = 5;
+  plan.checks = plan.kind == LockKind::kFenced
+                    ? kCheckFencing
+                    : kCheckMutualExclusion | kCheckHoldCounts | kCheckFencing;
+  if (f.latency) {
+    fp.latency_distribution =
+        rng.chance(500000) ? LatencyDistribution::kUniform : LatencyDistribution::kLongTail;
+    fp.latency_min_us = 0;
+    fp.latency_max_us = draw(rng, 1, 10) * kMs;
+    fp.latency_tail_ppm = static_cast<uint32_t>(draw(rng, 0, 300000));
+    fp.latency_tail_max_us = lease_us;
+  }
+  if (f.pause) {
+    fp.pause_ppm = static_cast<uint32_t>(draw(rng, 20000, 400000));
+    fp.pause_min_us = 1 * kMs;
+    fp.pause_max_us = 3 * lease_us;
+  }
+  if (f.loss) {
+    fp.loss_ppm = static_cast<uint32_t>(draw(rng, 0, 50000));
+    fp.loss_executed_ppm = static_cast<uint32_t>(draw(rng, 0, 1000000));
+  }
+  if (f.lost_reply) fp.lost_reply_ppm = static_cast<uint32_t>(draw(rng, 0, 50000));
+  if (f.partition) {
+    fp.partition_ppm = static_cast<uint32_t>(draw(rng, 0, 30000));
+    fp.partition_min_us = 1 * kMs;
+    fp.partition_max_us = 2 * lease_us;
+  }
+  if (f.crash) {
+    fp.crash_ppm = static_cast<uint32_t>(draw(rng, 0, 30000));
+    fp.restart_ppm = 500000;
+    fp.restart_min_us = 1 * kMs;
+    fp.restart_max_us = lease_us;
+  }
+  if (f.restart) {
+    fp.server_crash_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
+    fp.server_down_min_us = 1 * kMs;
+    fp.server_down_max_us = lease_us;
+    const int64_t p = draw(rng, 0, 2);
+    plan.persistence = p == 0   ? Persistence::kNone
+                       : p == 1 ? Persistence::kAofEverysec
+                                : Persistence::kAofAlways;
+  }
+  if (f.failover) {
+    plan.replicas = 1;
+    plan.replication_lag_max_us = draw(rng, 1, 20) * kMs;
+    fp.failover_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
+  }
+  if (f.clock) {
+    fp.clock_drift_ppm_max = draw(rng, 0, 100000);
+    fp.clock_jump_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
+    fp.server_clock_jump_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
+    fp.clock_jump_max_us = lease_us;
+  }
+  // A call that may never be answered needs a timeout (shorter than the lease).
+  if (f.loss || f.lost_reply || f.partition || f.restart || f.failover) {
+    plan.command_timeout_us = lease_us / 4;
+  }
+}
+
+}  // namespace
+
+ExplorePlan generate_plan(LockKind kind, uint64_t seed, int clients,
+                          std::optional<FaultSet> faults) {
   Prng rng = Prng(seed).fork("explore-plan");
   ExplorePlan plan;
   plan.kind = kind;
@@ -133,6 +256,7 @@ ExplorePlan generate_plan(LockKind kind, uint64_t seed, int clients) {
       a.nested = lock::is_reentrant_kind(kind) ? static_cast<int>(draw(rng, 0, 2)) : 0;
     }
   }
+  if (faults) apply_fault_set(plan, *faults);
   return plan;
 }
 
@@ -155,6 +279,11 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
   options.seed = plan.seed;
   options.faults = plan.faults;
   options.time_limit_us = int64_t{600} * 1000 * kMs;
+  options.command_timeout_us = plan.command_timeout_us;
+  options.replicas = plan.replicas;
+  options.replication_lag_max_us = plan.replication_lag_max_us;
+  options.persistence = plan.persistence;
+  options.servers = plan.servers;
   World world(options);
   FencedResource storage(kExploreKey);
   for (size_t i = 0; i < plan.clients.size(); ++i) {
@@ -169,15 +298,17 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
   world.run();
   ExploreOutcome out;
   out.history = world.history();
-  out.commands = world.server().commands_processed();
-  out.violations = check_mutual_exclusion(out.history);
-  auto liveness = check_liveness(out.history, liveness_bound_us(plan));
-  out.violations.insert(out.violations.end(), liveness.begin(), liveness.end());
-  if (lock::is_reentrant_kind(plan.kind)) {
-    auto holds = check_hold_counts(out.history);
-    out.violations.insert(out.violations.end(), holds.begin(), holds.end());
+  // Counted from the history: a server may be down (or replaced) at the end.
+  for (const HistoryEvent& e : out.history.events()) out.commands += e.kind == EventKind::kCommand;
+  auto add = [&out](std::vector<Violation> v) {
+    out.violations.insert(out.violations.end(), v.begin(), v.end());
+  };
+  if (plan.checks & kCheckMutualExclusion) add(check_mutual_exclusion(out.history));
+  if (plan.checks & kCheckLiveness) add(check_liveness(out.history, liveness_bound_us(plan)));
+  if ((plan.checks & kCheckHoldCounts) && lock::is_reentrant_kind(plan.kind)) {
+    add(check_hold_counts(out.history));
   }
-  if (plan.kind == LockKind::kFenced) {
+  if ((plan.checks & kCheckFencing) && plan.kind == LockKind::kFenced) {
     auto fencing = check_fencing(out.history);
     out.violations.insert(out.violations.end(), fencing.begin(), fencing.end());
   }
@@ -230,6 +361,16 @@ ExplorePlan shrink_plan(const ExplorePlan& plan,
     try_field([](ExplorePlan& p) { return std::exchange(p.faults.crash_ppm, 0u) != 0; });
     try_field([](ExplorePlan& p) { return std::exchange(p.faults.pause_ppm, 0u) != 0; });
     try_field([](ExplorePlan& p) { return std::exchange(p.faults.latency_max_us, 0) != 0; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.loss_ppm, 0u) != 0; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.lost_reply_ppm, 0u) != 0; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.partition_ppm, 0u) != 0; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.restart_ppm, 0u) != 0; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.server_crash_ppm, 0u) != 0; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.failover_ppm, 0u) != 0; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.clock_jump_ppm, 0u) != 0; });
+    try_field(
+        [](ExplorePlan& p) { return std::exchange(p.faults.server_clock_jump_ppm, 0u) != 0; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.clock_drift_ppm_max, 0) != 0; });
     for (size_t c = 0; c < best.clients.size(); ++c) {
       for (size_t a = 0; a < best.clients[c].attempts.size(); ++a) {
         auto attempt = [c, a](ExplorePlan& p) -> Attempt& { return p.clients[c].attempts[a]; };
@@ -255,6 +396,37 @@ std::string describe_plan(const ExplorePlan& plan) {
       << plan.faults.latency_max_us / 1000.0 << " ms, pause " << plan.faults.pause_ppm
       << " ppm per blocking call (" << plan.faults.pause_min_us / 1000.0 << ".."
       << plan.faults.pause_max_us / 1000.0 << " ms), crash " << plan.faults.crash_ppm << " ppm\n";
+  if (plan.fault_set) {
+    const FaultPlan& f = plan.faults;
+    out << "explicit faults: " << fault_set_name(*plan.fault_set) << "\n";
+    if (plan.servers > 1) out << "  servers " << plan.servers << "\n";
+    if (f.loss_ppm) out << "  loss " << f.loss_ppm << " ppm per command\n";
+    if (f.lost_reply_ppm) out << "  lost reply " << f.lost_reply_ppm << " ppm per command\n";
+    if (f.partition_ppm) {
+      out << "  partition " << f.partition_ppm << " ppm per blocking call (up to "
+          << f.partition_max_us / 1000.0 << " ms)\n";
+    }
+    if (f.restart_ppm) out << "  crashed clients restart: " << f.restart_ppm << " ppm\n";
+    if (f.server_crash_ppm) {
+      out << "  server crash " << f.server_crash_ppm << " ppm per command, persistence "
+          << (plan.persistence == Persistence::kNone          ? "none"
+              : plan.persistence == Persistence::kAofEverysec ? "aof everysec"
+                                                              : "aof always")
+          << "\n";
+    }
+    if (f.failover_ppm) {
+      out << "  failover " << f.failover_ppm << " ppm per command, replication lag up to "
+          << plan.replication_lag_max_us / 1000.0 << " ms\n";
+    }
+    if (f.clock_drift_ppm_max || f.clock_jump_ppm || f.server_clock_jump_ppm) {
+      out << "  clocks: drift up to " << f.clock_drift_ppm_max << " ppm, jumps " << f.clock_jump_ppm
+          << " ppm (process) / " << f.server_clock_jump_ppm << " ppm (server) of up to "
+          << f.clock_jump_max_us / 1000.0 << " ms\n";
+    }
+    if (plan.command_timeout_us) {
+      out << "  command timeout " << plan.command_timeout_us / 1000.0 << " ms\n";
+    }
+  }
   for (size_t c = 0; c < plan.clients.size(); ++c) {
     out << "client" << c + 1 << " (stream " << plan.clients[c].stream << "):";
     for (const Attempt& a : plan.clients[c].attempts) {

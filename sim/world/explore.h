@@ -17,11 +17,37 @@
 // says: get-del and blind-del break mutual exclusion through a pause between the holder's check and
 // its DEL (expire-then-delete), setnx-expire breaks liveness through a crash between SETNX and
 // EXPIRE.
+//
+// With a FaultSet (`redsim check --faults pause,loss,...`) the plan switches
+// on exactly those faults, with no budget: pauses run past the lease, clocks
+// jump by up to a lease, servers lose their data. What each name turns on:
+//   pause       random process pauses of 1 ms .. 3 leases (watchdog paused too)
+//   latency     uniform or long-tailed one-way latency
+//   loss        connection resets (before or after the command ran)
+//   lost-reply  replies that never arrive (the command ran; the client times out)
+//   partition   a client cut from the server for 1 ms .. 2 leases
+//   crash       client process crashes; half of the crashed clients restart
+//               with a new client id
+//   restart     the server crashes and restarts (persistence drawn: none,
+//               AOF everysec, AOF always)
+//   failover    one replica with replication lag; random failovers promote it
+//   clock       clock drift of processes and server, random jumps of either
+//               by up to a lease
+// Under explicit faults Redlock runs on 5 independent servers (quorum 3).
+// Under explicit faults a client whose call fails with a ConnectionError
+// stops (its process ends, which ends its sections and holds); liveness is
+// not judged (a lost reply's acquisition legitimately holds the lock for a
+// lease with nobody inside), and for the fenced kind only the storage's
+// token order is (check_fencing): overlapping sections are what a pause past
+// the lease does, the fencing token is what keeps them harmless.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lock/lock.h"
@@ -44,6 +70,38 @@ struct ClientPlan {
   std::vector<Attempt> attempts;
 };
 
+// The faults an exploration switches on (see above for what each does).
+struct FaultSet {
+  bool pause = false;
+  bool latency = false;
+  bool loss = false;
+  bool lost_reply = false;
+  bool partition = false;
+  bool crash = false;
+  bool restart = false;
+  bool failover = false;
+  bool clock = false;
+  bool operator==(const FaultSet&) const = default;
+};
+
+// The names, in the canonical order fault_set_name prints them.
+inline constexpr std::array<std::string_view, 9> kFaultNames = {
+    "pause", "latency", "loss", "lost-reply", "partition", "crash", "restart", "failover", "clock"};
+// "pause,loss" -> FaultSet. Throws std::invalid_argument naming an unknown
+// or empty entry ("unknown fault 'x'; one of pause, latency, ...").
+FaultSet parse_fault_set(std::string_view list);
+// The canonical comma list ("pause,lost-reply"); "" when none.
+std::string fault_set_name(const FaultSet& faults);
+
+// Which checkers run_plan applies (bits; the ones that fit the kind).
+enum ExploreCheck : uint32_t {
+  kCheckMutualExclusion = 1,
+  kCheckLiveness = 2,
+  kCheckHoldCounts = 4,  // reentrant kinds
+  kCheckFencing = 8,     // the fenced kind
+  kCheckAll = 15,
+};
+
 struct ExplorePlan {
   lock::LockKind kind = lock::LockKind::kSimple;
   uint64_t seed = 1;       // the world's seed (latency draws, random faults, client ids)
@@ -52,14 +110,25 @@ struct ExplorePlan {
   int64_t retry_backoff_max_us = 10000;  // string kinds' polling backoff cap
   FaultPlan faults;
   std::vector<ClientPlan> clients;
+  // Explicit faults only (see FaultSet); the defaults are the plain world's.
+  std::optional<FaultSet> fault_set;   // what generate_plan was asked for
+  uint32_t checks = kCheckAll;         // ExploreCheck bits
+  int64_t command_timeout_us = 0;      // WorldOptions::command_timeout_us
+  size_t replicas = 0;                 // WorldOptions::replicas
+  int64_t replication_lag_max_us = 0;  // lag drawn in [0, this]
+  Persistence persistence = Persistence::kNone;
+  size_t servers = 1;  // WorldOptions::servers; explicit faults give Redlock 5
 };
 
 // The lock key every client of a plan contends for.
 inline constexpr const char* kExploreKey = "lock:explore";
 
 // A random plan for `kind` from `seed`: `clients` processes (0 = 2..8 drawn),
-// 1..4 attempts each, latency, pauses and crashes in the ranges above.
-ExplorePlan generate_plan(lock::LockKind kind, uint64_t seed, int clients = 0);
+// 1..4 attempts each, latency, pauses and crashes in the ranges above. With
+// `faults`, exactly those faults, drawn from their own stream (the clients
+// and attempts are the same as without).
+ExplorePlan generate_plan(lock::LockKind kind, uint64_t seed, int clients = 0,
+                          std::optional<FaultSet> faults = std::nullopt);
 
 struct ExploreOutcome {
   // Every checker that applies to the kind (fenced: check_fencing too; its
@@ -67,7 +136,7 @@ struct ExploreOutcome {
   // end of each critical section's work).
   std::vector<Violation> violations;
   History history;
-  uint64_t commands = 0;  // commands the server executed
+  uint64_t commands = 0;  // commands the servers executed (kCommand events)
 };
 
 // Runs `plan` in a fresh world. Deterministic: the same plan gives the same

@@ -1,61 +1,124 @@
 #include "tools/cli/check_cmd.h"
 
+#include <chrono>
 #include <ostream>
 
 #include "sim/world/explore.h"
 #include "sim/world/timeline_svg.h"
+#include "tools/cli/json.h"
 #include "tools/cli/svg_file.h"
 
 namespace redsim::cli {
+
+namespace {
+
+// "\r[#######.............]  35/200 seeds" on a terminal, redrawn in place.
+void draw_progress(std::ostream& err, uint64_t done, uint64_t total) {
+  constexpr uint64_t kWidth = 30;
+  const uint64_t filled = total == 0 ? kWidth : done * kWidth / total;
+  err << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] " << done
+      << "/" << total << " seeds" << std::flush;
+}
+
+std::string faults_text(const CheckOptions& options) {
+  return options.faults ? world::fault_set_name(*options.faults) : "";
+}
+
+}  // namespace
 
 std::string check_replay_command(const CheckOptions& options, uint64_t seed) {
   std::string cmd = "build/redsim check --lock " + std::string(lock::lock_kind_name(options.kind)) +
                     " --seed " + std::to_string(seed);
   if (options.clients > 0) cmd += " --clients " + std::to_string(options.clients);
+  if (options.faults) cmd += " --faults " + world::fault_set_name(*options.faults);
   return cmd;
 }
 
 int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
-  uint64_t first = options.seed.value_or(1);
-  uint64_t last = options.seed ? *options.seed : static_cast<uint64_t>(options.seeds);
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed_s = [&started] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  const uint64_t first = options.seed.value_or(1);
+  const uint64_t last = options.seed ? *options.seed : static_cast<uint64_t>(options.seeds);
+  const uint64_t total = last - first + 1;
+  const std::string kind_name(lock::lock_kind_name(options.kind));
   uint64_t commands = 0;
   int64_t simulated_us = 0;
+  auto summary_json = [&](uint64_t explored) {
+    out << "{\"lock\": " << json_string(kind_name)
+        << ", \"faults\": " << json_string(faults_text(options)) << ", \"first_seed\": " << first
+        << ", \"last_seed\": " << last << ", \"seeds_explored\": " << explored
+        << ", \"commands\": " << commands << ", \"simulated_seconds\": " << simulated_us / 1e6
+        << ", \"elapsed_seconds\": " << elapsed_s();
+  };
   for (uint64_t seed = first; seed <= last; ++seed) {
-    world::ExplorePlan plan = world::generate_plan(options.kind, seed, options.clients);
+    if (options.progress) draw_progress(err, seed - first, total);
+    world::ExplorePlan plan =
+        world::generate_plan(options.kind, seed, options.clients, options.faults);
     world::ExploreOutcome outcome = world::run_plan(plan);
     commands += outcome.commands;
     simulated_us += outcome.history.end_us();
     if (outcome.violations.empty()) continue;
+    if (options.progress) err << "\n";
 
-    out << "violation found: lock " << lock::lock_kind_name(options.kind) << ", seed " << seed
-        << "\n\nshrinking...\n";
     int runs = 0;
     world::ExplorePlan shrunk = world::shrink_plan(plan, [&runs](const world::ExplorePlan& p) {
       ++runs;
       return !world::run_plan(p).violations.empty();
     });
     world::ExploreOutcome small = world::run_plan(shrunk);
-    out << "shrunk in " << runs << " runs to:\n"
-        << world::describe_plan(shrunk) << "\n"
-        << world::format_violations(small.violations) << "\n";
-    if (world::find_expire_then_delete(small.history, world::kExploreKey) >= 0) {
-      out << "diagnosis: expire-then-delete: a client's DEL removed a lock another client had "
-             "taken after the first one's had expired\n";
+    const std::string timeline = world::render_timeline(small.history);
+    const std::string replay = check_replay_command(options, seed);
+    if (options.json) {
+      summary_json(seed - first + 1);
+      out << ", \"violation\": true, \"seed\": " << seed << ", \"replay\": " << json_string(replay)
+          << ", \"shrink_runs\": " << runs
+          << ", \"plan\": " << json_string(world::describe_plan(shrunk)) << ", \"violations\": [";
+      for (size_t i = 0; i < small.violations.size(); ++i) {
+        out << (i ? ", " : "") << "{\"checker\": " << json_string(small.violations[i].checker)
+            << ", \"description\": " << json_string(small.violations[i].description) << "}";
+      }
+      out << "], \"timeline\": " << json_string(timeline) << "}\n";
+    } else {
+      out << "violation found: lock " << kind_name << ", seed " << seed;
+      if (options.faults) out << ", faults " << faults_text(options);
+      out << "\n\nshrinking...\n"
+          << "shrunk in " << runs << " runs to:\n"
+          << world::describe_plan(shrunk) << "\n"
+          << world::format_violations(small.violations) << "\n";
+      if (world::find_expire_then_delete(small.history, world::kExploreKey) >= 0) {
+        out << "diagnosis: expire-then-delete: a client's DEL removed a lock another client had "
+               "taken after the first one's had expired\n";
+      }
+      out << "timeline of the shrunk run:\n" << timeline << "\n";
+      out << "replay: " << replay << "\n";
     }
-    out << "replay: " << check_replay_command(options, seed) << "\n";
     if (!options.svg_path.empty()) {
       world::SvgOptions svg;
-      svg.title = "redsim check --lock " + std::string(lock::lock_kind_name(options.kind)) +
+      svg.title = "redsim check --lock " + kind_name +
+                  (options.faults ? " --faults " + faults_text(options) : std::string()) +
                   ": shrunk counterexample, seed " + std::to_string(seed);
       svg.violations = small.violations;
-      if (!write_svg_file(options.svg_path, world::render_svg(small.history, svg), out, err)) {
+      if (!write_svg_file(options.svg_path, world::render_svg(small.history, svg),
+                          options.json ? err : out, err)) {
         return 2;
       }
     }
     return 1;
   }
-  out << "no violation: lock " << lock::lock_kind_name(options.kind) << ", " << (last - first + 1)
-      << " seeds (" << first << ".." << last << "), " << commands << " commands, "
+  if (options.progress) {
+    draw_progress(err, total, total);
+    err << "\n";
+  }
+  if (options.json) {
+    summary_json(total);
+    out << ", \"violation\": false}\n";
+    return 0;
+  }
+  out << "no violation: lock " << kind_name;
+  if (options.faults) out << ", faults " << faults_text(options);
+  out << ", " << total << " seeds (" << first << ".." << last << "), " << commands << " commands, "
       << simulated_us / 1000000.0 << " simulated seconds\n";
   return 0;
 }

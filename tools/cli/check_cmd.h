@@ -1,4 +1,13 @@
 // `redsim check`: random schedules for one lock kind, judged by the checkers.
+//
+//   redsim check --lock simple --faults pause --seeds 200
+//   redsim check --lock fenced --faults pause,latency --json
+//
+// Without --faults the plans stay inside the kinds' timing budget (latency,
+// short pauses, crashes: see sim/world/explore.h), so the safe kinds must
+// show nothing. With --faults LIST exactly those faults are on, with no
+// budget (explore.h says what each does); a violation found is printed
+// shrunk, with its timeline and a replay command that names the faults.
 #pragma once
 
 #include <cstdint>
@@ -7,24 +16,35 @@
 #include <string>
 
 #include "lock/lock.h"
+#include "sim/world/explore.h"
 
 namespace redsim::cli {
 
 struct CheckOptions {
   lock::LockKind kind = lock::LockKind::kSimple;
-  int clients = 0;               // 0: drawn per seed in 2..8
-  int seeds = 1000;              // seeds 1..seeds, unless `seed` is set
-  std::optional<uint64_t> seed;  // exactly this seed (a replay)
-  std::string svg_path;          // non-empty: draw the shrunk counterexample there
+  int clients = 0;                        // 0: drawn per seed in 2..8
+  int seeds = 1000;                       // seeds 1..seeds, unless `seed` is set
+  std::optional<uint64_t> seed;           // exactly this seed (a replay)
+  std::string svg_path;                   // non-empty: draw the shrunk counterexample there
+  std::optional<world::FaultSet> faults;  // --faults: exactly these, no budget
+  bool json = false;                      // one JSON object on `out` instead of text
+  bool progress = false;  // a progress bar on `err` (main sets it when stderr is a terminal)
 };
 
 // Explores; returns 0 when no violation was found, 1 after printing the
-// shrunk counterexample and the command that replays it (and drawing it to
-// options.svg_path when set), 2 when the SVG file cannot be written
-// (message on `err`).
+// shrunk counterexample, its timeline and the command that replays it (and
+// drawing it to options.svg_path when set), 2 when the SVG file cannot be
+// written (message on `err`).
+//
+// JSON (--json): {"lock", "faults", "first_seed", "last_seed",
+// "seeds_explored", "commands", "simulated_seconds", "elapsed_seconds",
+// "violation": false} or, on a violation, also "seed", "replay",
+// "shrink_runs", "plan" (describe_plan of the shrunk plan), "violations"
+// [{"checker", "description"}] and "timeline" (the shrunk run's).
 int check(const CheckOptions& options, std::ostream& out, std::ostream& err);
 
-// The command line that replays `seed` with these options.
+// The command line that replays `seed` with these options (with --faults
+// when they were given).
 std::string check_replay_command(const CheckOptions& options, uint64_t seed);
 
 }  // namespace redsim::cli

@@ -1,11 +1,16 @@
 // redsim: the command line. Subcommands live in their own files; this file
 // only wires them to CLI11 and maps usage errors to exit code 2.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lock/lock.h"
+#include "sim/world/explore.h"
 #include "tools/cli/check_cmd.h"
 #include "tools/cli/difftest_cmd.h"
 #include "tools/cli/repl.h"
@@ -64,6 +69,19 @@ int main(int argc, char** argv) {
     kind_list += (kind_list.empty() ? "" : ", ") + kind_names.back();
   }
   check->add_option("--lock", lock_name, kind_list)->required()->check(CLI::IsMember(kind_names));
+  std::string faults_list;
+  std::string faults_help = "Comma list of faults to switch on, without the timing budget:";
+  for (std::string_view f : redsim::world::kFaultNames) faults_help += " " + std::string(f);
+  auto* faults_opt = check->add_option("--faults", faults_list, faults_help)
+                         ->check([](const std::string& v) -> std::string {
+                           try {
+                             redsim::world::parse_fault_set(v);
+                             return "";
+                           } catch (const std::invalid_argument& e) {
+                             return e.what();
+                           }
+                         });
+  check->add_flag("--json", check_options.json, "A JSON summary instead of text");
   check->add_option("--clients", check_options.clients, "Client processes (default: 2..8 per seed)")
       ->check(CLI::Range(1, 64));
   check->add_option("--seeds", check_options.seeds, "Explore seeds 1..N")
@@ -75,6 +93,8 @@ int main(int argc, char** argv) {
   check->callback([&] {
     check_options.kind = *redsim::lock::parse_lock_kind(lock_name);
     if (seed_opt->count() > 0) check_options.seed = seed;
+    if (faults_opt->count() > 0) check_options.faults = redsim::world::parse_fault_set(faults_list);
+    check_options.progress = isatty(STDERR_FILENO) != 0;
     exit_code = redsim::cli::check(check_options, std::cout, std::cerr);
   });
 

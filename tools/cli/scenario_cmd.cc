@@ -89,10 +89,15 @@ void print_json(const Scenario& s, const ScenarioResult& r, const std::string& r
 }  // namespace
 
 int scenario_list(std::ostream& out) {
-  out << pad("SCENARIO", 28) << pad("LOCK", 14) << pad("EXPECTED", 30) << "DESCRIPTION\n";
+  // One row per scenario, then its source and what it injects (or that it
+  // also runs against a real server), indented under the row.
+  out << pad("SCENARIO", 29) << pad("LOCK", 14) << pad("EXPECTED", 30) << "DESCRIPTION\n";
   for (const Scenario& s : world::all_scenarios()) {
-    out << pad(s.name, 28) << pad(lock::lock_kind_name(s.kind), 14)
-        << pad(world::verdict_name(s.expected), 30) << s.description << "\n";
+    out << pad(s.name, 29) << pad(lock::lock_kind_name(s.kind), 14)
+        << pad(world::verdict_name(s.expected), 30) << s.description << "\n"
+        << "    source: " << s.source << "\n"
+        << "    " << (s.run_on ? "fault-free: also runs with --real" : "injects: " + s.needs_fault)
+        << "\n";
   }
   return 0;
 }

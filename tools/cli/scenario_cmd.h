@@ -7,7 +7,9 @@
 
 namespace redsim::cli {
 
-// Prints name, lock kind, expected verdict and description of each scenario. Returns 0.
+// Prints name, lock kind, expected verdict and description of each scenario,
+// then (indented) its source and the fault it injects, or that it also runs
+// against a real server. Returns 0.
 int scenario_list(std::ostream& out);
 
 struct ScenarioRunOptions {
