@@ -308,6 +308,21 @@ std::string render_svg(const History& history, const SvgOptions& options) {
            owner + " inside " + b.resource + " " + format_time_ms(b.from_us) + " .. " +
                format_time_ms(b.to_us));
     }
+    // Writes judged by a FencedResource: the token in a circle, green when
+    // accepted, red when rejected as stale.
+    for (const HistoryEvent& e : events) {
+      if (e.process != pid || e.kind != EventKind::kFencedWrite) continue;
+      const bool ok = e.text == "accepted";
+      const double xe = c.x(e.t_us), y = c.lane_mid(lane) - 14;
+      out += "<g class=\"fenced-write\" data-token=\"" + std::to_string(e.value) +
+             "\" data-accepted=\"" + (ok ? "1" : "0") + "\"><circle cx=\"" + num(xe) + "\" cy=\"" +
+             num(y) + "\" r=\"7\" fill=\"" + (ok ? "#2ca02c" : kRed) + "\"/><text x=\"" + num(xe) +
+             "\" y=\"" + num(y + 4) + "\" text-anchor=\"middle\" font-size=\"9\" fill=\"white\">" +
+             std::to_string(e.value) + "</text><title>" +
+             escape("write to " + e.resource + " with token " + std::to_string(e.value) + ": " +
+                    e.text + " at " + format_time_ms(e.t_us)) +
+             "</title></g>\n";
+    }
     for (size_t i = 0; i < events.size(); ++i) {
       const HistoryEvent& e = events[i];
       if (e.process != pid || e.task != 0) continue;

@@ -7,6 +7,8 @@
 //     from the command that set it to its deadline or its deletion
 //     (kKeyState events);
 //   - pauses as grey bands, crashes as a red cross, restarts and ends;
+//   - writes judged by a FencedResource as their token in a circle, green
+//     when accepted, red when rejected as stale;
 //   - every command as an arrow from the process lane to the server lane,
 //     at the time the server ran it (the network's latency is not drawn);
 //   - the violations' times as red vertical lines, listed under the lanes;
@@ -21,7 +23,8 @@
 // Elements carry classes and data- attributes so tools and tests can read
 // it back: <g class="lane" data-lane="c1"> (or "s0"), rect.critical
 // (data-owner, data-resource), rect.lease (data-key), rect.pause,
-// path.crash, line.violation, line.command.
+// path.crash, g.fenced-write (data-token, data-accepted), line.violation,
+// line.command.
 #pragma once
 
 #include <string>

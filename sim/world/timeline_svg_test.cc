@@ -71,6 +71,14 @@ TEST(RenderSvg, CrashesArePainted) {
   EXPECT_GE(count(svg, "class=\"crash\""), 1);
 }
 
+TEST(RenderSvg, FencedWritesShowTheirTokenAndVerdict) {
+  const ScenarioResult r = find_scenario("pause-past-lease-fenced")->run(1);
+  const std::string svg = render_svg(r.history, {});
+  EXPECT_GE(count(svg, "class=\"fenced-write\""), 2);
+  EXPECT_GE(count(svg, "data-accepted=\"0\""), 1) << "A's stale token is rejected";
+  EXPECT_GE(count(svg, "data-accepted=\"1\""), 1) << "B's write is accepted";
+}
+
 TEST(RenderSvg, TextIsEscaped) {
   History h;
   HistoryEvent e;
