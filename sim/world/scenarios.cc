@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "lock/errors.h"
+#include "lock/fair_lock.h"
 #include "lock/fenced_lock.h"
 #include "lock/redlock.h"
 #include "lock/reentrant_lock.h"
@@ -672,6 +673,52 @@ ScenarioResult run_watchdog_error(bool stops_on_error, Verdict expected, uint64_
 // connections are cut from t=250 to t=400 ms: the unlock message is lost and
 // B subscribes again only after it was published. B must not wait forever:
 // it wakes when the PTTL it saw runs out and takes the lock then.
+// Redisson's fair lock keeps each waiter's place until a time computed on
+// the caller's clock (the holder's lease end plus threadWaitTime, 5 s). B
+// queues at t=10 ms, C at t=20 ms; C's clock runs `skew_ms` ahead. A skew
+// beyond B's reservation makes C see B as expired, drop it and go first: the
+// FIFO guarantee holds only while clocks agree within the reservation.
+ScenarioResult run_fair_skewed_clock(LockKind, Verdict expected, uint64_t seed, int64_t skew_ms) {
+  SimRunner runner(scenario_options(seed));
+  World& world = runner.world();
+  auto order = std::make_shared<std::vector<std::string>>();
+  world.spawn_process("A", [](ProcessEnv& env) {
+    lock::FairLock lk(env, kKey);
+    env.record_acquire_start(kKey, Micros::max());
+    lk.lock(milliseconds(1000));
+    env.record_acquire_end(kKey, true);
+    critical_section(env, ms(100));
+    lk.unlock();
+  });
+  auto waiter = [order](std::string name) {
+    return [order, name](ProcessEnv& env) {
+      lock::FairLock lk(env, kKey);
+      env.record_acquire_start(kKey, Micros::max());
+      lk.lock(milliseconds(1000));
+      env.record_acquire_end(kKey, true);
+      order->push_back(name);
+      env.record(name + " acquired");
+      critical_section(env, ms(10));
+      lk.unlock();
+    };
+  };
+  world.spawn_process("B", waiter("B"), ms(10));
+  const ProcessId c = world.spawn_process("C", waiter("C"), ms(20));
+  world.jump_process_clock(c, Micros(0), ms(skew_ms));
+  world.run();
+  Judged j;
+  std::string got;
+  for (const std::string& n : *order) got += (got.empty() ? "" : ", ") + n;
+  j.findings.push_back("C's clock " + std::to_string(skew_ms) +
+                       " ms ahead; order of the waiters: " + got + " (queued B, then C)");
+  if (*order != std::vector<std::string>{"B", "C"}) {
+    j.extra.push_back(expectation_failed("FIFO broken: the waiters acquired in the order " + got +
+                                         ", though B queued first"));
+  }
+  // A waiter may wait behind another's reservation (threadWaitTime 5 s).
+  return judge(runner, expected, 6000 * kMs, std::move(j));
+}
+
 ScenarioResult run_lost_wakeup(LockKind, Verdict expected, uint64_t seed) {
   SimRunner runner(scenario_options(seed));
   World& world = runner.world();
@@ -1061,6 +1108,18 @@ std::vector<Scenario> build_catalogue() {
       "Kleppmann, \"How to do distributed locking\" (2016), \"Making the lock safe with "
       "fencing\" / timing assumptions";
   const std::string antirez = "antirez, \"Is Redlock safe?\" (2016)";
+  add_fault("fair-skewed-clock", LockKind::kFair, Verdict::kExpectation,
+            "FairLock: C's clock runs 10 s ahead; it sees B's place as expired and goes first",
+            "Redisson RedissonFairLock (waiter timeouts on the caller's clock, threadWaitTime 5 s)",
+            "C's process clock +10000 ms from the start", [](uint64_t seed) {
+              return run_fair_skewed_clock(LockKind::kFair, Verdict::kExpectation, seed, 10000);
+            });
+  add_fault("fair-skewed-clock-small", LockKind::kFair, Verdict::kSafe,
+            "FairLock: C's clock runs 3 s ahead, less than B's reservation: FIFO holds",
+            "Redisson RedissonFairLock (waiter timeouts on the caller's clock, threadWaitTime 5 s)",
+            "C's process clock +3000 ms from the start", [](uint64_t seed) {
+              return run_fair_skewed_clock(LockKind::kFair, Verdict::kSafe, seed, 3000);
+            });
   add_fault(
       "redlock-clock-jump", LockKind::kRedlock, Verdict::kMutualExclusion,
       "Redlock, 5 servers: a clock jump on one of A's 3 expires its key; B gets 3 too",
