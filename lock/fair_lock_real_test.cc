@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "lock/fair_lock.h"
-#include "lock/real_redis_test_util.h"
 #include "lock/script.h"
 #include "sim/world/direct_env.h"
 #include "sim/world/prng.h"
+#include "tools/testing/blocking_redis_env.h"
 
 namespace redsim::lock {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "lock/errors.h"
 #include "lock/permit_expirable_semaphore.h"
-#include "lock/real_redis_test_util.h"
 #include "lock/redlock.h"
 #include "lock/reentrant_lock.h"
+#include "tools/testing/blocking_redis_env.h"
 
 namespace redsim::lock {
 namespace {

@@ -2,7 +2,7 @@
 // (critical sections, acquire attempts, hold counts, results). Scenario
 // workloads are written against it, so one workload runs in the simulation
 // (world::ProcessEnv, events at true virtual time) and against a real Redis
-// (world::RealTimeRunner's env, events at steady-clock time).
+// (cli::RealTimeRunner's env, events at steady-clock time).
 //
 //   void client(world::ClientEnv& env) {
 //     lock::SimpleLock lock(env, "k");

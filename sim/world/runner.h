@@ -1,13 +1,12 @@
 // ScenarioRunner: where a scenario's client processes run, so one workload
 // (written against ClientEnv) runs in both worlds:
 //   SimRunner       the deterministic World: fibers, virtual time, a seed;
-//   RealTimeRunner  one std::thread per client, each with its own lock::Env
-//                   from a factory (e.g. a HiredisEnv on a real server),
-//                   events recorded at steady-clock time.
+//   cli::RealTimeRunner (tools/cli/real_time_runner.h), outside sim/ because
+//                   it reads the wall clock: one std::thread per client, each
+//                   with its own lock::Env from a factory (a HiredisEnv on a
+//                   real server), events recorded at steady-clock time.
 //
-//   world::RealTimeRunner runner({.make_env = [] {
-//     return std::make_unique<lock::HiredisEnv>(lock::HiredisOptions{});
-//   }});
+//   world::SimRunner runner(world::WorldOptions{});
 //   runner.spawn("A", [](world::ClientEnv& env) { ... });
 //   runner.spawn("B", [](world::ClientEnv& env) { ... }, std::chrono::milliseconds(10));
 //   runner.run();
@@ -85,50 +84,6 @@ class SimRunner final : public ScenarioRunner {
 
  private:
   World world_;
-};
-
-struct RealRunnerOptions {
-  // A new Env for each client process (and one for command()). Required.
-  std::function<std::unique_ptr<lock::Env>()> make_env;
-  Micros timing_slack = std::chrono::milliseconds(100);
-  double long_time_scale = 0.01;
-};
-
-class RealTimeRunner final : public ScenarioRunner {
- public:
-  // Throws std::invalid_argument when options.make_env is empty.
-  explicit RealTimeRunner(RealRunnerOptions options);
-  ~RealTimeRunner() override;
-
-  void spawn(std::string name, std::function<void(ClientEnv&)> main,
-             Micros start_at = Micros{0}) override;
-  // Starts one thread per client, joins them all. Call once.
-  void run() override;
-  lock::Reply command(const lock::Argv& argv) override;
-  const History& history() const override { return history_; }
-  uint64_t seed() const override { return 0; }
-  bool simulated() const override { return false; }
-  Micros timing_slack() const override { return options_.timing_slack; }
-  double long_time_scale() const override { return options_.long_time_scale; }
-
-  // Appends `e` stamped with the time since run() began (thread-safe; events
-  // are in time order). Used by the clients' recording Envs.
-  void add_event(HistoryEvent e);
-
- private:
-  struct Client {
-    std::string name;
-    std::function<void(ClientEnv&)> main;
-    Micros start_at;
-  };
-  void run_client(ProcessId pid, const Client& client);
-
-  RealRunnerOptions options_;
-  std::vector<Client> clients_;
-  std::unique_ptr<lock::Env> admin_;
-  std::chrono::steady_clock::time_point start_;
-  std::mutex mu_;  // guards history_ during run()
-  History history_;
 };
 
 }  // namespace redsim::world

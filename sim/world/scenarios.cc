@@ -1183,12 +1183,11 @@ std::span<const Scenario> all_scenarios() {
   return catalogue;
 }
 
-ScenarioResult run_scenario_real(const Scenario& scenario, RealRunnerOptions options) {
+ScenarioResult run_scenario_real(const Scenario& scenario, ScenarioRunner& runner) {
   if (!scenario.run_on) {
     throw std::invalid_argument("scenario '" + scenario.name + "' needs an injected fault (" +
                                 scenario.needs_fault + "); it runs only in the simulation");
   }
-  RealTimeRunner runner(std::move(options));
   // A real server keeps what earlier runs left: start from no lock.
   runner.command({"DEL", kKey, kStatsKey});
   return scenario.run_on(runner);

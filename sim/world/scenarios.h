@@ -8,7 +8,8 @@
 //   r.passed();    // observed verdict == s->expected
 //
 //   // The fault-free ones also run against a real server (lock/hiredis):
-//   if (s->run_on) r = world::run_scenario_real(*s, {.make_env = make_hiredis_env});
+//   cli::RealTimeRunner real({.make_env = make_hiredis_env});   // tools/cli
+//   if (s->run_on) r = world::run_scenario_real(*s, real);
 //
 // The seed only changes client ids, tokens and jitter; the schedule is the
 // scenario's own, so every seed must give the expected verdict.
@@ -72,13 +73,13 @@ struct Scenario {
 
 // Every scenario, in catalogue order.
 std::span<const Scenario> all_scenarios();
-// Runs a fault-free scenario against real servers: a RealTimeRunner with
-// `options` (whose make_env connects to them), after deleting the keys the
-// scenarios use. The verdict rules are the simulation's, with
-// options.timing_slack added to each timing bound. Throws
-// std::invalid_argument when the scenario needs a fault (saying which), and
-// what make_env or the server throws (lock::ConnectionError).
-ScenarioResult run_scenario_real(const Scenario& scenario, RealRunnerOptions options);
+// Runs a fault-free scenario on `runner` (a real-time runner whose clients
+// talk to real servers, cli::RealTimeRunner), after deleting the keys the
+// scenarios use. The verdict rules are the simulation's, with the runner's
+// timing_slack added to each timing bound. Throws std::invalid_argument
+// when the scenario needs a fault (saying which), and what the runner's Envs
+// or the server throw (lock::ConnectionError).
+ScenarioResult run_scenario_real(const Scenario& scenario, ScenarioRunner& runner);
 
 // nullptr when there is no scenario of that name.
 const Scenario* find_scenario(std::string_view name);

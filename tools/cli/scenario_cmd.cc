@@ -9,6 +9,7 @@
 #include "sim/world/scenarios.h"
 #include "sim/world/timeline_svg.h"
 #include "tools/cli/json.h"
+#include "tools/cli/real_time_runner.h"
 #include "tools/cli/svg_file.h"
 
 namespace redsim::cli {
@@ -155,9 +156,9 @@ int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostr
     ScenarioResult r;
     if (real) {
       try {
-        r = world::run_scenario_real(*chosen[i], {.make_env = [server] {
-          return std::make_unique<lock::HiredisEnv>(server);
-        }});
+        RealTimeRunner runner(
+            {.make_env = [server] { return std::make_unique<lock::HiredisEnv>(server); }});
+        r = world::run_scenario_real(*chosen[i], runner);
       } catch (const lock::Error& e) {
         err << "redsim: scenario " << chosen[i]->name << " against " << options.real_url
             << " failed: " << e.what() << "\n";

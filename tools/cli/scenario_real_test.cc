@@ -5,6 +5,7 @@
 
 #include "lock/hiredis/hiredis_env.h"
 #include "sim/world/scenarios.h"
+#include "tools/cli/real_time_runner.h"
 #include "tools/cli/scenario_cmd.h"
 #include "tools/testing/redis_server_process.h"
 
@@ -24,8 +25,9 @@ TEST(ScenarioReal, FaultFreeScenariosGiveTheirVerdictAgainstARealServer) {
       EXPECT_FALSE(s.needs_fault.empty()) << s.name << " says neither how to run nor why not";
       continue;
     }
-    const world::ScenarioResult r = world::run_scenario_real(
-        s, {.make_env = [options] { return std::make_unique<lock::HiredisEnv>(options); }});
+    RealTimeRunner runner(
+        {.make_env = [options] { return std::make_unique<lock::HiredisEnv>(options); }});
+    const world::ScenarioResult r = world::run_scenario_real(s, runner);
     ++ran;
     EXPECT_TRUE(r.passed()) << s.name << ": " << world::verdict_name(r.observed) << "\n"
                             << world::format_violations(r.violations) << "\n"
@@ -41,11 +43,9 @@ TEST(ScenarioReal, FaultFreeScenariosGiveTheirVerdictAgainstARealServer) {
 TEST(ScenarioReal, FaultedScenarioIsRefused) {
   const world::Scenario* s = world::find_scenario("expire-then-delete");
   ASSERT_NE(s, nullptr);
-  EXPECT_THROW(
-      world::run_scenario_real(
-          *s,
-          {.make_env = [] { return std::make_unique<lock::HiredisEnv>(lock::HiredisOptions{}); }}),
-      std::invalid_argument);
+  RealTimeRunner runner(
+      {.make_env = [] { return std::make_unique<lock::HiredisEnv>(lock::HiredisOptions{}); }});
+  EXPECT_THROW(world::run_scenario_real(*s, runner), std::invalid_argument);
 }
 
 TEST(ScenarioRunReal, AllRunsTheFaultFreeOnesAndListsTheRestAsSkipped) {
