@@ -64,8 +64,8 @@ class FencedLock final : public ReentrantLock {
   static std::string token_key_name(std::string_view key);
 
  protected:
-  std::optional<int64_t> run_acquire(const std::string& owner,
-                                     std::chrono::milliseconds lease) override;
+  std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
+                                     bool waiting) override;
 
  private:
   std::string token_key_;

@@ -45,8 +45,8 @@ class ReadLock final : public ReentrantLock {
   LockKind kind() const override { return LockKind::kReadWrite; }
 
  protected:
-  std::optional<int64_t> run_acquire(const std::string& owner,
-                                     std::chrono::milliseconds lease) override;
+  std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
+                                     bool waiting) override;
 };
 
 // The write half: an exclusive, reentrant lock (what make_lock(kReadWrite)
@@ -57,8 +57,8 @@ class WriteLock final : public ReentrantLock {
   LockKind kind() const override { return LockKind::kReadWrite; }
 
  protected:
-  std::optional<int64_t> run_acquire(const std::string& owner,
-                                     std::chrono::milliseconds lease) override;
+  std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
+                                     bool waiting) override;
 };
 
 class ReadWriteLock {

@@ -67,6 +67,7 @@ ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions opt
       field_suffix_(std::move(flavor.field_suffix)),
       unlock_script_(*flavor.unlock),
       renew_script_(*flavor.renew),
+      legacy_watchdog_(flavor.legacy_watchdog),
       options_(options) {
   if (options_.lock_watchdog_timeout.count() <= 0) {
     throw std::invalid_argument("reentrant lock '" + key_ +
@@ -100,7 +101,7 @@ void ReentrantLock::lock(milliseconds lease) { acquire(std::nullopt, lease); }
 
 bool ReentrantLock::try_lock() {
   const std::string me = owner();
-  if (try_acquire(me, options_.default_lease)) return false;
+  if (try_acquire(me, options_.default_lease, /*waiting=*/false)) return false;
   on_acquired(me, options_.default_lease);
   return true;
 }
@@ -109,7 +110,8 @@ bool ReentrantLock::try_lock_wait(Micros wait) {
   return acquire(std::max(wait, Micros(0)), options_.default_lease);
 }
 
-std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, milliseconds lease) {
+std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, milliseconds lease,
+                                                  bool /*waiting*/) {
   const Reply reply =
       run_script(env_.connection(), acquire_script(), {key_}, {ms_arg(lease), owner});
   if (reply.is_nil()) return std::nullopt;
@@ -119,9 +121,10 @@ std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, mill
   return reply.integer();
 }
 
-std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, milliseconds lease) {
+std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, milliseconds lease,
+                                                  bool waiting) {
   const milliseconds effective = lease.count() > 0 ? lease : options_.lock_watchdog_timeout;
-  std::optional<int64_t> pttl = run_acquire(owner, effective);
+  std::optional<int64_t> pttl = run_acquire(owner, effective, waiting);
   if (pttl || options_.sync_replicas <= 0) return pttl;
 
   // The replica check: WAIT on the connection that ran the acquire, so it
@@ -133,8 +136,7 @@ std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, mill
                                               : "(" + acked.debug_string() + ") of ";
   std::string released = "the hold was released";
   try {
-    const Reply undo = run_script(env_.connection(), unlock_script_, {key_, channel_},
-                                  {std::string(kUnlockMessage), ms_arg(effective), field(owner)});
+    const Reply undo = run_unlock(owner, effective);
     if (!undo.is_integer()) released = "releasing the hold answered " + undo.debug_string();
   } catch (const ConnectionError& e) {
     released = std::string("releasing the hold failed: ") + e.what();
@@ -150,59 +152,81 @@ std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, mill
 bool ReentrantLock::acquire(std::optional<Micros> wait, milliseconds lease) {
   const std::string me = owner();
   const Micros start = env_.now();
-  std::optional<int64_t> pttl = try_acquire(me, lease);
-  if (!pttl) {
+  std::optional<int64_t> hint = try_acquire(me, lease, /*waiting=*/true);
+  if (!hint) {
     on_acquired(me, lease);
     return true;
   }
   if (wait && env_.now() - start >= *wait) {
-    env_.trace("gave up on " + key_ + " pttl=" + std::to_string(*pttl));
+    stop_waiting(me);
+    env_.trace(gave_up_trace(*hint));
     return false;
   }
 
   // Subscribe before the next attempt: an unlock published after this
   // returns signals `woken`, even one that lands before we wait.
   std::shared_ptr<Event> woken = env_.make_event();
+  const std::string channel = wait_channel(me);
   const SubscriptionId subscription =
-      env_.subscribe(channel_, [woken](const std::string& /*message*/) { woken->signal(); });
+      env_.subscribe(channel, [woken](const std::string& /*message*/) { woken->signal(); });
   auto unsubscribe_quietly = [&] {
     try {
       env_.unsubscribe(subscription);
     } catch (const Error& e) {
       // Losing an UNSUBSCRIBE costs a stray wake-up of an Event nobody waits on.
-      env_.trace("unsubscribe from " + channel_ + " failed: " + e.what());
+      env_.trace("unsubscribe from " + channel + " failed: " + e.what());
     }
   };
 
   bool acquired = false;
   try {
     while (true) {
-      pttl = try_acquire(me, lease);
-      if (!pttl) {
+      hint = try_acquire(me, lease, /*waiting=*/true);
+      if (!hint) {
         acquired = true;
         break;
       }
-      // A lock without expiry (PTTL -1) frees only by an unlock message; we
-      // still re-check now and then in case the message was lost.
-      Micros pause = *pttl >= 0 ? Micros(milliseconds(std::max<int64_t>(*pttl, 1)))
-                                : Micros(options_.lock_watchdog_timeout);
+      Micros pause = pause_after(*hint);
       if (wait) {
         const Micros elapsed = env_.now() - start;
         if (elapsed >= *wait) break;
         pause = std::min(pause, *wait - elapsed);
       }
-      env_.trace("waiting pttl=" + std::to_string(*pttl) + " for " + key_);
+      env_.trace(waiting_trace(*hint));
       woken->wait_for(pause);
     }
   } catch (const Error&) {
     unsubscribe_quietly();
+    stop_waiting(me);
     throw;
   }
   if (acquired) on_acquired(me, lease);
   unsubscribe_quietly();
-  if (!acquired) env_.trace("gave up on " + key_ + " pttl=" + std::to_string(*pttl));
+  if (!acquired) {
+    stop_waiting(me);
+    env_.trace(gave_up_trace(*hint));
+  }
   return acquired;
 }
+
+std::string ReentrantLock::wait_channel(const std::string& /*owner*/) const { return channel_; }
+
+Micros ReentrantLock::pause_after(int64_t hint) const {
+  // A lock without expiry (PTTL -1) frees only by an unlock message; we
+  // still re-check now and then in case the message was lost.
+  return hint >= 0 ? Micros(milliseconds(std::max<int64_t>(hint, 1)))
+                   : Micros(options_.lock_watchdog_timeout);
+}
+
+std::string ReentrantLock::waiting_trace(int64_t hint) const {
+  return "waiting pttl=" + std::to_string(hint) + " for " + key_;
+}
+
+std::string ReentrantLock::gave_up_trace(int64_t hint) const {
+  return "gave up on " + key_ + " pttl=" + std::to_string(hint);
+}
+
+void ReentrantLock::stop_waiting(const std::string& /*owner*/) {}
 
 void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
   const bool use_watchdog = lease.count() <= 0;
@@ -228,7 +252,8 @@ void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
   // Everything the task needs is copied: it must not touch `this`.
   env_.spawn("watchdog " + key_ + " " + owner,
              [&env = env_, dog = candidate, key = key_, owner = field(owner), lease = effective,
-              &renew = renew_script_, stops_on_error = options_.watchdog_stops_on_error] {
+              &renew = renew_script_, stops_on_error = options_.watchdog_stops_on_error,
+              legacy = legacy_watchdog_] {
                const Micros interval = std::chrono::ceil<Micros>(lease) / 3;
                while (true) {
                  if (dog->stop_event->wait_for(interval) || dog->stopped) {
@@ -238,9 +263,12 @@ void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
                  Reply reply;
                  try {
                    reply = run_script(env.connection(), renew, {key}, {ms_arg(lease), owner});
-                 } catch (const ClosedError&) {
-                   throw;  // the process is gone
                  } catch (const ConnectionError& e) {
+                   if (legacy) {  // ClosedError included
+                     env.trace("watchdog could not renew " + key + ": " + e.what());
+                     break;
+                   }
+                   if (dynamic_cast<const ClosedError*>(&e) != nullptr) throw;  // process gone
                    if (stops_on_error) {
                      env.trace("watchdog could not renew " + key + ": " + e.what() +
                                "; stopping (watchdog_stops_on_error)");
@@ -254,8 +282,8 @@ void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
                    env.trace("watchdog renewed " + key + " for " + owner);
                    continue;
                  }
-                 env.trace("watchdog found " + key + " no longer held by " + owner + " (" +
-                           reply.debug_string() + "); stopping");
+                 env.trace("watchdog found " + key + " no longer held by " + owner +
+                           (legacy ? "" : " (" + reply.debug_string() + ")") + "; stopping");
                  break;
                }
                dog->stopped = true;
@@ -286,11 +314,13 @@ milliseconds ReentrantLock::lease_of(uint64_t task) {
                                             : options_.lock_watchdog_timeout;
 }
 
-Reply ReentrantLock::run_unlock(const std::string& me, uint64_t task, const std::string& latch) {
-  if (latch.empty()) {
-    return run_script(env_.connection(), unlock_script_, {key_, channel_},
-                      {std::string(kUnlockMessage), ms_arg(lease_of(task)), field(me)});
-  }
+Reply ReentrantLock::run_unlock(const std::string& owner, milliseconds lease) {
+  return run_script(env_.connection(), unlock_script_, {key_, channel_},
+                    {std::string(kUnlockMessage), ms_arg(lease), field(owner)});
+}
+
+Reply ReentrantLock::send_unlock(const std::string& me, uint64_t task, const std::string& latch) {
+  if (latch.empty()) return run_unlock(me, lease_of(task));
   return run_script(env_.connection(), unlock_latch_script(), {key_, channel_, latch},
                     {std::string(kUnlockMessage), ms_arg(lease_of(task)), field(me),
                      ms_arg(options_.unlock_latch_ttl)});
@@ -309,7 +339,7 @@ bool ReentrantLock::try_unlock() {
   Reply reply;
   for (int attempt = 0;; ++attempt) {
     try {
-      reply = run_unlock(me, task, latch);
+      reply = send_unlock(me, task, latch);
       break;
     } catch (const ClosedError&) {
       throw;
@@ -343,13 +373,18 @@ void ReentrantLock::unlock() {
                      env_.client_id() + " thread-id: " + std::to_string(env_.task_id()));
 }
 
-bool ReentrantLock::force_unlock() {
+bool ReentrantLock::run_force_unlock() {
   const Reply reply = run_script(env_.connection(), force_unlock_script(), {key_, channel_},
                                  {std::string(kUnlockMessage)});
   if (!reply.is_integer()) {
     throw UnexpectedReply("reentrant_force_unlock on '" + key_ + "' answered " +
                           reply.debug_string());
   }
+  return reply.integer() == 1;
+}
+
+bool ReentrantLock::force_unlock() {
+  const bool deleted = run_force_unlock();
   std::vector<std::shared_ptr<Watchdog>> dogs;
   {
     std::lock_guard<std::mutex> guard(mu_);
@@ -359,8 +394,8 @@ bool ReentrantLock::force_unlock() {
     owners_.clear();
   }
   for (auto& dog : dogs) dog->stop();
-  env_.trace("force_unlock " + key_ + (reply.integer() == 1 ? ": deleted" : ": no lock"));
-  return reply.integer() == 1;
+  env_.trace("force_unlock " + key_ + (deleted ? ": deleted" : ": no lock"));
+  return deleted;
 }
 
 Reply ReentrantLock::call(const Argv& argv) {

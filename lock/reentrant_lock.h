@@ -35,8 +35,10 @@
 // the call throws ReplicaSyncError, so a failover cannot hand a lock that
 // only the old primary knew of to a second client.
 //
-// FencedLock and ReadWriteLock's halves reuse this machinery through the
-// protected run_acquire() hook and Flavor (channel, hash field, scripts).
+// FencedLock, ReadWriteLock's halves and FairLock reuse this machinery
+// through Flavor (channel, hash field, scripts) and the protected hooks:
+// run_acquire(), the waiting strategy (wait_channel(), pause_after(),
+// stop_waiting()), run_unlock() and run_force_unlock().
 //
 //   lock::ReentrantLock lock(env, "orders:42");
 //   lock.lock();                                    // watchdog-renewed
@@ -158,23 +160,54 @@ class ReentrantLock : public DistributedLock {
  protected:
   bool try_lock_wait(Micros wait) override;
 
-  // One run of the acquire script for `owner` with `lease_ms` (> 0): nullopt
-  // when the owner now holds the lock, else the lock's PTTL in ms. FencedLock
+  // The hooks of the locks built on this machinery (FencedLock, ReadLock,
+  // WriteLock, FairLock). Each default is ReentrantLock's own behaviour.
+  //
+  // One run of the acquire script for `owner` with `lease` (> 0): nullopt
+  // when the owner now holds the lock, else a hint in ms (the lock's PTTL
+  // here; < 0 when it has no expiry). `waiting` is true for the attempts of
+  // lock() and try_lock_for(), false for try_lock(): FairLock queues only in
+  // the first case, as Redisson's tryLockInnerAsync does. FencedLock
   // overrides it to take a fencing token in the same script.
   virtual std::optional<int64_t> run_acquire(const std::string& owner,
-                                             std::chrono::milliseconds lease);
+                                             std::chrono::milliseconds lease, bool waiting);
+  // A waiting acquire subscribes to wait_channel(owner) (default channel())
+  // and, after an attempt that answered `hint`, sleeps at most
+  // pause_after(hint) (default: the PTTL, at least 1 ms; a lock without
+  // expiry: lock_watchdog_timeout), tracing waiting_trace(hint). When it ends
+  // without the lock, its wait ran out or an error thrown, it calls
+  // stop_waiting(owner) (default: nothing; FairLock leaves its queue) and,
+  // unless an error ends it, traces gave_up_trace(hint).
+  virtual std::string wait_channel(const std::string& owner) const;
+  virtual Micros pause_after(int64_t hint) const;
+  virtual std::string waiting_trace(int64_t hint) const;
+  virtual std::string gave_up_trace(int64_t hint) const;
+  virtual void stop_waiting(const std::string& owner);
+  // One run of the unlock script for `owner`, re-arming `lease` when holds
+  // remain: nil not held, 0 holds remain, 1 released (Flavor::unlock with
+  // KEYS {key, channel}, ARGV {kUnlockMessage, lease ms, field(owner)}).
+  virtual Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease);
+  // One run of the force-unlock script: true when there was a lock to delete.
+  virtual bool run_force_unlock();
 
   // Where a lock built on this machinery keeps its state (ReadWriteLock's
-  // halves): the channel unlock publishes on and waiters subscribe to; the
-  // owner's hash field, owner + field_suffix; the unlock script (KEYS {key,
-  // channel}, ARGV {message, lease ms, field}; nil not held, 0 holds remain,
-  // 1 released) and the renewal script (KEYS {key}, ARGV {lease ms, field};
-  // 1 renewed, 0 not held). Both scripts live as long as the program.
+  // halves, FairLock): the channel unlock publishes on and waiters subscribe
+  // to; the owner's hash field, owner + field_suffix; the unlock script (see
+  // run_unlock; its name() names it in errors) and the renewal script (KEYS
+  // {key}, ARGV {lease ms, field}; 1 renewed, 0 not held). Both scripts live
+  // as long as the program.
+  //
+  // legacy_watchdog: the watchdog FairLock was written with, kept so its
+  // histories stay the same: it stops after any renewal that fails to reach
+  // Redis (ClosedError included; watchdog_stops_on_error is not read), and
+  // its traces name neither the reply nor the option. Redisson's RFairLock
+  // shares RLock's renewal, so this is a deviation to drop in time.
   struct Flavor {
     std::string channel;
     std::string field_suffix;
     const Script* unlock;
     const Script* renew;
+    bool legacy_watchdog = false;
   };
   ReentrantLock(Env& env, std::string key, ReentrantLockOptions options, Flavor flavor);
   // The calling owner's hash field.
@@ -191,15 +224,16 @@ class ReentrantLock : public DistributedLock {
 
   // nullopt wait: forever.
   bool acquire(std::optional<Micros> wait, std::chrono::milliseconds lease);
-  // One run of the acquire script: nullopt when taken, else the PTTL in ms.
-  std::optional<int64_t> try_acquire(const std::string& owner, std::chrono::milliseconds lease);
+  // run_acquire with the effective lease, then the replica check.
+  std::optional<int64_t> try_acquire(const std::string& owner, std::chrono::milliseconds lease,
+                                     bool waiting);
   void on_acquired(const std::string& owner, std::chrono::milliseconds lease);
   void start_watchdog(const std::string& owner, OwnerState& state);
   void stop_watchdog(uint64_t task);
   std::chrono::milliseconds lease_of(uint64_t task);
   Reply call(const Argv& argv);
-  // One run of the unlock script for `me` (with the latch when `latch` is set).
-  Reply run_unlock(const std::string& me, uint64_t task, const std::string& latch);
+  // One run of the unlock script for `me` (the latch's when `latch` is set).
+  Reply send_unlock(const std::string& me, uint64_t task, const std::string& latch);
 
   Env& env_;
   std::string key_;
@@ -207,6 +241,7 @@ class ReentrantLock : public DistributedLock {
   std::string field_suffix_;
   const Script& unlock_script_;
   const Script& renew_script_;
+  bool legacy_watchdog_;
   ReentrantLockOptions options_;
   std::mutex mu_;                          // guards owners_; never held across an Env call
   std::map<uint64_t, OwnerState> owners_;  // by task id
