@@ -31,16 +31,24 @@
 // ending early by the lag. Within those margins the order holds
 // (fair_lock_test.cc, AClientWhoseClockRunsAhead...).
 //
-// Waiting, lease, watchdog, re-entry and errors are ReentrantLock's (see
-// lock/reentrant_lock.h), with two differences taken from Redisson: a
+// FairLock is a ReentrantLock, as Redisson's RedissonFairLock extends
+// RedissonLock: waiting, lease, watchdog, re-entry and errors are
+// ReentrantLock's (see lock/reentrant_lock.h); it brings its own acquire,
+// unlock and force-unlock scripts and waiting strategy through
+// ReentrantLock's protected hooks, with two differences taken from
+// Redisson: a
 // waiting acquire (lock(), try_lock_for) joins the queue on its first
 // attempt and, when it gives up (its wait ran out, or an error), leaves it
 // again; try_lock() makes one attempt and never queues. A waiter sleeps until
 // its channel's message or the wait hint the script returns (negative hint:
 // until the message, re-checking every thread_wait_time, where Redisson
 // waits for the message only).
-// Deviation: when the lock is gone (expired) unlock() answers "not held"
-// (LockNotOwned) as the other kinds do; Redisson's answers true there.
+// Deviations: when the lock is gone (expired) unlock() answers "not held"
+// (LockNotOwned) as the other kinds do; Redisson's answers true there. The
+// watchdog stops after the first renewal that fails to reach Redis (the
+// behaviour ReentrantLockOptions::watchdog_stops_on_error asks for), where
+// Redisson's RFairLock shares RLock's retrying renewal. channel() is
+// "redisson_lock__channel:{<key>}", the prefix of the waiters' channels.
 //
 //   lock::FairLock lock(env, "orders:42");
 //   lock.lock();                               // queued behind earlier waiters
@@ -49,15 +57,10 @@
 #pragma once
 
 #include <chrono>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 
-#include "lock/errors.h"
-#include "lock/lock.h"
+#include "lock/reentrant_lock.h"
 
 namespace redsim::lock {
 
@@ -72,50 +75,20 @@ struct FairLockOptions {
   std::chrono::milliseconds thread_wait_time{5000};
 };
 
-class FairLock : public DistributedLock {
+// lock(), try_lock(), try_lock_for(), unlock(), force_unlock(), is_locked(),
+// is_held_by_current_thread(), hold_count(), remaining_lease() and owner()
+// are ReentrantLock's, with this lock's queue: lock() and try_lock_for() wait
+// in queue order, try_lock() makes one attempt and never joins the queue,
+// unlock() and force_unlock() tell only the head waiter.
+class FairLock : public ReentrantLock {
  public:
-  // Redisson's LockPubSub.UNLOCK_MESSAGE.
-  static constexpr std::string_view kUnlockMessage = "0";
-
   // Throws std::invalid_argument when lock_watchdog_timeout or
   // thread_wait_time is <= 0.
   FairLock(Env& env, std::string key, FairLockOptions options = {});
   // Leaves held locks and their watchdogs alone, as ReentrantLock does.
   ~FairLock() override;
 
-  using DistributedLock::try_lock_for;
-
-  // Blocks until the calling task holds the lock (once more, if it already
-  // did), in queue order. lease <= 0 means the watchdog.
-  void lock() override;
-  void lock(std::chrono::milliseconds lease);
-  // One attempt with the default lease; never joins the queue.
-  bool try_lock() override;
-  // Waits at most `wait` (Env clock) in the queue; lease <= 0 means the watchdog.
-  template <class Rep, class Period>
-  bool try_lock_for(const std::chrono::duration<Rep, Period>& wait,
-                    std::chrono::milliseconds lease) {
-    return acquire(std::chrono::ceil<Micros>(wait), lease);
-  }
-
-  // Releases one hold of the calling task; when it was the last, tells the
-  // head waiter. Throws LockNotOwned with Redisson's message when the task
-  // holds none.
-  void unlock() override;
-  bool try_unlock() override;
-  // Deletes the lock whoever holds it and tells the head waiter; stops this
-  // object's watchdogs. True when there was a lock to delete.
-  bool force_unlock();
-
-  bool is_locked() override;                             // EXISTS key
-  bool is_held_by_current_thread() override;             // HEXISTS key owner
-  int64_t hold_count();                                  // HGET key owner; 0 when absent
-  std::chrono::milliseconds remaining_lease() override;  // PTTL key
-
   LockKind kind() const override { return LockKind::kFair; }
-  const std::string& key() const override { return key_; }
-  // "<client-id>:<task-id>" of the calling task.
-  std::string owner() override;
 
   const std::string& queue_key() const { return queue_key_; }
   const std::string& timeout_key() const { return timeout_key_; }
@@ -123,37 +96,26 @@ class FairLock : public DistributedLock {
   std::string channel_for(std::string_view owner) const;
 
  protected:
-  bool try_lock_wait(Micros wait) override;
+  // fair_acquire; joins the queue when `waiting`. The hint is the script's:
+  // ms until the place ahead of ours expires, < 0 when it is already due.
+  std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
+                                     bool waiting) override;
+  std::string wait_channel(const std::string& owner) const override;
+  // A negative hint: re-check every thread_wait_time.
+  Micros pause_after(int64_t hint) const override;
+  std::string waiting_trace(int64_t hint) const override;
+  std::string gave_up_trace(int64_t hint) const override;
+  // fair_cancel, errors swallowed (traced): the waiter's place would expire anyway.
+  void stop_waiting(const std::string& owner) override;
+  Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease) override;
+  bool run_force_unlock() override;
 
  private:
-  struct Watchdog;
-  struct OwnerState {
-    std::chrono::milliseconds lease{0};
-    std::shared_ptr<Watchdog> watchdog;  // null when the owner's lease is explicit
-  };
-
-  // nullopt wait: forever.
-  bool acquire(std::optional<Micros> wait, std::chrono::milliseconds lease);
-  // One run of fair_acquire: nullopt when the owner now holds the lock, else
-  // the script's hint in ms.
-  std::optional<int64_t> attempt(const std::string& owner, std::chrono::milliseconds lease,
-                                 bool enqueue);
-  // fair_cancel, errors swallowed (traced): the waiter's place would expire anyway.
-  void leave_queue(const std::string& owner);
-  void on_acquired(const std::string& owner, std::chrono::milliseconds lease);
-  void stop_watchdog(uint64_t task);
-  std::chrono::milliseconds lease_of(uint64_t task);
   std::string now_ms_arg();
-  Reply call(const Argv& argv);
 
-  Env& env_;
-  std::string key_;
   std::string queue_key_;
   std::string timeout_key_;
-  std::string channel_prefix_;
-  FairLockOptions options_;
-  std::mutex mu_;                          // guards owners_; never held across an Env call
-  std::map<uint64_t, OwnerState> owners_;  // by task id
+  std::chrono::milliseconds thread_wait_time_;
 };
 
 }  // namespace redsim::lock
