@@ -34,15 +34,14 @@
 // FairLock is a ReentrantLock, as Redisson's RedissonFairLock extends
 // RedissonLock: waiting, lease, watchdog, re-entry and errors are
 // ReentrantLock's (see lock/reentrant_lock.h); it brings its own acquire,
-// unlock and force-unlock scripts and waiting strategy through
-// ReentrantLock's protected hooks, with two differences taken from
-// Redisson: a
-// waiting acquire (lock(), try_lock_for) joins the queue on its first
+// unlock and force-unlock scripts and its waiting strategy through
+// ReentrantLock's protected hooks. Two differences are taken from Redisson:
+// a waiting acquire (lock(), try_lock_for) joins the queue on its first
 // attempt and, when it gives up (its wait ran out, or an error), leaves it
-// again; try_lock() makes one attempt and never queues. A waiter sleeps until
-// its channel's message or the wait hint the script returns (negative hint:
-// until the message, re-checking every thread_wait_time, where Redisson
-// waits for the message only).
+// again; try_lock() makes one attempt and never queues. A waiter sleeps
+// until its own channel's message or the wait hint the script returns
+// (negative hint: until the message, re-checking every thread_wait_time,
+// where Redisson waits for the message only).
 // Deviations: when the lock is gone (expired) unlock() answers "not held"
 // (LockNotOwned) as the other kinds do; Redisson's answers true there. The
 // watchdog stops after the first renewal that fails to reach Redis (the
