@@ -52,7 +52,8 @@ ReentrantLockOptions reentrant_options(const std::string& key, const FairLockOpt
     throw std::invalid_argument("fair lock '" + key + "': thread_wait_time must be > 0 ms");
   }
   return ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
-                              .default_lease = options.default_lease};
+                              .default_lease = options.default_lease,
+                              .watchdog_stops_on_error = options.watchdog_stops_on_error};
 }
 
 }  // namespace
@@ -64,8 +65,7 @@ FairLock::FairLock(Env& env, std::string key, FairLockOptions options)
                     Flavor{.channel = channel_name(key),
                            .field_suffix = "",
                            .unlock = &unlock_script(),
-                           .renew = &renew_script(),
-                           .legacy_watchdog = true}),
+                           .renew = &renew_script()}),
       queue_key_(prefixed("redisson_lock_queue", this->key())),
       timeout_key_(prefixed("redisson_lock_timeout", this->key())),
       thread_wait_time_(options.thread_wait_time) {}

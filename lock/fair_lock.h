@@ -43,11 +43,9 @@
 // (negative hint: until the message, re-checking every thread_wait_time,
 // where Redisson waits for the message only).
 // Deviations: when the lock is gone (expired) unlock() answers "not held"
-// (LockNotOwned) as the other kinds do; Redisson's answers true there. The
-// watchdog stops after the first renewal that fails to reach Redis (the
-// behaviour ReentrantLockOptions::watchdog_stops_on_error asks for), where
-// Redisson's RFairLock shares RLock's retrying renewal. channel() is
-// "redisson_lock__channel:{<key>}", the prefix of the waiters' channels.
+// (LockNotOwned) as the other kinds do; Redisson's answers true there.
+// channel() is "redisson_lock__channel:{<key>}", the prefix of the waiters'
+// channels.
 //
 //   lock::FairLock lock(env, "orders:42");
 //   lock.lock();                               // queued behind earlier waiters
@@ -72,6 +70,9 @@ struct FairLockOptions {
   // How much longer than the one ahead a waiter's place is kept (Redisson's
   // threadWaitTime, 5000 ms). Must be > 0.
   std::chrono::milliseconds thread_wait_time{5000};
+  // As ReentrantLockOptions::watchdog_stops_on_error: false (Redisson's
+  // renewal) keeps renewing every third of the lease after a failed renewal.
+  bool watchdog_stops_on_error = false;
 };
 
 // lock(), try_lock(), try_lock_for(), unlock(), force_unlock(), is_locked(),

@@ -67,7 +67,6 @@ ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions opt
       field_suffix_(std::move(flavor.field_suffix)),
       unlock_script_(*flavor.unlock),
       renew_script_(*flavor.renew),
-      legacy_watchdog_(flavor.legacy_watchdog),
       options_(options) {
   if (options_.lock_watchdog_timeout.count() <= 0) {
     throw std::invalid_argument("reentrant lock '" + key_ +
@@ -252,8 +251,7 @@ void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
   // Everything the task needs is copied: it must not touch `this`.
   env_.spawn("watchdog " + key_ + " " + owner,
              [&env = env_, dog = candidate, key = key_, owner = field(owner), lease = effective,
-              &renew = renew_script_, stops_on_error = options_.watchdog_stops_on_error,
-              legacy = legacy_watchdog_] {
+              &renew = renew_script_, stops_on_error = options_.watchdog_stops_on_error] {
                const Micros interval = std::chrono::ceil<Micros>(lease) / 3;
                while (true) {
                  if (dog->stop_event->wait_for(interval) || dog->stopped) {
@@ -263,12 +261,9 @@ void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
                  Reply reply;
                  try {
                    reply = run_script(env.connection(), renew, {key}, {ms_arg(lease), owner});
+                 } catch (const ClosedError&) {
+                   throw;  // the process is gone
                  } catch (const ConnectionError& e) {
-                   if (legacy) {  // ClosedError included
-                     env.trace("watchdog could not renew " + key + ": " + e.what());
-                     break;
-                   }
-                   if (dynamic_cast<const ClosedError*>(&e) != nullptr) throw;  // process gone
                    if (stops_on_error) {
                      env.trace("watchdog could not renew " + key + ": " + e.what() +
                                "; stopping (watchdog_stops_on_error)");
@@ -282,8 +277,8 @@ void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
                    env.trace("watchdog renewed " + key + " for " + owner);
                    continue;
                  }
-                 env.trace("watchdog found " + key + " no longer held by " + owner +
-                           (legacy ? "" : " (" + reply.debug_string() + ")") + "; stopping");
+                 env.trace("watchdog found " + key + " no longer held by " + owner + " (" +
+                           reply.debug_string() + "); stopping");
                  break;
                }
                dog->stopped = true;

@@ -196,18 +196,11 @@ class ReentrantLock : public DistributedLock {
   // run_unlock; its name() names it in errors) and the renewal script (KEYS
   // {key}, ARGV {lease ms, field}; 1 renewed, 0 not held). Both scripts live
   // as long as the program.
-  //
-  // legacy_watchdog: the watchdog FairLock was written with, kept so its
-  // histories stay the same: it stops after any renewal that fails to reach
-  // Redis (ClosedError included; watchdog_stops_on_error is not read), and
-  // its traces name neither the reply nor the option. Redisson's RFairLock
-  // shares RLock's renewal, so this is a deviation to drop in time.
   struct Flavor {
     std::string channel;
     std::string field_suffix;
     const Script* unlock;
     const Script* renew;
-    bool legacy_watchdog = false;
   };
   ReentrantLock(Env& env, std::string key, ReentrantLockOptions options, Flavor flavor);
   // The calling owner's hash field.
@@ -241,7 +234,6 @@ class ReentrantLock : public DistributedLock {
   std::string field_suffix_;
   const Script& unlock_script_;
   const Script& renew_script_;
-  bool legacy_watchdog_;
   ReentrantLockOptions options_;
   std::mutex mu_;                          // guards owners_; never held across an Env call
   std::map<uint64_t, OwnerState> owners_;  // by task id
