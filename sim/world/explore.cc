@@ -55,8 +55,8 @@ std::unique_ptr<lock::DistributedLock> make_plan_lock(const ExplorePlan& plan, P
   return lock::make_lock(plan.kind, env, kExploreKey, options);
 }
 
+// Every reentrant kind is a ReentrantLock (FairLock and FencedLock included).
 int64_t observed_hold_count(lock::DistributedLock& lk) {
-  if (lk.kind() == LockKind::kFair) return static_cast<lock::FairLock&>(lk).hold_count();
   return static_cast<lock::ReentrantLock&>(lk).hold_count();
 }
 
