@@ -84,17 +84,14 @@ milliseconds real_window() {
 
 // ---------------------------------------------------------------- one client
 
-void cycles(benchmark::State& state, lock::Env& env, LockKind kind,
-            const std::function<void()>& every_4096 = {}) {
+void cycles(benchmark::State& state, lock::Env& env, LockKind kind) {
   auto lk = lock::make_lock(kind, env, kKey, lock_options());
   lk->lock();  // warm-up: connects, loads the scripts
   lk->unlock();
-  uint64_t n = 0;
   const auto start = WallClock::now();
   for (auto _ : state) {
     lk->lock();
     lk->unlock();
-    if ((++n & 4095) == 0 && every_4096) every_4096();
   }
   state.counters["cycles_per_s"] = static_cast<double>(state.iterations()) / seconds_since(start);
 }
@@ -103,8 +100,8 @@ void one_client_fake(benchmark::State& state, LockKind kind) {
   world::DirectWorld world;
   world::DirectEnv env(world, "c1-0123abcd");
   env.record_calls = false;
-  // DirectEnv keeps the lock's trace lines for tests; a long loop drops them.
-  cycles(state, env, kind, [&env] { env.traces.clear(); });
+  env.record_traces = false;
+  cycles(state, env, kind);
 }
 
 void one_client_real(benchmark::State& state, LockKind kind) {

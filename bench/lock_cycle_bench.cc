@@ -47,6 +47,7 @@ void BM_ReentrantCycle_Direct(benchmark::State& state) {
   world::DirectWorld world;
   world::DirectEnv env(world, "c1-0123abcd");
   env.record_calls = false;
+  env.record_traces = false;
   lock::ReentrantLock lk(env, kKey);
   for (auto _ : state) {
     lk.lock(std::chrono::milliseconds(30000));

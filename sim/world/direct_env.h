@@ -123,7 +123,9 @@ class DirectEnv final : public lock::Env {
 
   uint64_t random_u64() override { return rng_.next_u64(); }
 
-  void trace(std::string_view what) override { traces.emplace_back(what); }
+  void trace(std::string_view what) override {
+    if (record_traces) traces.emplace_back(what);
+  }
 
   // --- test controls ---
   void set_task_id(uint64_t task) { task_id_ = task; }
@@ -147,8 +149,9 @@ class DirectEnv final : public lock::Env {
   // Runs at the start of every Event::wait_for of this env's events.
   std::function<void()> before_wait;
 
-  bool record_calls = true;  // keep `calls` (off for long benchmark loops)
-  std::vector<Argv> calls;   // every command sent, in order
+  bool record_calls = true;   // keep `calls` (off for long benchmark loops)
+  bool record_traces = true;  // keep `traces` (off for long benchmark loops)
+  std::vector<Argv> calls;    // every command sent, in order
   std::vector<std::string> traces;
   std::vector<Spawned> spawned;
   Micros slept{0};
