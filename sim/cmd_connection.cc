@@ -1,31 +1,26 @@
-// Connection and administration commands that clients and test harnesses
-// send on connect or around tests: HELLO, CLIENT, CONFIG, INFO, COMMAND,
-// FUNCTION FLUSH and redsim's own REDSIM.ADVANCE. Replies and error texts
-// as Redis 7.0.15 (checked against Debian's redis-server); where the fake
-// has nothing to report (memory figures, replication) the field is left
+// Connection commands that clients and test harnesses send on connect or
+// around tests: HELLO, CLIENT, FUNCTION FLUSH and redsim's own
+// REDSIM.ADVANCE, and the registration of every connection and
+// administration command (CONFIG is in cmd_config.cc, INFO and COMMAND in
+// cmd_introspection.cc; sim/cmd_admin.h lists the group). Replies and error
+// texts as Redis 7.0.15 (checked against Debian's redis-server); where the
+// fake has nothing to report (memory figures, replication) the field is left
 // out or reported as a Redis without that feature reports it.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cstdio>
-#include <optional>
 #include <set>
 #include <string>
 
 #include "sim/args.h"
-#include "sim/glob.h"
+#include "sim/cmd_admin.h"
 #include "sim/internal.h"
 #include "sim/pubsub.h"
 
-namespace redsim::sim {
+namespace redsim::sim::admin {
 
 using resp::Reply;
-
-namespace {
-
-constexpr const char* kRedisVersion = "7.0.15";
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -42,6 +37,8 @@ Reply sub_arity(std::string_view container, std::string_view sub) {
   return Reply::error("ERR wrong number of arguments for '" + std::string(container) + "|" +
                       lower(sub) + "' command");
 }
+
+namespace {
 
 // Redis's validateClientName: printable ASCII without spaces.
 bool valid_client_name(std::string_view name) {
@@ -209,490 +206,6 @@ Reply client(CommandContext& ctx) {
   return unknown_subcommand(argv[1], "CLIENT");
 }
 
-// ---- CONFIG ----------------------------------------------------------------
-
-enum class ParamKind { kInt, kMemory, kBool, kString, kSave, kEnum };
-
-struct Param {
-  std::string_view name;
-  ParamKind kind;
-  bool immutable;
-  std::string_view default_value;  // as CONFIG GET shows it when not honoured
-  int64_t min = 0;
-  int64_t max = INT64_MAX;
-  std::string_view choices = "";  // kEnum: ", "-separated, in Redis's order
-};
-
-// The parameters CONFIG GET knows. Those backed by ServerConfig or
-// ServerOptions report the live value; the others report what a Redis
-// 7.0.15 started without persistence reports, or what CONFIG SET stored.
-constexpr Param kParams[] = {
-    {"databases", ParamKind::kInt, true, "", 1, INT_MAX},
-    {"port", ParamKind::kInt, false, "", 0, 65535},
-    {"bind", ParamKind::kString, false, ""},
-    {"hz", ParamKind::kInt, false, "", 0, INT_MAX},
-    {"busy-reply-threshold", ParamKind::kInt, false, "", 0, INT64_MAX},
-    {"lua-time-limit", ParamKind::kInt, false, "", 0, INT64_MAX},
-    {"maxmemory", ParamKind::kMemory, false, "", 0, INT64_MAX},
-    {"proto-max-bulk-len", ParamKind::kMemory, false, "", 1024 * 1024, INT64_MAX},
-    {"client-query-buffer-limit", ParamKind::kMemory, false, "", 1024 * 1024, INT64_MAX},
-    {"save", ParamKind::kSave, false, ""},
-    {"appendonly", ParamKind::kBool, false, "no"},
-    {"maxmemory-policy", ParamKind::kEnum, false, "noeviction", 0, 0,
-     "volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, "
-     "allkeys-random, noeviction"},
-    {"maxmemory-samples", ParamKind::kInt, false, "5", 1, 64},
-    {"maxclients", ParamKind::kInt, false, "10000", 1, UINT_MAX},
-    {"timeout", ParamKind::kInt, false, "0", 0, INT_MAX},
-    {"tcp-keepalive", ParamKind::kInt, false, "300", 0, INT_MAX},
-    {"protected-mode", ParamKind::kBool, false, "yes"},
-    {"daemonize", ParamKind::kBool, true, "no"},
-    {"appendfsync", ParamKind::kEnum, false, "everysec", 0, 0, "always, everysec, no"},
-    {"dir", ParamKind::kString, false, ""},
-    {"dbfilename", ParamKind::kString, false, "dump.rdb"},
-    {"loglevel", ParamKind::kEnum, false, "notice", 0, 0, "debug, verbose, notice, warning"},
-    {"notify-keyspace-events", ParamKind::kString, false, ""},
-    {"slowlog-log-slower-than", ParamKind::kInt, false, "10000", INT_MIN, INT64_MAX},
-    {"slowlog-max-len", ParamKind::kInt, false, "128", 0, LONG_MAX},
-    {"lazyfree-lazy-user-del", ParamKind::kBool, false, "no"},
-    {"lazyfree-lazy-user-flush", ParamKind::kBool, false, "no"},
-    {"enable-debug-command", ParamKind::kEnum, true, "yes", 0, 0, "no, yes, local"},
-    {"replica-read-only", ParamKind::kBool, false, "yes"},
-    {"cluster-enabled", ParamKind::kBool, true, "no"},
-    {"io-threads", ParamKind::kInt, true, "1", 1, 128},
-};
-
-const Param* find_param(std::string_view name) {
-  for (const Param& p : kParams) {
-    if (equals_ci(p.name, name)) return &p;
-  }
-  return nullptr;
-}
-
-std::string param_value(Server& server, const Param& p) {
-  ServerConfig& c = server.config();
-  std::string_view n = p.name;
-  if (n == "databases") return std::to_string(server.keyspace().databases());
-  if (n == "port") return std::to_string(c.port);
-  if (n == "bind") return c.bind;
-  if (n == "hz") return std::to_string(c.hz);
-  if (n == "busy-reply-threshold" || n == "lua-time-limit") {
-    return std::to_string(c.busy_reply_threshold_ms);
-  }
-  if (n == "maxmemory") return std::to_string(c.maxmemory_bytes);
-  if (n == "proto-max-bulk-len") return std::to_string(c.proto_max_bulk_len);
-  if (n == "client-query-buffer-limit") return std::to_string(c.client_query_buffer_limit);
-  if (n == "dir") {
-    char buf[4096];
-    if (getcwd(buf, sizeof buf) != nullptr) return buf;
-  }
-  auto it = c.others.find(n);
-  if (it != c.others.end()) return it->second;
-  return std::string(p.default_value);
-}
-
-// Redis's memtoull: a number with an optional b/k/kb/m/mb/g/gb unit.
-bool parse_memory(std::string_view s, int64_t* out) {
-  size_t digits = 0;
-  while (digits < s.size() &&
-         (std::isdigit(static_cast<unsigned char>(s[digits])) || (digits == 0 && s[0] == '-')))
-    ++digits;
-  std::string unit = lower(s.substr(digits));
-  int64_t mul = 1;
-  if (unit.empty() || unit == "b")
-    mul = 1;
-  else if (unit == "k")
-    mul = 1000;
-  else if (unit == "kb")
-    mul = 1024;
-  else if (unit == "m")
-    mul = 1000 * 1000;
-  else if (unit == "mb")
-    mul = 1024 * 1024;
-  else if (unit == "g")
-    mul = 1000LL * 1000 * 1000;
-  else if (unit == "gb")
-    mul = 1024LL * 1024 * 1024;
-  else
-    return false;
-  int64_t v = 0;
-  if (!parse_int64(s.substr(0, digits), &v) || v < 0) return false;
-  if (v > INT64_MAX / mul) return false;
-  *out = v * mul;
-  return true;
-}
-
-// Redis's "save" syntax: pairs of seconds and changes, or "".
-bool valid_save(std::string_view s) {
-  std::vector<std::string> words;
-  std::string cur;
-  for (char c : s) {
-    if (c == ' ') {
-      if (!cur.empty()) words.push_back(std::move(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) words.push_back(std::move(cur));
-  if (words.size() % 2 != 0) return false;
-  for (const std::string& w : words) {
-    int64_t v = 0;
-    if (!parse_int64(w, &v) || v < 0) return false;
-  }
-  return true;
-}
-
-Reply config_failed(std::string_view name, std::string_view why) {
-  return Reply::error("ERR CONFIG SET failed (possibly related to argument '" + std::string(name) +
-                      "') - " + std::string(why));
-}
-
-// Checks one CONFIG SET pair; on success returns nullopt and sets *value
-// to the canonical form CONFIG GET will show.
-std::optional<Reply> check_param(const Param& p, const std::string& arg, std::string* value,
-                                 int64_t* number) {
-  if (p.immutable) return config_failed(p.name, "can't set immutable config");
-  switch (p.kind) {
-    case ParamKind::kInt: {
-      int64_t v = 0;
-      if (!parse_int64(arg, &v)) {
-        return config_failed(p.name, "argument couldn't be parsed into an integer");
-      }
-      if (v < p.min || v > p.max) {
-        return config_failed(p.name, "argument must be between " + std::to_string(p.min) + " and " +
-                                         std::to_string(p.max) + " inclusive");
-      }
-      *number = v;
-      *value = std::to_string(v);
-      return std::nullopt;
-    }
-    case ParamKind::kMemory: {
-      int64_t v = 0;
-      if (!parse_memory(arg, &v)) return config_failed(p.name, "argument must be a memory value");
-      if (v < p.min || v > p.max) {
-        return config_failed(p.name, "argument must be between " + std::to_string(p.min) + " and " +
-                                         std::to_string(p.max) + " inclusive");
-      }
-      *number = v;
-      *value = std::to_string(v);
-      return std::nullopt;
-    }
-    case ParamKind::kBool:
-      if (equals_ci(arg, "yes") || equals_ci(arg, "no")) {
-        *value = lower(arg);
-        return std::nullopt;
-      }
-      return config_failed(p.name, "argument must be 'yes' or 'no'");
-    case ParamKind::kSave:
-      if (!valid_save(arg)) return config_failed(p.name, "Invalid save parameters");
-      *value = arg;
-      return std::nullopt;
-    case ParamKind::kEnum: {
-      std::string_view rest = p.choices;
-      std::string want = lower(arg);
-      while (!rest.empty()) {
-        size_t comma = rest.find(", ");
-        std::string_view choice = rest.substr(0, comma);
-        if (choice == want) {
-          *value = want;
-          return std::nullopt;
-        }
-        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
-      }
-      return config_failed(p.name,
-                           "argument(s) must be one of the following: " + std::string(p.choices));
-    }
-    case ParamKind::kString:
-      *value = arg;
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-void apply_param(Server& server, const Param& p, const std::string& value, int64_t number) {
-  ServerConfig& c = server.config();
-  std::string_view n = p.name;
-  if (n == "hz") {
-    // Redis clamps hz to 1..500.
-    c.hz = static_cast<int>(std::clamp<int64_t>(number, 1, 500));
-  } else if (n == "busy-reply-threshold" || n == "lua-time-limit") {
-    c.busy_reply_threshold_ms = number;
-  } else if (n == "maxmemory") {
-    c.maxmemory_bytes = number;
-  } else if (n == "proto-max-bulk-len") {
-    c.proto_max_bulk_len = number;
-  } else if (n == "client-query-buffer-limit") {
-    c.client_query_buffer_limit = number;
-  } else if (n == "port") {
-    c.port = static_cast<int>(number);  // reported only: the listener stays where it is
-  } else if (n == "bind") {
-    c.bind = value;
-  } else {
-    c.others[std::string(n)] = value;
-  }
-}
-
-Reply config(CommandContext& ctx) {
-  const Argv& argv = ctx.argv;
-  std::string sub = lower(argv[1]);
-  if (sub == "get") {
-    if (argv.size() < 3) return sub_arity("config", sub);
-    std::vector<Reply> out;
-    std::set<std::string_view> seen;
-    for (size_t j = 2; j < argv.size(); ++j) {
-      std::string pattern = lower(argv[j]);
-      for (const Param& p : kParams) {
-        if (seen.contains(p.name) || !glob_match(pattern, p.name)) continue;
-        seen.insert(p.name);
-        out.push_back(Reply::bulk(std::string(p.name)));
-        out.push_back(Reply::bulk(param_value(ctx.server, p)));
-      }
-    }
-    return Reply::array(std::move(out));
-  }
-  if (sub == "set") {
-    if (argv.size() < 4) return sub_arity("config", sub);
-    if (argv.size() % 2 != 0) return errors::syntax();
-    struct Change {
-      const Param* param;
-      std::string value;
-      int64_t number;
-    };
-    std::vector<Change> changes;
-    for (size_t j = 2; j + 1 < argv.size(); j += 2) {
-      const Param* p = find_param(argv[j]);
-      if (p == nullptr) {
-        return Reply::error(one_line(
-            "ERR Unknown option or number of arguments for CONFIG SET - '" + argv[j] + "'"));
-      }
-      for (const Change& c : changes) {
-        if (c.param == p) return config_failed(p->name, "duplicate parameter");
-      }
-      Change change{p, {}, 0};
-      if (auto err = check_param(*p, argv[j + 1], &change.value, &change.number)) return *err;
-      changes.push_back(std::move(change));
-    }
-    for (const Change& c : changes) apply_param(ctx.server, *c.param, c.value, c.number);
-    return Reply::ok();
-  }
-  if (sub == "resetstat" || sub == "rewrite") {
-    if (argv.size() != 2) return sub_arity("config", sub);
-    if (sub == "rewrite") return Reply::error("ERR The server is running without a config file");
-    return Reply::ok();
-  }
-  return unknown_subcommand(argv[1], "CONFIG");
-}
-
-// ---- INFO ------------------------------------------------------------------
-
-std::string info_section(Server& server, std::string_view section, int64_t now_ms) {
-  std::string out;
-  auto line = [&out](std::string_view key, const std::string& value) {
-    out.append(key);
-    out += ':';
-    out += value;
-    out += "\r\n";
-  };
-  if (section == "server") {
-    out = "# Server\r\n";
-    line("redis_version", kRedisVersion);
-    line("redis_git_sha1", "00000000");
-    line("redis_git_dirty", "0");
-    line("redis_mode", "standalone");
-    line("redsim", "1");
-    line("arch_bits", "64");
-    line("multiplexing_api", "epoll");
-    line("process_id", std::to_string(getpid()));
-    line("tcp_port", std::to_string(server.config().port));
-    line("server_time_usec", std::to_string(server.clock().now_us()));
-    int64_t up_s = (now_ms - server.start_ms()) / 1000;
-    line("uptime_in_seconds", std::to_string(up_s));
-    line("uptime_in_days", std::to_string(up_s / 86400));
-    line("hz", std::to_string(server.config().hz));
-    line("configured_hz", std::to_string(server.config().hz));
-    line("config_file", "");
-    line("io_threads_active", "0");
-  } else if (section == "clients") {
-    out = "# Clients\r\n";
-    line("connected_clients", std::to_string(server.sessions().size()));
-    line("cluster_connections", "0");
-    line("maxclients", "10000");
-    line("blocked_clients", "0");
-    line("tracking_clients", "0");
-    line("clients_in_timeout_table", "0");
-  } else if (section == "stats") {
-    out = "# Stats\r\n";
-    line("total_connections_received", std::to_string(server.connections_received()));
-    line("total_commands_processed", std::to_string(server.commands_processed()));
-    line("rejected_connections", "0");
-    line("sync_full", "0");
-    line("sync_partial_ok", "0");
-    line("sync_partial_err", "0");
-    line("evicted_keys", "0");
-    line("pubsub_channels", std::to_string(server.pubsub().channel_count()));
-    line("pubsub_patterns", std::to_string(server.pubsub().pattern_count()));
-    line("latest_fork_usec", "0");
-    line("total_forks", "0");
-  } else if (section == "keyspace") {
-    out = "# Keyspace\r\n";
-    Keyspace& ks = server.keyspace();
-    for (int i = 0; i < ks.databases(); ++i) {
-      Db& db = ks.db(i);
-      if (db.size() == 0) continue;
-      int64_t ttl_sum = 0;
-      int64_t ttl_n = 0;
-      db.for_each([&](const std::string&, const Entry& e) {
-        if (e.has_expire() && e.expire_ms > now_ms) {
-          ttl_sum += e.expire_ms - now_ms;
-          ++ttl_n;
-        }
-      });
-      line("db" + std::to_string(i), "keys=" + std::to_string(db.size()) +
-                                         ",expires=" + std::to_string(db.volatile_count()) +
-                                         ",avg_ttl=" + std::to_string(ttl_n ? ttl_sum / ttl_n : 0));
-    }
-  } else {
-    // Sections Redis has and the fake has nothing to report in: the header only.
-    static constexpr std::pair<std::string_view, std::string_view> kEmpty[] = {
-        {"memory", "# Memory\r\n"},
-        {"persistence", "# Persistence\r\n"},
-        {"replication", "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n"},
-        {"cpu", "# CPU\r\n"},
-        {"modules", "# Modules\r\n"},
-        {"errorstats", "# Errorstats\r\n"},
-        {"cluster", "# Cluster\r\ncluster_enabled:0\r\n"},
-        {"commandstats", "# Commandstats\r\n"},
-        {"latencystats", "# Latencystats\r\n"},
-    };
-    for (const auto& [name, text] : kEmpty) {
-      if (name == section) out = text;
-    }
-  }
-  return out;
-}
-
-Reply info(CommandContext& ctx) {
-  static constexpr std::string_view kDefault[] = {
-      "server", "clients", "memory",     "persistence", "stats",   "replication",
-      "cpu",    "modules", "errorstats", "cluster",     "keyspace"};
-  static constexpr std::string_view kAll[] = {
-      "server",  "clients",      "memory",     "persistence",  "stats",   "replication", "cpu",
-      "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"};
-  std::vector<std::string_view> wanted;
-  std::set<std::string> asked;
-  for (size_t j = 1; j < ctx.argv.size(); ++j) asked.insert(lower(ctx.argv[j]));
-  auto want = [&](std::string_view s) {
-    if (std::find(wanted.begin(), wanted.end(), s) == wanted.end()) wanted.push_back(s);
-  };
-  if (asked.empty() || asked.contains("default")) {
-    for (auto s : kDefault) want(s);
-  }
-  if (asked.contains("all") || asked.contains("everything")) {
-    for (auto s : kAll) want(s);
-  }
-  // Named sections come out in Redis's order, not the order asked.
-  for (auto s : kAll) {
-    if (asked.contains(std::string(s))) want(s);
-  }
-  std::string out;
-  for (std::string_view s : wanted) {
-    std::string text = info_section(ctx.server, s, ctx.now_ms);
-    if (text.empty()) continue;
-    if (!out.empty()) out += "\r\n";
-    out += text;
-  }
-  return Reply::bulk(std::move(out));
-}
-
-// ---- COMMAND ---------------------------------------------------------------
-
-Reply command_flags(const CommandSpec& spec) {
-  std::vector<Reply> flags;
-  if (spec.flags & kCmdWrite) flags.push_back(Reply::status("write"));
-  if (spec.flags & kCmdReadonly) flags.push_back(Reply::status("readonly"));
-  if (spec.flags & kCmdNoScript) flags.push_back(Reply::status("noscript"));
-  if (spec.flags & kCmdPubSub) flags.push_back(Reply::status("pubsub"));
-  if (spec.flags & kCmdNoMulti) flags.push_back(Reply::status("no_multi"));
-  if (spec.flags & kCmdFast) flags.push_back(Reply::status("fast"));
-  if (spec.flags & kCmdMayReplicate) flags.push_back(Reply::status("may_replicate"));
-  return Reply::array(std::move(flags));
-}
-
-// COMMAND INFO's shape: name, arity, flags, first key, last key, step, ACL
-// categories, tips, key specs, subcommands. The fake's table has no key
-// positions: data commands report the common single-key shape (1, 1, 1).
-Reply command_info(const CommandSpec& spec) {
-  bool keyed = (spec.flags & (kCmdWrite | kCmdReadonly)) && spec.name != "flushdb" &&
-               spec.name != "flushall" && spec.name != "dbsize";
-  int64_t first = keyed ? 1 : 0;
-  return Reply::array({Reply::bulk(std::string(spec.name)), Reply::integer(spec.arity),
-                       command_flags(spec), Reply::integer(first), Reply::integer(first),
-                       Reply::integer(first), Reply::array({}), Reply::array({}), Reply::array({}),
-                       Reply::array({})});
-}
-
-std::vector<const CommandSpec*> sorted_commands(const CommandTable& table) {
-  std::vector<const CommandSpec*> specs;
-  table.for_each([&](const CommandSpec& s) { specs.push_back(&s); });
-  std::sort(specs.begin(), specs.end(),
-            [](const CommandSpec* a, const CommandSpec* b) { return a->name < b->name; });
-  return specs;
-}
-
-Reply command(CommandContext& ctx) {
-  const Argv& argv = ctx.argv;
-  const CommandTable& table = ctx.server.commands();
-  if (argv.size() == 1) {
-    std::vector<Reply> out;
-    for (const CommandSpec* s : sorted_commands(table)) out.push_back(command_info(*s));
-    return Reply::array(std::move(out));
-  }
-  std::string sub = lower(argv[1]);
-  if (sub == "count") {
-    if (argv.size() != 2) return sub_arity("command", sub);
-    return Reply::integer(static_cast<int64_t>(table.size()));
-  }
-  if (sub == "info") {
-    std::vector<Reply> out;
-    if (argv.size() == 2) {
-      for (const CommandSpec* s : sorted_commands(table)) out.push_back(command_info(*s));
-    }
-    for (size_t j = 2; j < argv.size(); ++j) {
-      const CommandSpec* s = table.find(argv[j]);
-      out.push_back(s ? command_info(*s) : Reply::nil_array());
-    }
-    return Reply::array(std::move(out));
-  }
-  if (sub == "docs") {
-    // A map (flat in RESP2) of name -> doc map. The fake documents each
-    // command's group only; redis-cli uses the names for completion.
-    std::vector<Reply> out;
-    auto doc = [&](const CommandSpec& s) {
-      out.push_back(Reply::bulk(std::string(s.name)));
-      out.push_back(
-          Reply::array({Reply::bulk("summary"), Reply::bulk(""), Reply::bulk("since"),
-                        Reply::bulk("1.0.0"), Reply::bulk("group"), Reply::bulk("generic")}));
-    };
-    if (argv.size() == 2) {
-      for (const CommandSpec* s : sorted_commands(table)) doc(*s);
-    }
-    for (size_t j = 2; j < argv.size(); ++j) {
-      if (const CommandSpec* s = table.find(argv[j])) doc(*s);
-    }
-    return Reply::array(std::move(out));
-  }
-  if (sub == "list") {
-    if (argv.size() != 2) return errors::syntax();
-    std::vector<Reply> out;
-    for (const CommandSpec* s : sorted_commands(table)) {
-      out.push_back(Reply::bulk(std::string(s->name)));
-    }
-    return Reply::array(std::move(out));
-  }
-  return unknown_subcommand(argv[1], "COMMAND");
-}
-
 // ---- FUNCTION, REDSIM.ADVANCE ----------------------------------------------
 
 // FUNCTION FLUSH [ASYNC|SYNC]: the fake has no functions, so there is
@@ -729,14 +242,18 @@ Reply redsim_advance(CommandContext& ctx) {
 
 }  // namespace
 
+}  // namespace redsim::sim::admin
+
+namespace redsim::sim {
+
 void register_connection_commands(CommandTable& table) {
-  table.add({"hello", -1, kCmdNoScript | kCmdFast, &hello});
-  table.add({"client", -2, kCmdNoScript | kCmdContainer, &client});
-  table.add({"config", -2, kCmdContainer, &config});
-  table.add({"info", -1, 0, &info});
-  table.add({"command", -1, kCmdContainer, &command});
-  table.add({"function", -2, kCmdContainer | kCmdNoScript | kCmdWrite, &function});
-  table.add({"redsim.advance", 2, kCmdNoScript, &redsim_advance});
+  table.add({"hello", -1, kCmdNoScript | kCmdFast, &admin::hello});
+  table.add({"client", -2, kCmdNoScript | kCmdContainer, &admin::client});
+  table.add({"config", -2, kCmdContainer, &admin::config});
+  table.add({"info", -1, 0, &admin::info});
+  table.add({"command", -1, kCmdContainer, &admin::command});
+  table.add({"function", -2, kCmdContainer | kCmdNoScript | kCmdWrite, &admin::function});
+  table.add({"redsim.advance", 2, kCmdNoScript, &admin::redsim_advance});
 }
 
 }  // namespace redsim::sim

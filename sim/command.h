@@ -83,7 +83,7 @@ void register_pubsub_commands(CommandTable& table);  // PUBLISH SUBSCRIBE ...
 void register_multi_commands(CommandTable& table);   // MULTI EXEC DISCARD WATCH UNWATCH
 void register_script_commands(CommandTable& table);  // EVAL EVALSHA *_RO SCRIPT (sim/lua/)
 void register_connection_commands(
-    CommandTable& table);  // HELLO CLIENT CONFIG INFO COMMAND FUNCTION REDSIM.ADVANCE
+    CommandTable& table);  // HELLO CLIENT CONFIG INFO COMMAND FUNCTION REDSIM.ADVANCE (cmd_admin.h)
 
 // WAIT (cmd_replication.cc).
 void register_replication_commands(CommandTable& table);

@@ -67,7 +67,7 @@ struct ServerOptions {
   int64_t lua_memory_limit_bytes = 128LL * 1024 * 1024;
 };
 
-// The settings CONFIG GET / CONFIG SET read and write (sim/cmd_connection.cc).
+// The settings CONFIG GET / CONFIG SET read and write (sim/cmd_config.cc).
 // Only `hz` and `active_expire_enabled` change behaviour here: a transport runs
 // active_expire_cycle() every 1000 / hz ms of the server clock. The others are reported as a real
 // Redis 7.0 with persistence off reports them. A transport (redsim server)

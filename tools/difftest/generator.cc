@@ -1,4 +1,5 @@
-// The random command grammar of the differential tester.
+// The random command grammar of the differential tester: one function per
+// command family, and generate(). The Lua scripts are in script_grammar.cc.
 #include <algorithm>
 #include <array>
 #include <functional>
@@ -8,83 +9,14 @@
 
 #include "sim/world/prng.h"
 #include "tools/difftest/difftest.h"
+#include "tools/difftest/grammar.h"
 
 namespace redsim::difftest {
 
 namespace {
 
 using Argv = std::vector<std::string>;
-
-class Gen {
- public:
-  explicit Gen(uint64_t seed) : rng_(seed) {}
-
-  uint64_t below(uint64_t n) { return rng_.below(n); }
-  bool chance(int percent) { return static_cast<int>(rng_.below(100)) < percent; }
-  int64_t range(int64_t lo, int64_t hi) { return rng_.uniform(lo, hi); }
-  template <typename T, size_t N>
-  const T& pick(const std::array<T, N>& a) {
-    return a[rng_.below(N)];
-  }
-  const std::string& pick(const std::vector<std::string>& v) { return v[rng_.below(v.size())]; }
-
-  // A small key pool so that commands meet each other's keys.
-  std::string key() {
-    static const std::vector<std::string> keys = {"k0", "k1", "k2", "k3", "k4", "{t}k5"};
-    return pick(keys);
-  }
-  std::string field() {
-    static const std::vector<std::string> fields = {"f0", "f1", "f2", "f3", "", "f\xff"};
-    return pick(fields);
-  }
-  std::string value() {
-    static const std::vector<std::string> values = {"",
-                                                    "0",
-                                                    "1",
-                                                    "-1",
-                                                    "42",
-                                                    "007",
-                                                    "3.5",
-                                                    "-2.25",
-                                                    "abc",
-                                                    " 1",
-                                                    "1e3",
-                                                    "10 ",
-                                                    "0x10",
-                                                    "inf",
-                                                    "nan",
-                                                    "a b",
-                                                    "x\r\ny",
-                                                    std::string("z\0z", 3),
-                                                    "9223372036854775807",
-                                                    "-9223372036854775808",
-                                                    "9223372036854775808",
-                                                    "\xe2\x82\xac",
-                                                    std::string(70, 'v')};
-    return pick(values);
-  }
-  std::string integer() {
-    static const std::vector<std::string> ints = {
-        "0", "1", "-1", "2", "10", "-5", "100", "9223372036854775807", "abc", "1.5", ""};
-    return pick(ints);
-  }
-  // Expiry lengths: far from the run's timing noise (see kTimingMarginMs).
-  std::string seconds() {
-    static const std::vector<std::string> s = {"1", "100", "0", "-1", "x", "1000000"};
-    return pick(s);
-  }
-  std::string millis() {
-    static const std::vector<std::string> ms = {"150", "400", "1000", "100000", "0", "-5", "x"};
-    return pick(ms);
-  }
-  std::string channel() {
-    static const std::vector<std::string> ch = {"ch0", "ch1", "news.a", "news.b"};
-    return pick(ch);
-  }
-
- private:
-  world::Prng rng_;
-};
+using grammar::Gen;
 
 void add_string(Gen& g, std::vector<Step>& out) {
   Step s;
@@ -649,130 +581,6 @@ void add_more(Gen& g, std::vector<Step>& out) {
   out.push_back(std::move(s));
 }
 
-// A small random Lua expression whose value crosses the Lua -> RESP
-// conversion (or raises).
-std::string lua_expr(Gen& g, int depth) {
-  const int choices = depth > 2 ? 8 : 22;
-  switch (g.below(static_cast<uint64_t>(choices))) {
-    case 0:
-      return g.pick(
-          std::array<std::string, 8>{"0", "1", "-7", "42", "3.99", "-2.5", "1e10", "0.5"});
-    case 1:
-      return g.pick(std::array<std::string, 5>{"'abc'", "''", "'x\\0y'", "'10'", "'3.0'"});
-    case 2:
-      return g.pick(std::array<std::string, 3>{"true", "false", "nil"});
-    case 3:
-      return "KEYS[1]";
-    case 4:
-      return "ARGV[1]";
-    case 5:
-      return "#ARGV";
-    case 6:
-      return "tostring(" + std::to_string(g.range(-100, 100)) + ")";
-    case 7:
-      return "tonumber('" + g.pick(std::array<std::string, 5>{"12", "0x10", "1.5", "z", " 7 "}) +
-             "')";
-    case 8:
-    case 9: {
-      std::string t = "{";
-      const uint64_t n = g.below(4);
-      for (uint64_t i = 0; i < n; ++i) t += (i ? ", " : "") + lua_expr(g, depth + 1);
-      return t + "}";
-    }
-    case 10:
-      return "redis.call('" +
-             g.pick(std::array<std::string, 8>{"GET", "INCR", "TYPE", "EXISTS", "HLEN", "STRLEN",
-                                               "DEL", "TTL"}) +
-             "', KEYS[1])";
-    case 11:
-      return "redis.call('SET', KEYS[1], " + lua_expr(g, depth + 1) + ")";
-    case 12:
-      return "redis.pcall('" +
-             g.pick(std::array<std::string, 4>{"INCR", "HGET", "NOSUCH", "LPOP"}) + "', KEYS[1])";
-    case 13:
-      return "redis.status_reply('" + g.pick(std::array<std::string, 3>{"OK", "FINE", ""}) + "')";
-    case 14:
-      return "redis.error_reply('" +
-             g.pick(std::array<std::string, 3>{"MY oops", "plain", "ERR x"}) + "')";
-    case 15:
-      return "cjson.encode(" +
-             g.pick(
-                 std::array<std::string, 5>{"{1, 2, 3}", "{a = 1}", "{}", "'s'", "{1.5, true}"}) +
-             ")";
-    case 16:
-      return "cjson.decode('" +
-             g.pick(std::array<std::string, 5>{"[1,2,3]", "{\"a\":[1,{\"b\":2}]}", "5", "\"s\"",
-                                               "[1.5,true,null]"}) +
-             "')";
-    case 17:
-      return "bit." +
-             g.pick(std::array<std::string, 5>{"band", "bor", "bxor", "lshift", "rshift"}) + "(" +
-             std::to_string(g.range(-300, 300)) + ", " + std::to_string(g.range(0, 9)) + ")";
-    case 18:
-      return "bit.tohex(" + std::to_string(g.range(-70000, 70000)) + ")";
-    case 19:
-      return "{err = '" + g.pick(std::array<std::string, 2>{"MYERR bad", "oops"}) + "'}";
-    case 20:
-      return "{ok = 'FINE'}";
-    default:
-      return "type(" + lua_expr(g, depth + 1) + ")";
-  }
-}
-
-std::string lua_script(Gen& g) {
-  std::string body;
-  switch (g.below(8)) {
-    case 0:
-      body = "error('" + g.pick(std::array<std::string, 2>{"boom", "MY custom"}) + "')";
-      break;
-    case 1:
-      body = "return redis.call('NOSUCHCMD')";
-      break;
-    case 2:
-      body = "local t = {} for i = 1, " + std::to_string(g.range(0, 5)) +
-             " do t[i] = i * 2 end return t";
-      break;
-    case 3:
-      body = "local ok = redis.pcall('INCR', KEYS[1]) return {type(ok), ok}";
-      break;
-    default:
-      body = "return " + lua_expr(g, 0);
-      break;
-  }
-  return body;
-}
-
-void add_script(Gen& g, std::vector<Step>& out, std::vector<std::string>& loaded) {
-  Step s;
-  s.conn = static_cast<int>(g.below(3));
-  switch (g.below(8)) {
-    case 0: {
-      const std::string src = lua_script(g);
-      s.argv = {"SCRIPT", "LOAD", src};
-      loaded.push_back(src);
-      break;
-    }
-    case 1:
-      if (!loaded.empty() && g.chance(80)) {
-        // EVALSHA of a script loaded earlier: the runner turns "$SHA:" + src into its SHA1.
-        s.argv = {"EVALSHA", "$SHA:" + g.pick(loaded), "1", g.key(), g.value()};
-      } else {
-        s.argv = {"EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"};
-      }
-      break;
-    case 2:
-      s.argv = {"EVAL_RO", lua_script(g), "1", g.key(), g.value()};
-      break;
-    case 3:
-      s.argv = {"EVAL", lua_script(g), g.chance(90) ? "1" : "-1", g.key(), g.value()};
-      break;
-    default:
-      s.argv = {"EVAL", lua_script(g), "1", g.key(), g.value()};
-      break;
-  }
-  out.push_back(std::move(s));
-}
-
 }  // namespace
 
 std::vector<Step> generate(const GenOptions& options) {
@@ -800,7 +608,7 @@ std::vector<Step> generate(const GenOptions& options) {
     } else if (f == "pubsub") {
       add_pubsub(g, out);
     } else if (f == "script") {
-      add_script(g, out, loaded);
+      grammar::add_script(g, out, loaded);
     } else if (f == "list") {
       add_list(g, out);
     } else if (f == "set") {

@@ -1,0 +1,36 @@
+// Private to the connection and administration commands, split by group:
+//
+//   sim/cmd_connection.cc     HELLO, CLIENT, FUNCTION, REDSIM.ADVANCE, and the
+//                             registration of every command below
+//   sim/cmd_config.cc         CONFIG GET/SET/RESETSTAT/REWRITE and its parameters
+//   sim/cmd_introspection.cc  INFO and COMMAND: what the server says about itself
+//
+// The helpers they share, and the handlers cmd_connection.cc registers.
+// Replies and error texts as Redis 7.0.15. Not part of the public API.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "sim/internal.h"
+#include "sim/resp/reply.h"
+
+namespace redsim::sim::admin {
+
+// The version HELLO and INFO report.
+inline constexpr const char* kRedisVersion = "7.0.15";
+
+// ASCII lower case, as Redis compares subcommand names.
+std::string lower(std::string_view s);
+
+// "ERR unknown subcommand 'x'. Try CONTAINER HELP." (sub cut to 128 bytes).
+resp::Reply unknown_subcommand(std::string_view sub, std::string_view container);
+
+// "ERR wrong number of arguments for 'container|sub' command".
+resp::Reply sub_arity(std::string_view container, std::string_view sub);
+
+resp::Reply config(CommandContext& ctx);   // cmd_config.cc
+resp::Reply info(CommandContext& ctx);     // cmd_introspection.cc
+resp::Reply command(CommandContext& ctx);  // cmd_introspection.cc
+
+}  // namespace redsim::sim::admin

@@ -1,0 +1,301 @@
+// CONFIG GET, CONFIG SET, CONFIG RESETSTAT and CONFIG REWRITE, and the
+// parameters they know (registered in cmd_connection.cc). Parameters backed
+// by ServerConfig or ServerOptions are live; the others are stored and
+// echoed. Replies and error texts as Redis 7.0.15 (checked against Debian's
+// redis-server).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/args.h"
+#include "sim/cmd_admin.h"
+#include "sim/glob.h"
+
+namespace redsim::sim::admin {
+
+using resp::Reply;
+
+namespace {
+
+enum class ParamKind { kInt, kMemory, kBool, kString, kSave, kEnum };
+
+struct Param {
+  std::string_view name;
+  ParamKind kind;
+  bool immutable;
+  std::string_view default_value;  // as CONFIG GET shows it when not honoured
+  int64_t min = 0;
+  int64_t max = INT64_MAX;
+  std::string_view choices = "";  // kEnum: ", "-separated, in Redis's order
+};
+
+// The parameters CONFIG GET knows. Those backed by ServerConfig or
+// ServerOptions report the live value; the others report what a Redis
+// 7.0.15 started without persistence reports, or what CONFIG SET stored.
+constexpr Param kParams[] = {
+    {"databases", ParamKind::kInt, true, "", 1, INT_MAX},
+    {"port", ParamKind::kInt, false, "", 0, 65535},
+    {"bind", ParamKind::kString, false, ""},
+    {"hz", ParamKind::kInt, false, "", 0, INT_MAX},
+    {"busy-reply-threshold", ParamKind::kInt, false, "", 0, INT64_MAX},
+    {"lua-time-limit", ParamKind::kInt, false, "", 0, INT64_MAX},
+    {"maxmemory", ParamKind::kMemory, false, "", 0, INT64_MAX},
+    {"proto-max-bulk-len", ParamKind::kMemory, false, "", 1024 * 1024, INT64_MAX},
+    {"client-query-buffer-limit", ParamKind::kMemory, false, "", 1024 * 1024, INT64_MAX},
+    {"save", ParamKind::kSave, false, ""},
+    {"appendonly", ParamKind::kBool, false, "no"},
+    {"maxmemory-policy", ParamKind::kEnum, false, "noeviction", 0, 0,
+     "volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, "
+     "allkeys-random, noeviction"},
+    {"maxmemory-samples", ParamKind::kInt, false, "5", 1, 64},
+    {"maxclients", ParamKind::kInt, false, "10000", 1, UINT_MAX},
+    {"timeout", ParamKind::kInt, false, "0", 0, INT_MAX},
+    {"tcp-keepalive", ParamKind::kInt, false, "300", 0, INT_MAX},
+    {"protected-mode", ParamKind::kBool, false, "yes"},
+    {"daemonize", ParamKind::kBool, true, "no"},
+    {"appendfsync", ParamKind::kEnum, false, "everysec", 0, 0, "always, everysec, no"},
+    {"dir", ParamKind::kString, false, ""},
+    {"dbfilename", ParamKind::kString, false, "dump.rdb"},
+    {"loglevel", ParamKind::kEnum, false, "notice", 0, 0, "debug, verbose, notice, warning"},
+    {"notify-keyspace-events", ParamKind::kString, false, ""},
+    {"slowlog-log-slower-than", ParamKind::kInt, false, "10000", INT_MIN, INT64_MAX},
+    {"slowlog-max-len", ParamKind::kInt, false, "128", 0, LONG_MAX},
+    {"lazyfree-lazy-user-del", ParamKind::kBool, false, "no"},
+    {"lazyfree-lazy-user-flush", ParamKind::kBool, false, "no"},
+    {"enable-debug-command", ParamKind::kEnum, true, "yes", 0, 0, "no, yes, local"},
+    {"replica-read-only", ParamKind::kBool, false, "yes"},
+    {"cluster-enabled", ParamKind::kBool, true, "no"},
+    {"io-threads", ParamKind::kInt, true, "1", 1, 128},
+};
+
+const Param* find_param(std::string_view name) {
+  for (const Param& p : kParams) {
+    if (equals_ci(p.name, name)) return &p;
+  }
+  return nullptr;
+}
+
+std::string param_value(Server& server, const Param& p) {
+  ServerConfig& c = server.config();
+  std::string_view n = p.name;
+  if (n == "databases") return std::to_string(server.keyspace().databases());
+  if (n == "port") return std::to_string(c.port);
+  if (n == "bind") return c.bind;
+  if (n == "hz") return std::to_string(c.hz);
+  if (n == "busy-reply-threshold" || n == "lua-time-limit") {
+    return std::to_string(c.busy_reply_threshold_ms);
+  }
+  if (n == "maxmemory") return std::to_string(c.maxmemory_bytes);
+  if (n == "proto-max-bulk-len") return std::to_string(c.proto_max_bulk_len);
+  if (n == "client-query-buffer-limit") return std::to_string(c.client_query_buffer_limit);
+  if (n == "dir") {
+    char buf[4096];
+    if (getcwd(buf, sizeof buf) != nullptr) return buf;
+  }
+  auto it = c.others.find(n);
+  if (it != c.others.end()) return it->second;
+  return std::string(p.default_value);
+}
+
+// Redis's memtoull: a number with an optional b/k/kb/m/mb/g/gb unit.
+bool parse_memory(std::string_view s, int64_t* out) {
+  size_t digits = 0;
+  while (digits < s.size() &&
+         (std::isdigit(static_cast<unsigned char>(s[digits])) || (digits == 0 && s[0] == '-')))
+    ++digits;
+  std::string unit = lower(s.substr(digits));
+  int64_t mul = 1;
+  if (unit.empty() || unit == "b")
+    mul = 1;
+  else if (unit == "k")
+    mul = 1000;
+  else if (unit == "kb")
+    mul = 1024;
+  else if (unit == "m")
+    mul = 1000 * 1000;
+  else if (unit == "mb")
+    mul = 1024 * 1024;
+  else if (unit == "g")
+    mul = 1000LL * 1000 * 1000;
+  else if (unit == "gb")
+    mul = 1024LL * 1024 * 1024;
+  else
+    return false;
+  int64_t v = 0;
+  if (!parse_int64(s.substr(0, digits), &v) || v < 0) return false;
+  if (v > INT64_MAX / mul) return false;
+  *out = v * mul;
+  return true;
+}
+
+// Redis's "save" syntax: pairs of seconds and changes, or "".
+bool valid_save(std::string_view s) {
+  std::vector<std::string> words;
+  std::string cur;
+  for (char c : s) {
+    if (c == ' ') {
+      if (!cur.empty()) words.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) words.push_back(std::move(cur));
+  if (words.size() % 2 != 0) return false;
+  for (const std::string& w : words) {
+    int64_t v = 0;
+    if (!parse_int64(w, &v) || v < 0) return false;
+  }
+  return true;
+}
+
+Reply config_failed(std::string_view name, std::string_view why) {
+  return Reply::error("ERR CONFIG SET failed (possibly related to argument '" + std::string(name) +
+                      "') - " + std::string(why));
+}
+
+// Checks one CONFIG SET pair; on success returns nullopt and sets *value
+// to the canonical form CONFIG GET will show.
+std::optional<Reply> check_param(const Param& p, const std::string& arg, std::string* value,
+                                 int64_t* number) {
+  if (p.immutable) return config_failed(p.name, "can't set immutable config");
+  switch (p.kind) {
+    case ParamKind::kInt: {
+      int64_t v = 0;
+      if (!parse_int64(arg, &v)) {
+        return config_failed(p.name, "argument couldn't be parsed into an integer");
+      }
+      if (v < p.min || v > p.max) {
+        return config_failed(p.name, "argument must be between " + std::to_string(p.min) + " and " +
+                                         std::to_string(p.max) + " inclusive");
+      }
+      *number = v;
+      *value = std::to_string(v);
+      return std::nullopt;
+    }
+    case ParamKind::kMemory: {
+      int64_t v = 0;
+      if (!parse_memory(arg, &v)) return config_failed(p.name, "argument must be a memory value");
+      if (v < p.min || v > p.max) {
+        return config_failed(p.name, "argument must be between " + std::to_string(p.min) + " and " +
+                                         std::to_string(p.max) + " inclusive");
+      }
+      *number = v;
+      *value = std::to_string(v);
+      return std::nullopt;
+    }
+    case ParamKind::kBool:
+      if (equals_ci(arg, "yes") || equals_ci(arg, "no")) {
+        *value = lower(arg);
+        return std::nullopt;
+      }
+      return config_failed(p.name, "argument must be 'yes' or 'no'");
+    case ParamKind::kSave:
+      if (!valid_save(arg)) return config_failed(p.name, "Invalid save parameters");
+      *value = arg;
+      return std::nullopt;
+    case ParamKind::kEnum: {
+      std::string_view rest = p.choices;
+      std::string want = lower(arg);
+      while (!rest.empty()) {
+        size_t comma = rest.find(", ");
+        std::string_view choice = rest.substr(0, comma);
+        if (choice == want) {
+          *value = want;
+          return std::nullopt;
+        }
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
+      }
+      return config_failed(p.name,
+                           "argument(s) must be one of the following: " + std::string(p.choices));
+    }
+    case ParamKind::kString:
+      *value = arg;
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void apply_param(Server& server, const Param& p, const std::string& value, int64_t number) {
+  ServerConfig& c = server.config();
+  std::string_view n = p.name;
+  if (n == "hz") {
+    // Redis clamps hz to 1..500.
+    c.hz = static_cast<int>(std::clamp<int64_t>(number, 1, 500));
+  } else if (n == "busy-reply-threshold" || n == "lua-time-limit") {
+    c.busy_reply_threshold_ms = number;
+  } else if (n == "maxmemory") {
+    c.maxmemory_bytes = number;
+  } else if (n == "proto-max-bulk-len") {
+    c.proto_max_bulk_len = number;
+  } else if (n == "client-query-buffer-limit") {
+    c.client_query_buffer_limit = number;
+  } else if (n == "port") {
+    c.port = static_cast<int>(number);  // reported only: the listener stays where it is
+  } else if (n == "bind") {
+    c.bind = value;
+  } else {
+    c.others[std::string(n)] = value;
+  }
+}
+
+}  // namespace
+
+Reply config(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  std::string sub = lower(argv[1]);
+  if (sub == "get") {
+    if (argv.size() < 3) return sub_arity("config", sub);
+    std::vector<Reply> out;
+    std::set<std::string_view> seen;
+    for (size_t j = 2; j < argv.size(); ++j) {
+      std::string pattern = lower(argv[j]);
+      for (const Param& p : kParams) {
+        if (seen.contains(p.name) || !glob_match(pattern, p.name)) continue;
+        seen.insert(p.name);
+        out.push_back(Reply::bulk(std::string(p.name)));
+        out.push_back(Reply::bulk(param_value(ctx.server, p)));
+      }
+    }
+    return Reply::array(std::move(out));
+  }
+  if (sub == "set") {
+    if (argv.size() < 4) return sub_arity("config", sub);
+    if (argv.size() % 2 != 0) return errors::syntax();
+    struct Change {
+      const Param* param;
+      std::string value;
+      int64_t number;
+    };
+    std::vector<Change> changes;
+    for (size_t j = 2; j + 1 < argv.size(); j += 2) {
+      const Param* p = find_param(argv[j]);
+      if (p == nullptr) {
+        return Reply::error(one_line(
+            "ERR Unknown option or number of arguments for CONFIG SET - '" + argv[j] + "'"));
+      }
+      for (const Change& c : changes) {
+        if (c.param == p) return config_failed(p->name, "duplicate parameter");
+      }
+      Change change{p, {}, 0};
+      if (auto err = check_param(*p, argv[j + 1], &change.value, &change.number)) return *err;
+      changes.push_back(std::move(change));
+    }
+    for (const Change& c : changes) apply_param(ctx.server, *c.param, c.value, c.number);
+    return Reply::ok();
+  }
+  if (sub == "resetstat" || sub == "rewrite") {
+    if (argv.size() != 2) return sub_arity("config", sub);
+    if (sub == "rewrite") return Reply::error("ERR The server is running without a config file");
+    return Reply::ok();
+  }
+  return unknown_subcommand(argv[1], "CONFIG");
+}
+
+}  // namespace redsim::sim::admin
