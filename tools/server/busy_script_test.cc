@@ -42,12 +42,18 @@ class BusyScriptTest : public ::testing::Test {
   int port_ = serving_.port();
 };
 
+// On `a`: busy-reply-threshold set to threshold_ms (its +OK checked), then
+// EVAL script with no keys; the script's reply is read by the test.
+void start_script(RawClient& a, const std::string& threshold_ms, const std::string& script) {
+  a.command({"CONFIG", "SET", "busy-reply-threshold", threshold_ms});
+  EXPECT_EQ(a.line(), "+OK\r\n");
+  a.command({"EVAL", script, "0"});
+}
+
 TEST_F(BusyScriptTest, OthersGetBusyAndScriptKillEndsTheScript) {
   RawClient a(port_);
   RawClient b(port_);
-  a.command({"CONFIG", "SET", "busy-reply-threshold", "100"});
-  EXPECT_EQ(a.line(), "+OK\r\n");
-  a.command({"EVAL", kForever, "0"});
+  start_script(a, "100", kForever);
   // B is read once the script has run 100 ms; a connection opened while
   // the script runs is served too.
   b.command({"PING"});
@@ -74,9 +80,7 @@ TEST_F(BusyScriptTest, OthersGetBusyAndScriptKillEndsTheScript) {
 TEST_F(BusyScriptTest, ScriptThatWroteIsUnkillableAndStopEndsIt) {
   RawClient a(port_);
   RawClient b(port_);
-  a.command({"CONFIG", "SET", "busy-reply-threshold", "100"});
-  EXPECT_EQ(a.line(), "+OK\r\n");
-  a.command({"EVAL", "redis.call('set', 'k', 'v') while true do end", "0"});
+  start_script(a, "100", "redis.call('set', 'k', 'v') while true do end");
   b.command({"SCRIPT", "KILL"});
   EXPECT_EQ(b.line(),
             "-UNKILLABLE Sorry the script already executed write commands against the dataset. "
@@ -97,9 +101,7 @@ TEST(BusyScriptVirtualClock, ThresholdCountsLuaInstructions) {
   {
     RawClient a(port);
     RawClient b(port);
-    a.command({"CONFIG", "SET", "busy-reply-threshold", "50"});
-    EXPECT_EQ(a.line(), "+OK\r\n");
-    a.command({"EVAL", kForever, "0"});
+    start_script(a, "50", kForever);
     b.command({"PING"});
     EXPECT_EQ(b.line(), kBusyLine);
     b.command({"SCRIPT", "KILL"});
