@@ -118,8 +118,8 @@ class RawClient {
   ::testing::AssertionResult reads(std::string_view want) {
     const std::string got = read(want.size());
     if (got == want) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << "read " << ::testing::PrintToString(got)
-                                         << "\n want " << ::testing::PrintToString(std::string(want));
+    return ::testing::AssertionFailure() << "read " << ::testing::PrintToString(got) << "\n want "
+                                         << ::testing::PrintToString(std::string(want));
   }
   // send(request), then reads(want).
   ::testing::AssertionResult replies(std::string_view request, std::string_view want) {
