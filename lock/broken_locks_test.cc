@@ -4,21 +4,15 @@
 #include "lock/blind_del_lock.h"
 #include "lock/errors.h"
 #include "lock/get_del_lock.h"
+#include "lock/lock_test_util.h"
 #include "lock/setnx_expire_lock.h"
 #include "lock/simple_lock.h"
-#include "sim/world/direct_env.h"
 
 namespace redsim::lock {
 namespace {
 
-using namespace std::chrono_literals;
-using world::DirectEnv;
-using world::DirectWorld;
+using namespace testing_util;
 using world::SimulatedCrash;
-
-Reply run(DirectWorld& world, const Argv& argv) {
-  return world.server.execute(*world.server.connect(), argv);
-}
 
 // --- SetnxExpireLock (seed 004, error example 1) ---
 
@@ -91,9 +85,8 @@ TEST(GetDelLock, ReleasesItsOwnLockWithGetThenDel) {
 
 TEST(GetDelLock, ExpireBetweenGetAndDelDeletesAnothersLock) {
   DirectWorld world;
-  DirectEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
-  const LockOptions options{.lease = 1000ms};
-  GetDelLock la(a, "k", options), lb(b, "k", options), lc(c, "k", options);
+  Race<GetDelLock> race(world, {.lease = 1000ms});
+  auto& [a, b, c, la, lb, lc] = race;
   la.lock();
   a.before_call = [&](const Argv& argv) {
     if (argv[0] != "DEL") return;
@@ -122,9 +115,8 @@ TEST(GetDelLock, GetShowingAnotherTokenDoesNotDelete) {
 
 TEST(SimpleLock, TheExpireThenDeleteScheduleIsSafe) {
   DirectWorld world;
-  DirectEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
-  const LockOptions options{.lease = 1000ms};
-  SimpleLock la(a, "k", options), lb(b, "k", options), lc(c, "k", options);
+  Race<SimpleLock> race(world, {.lease = 1000ms});
+  auto& [a, b, c, la, lb, lc] = race;
   la.lock();
   a.before_call = [&](const Argv&) {
     // The whole release is one script: the latest the expiry can land is before it.
@@ -140,9 +132,8 @@ TEST(SimpleLock, TheExpireThenDeleteScheduleIsSafe) {
 
 TEST(BlindDelLock, UnlockAfterExpiryDeletesTheNextHoldersLock) {
   DirectWorld world;
-  DirectEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
-  const LockOptions options{.lease = 1000ms};
-  BlindDelLock la(a, "k", options), lb(b, "k", options), lc(c, "k", options);
+  Race<BlindDelLock> race(world, {.lease = 1000ms});
+  auto& [a, b, c, la, lb, lc] = race;
   la.lock();
   world.clock.advance_ms(1001);
   ASSERT_TRUE(lb.try_lock());

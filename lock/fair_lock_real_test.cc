@@ -19,7 +19,7 @@
 namespace redsim::lock {
 namespace {
 
-using testing::RedisServerProcess;
+using redsim::testing::RedisServerProcess;
 using testing::SocketEnv;
 
 // Equal, except that integers (and numeric bulk strings, the scores) may

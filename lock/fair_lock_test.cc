@@ -6,21 +6,16 @@
 #include <vector>
 
 #include "lock/errors.h"
+#include "lock/lock_test_util.h"
 #include "lock/script.h"
-#include "sim/world/direct_env.h"
 #include "sim/world/world.h"
 
 namespace redsim::lock {
 namespace {
 
-using namespace std::chrono_literals;
-using world::DirectEnv;
-using world::DirectWorld;
+using namespace testing_util;
+using testing_util::run;  // beside the World overload below
 using world::Micros;
-
-Reply run(DirectWorld& world, const Argv& argv) {
-  return world.server.execute(*world.server.connect(), argv);
-}
 
 Reply run(world::World& w, const Argv& argv) {
   return w.server().execute(*w.server().connect(), argv);

@@ -4,18 +4,12 @@
 
 #include "lock/errors.h"
 #include "lock/lock.h"
-#include "sim/world/direct_env.h"
+#include "lock/lock_test_util.h"
 
 namespace redsim::lock {
 namespace {
 
-using namespace std::chrono_literals;
-using world::DirectEnv;
-using world::DirectWorld;
-
-Reply run(DirectWorld& world, const Argv& argv) {
-  return world.server.execute(*world.server.connect(), argv);
-}
+using namespace testing_util;
 
 TEST(FencedLock, TokenKeySharesTheLocksSlot) {
   EXPECT_EQ(FencedLock::token_key_name("orders:42"), "{orders:42}:token");

@@ -3,14 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "lock/errors.h"
-#include "sim/world/direct_env.h"
+#include "lock/lock_test_util.h"
 
 namespace redsim::lock {
 namespace {
 
-using namespace std::chrono_literals;
-using world::DirectEnv;
-using world::DirectWorld;
+using namespace testing_util;
 
 TEST(LockKind, NamesRoundTrip) {
   EXPECT_EQ(all_lock_kinds().size(), 9u);

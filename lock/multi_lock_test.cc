@@ -5,16 +5,14 @@
 #include <mutex>
 
 #include "lock/errors.h"
+#include "lock/lock_test_util.h"
 #include "lock/reentrant_lock.h"
 #include "lock/simple_lock.h"
-#include "sim/world/direct_env.h"
 
 namespace redsim::lock {
 namespace {
 
-using namespace std::chrono_literals;
-using world::DirectEnv;
-using world::DirectWorld;
+using namespace testing_util;
 
 TEST(MultiLock, TakesAllAndReleasesAll) {
   DirectWorld world;

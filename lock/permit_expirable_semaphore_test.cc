@@ -4,14 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/world/direct_env.h"
+#include "lock/lock_test_util.h"
 
 namespace redsim::lock {
 namespace {
 
-using namespace std::chrono_literals;
-using world::DirectEnv;
-using world::DirectWorld;
+using namespace testing_util;
 
 TEST(PermitExpirableSemaphore, KeysAndChannelAreRedissons) {
   DirectWorld world;

@@ -16,7 +16,7 @@ namespace redsim::lock {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::RedisServerProcess;
+using redsim::testing::RedisServerProcess;
 using testing::SocketConnection;
 using testing::SocketEnv;
 

@@ -6,19 +6,13 @@
 #include <mutex>
 
 #include "lock/errors.h"
+#include "lock/lock_test_util.h"
 #include "lock/script.h"
-#include "sim/world/direct_env.h"
 
 namespace redsim::lock {
 namespace {
 
-using namespace std::chrono_literals;
-using world::DirectEnv;
-using world::DirectWorld;
-
-Reply run(DirectWorld& world, const Argv& argv) {
-  return world.server.execute(*world.server.connect(), argv);
-}
+using namespace testing_util;
 
 bool is_renewal(const Argv& argv) {
   return argv.size() > 1 && argv[0] == "EVALSHA" &&
@@ -41,15 +35,7 @@ TEST(ReentrantLock, HashHoldsOwnerAndHoldCount) {
   lock.lock();
   EXPECT_TRUE(lock.try_lock());
   EXPECT_EQ(lock.hold_count(), 3);
-  lock.unlock();
-  EXPECT_EQ(lock.hold_count(), 2);
-  EXPECT_TRUE(lock.is_locked());
-  lock.unlock();
-  lock.unlock();
-  EXPECT_EQ(lock.hold_count(), 0);
-  EXPECT_FALSE(lock.is_locked());
-  EXPECT_FALSE(lock.is_held_by_current_thread());
-  EXPECT_THROW(lock.unlock(), LockNotOwned) << "one unlock too many";
+  expect_three_holds_unwind(lock);
 }
 
 TEST(ReentrantLock, UnlockWithHoldsLeftRearmsTheLease) {

@@ -8,16 +8,14 @@
 
 #include "lock/errors.h"
 #include "lock/fenced_lock.h"
+#include "lock/lock_test_util.h"
 #include "lock/reentrant_lock.h"
-#include "sim/world/direct_env.h"
 #include "sim/world/world.h"
 
 namespace redsim::lock {
 namespace {
 
-using namespace std::chrono_literals;
-using world::DirectEnv;
-using world::DirectWorld;
+using namespace testing_util;
 
 class WaitAnsweringEnv final : public Env {
  public:

@@ -6,14 +6,13 @@
 
 #include "lock/embedded_scripts.h"
 #include "lock/errors.h"
+#include "lock/lock_test_util.h"
 #include "lock/reentrant_lock.h"
-#include "sim/world/direct_env.h"
 
 namespace redsim::lock {
 namespace {
 
-using world::DirectEnv;
-using world::DirectWorld;
+using namespace testing_util;
 
 TEST(Sha1Hex, MatchesRedisScriptLoad) {
   // SCRIPT LOAD "return 'hello moto'" (seed 004, and redis-server 7.0.15).

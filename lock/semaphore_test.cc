@@ -3,18 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "lock/errors.h"
-#include "sim/world/direct_env.h"
+#include "lock/lock_test_util.h"
 
 namespace redsim::lock {
 namespace {
 
-using namespace std::chrono_literals;
-using world::DirectEnv;
-using world::DirectWorld;
-
-Reply run(DirectWorld& world, const Argv& argv) {
-  return world.server.execute(*world.server.connect(), argv);
-}
+using namespace testing_util;
 
 TEST(Semaphore, ChannelIsRedissons) {
   EXPECT_EQ(Semaphore::channel_name("s"), "redisson_sc:{s}");

@@ -5,14 +5,12 @@
 #include <mutex>
 
 #include "lock/errors.h"
-#include "sim/world/direct_env.h"
+#include "lock/lock_test_util.h"
 
 namespace redsim::lock {
 namespace {
 
-using namespace std::chrono_literals;
-using world::DirectEnv;
-using world::DirectWorld;
+using namespace testing_util;
 
 std::string get(DirectWorld& world, const std::string& key) {
   return world.server.execute(*world.server.connect(), {"GET", key}).str();

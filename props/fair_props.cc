@@ -16,6 +16,7 @@
 #include "lock/permit_expirable_semaphore.h"
 #include "lock/script.h"
 #include "props/plan_gen.h"
+#include "props/world_gen.h"
 #include "sim/world/checkers.h"
 #include "sim/world/explore.h"
 #include "sim/world/world.h"
@@ -38,10 +39,8 @@ Micros ms(int64_t n) { return Micros(milliseconds(n)); }
 RC_GTEST_PROP(FairLock, FifoAmongLiveWaiters, ()) {
   const int waiters = *rc::gen::inRange(2, 7);
   const bool watchdog = *rc::gen::arbitrary<bool>();
-  world::WorldOptions options;
-  options.seed = *rc::gen::arbitrary<uint32_t>();
-  options.faults.latency_max_us = *rc::gen::inRange(0, 2001);
-  options.time_limit_us = int64_t{60} * 1000 * 1000;
+  world::WorldOptions options =
+      gen_world_options({.latency_us_max = 2000, .time_limit_us = int64_t{60} * 1000 * 1000});
   std::vector<int64_t> start_ms;
   std::vector<int64_t> work_ms;
   std::vector<int64_t> patience_ms;  // < 0: lock(), patient
@@ -115,14 +114,11 @@ RC_GTEST_PROP(FairLock, NeverTwoHoldersUnderPausesBelowTheLease, ()) {
   const int attempts = *rc::gen::inRange(1, 5);
   const bool watchdog = *rc::gen::arbitrary<bool>();
   const int64_t thread_wait_ms = *rc::gen::element<int64_t>(200, 1000, 5000);
-  world::WorldOptions options;
-  options.seed = *rc::gen::arbitrary<uint32_t>();
-  options.faults.latency_max_us = *rc::gen::inRange(0, 3001);
-  options.faults.pause_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 300001));
-  options.faults.pause_min_us = 1000;
-  options.faults.pause_max_us = 75000;
-  options.faults.crash_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 20001));
-  options.time_limit_us = int64_t{300} * 1000 * 1000;
+  world::WorldOptions options = gen_world_options({.latency_us_max = 3000,
+                                                   .pause_ppm_max = 300000,
+                                                   .pause_us_max = 75000,
+                                                   .crash_ppm_max = 20000,
+                                                   .time_limit_us = int64_t{300} * 1000 * 1000});
   RC_LOG() << "seed " << options.seed << ", " << clients << " clients x " << attempts
            << " attempts, lease " << (watchdog ? "watchdog " : "") << "1000 ms, threadWaitTime "
            << thread_wait_ms << " ms, latency <= " << options.faults.latency_max_us << " us, pause "
@@ -185,14 +181,11 @@ RC_GTEST_PROP(PermitExpirableSemaphore, PermitsNeverNegativeNorDuplicatedAndExpi
   const int clients = *rc::gen::inRange(2, 7);
   const int attempts = *rc::gen::inRange(1, 5);
   const int64_t lease_ms = *rc::gen::inRange(20, 201);
-  world::WorldOptions options;
-  options.seed = *rc::gen::arbitrary<uint32_t>();
-  options.faults.latency_max_us = *rc::gen::inRange(0, 3001);
-  options.faults.pause_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 300001));
-  options.faults.pause_min_us = 1000;
-  options.faults.pause_max_us = lease_ms * 3000;
-  options.faults.crash_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 30001));
-  options.time_limit_us = int64_t{60} * 1000 * 1000;
+  world::WorldOptions options = gen_world_options({.latency_us_max = 3000,
+                                                   .pause_ppm_max = 300000,
+                                                   .pause_us_max = lease_ms * 3000,
+                                                   .crash_ppm_max = 30000,
+                                                   .time_limit_us = int64_t{60} * 1000 * 1000});
   RC_LOG() << "seed " << options.seed << ", " << permits << " permits, " << clients << " clients x "
            << attempts << " attempts, lease " << lease_ms
            << " ms, latency <= " << options.faults.latency_max_us << " us, pause "

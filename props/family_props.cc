@@ -17,6 +17,7 @@
 #include "lock/read_write_lock.h"
 #include "lock/redlock.h"
 #include "lock/semaphore.h"
+#include "props/world_gen.h"
 #include "sim/world/checkers.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/world.h"
@@ -26,6 +27,14 @@ namespace {
 
 using std::chrono::milliseconds;
 using world::Micros;
+
+// Latency up to 2 ms, pauses of up to 50 ms (far below the 1000 ms budget of
+// the watchdog the clients use) and crashes.
+const FaultRanges kBelowTheWatchdogWithCrashes{.latency_us_max = 2000,
+                                               .pause_ppm_max = 200000,
+                                               .pause_us_max = 50000,
+                                               .crash_ppm_max = 20000,
+                                               .time_limit_us = int64_t{120} * 1000 * 1000};
 
 // Clients take a FencedLock, work, write their token to one FencedResource,
 // and unlock, while random pauses of up to three leases stop them anywhere
@@ -37,13 +46,10 @@ RC_GTEST_PROP(FencedLock, NeverAcceptsAStaleToken, ()) {
   const int64_t lease_ms = *rc::gen::inRange(20, 201);
   const bool watchdog = *rc::gen::arbitrary<bool>();
   const int attempts = *rc::gen::inRange(1, 5);
-  world::WorldOptions options;
-  options.seed = *rc::gen::arbitrary<uint32_t>();
-  options.faults.latency_max_us = *rc::gen::inRange(0, 3001);
-  options.faults.pause_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 300001));
-  options.faults.pause_min_us = 1000;
-  options.faults.pause_max_us = lease_ms * 3000;
-  options.time_limit_us = int64_t{120} * 1000 * 1000;
+  world::WorldOptions options = gen_world_options({.latency_us_max = 3000,
+                                                   .pause_ppm_max = 300000,
+                                                   .pause_us_max = lease_ms * 3000,
+                                                   .time_limit_us = int64_t{120} * 1000 * 1000});
   std::ostringstream drawn;
   drawn << "seed " << options.seed << ", " << clients << " clients x " << attempts
         << " attempts, lease " << lease_ms << " ms" << (watchdog ? " (watchdog)" : "")
@@ -124,14 +130,7 @@ std::string read_write_problem(const world::History& h) {
 RC_GTEST_PROP(ReadWriteLock, NeverAWriterWithAnyOtherHolder, ()) {
   const int clients = *rc::gen::inRange(2, 7);
   const int attempts = *rc::gen::inRange(1, 6);
-  world::WorldOptions options;
-  options.seed = *rc::gen::arbitrary<uint32_t>();
-  options.faults.latency_max_us = *rc::gen::inRange(0, 2001);
-  options.faults.pause_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 200001));
-  options.faults.pause_min_us = 1000;
-  options.faults.pause_max_us = 50000;
-  options.faults.crash_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 20001));
-  options.time_limit_us = int64_t{120} * 1000 * 1000;
+  world::WorldOptions options = gen_world_options(kBelowTheWatchdogWithCrashes);
   RC_LOG() << "seed " << options.seed << ", " << clients << " clients x " << attempts
            << " attempts\n";
   world::World w(options);
@@ -198,14 +197,11 @@ RC_GTEST_PROP(Semaphore, PermitsNeverNegativeNorDuplicated, ()) {
   const int clients = *rc::gen::inRange(2, 7);
   const int attempts = *rc::gen::inRange(1, 5);
   const bool crashes = *rc::gen::arbitrary<bool>();
-  world::WorldOptions options;
-  options.seed = *rc::gen::arbitrary<uint32_t>();
-  options.faults.latency_max_us = *rc::gen::inRange(0, 3001);
-  options.faults.pause_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 300001));
-  options.faults.pause_min_us = 1000;
-  options.faults.pause_max_us = 100000;
-  options.faults.crash_ppm = crashes ? static_cast<uint32_t>(*rc::gen::inRange(0, 30001)) : 0;
-  options.time_limit_us = int64_t{120} * 1000 * 1000;
+  world::WorldOptions options = gen_world_options({.latency_us_max = 3000,
+                                                   .pause_ppm_max = 300000,
+                                                   .pause_us_max = 100000,
+                                                   .crash_ppm_max = crashes ? 30000 : 0,
+                                                   .time_limit_us = int64_t{120} * 1000 * 1000});
   RC_LOG() << "seed " << options.seed << ", " << permits << " permits, " << clients << " clients x "
            << attempts << " attempts, crash " << options.faults.crash_ppm << " ppm\n";
   world::World w(options);
@@ -256,14 +252,7 @@ RC_GTEST_PROP(Semaphore, PermitsNeverNegativeNorDuplicated, ()) {
 RC_GTEST_PROP(MultiLock, AllOrNone, ()) {
   const int clients = *rc::gen::inRange(2, 6);
   const int attempts = *rc::gen::inRange(1, 5);
-  world::WorldOptions options;
-  options.seed = *rc::gen::arbitrary<uint32_t>();
-  options.faults.latency_max_us = *rc::gen::inRange(0, 2001);
-  options.faults.pause_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 200001));
-  options.faults.pause_min_us = 1000;
-  options.faults.pause_max_us = 50000;
-  options.faults.crash_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, 20001));
-  options.time_limit_us = int64_t{120} * 1000 * 1000;
+  world::WorldOptions options = gen_world_options(kBelowTheWatchdogWithCrashes);
   RC_LOG() << "seed " << options.seed << ", " << clients << " clients x " << attempts
            << " attempts\n";
   world::World w(options);
@@ -324,11 +313,9 @@ RC_GTEST_PROP(Redlock, NeverTwoHoldersWithoutFaults, ()) {
   const int clients = *rc::gen::inRange(2, 6);
   const int attempts = *rc::gen::inRange(1, 5);
   const int64_t lease_ms = *rc::gen::inRange(30, 301);
-  world::WorldOptions options;
-  options.seed = *rc::gen::arbitrary<uint32_t>();
+  world::WorldOptions options =
+      gen_world_options({.latency_us_max = 2000, .time_limit_us = int64_t{120} * 1000 * 1000});
   options.servers = servers;
-  options.faults.latency_max_us = *rc::gen::inRange(0, 2001);
-  options.time_limit_us = int64_t{120} * 1000 * 1000;
   RC_LOG() << "seed " << options.seed << ", " << servers << " servers, " << clients << " clients x "
            << attempts << " attempts, lease " << lease_ms << " ms\n";
   world::World w(options);

@@ -12,6 +12,7 @@
 #include "lock/errors.h"
 #include "lock/reentrant_lock.h"
 #include "props/plan_gen.h"
+#include "props/world_gen.h"
 #include "sim/world/explore.h"
 #include "sim/world/world.h"
 
@@ -190,9 +191,7 @@ RC_GTEST_PROP(Liveness, WaiterAcquiresWithinLeaseAfterHolderCrashes, ()) {
 RC_GTEST_PROP(ReentrantLock, WatchdogKeepsALiveHoldersLock, ()) {
   const int64_t timeout_ms = *rc::gen::inRange(100, 5001);
   const int64_t hold_ms = timeout_ms * *rc::gen::inRange(2, 6);
-  world::WorldOptions options;
-  options.seed = *rc::gen::arbitrary<uint32_t>();
-  options.faults.latency_max_us = *rc::gen::inRange(0, 3001);
+  world::WorldOptions options = gen_world_options({.latency_us_max = 3000});
   world::World w(options);
   lock::ReentrantLockOptions o;
   o.lock_watchdog_timeout = milliseconds(timeout_ms);

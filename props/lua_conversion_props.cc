@@ -23,14 +23,10 @@
 #include <utility>
 #include <vector>
 
+#include "props/show_reply.h"
 #include "sim/clock.h"
 #include "sim/resp/reply.h"
 #include "sim/server.h"
-
-namespace redsim::resp {
-// How RapidCheck prints a Reply in a counterexample.
-static inline void showValue(const Reply& r, std::ostream& os) { os << r.debug_string(); }
-}  // namespace redsim::resp
 
 namespace redsim::props {
 namespace {

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "lock/errors.h"
+#include "lock/lock_test_util.h"
 #include "lock/reentrant_lock.h"
 #include "lock/simple_lock.h"
 
@@ -15,6 +16,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing_util::await;
+using testing_util::expect_three_holds_unwind;
 using testing_util::RealLockWorld;
 using testing_util::signal;
 using testing_util::SimLockWorld;
@@ -45,15 +47,7 @@ TYPED_TEST(LockSuite, ReentrancyAndHoldCounts) {
     owner = lock.owner();
     EXPECT_EQ(owner, env.client_id() + ":" + std::to_string(env.task_id()));
     signal(env, "held");
-    lock.unlock();
-    EXPECT_EQ(lock.hold_count(), 2);
-    EXPECT_TRUE(lock.is_locked());
-    lock.unlock();
-    lock.unlock();
-    EXPECT_EQ(lock.hold_count(), 0);
-    EXPECT_FALSE(lock.is_locked());
-    EXPECT_FALSE(lock.is_held_by_current_thread());
-    EXPECT_THROW(lock.unlock(), LockNotOwned) << "one unlock too many";
+    expect_three_holds_unwind(lock);
   }});
   EXPECT_EQ(world.redis({"EXISTS", "k"}), Reply::integer(0));
   EXPECT_EQ(world.redis({"EXISTS", "held"}), Reply::integer(1));

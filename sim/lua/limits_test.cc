@@ -185,16 +185,6 @@ TEST_F(ScriptLimitsTest, TransactionCommandsWhileBusy) {
             Err("EXECABORT Transaction discarded because of previous errors."));
 }
 
-// A clock that moves 1 ms each time it is read, for ScriptTime::kClock.
-class TickingClock final : public Clock {
- public:
-  int64_t now_us() const override { return now_us_ += 1000; }
-  void sleep_us(int64_t us) override { now_us_ += us; }
-
- private:
-  mutable int64_t now_us_ = ManualClock::kDefaultEpochUs;
-};
-
 TEST(ScriptClockTime, BusyIsMeasuredOnTheServerClock) {
   TickingClock clock;
   ServerOptions options;

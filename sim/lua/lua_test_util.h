@@ -1,4 +1,5 @@
-// Test helpers for sim/lua/*_test.cc: a ServerTest with EVAL shortcuts.
+// Test helpers for sim/lua/*_test.cc: a ServerTest with EVAL shortcuts and a
+// clock that ticks on every read.
 #pragma once
 
 #include <initializer_list>
@@ -28,6 +29,18 @@ class ScriptTest : public ServerTest {
     return resp::Reply::error(msg + " script: " + lua::sha1_hex(script) +
                               ", on @user_script:" + std::to_string(line) + ".");
   }
+};
+
+// A clock that moves 1 ms every time it is read: only a server that reads
+// it once per command gives a script a single time, and a script's busy time
+// measured on it (ScriptTime::kClock) grows with every read.
+class TickingClock final : public Clock {
+ public:
+  int64_t now_us() const override { return now_us_ += 1000; }
+  void sleep_us(int64_t us) override { now_us_ += us; }
+
+ private:
+  mutable int64_t now_us_ = ManualClock::kDefaultEpochUs;
 };
 
 }  // namespace redsim::sim::testing

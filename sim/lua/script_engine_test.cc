@@ -102,17 +102,6 @@ TEST_F(ScriptEngineTest, NumkeysChecksComeFirst) {
   EXPECT_EQ(run({"EVALSHA", "abc"}), Err("ERR wrong number of arguments for 'evalsha' command"));
 }
 
-// A clock that moves 1 ms every time it is read: only a server that reads
-// it once per command gives a script a single time.
-class TickingClock final : public Clock {
- public:
-  int64_t now_us() const override { return now_us_ += 1000; }
-  void sleep_us(int64_t us) override { now_us_ += us; }
-
- private:
-  mutable int64_t now_us_ = ManualClock::kDefaultEpochUs;
-};
-
 TEST(ScriptTimeTest, TimeIsFrozenForTheWholeScript) {
   TickingClock clock;
   Server server(clock);

@@ -38,6 +38,24 @@ std::vector<const HistoryEvent*> commands(const History& h, std::string_view nam
   return out;
 }
 
+// A world whose every message takes exactly latency_us each way.
+WorldOptions fixed_latency(int64_t latency_us) {
+  WorldOptions o;
+  o.faults.latency_min_us = latency_us;
+  o.faults.latency_max_us = latency_us;
+  return o;
+}
+
+// A world whose server has `replicas` replicas, each applying a write
+// exactly lag_us after the primary.
+WorldOptions with_replicas(size_t replicas, int64_t lag_us) {
+  WorldOptions o;
+  o.replicas = replicas;
+  o.replication_lag_min_us = lag_us;
+  o.replication_lag_max_us = lag_us;
+  return o;
+}
+
 // ---------------------------------------------------------------- clocks
 
 TEST(DriftClock, DriftAndJumps) {
@@ -184,10 +202,8 @@ TEST(NetworkFaults, FixedAndLongTailLatency) {
 }
 
 TEST(NetworkFaults, LossBreaksTheConnectionAndTheNextCallReconnects) {
-  WorldOptions o;
+  WorldOptions o = fixed_latency(100);
   o.seed = 11;
-  o.faults.latency_min_us = 100;
-  o.faults.latency_max_us = 100;
   o.faults.loss_ppm = 300'000;
   World w(o);
   int io_errors = 0, ok = 0;
@@ -216,9 +232,7 @@ TEST(NetworkFaults, LossBreaksTheConnectionAndTheNextCallReconnects) {
 }
 
 TEST(NetworkFaults, LostReplyTimesOutAfterTheCommandTimeout) {
-  WorldOptions o;
-  o.faults.latency_min_us = 100;
-  o.faults.latency_max_us = 100;
+  WorldOptions o = fixed_latency(100);
   o.faults.lost_reply_ppm = 1'000'000;
   o.command_timeout_us = 50 * kMs;
   World w(o);
@@ -243,9 +257,7 @@ TEST(NetworkFaults, LostReplyTimesOutAfterTheCommandTimeout) {
 }
 
 TEST(NetworkFaults, PerCallTimeoutAndReplacedConnection) {
-  WorldOptions o;
-  o.faults.latency_min_us = 10 * kMs;
-  o.faults.latency_max_us = 10 * kMs;
+  WorldOptions o = fixed_latency(10 * kMs);
   World w(o);
   bool timed_out = false;
   Reply second;
@@ -265,9 +277,7 @@ TEST(NetworkFaults, PerCallTimeoutAndReplacedConnection) {
 }
 
 TEST(NetworkFaults, ScheduledLossesOfEachKind) {
-  WorldOptions o;
-  o.faults.latency_min_us = 100;
-  o.faults.latency_max_us = 100;
+  WorldOptions o = fixed_latency(100);
   o.command_timeout_us = 5 * kMs;
   World w(o);
   std::vector<std::string> outcomes;
@@ -293,9 +303,7 @@ TEST(NetworkFaults, ScheduledLossesOfEachKind) {
 }
 
 TEST(NetworkFaults, DelayedRepliesStayInOrder) {
-  WorldOptions o;
-  o.faults.latency_min_us = 100;
-  o.faults.latency_max_us = 100;
+  WorldOptions o = fixed_latency(100);
   World w(o);
   std::vector<int64_t> arrivals;
   std::vector<Reply> replies;
@@ -317,9 +325,7 @@ TEST(NetworkFaults, DelayedRepliesStayInOrder) {
 }
 
 TEST(NetworkFaults, PartitionFailsCallsRefusesConnectionsBreaksPubSubAndHeals) {
-  WorldOptions o;
-  o.faults.latency_min_us = 100;
-  o.faults.latency_max_us = 100;
+  WorldOptions o = fixed_latency(100);
   World w(o);
   std::vector<std::string> outcomes;
   std::vector<std::string> messages;
@@ -363,9 +369,7 @@ TEST(NetworkFaults, PartitionFailsCallsRefusesConnectionsBreaksPubSubAndHeals) {
 }
 
 TEST(NetworkFaults, ASubscribeThatTimesOutKeepsTheEarlierSubscriptions) {
-  WorldOptions o;
-  o.faults.latency_min_us = 100;
-  o.faults.latency_max_us = 100;
+  WorldOptions o = fixed_latency(100);
   o.command_timeout_us = 5 * kMs;
   World w(o);
   std::vector<std::string> messages;
@@ -392,9 +396,7 @@ TEST(NetworkFaults, ASubscribeThatTimesOutKeepsTheEarlierSubscriptions) {
 }
 
 TEST(NetworkFaults, CallInFlightDuringPartitionTimesOutOrFailsAtTheHeal) {
-  WorldOptions o;
-  o.faults.latency_min_us = 5 * kMs;
-  o.faults.latency_max_us = 5 * kMs;
+  WorldOptions o = fixed_latency(5 * kMs);
   World w(o);
   std::vector<std::string> outcomes;
   const ProcessId pid = w.spawn_process("p", [&](ProcessEnv& env) {
@@ -466,9 +468,7 @@ struct CrashRun {
 };
 
 CrashRun crash_and_restart(Persistence persistence) {
-  WorldOptions o;
-  o.faults.latency_min_us = 100;
-  o.faults.latency_max_us = 100;
+  WorldOptions o = fixed_latency(100);
   o.persistence = persistence;
   World w(o);
   CrashRun run;
@@ -505,9 +505,7 @@ TEST(ServerFaults, CrashAndRestartWithEachPersistence) {
 }
 
 TEST(ServerFaults, CrashBreaksCallsInFlight) {
-  WorldOptions o;
-  o.faults.latency_min_us = 1 * kMs;
-  o.faults.latency_max_us = 1 * kMs;
+  WorldOptions o = fixed_latency(1 * kMs);
   World w(o);
   std::string outcome;
   w.spawn_process("p", [&](ProcessEnv& env) {
@@ -525,10 +523,7 @@ TEST(ServerFaults, CrashBreaksCallsInFlight) {
 }
 
 TEST(Replication, ReplicasFollowWithLagAndFailoverLosesUnreplicatedWrites) {
-  WorldOptions o;
-  o.replicas = 2;
-  o.replication_lag_min_us = 10 * kMs;
-  o.replication_lag_max_us = 10 * kMs;
+  WorldOptions o = with_replicas(2, 10 * kMs);
   World w(o);
   Reply after_failover;
   w.spawn_process("p", [&](ProcessEnv& env) {
@@ -577,10 +572,7 @@ TEST(Replication, ScriptsAndDeletesReplicateTheirEffects) {
 }
 
 TEST(Replication, WaitBlocksUntilReplicasAcknowledgeOrTimeout) {
-  WorldOptions o;
-  o.replicas = 2;
-  o.replication_lag_min_us = 5 * kMs;
-  o.replication_lag_max_us = 5 * kMs;
+  WorldOptions o = with_replicas(2, 5 * kMs);
   World w(o);
   std::vector<std::string> got;
   w.spawn_process("p", [&](ProcessEnv& env) {
@@ -599,10 +591,7 @@ TEST(Replication, WaitBlocksUntilReplicasAcknowledgeOrTimeout) {
 }
 
 TEST(Replication, WaitCountsOnlyLiveReplicas) {
-  WorldOptions o;
-  o.replicas = 1;
-  o.replication_lag_min_us = 5 * kMs;
-  o.replication_lag_max_us = 5 * kMs;
+  WorldOptions o = with_replicas(1, 5 * kMs);
   World w(o);
   Reply r;
   w.spawn_process("p", [&](ProcessEnv& env) {
@@ -615,10 +604,7 @@ TEST(Replication, WaitCountsOnlyLiveReplicas) {
 }
 
 TEST(Replication, WaitInsideMultiAnswersAtOnce) {
-  WorldOptions o;
-  o.replicas = 1;
-  o.replication_lag_min_us = 50 * kMs;
-  o.replication_lag_max_us = 50 * kMs;
+  WorldOptions o = with_replicas(1, 50 * kMs);
   World w(o);
   Reply exec;
   int64_t at = -1;
@@ -636,9 +622,7 @@ TEST(Replication, WaitInsideMultiAnswersAtOnce) {
 }
 
 TEST(ServerFaults, SubscribersResubscribeAfterARestart) {
-  WorldOptions o;
-  o.faults.latency_min_us = 100;
-  o.faults.latency_max_us = 100;
+  WorldOptions o = fixed_latency(100);
   o.record_messages = true;
   World w(o);
   std::vector<std::string> messages;

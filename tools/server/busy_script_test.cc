@@ -3,12 +3,7 @@
 // CONFIG SET; one connection runs an endless script, the others get BUSY
 // and SCRIPT KILL ends it. Texts are redis-server 7.0.15's for the same
 // sequence with two redis-cli.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <string>
 #include <thread>
@@ -17,93 +12,53 @@
 #include "sim/clock.h"
 #include "sim/resp/codec.h"
 #include "sim/server.h"
+#include "tools/server/server_test_util.h"
 #include "tools/server/tcp_server.h"
 #include "tools/server/wall_clock.h"
 
 namespace redsim::server {
 namespace {
 
-constexpr int kTimeoutMs = 10000;
 constexpr const char* kBusyLine =
     "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n";
 constexpr const char* kKilledPrefix = "-ERR Script killed by user with SCRIPT KILL... script: ";
 constexpr const char* kForever = "local i = 0 while true do i = i + 1 end";
 
-class LineClient {
- public:
-  explicit LineClient(int port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  }
-  ~LineClient() { ::close(fd_); }
-  LineClient(const LineClient&) = delete;
-  LineClient& operator=(const LineClient&) = delete;
-
-  void command(const std::vector<std::string>& argv) {
-    std::string bytes = resp::encode_command(argv);
-    ASSERT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL),
-              static_cast<ssize_t>(bytes.size()));
-  }
-  // One reply line with its CRLF; what came so far if nothing more comes
-  // for 10 s.
-  std::string line() {
-    std::string out;
-    while (!out.ends_with("\r\n")) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, kTimeoutMs) <= 0) break;
-      char c;
-      if (::recv(fd_, &c, 1, 0) != 1) break;
-      out += c;
-    }
-    return out;
-  }
-
- private:
-  int fd_ = -1;
-};
+using testing_util::RawClient;
+using testing_util::ServingThread;
 
 class BusyScriptTest : public ::testing::Test {
  protected:
-  BusyScriptTest()
-      : fake_(clock_, options()),
-        tcp_(fake_, {.bind = "127.0.0.1", .port = 0, .wall_clock = true}) {
-    port_ = tcp_.listen();
-    thread_ = std::thread([this] { tcp_.run(); });
-  }
-  ~BusyScriptTest() override { stop(); }
-  void stop() {
-    if (!thread_.joinable()) return;
-    tcp_.request_stop();
-    thread_.join();
-  }
   static sim::ServerOptions options() {
     sim::ServerOptions o;
     o.script_time = sim::ScriptTime::kClock;
     return o;
   }
+  void stop() { serving_.stop(); }
 
   WallClock clock_;
-  sim::Server fake_;
-  TcpServer tcp_;
-  int port_ = 0;
-  std::thread thread_;
+  sim::Server fake_{clock_, options()};
+  ServingThread serving_{fake_, {.bind = "127.0.0.1", .port = 0, .wall_clock = true}};
+  int port_ = serving_.port();
 };
 
-TEST_F(BusyScriptTest, OthersGetBusyAndScriptKillEndsTheScript) {
-  LineClient a(port_);
-  LineClient b(port_);
-  a.command({"CONFIG", "SET", "busy-reply-threshold", "100"});
+// On `a`: busy-reply-threshold set to threshold_ms (its +OK checked), then
+// EVAL script with no keys; the script's reply is read by the test.
+void start_script(RawClient& a, const std::string& threshold_ms, const std::string& script) {
+  a.command({"CONFIG", "SET", "busy-reply-threshold", threshold_ms});
   EXPECT_EQ(a.line(), "+OK\r\n");
-  a.command({"EVAL", kForever, "0"});
+  a.command({"EVAL", script, "0"});
+}
+
+TEST_F(BusyScriptTest, OthersGetBusyAndScriptKillEndsTheScript) {
+  RawClient a(port_);
+  RawClient b(port_);
+  start_script(a, "100", kForever);
   // B is read once the script has run 100 ms; a connection opened while
   // the script runs is served too.
   b.command({"PING"});
   EXPECT_EQ(b.line(), kBusyLine);
-  LineClient c(port_);
+  RawClient c(port_);
   c.command({"GET", "k"});
   EXPECT_EQ(c.line(), kBusyLine);
   b.command({"SCRIPT", "KILL", "x"});
@@ -123,11 +78,9 @@ TEST_F(BusyScriptTest, OthersGetBusyAndScriptKillEndsTheScript) {
 }
 
 TEST_F(BusyScriptTest, ScriptThatWroteIsUnkillableAndStopEndsIt) {
-  LineClient a(port_);
-  LineClient b(port_);
-  a.command({"CONFIG", "SET", "busy-reply-threshold", "100"});
-  EXPECT_EQ(a.line(), "+OK\r\n");
-  a.command({"EVAL", "redis.call('set', 'k', 'v') while true do end", "0"});
+  RawClient a(port_);
+  RawClient b(port_);
+  start_script(a, "100", "redis.call('set', 'k', 'v') while true do end");
   b.command({"SCRIPT", "KILL"});
   EXPECT_EQ(b.line(),
             "-UNKILLABLE Sorry the script already executed write commands against the dataset. "
@@ -143,23 +96,19 @@ TEST_F(BusyScriptTest, ScriptThatWroteIsUnkillableAndStopEndsIt) {
 TEST(BusyScriptVirtualClock, ThresholdCountsLuaInstructions) {
   sim::ManualClock clock;
   sim::Server fake(clock);  // ScriptTime::kInstructions
-  TcpServer tcp(fake, {.bind = "127.0.0.1", .port = 0});
-  int port = tcp.listen();
-  std::thread thread([&] { tcp.run(); });
+  ServingThread serving(fake, {.bind = "127.0.0.1", .port = 0});
+  const int port = serving.port();
   {
-    LineClient a(port);
-    LineClient b(port);
-    a.command({"CONFIG", "SET", "busy-reply-threshold", "50"});
-    EXPECT_EQ(a.line(), "+OK\r\n");
-    a.command({"EVAL", kForever, "0"});
+    RawClient a(port);
+    RawClient b(port);
+    start_script(a, "50", kForever);
     b.command({"PING"});
     EXPECT_EQ(b.line(), kBusyLine);
     b.command({"SCRIPT", "KILL"});
     EXPECT_EQ(b.line(), "+OK\r\n");
     EXPECT_TRUE(a.line().starts_with(kKilledPrefix));
   }
-  tcp.request_stop();
-  thread.join();
+  serving.stop();
 }
 
 }  // namespace

@@ -1,34 +1,29 @@
-// Test-only: real redis-server processes and a minimal blocking Env over
-// them, for the lock tests that need what the fake lacks on this branch
-// (WAIT, sorted sets) or N independent real servers (Redlock). Not the
-// project's real-Redis adapter (lock/hiredis is): no pub/sub (subscribe
-// throws lock::Error), spawn() only records, one task (id 1).
+// Test-only: a minimal blocking Env over real redis-server processes, for
+// the lock tests that need what the fake lacks on this branch (WAIT, sorted
+// sets) or N independent real servers (Redlock). Not the project's
+// real-Redis adapter (lock/hiredis is): no pub/sub (subscribe throws
+// lock::Error), spawn() only records, one task (id 1). The servers come from
+// testing::RedisServerProcess (tools/testing/redis_server_process.h): free
+// loopback port, persistence off, stopped at the end, also on failure; link
+// redsim_redis_server_process.
 //
-//   RedisServerProcess server;                  // redis-server on a free port
+//   redsim::testing::RedisServerProcess server;   // redis-server on a free port
 //   SocketEnv env({server.port()}, "client-a");
 //   lock::ReentrantLock lock(env, "k");
-//
-// RedisServerProcess starts `redis-server --port P --save '' --appendonly no`
-// on a loopback port the kernel reported free, waits until it answers PING
-// and stops it (SIGTERM, then waitpid) in its destructor, so a failing test
-// leaves no server behind.
 #pragma once
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,8 +32,7 @@
 #include "lock/errors.h"
 #include "sim/resp/codec.h"
 #include "sim/world/prng.h"
-
-extern char** environ;
+#include "tools/testing/redis_server_process.h"
 
 namespace redsim::lock::testing {
 
@@ -100,65 +94,6 @@ class SocketConnection final : public Connection {
   int port_;
   int fd_ = -1;
   resp::Decoder decoder_;
-};
-
-class RedisServerProcess {
- public:
-  RedisServerProcess() : port_(free_port()) {
-    const std::string port = std::to_string(port_);
-    std::vector<std::string> args = {"redis-server", "--port",      port,       "--bind",
-                                     "127.0.0.1",    "--save",      "",         "--appendonly",
-                                     "no",           "--daemonize", "no",       "--loglevel",
-                                     "warning",      "--logfile",   "/dev/null"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawnp(&pid_, "redis-server", nullptr, nullptr, argv.data(), environ) != 0) {
-      throw std::runtime_error("cannot start redis-server");
-    }
-    SocketConnection probe(port_);
-    for (int i = 0; i < 200; ++i) {
-      try {
-        if (probe.call({"PING"}).is_status()) return;
-      } catch (const ConnectionError&) {
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    stop();
-    throw std::runtime_error("redis-server on port " + port + " did not answer PING");
-  }
-  ~RedisServerProcess() { stop(); }
-  RedisServerProcess(const RedisServerProcess&) = delete;
-  RedisServerProcess& operator=(const RedisServerProcess&) = delete;
-
-  int port() const { return port_; }
-  // SIGTERM and wait: the server is gone (connections to it fail).
-  void stop() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
-
- private:
-  static int free_port() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      ::close(fd);
-      throw std::runtime_error("no free port");
-    }
-    ::close(fd);
-    return ntohs(addr.sin_port);
-  }
-
-  int port_;
-  pid_t pid_ = -1;
 };
 
 class SocketEnv final : public Env {

@@ -1,0 +1,75 @@
+// Test helpers for lock/*_test.cc over the fake server (world::DirectWorld):
+// the names every lock test uses, run() to look at the server from outside
+// the lock clients, and the cast of the articles' races. Test-only, not
+// installed (*_test_util.h); links redsim::world.
+//
+//   namespace redsim::lock {
+//   namespace {
+//   using namespace testing_util;
+//
+//   TEST(SimpleLock, Example) {
+//     DirectWorld world;
+//     DirectEnv a(world, "client-a");
+//     SimpleLock lock(a, "k", {.lease = 10s});
+//     lock.lock();
+//     EXPECT_EQ(run(world, {"PTTL", "k"}), Reply::integer(10000));
+//   }
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "lock/env.h"
+#include "lock/errors.h"
+#include "lock/lock.h"
+#include "sim/world/direct_env.h"
+
+namespace redsim::lock::testing_util {
+
+using namespace std::chrono_literals;
+using world::DirectEnv;
+using world::DirectWorld;
+
+// argv on the fake, on a session of its own: what an observer such as
+// redis-cli sees, not one of the clients (their calls are not recorded).
+inline Reply run(DirectWorld& world, const Argv& argv) {
+  return world.server.execute(*world.server.connect(), argv);
+}
+
+// Three processes ("client-a", "client-b", "client-c") with a lock of type L
+// each on key "k", all made with the same options: the expire-then-delete
+// races of the articles. Take the parts by name:
+//   Race<GetDelLock> race(world, {.lease = 1000ms});
+//   auto& [a, b, c, la, lb, lc] = race;
+template <class L>
+struct Race {
+  Race(DirectWorld& world, const LockOptions& options)
+      : a(world, "client-a"),
+        b(world, "client-b"),
+        c(world, "client-c"),
+        la(a, "k", options),
+        lb(b, "k", options),
+        lc(c, "k", options) {}
+
+  DirectEnv a, b, c;
+  L la, lb, lc;
+};
+
+// For a reentrant lock held three times by the caller: releases the holds
+// one at a time, checking the hold count and lock state after the first and
+// the last, and that one unlock more throws LockNotOwned.
+template <class L>
+void expect_three_holds_unwind(L& lock) {
+  lock.unlock();
+  EXPECT_EQ(lock.hold_count(), 2);
+  EXPECT_TRUE(lock.is_locked());
+  lock.unlock();
+  lock.unlock();
+  EXPECT_EQ(lock.hold_count(), 0);
+  EXPECT_FALSE(lock.is_locked());
+  EXPECT_FALSE(lock.is_held_by_current_thread());
+  EXPECT_THROW(lock.unlock(), LockNotOwned) << "one unlock too many";
+}
+
+}  // namespace redsim::lock::testing_util
