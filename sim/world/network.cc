@@ -119,13 +119,17 @@ int64_t Runtime::draw_delay(Link& link, std::string_view what) {
     }
   }
   if (extra > 0) {
-    HistoryEvent e = event(EventKind::kMessageDelayed, link.process, link.task);
-    e.server = static_cast<int32_t>(link.server);
-    e.text = what;
-    e.value = extra;
-    record(std::move(e));
+    record_message(link, EventKind::kMessageDelayed, std::string(what), extra);
   }
   return extra;
+}
+
+void Runtime::record_message(const Link& link, EventKind kind, std::string text, int64_t value) {
+  HistoryEvent e = event(kind, link.process, link.task);
+  e.server = static_cast<int32_t>(link.server);
+  e.text = std::move(text);
+  e.value = value;
+  record(std::move(e));
 }
 
 void Runtime::send_to_server(Link& link, std::function<void()> fn, std::string_view what) {
@@ -146,26 +150,15 @@ void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
       std::max(now() + draw_latency(link) + draw_delay(link, what), last_arrival_us);
   last_arrival_us = arrival;
   if (options.record_messages) {
-    HistoryEvent e = event(EventKind::kMessageSent, link.process, link.task);
-    e.server = static_cast<int32_t>(link.server);
-    e.text = what;
-    e.value = arrival;
-    record(std::move(e));
+    record_message(link, EventKind::kMessageSent, std::string(what), arrival);
   }
   sched.at(arrival, [this, &link, fn = std::move(fn), what = std::string(what), sent] {
     if (link.broken) {  // lost with the connection
-      HistoryEvent e = event(EventKind::kMessageLost, link.process, link.task);
-      e.server = static_cast<int32_t>(link.server);
-      e.text = what + " (connection broken)";
-      record(std::move(e));
+      record_message(link, EventKind::kMessageLost, what + " (connection broken)");
       return;
     }
     if (options.record_messages) {
-      HistoryEvent e = event(EventKind::kMessageDelivered, link.process, link.task);
-      e.server = static_cast<int32_t>(link.server);
-      e.text = what;
-      e.value = sent;
-      record(std::move(e));
+      record_message(link, EventKind::kMessageDelivered, what, sent);
     }
     fn();
   });

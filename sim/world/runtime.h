@@ -229,6 +229,8 @@ struct Runtime {
   int64_t draw_delay(Link& link, std::string_view what);
   void send_to_server(Link& link, std::function<void()> fn, std::string_view what = "request");
   void send_to_client(Link& link, std::function<void()> fn, std::string_view what = "reply");
+  // Records a message event of `link`'s task: sent, delivered, lost, delayed.
+  void record_message(const Link& link, EventKind kind, std::string text, int64_t value = 0);
   // Either direction: `last_arrival_us` is the link's last arrival time that way.
   void send(Link& link, int64_t& last_arrival_us, std::function<void()> fn, std::string_view what);
   // Sends argv on `link` for task `t`, blocks t until the reply arrives and
