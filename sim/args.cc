@@ -62,6 +62,16 @@ std::string one_line(std::string_view text) {
   return out;
 }
 
+resp::Reply help_reply(std::string_view command, std::initializer_list<const char*> body) {
+  std::vector<resp::Reply> lines;
+  lines.push_back(resp::Reply::status(std::string(command) +
+                                      " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+  for (const char* line : body) lines.push_back(resp::Reply::status(line));
+  lines.push_back(resp::Reply::status("HELP"));
+  lines.push_back(resp::Reply::status("    Prints this help."));
+  return resp::Reply::array(std::move(lines));
+}
+
 namespace errors {
 
 resp::Reply wrong_type() {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,12 @@ bool equals_ci(std::string_view a, std::string_view b);
 // Redis replaces CR and LF in error texts with spaces so the reply stays
 // one protocol line (addReplyErrorLength).
 std::string one_line(std::string_view text);
+
+// A HELP subcommand's reply as Redis's addReplyHelp builds it, each line a
+// status: "<COMMAND> <subcommand> [<arg> [value] [opt] ...]. Subcommands
+// are:", the lines of `body`, then "HELP" and "    Prints this help.".
+// `command` is upper case ("OBJECT").
+resp::Reply help_reply(std::string_view command, std::initializer_list<const char*> body);
 
 namespace errors {
 resp::Reply wrong_type();   // WRONGTYPE Operation against a key holding the wrong kind of value

@@ -266,35 +266,20 @@ Reply hrandfield(CommandContext& ctx) {
 // HSCAN key cursor [MATCH pattern] [COUNT count]: a listpack answers whole
 // in one call (cursor 0), in field order, as Redis does.
 Reply hscan(CommandContext& ctx) {
-  uint64_t cursor = 0;
-  if (!parse_scan_cursor(ctx.argv[2], &cursor)) return Reply::error("ERR invalid cursor");
-  ScanOptions opts;
-  Reply error;
-  if (!parse_scan_options(ctx.argv, 3, /*allow_type=*/false, &opts, &error)) return error;
-  bool wrong = false;
-  Hash* h = read_hash(ctx, &wrong);
-  if (wrong) return errors::wrong_type();
-  std::vector<Reply> out;
-  uint64_t next = 0;
-  if (h != nullptr) {
-    std::vector<size_t> page;
-    if (h->listpack()) {
-      page.resize(h->size());
-      std::iota(page.begin(), page.end(), size_t{0});
-    } else {
-      std::vector<std::string_view> names;
-      names.reserve(h->size());
-      for (const auto& [field, value] : h->entries()) names.push_back(field);
-      page = scan_page(names, cursor, opts.count, &next);
-    }
-    for (size_t i : page) {
-      const auto& [field, value] = h->entries()[i];
-      if (opts.has_pattern && !glob_match(opts.pattern, field)) continue;
-      out.push_back(Reply::bulk(field));
-      out.push_back(Reply::bulk(value));
-    }
-  }
-  return Reply::array({Reply::bulk(std::to_string(next)), Reply::array(std::move(out))});
+  return scan_collection(ctx, ValueType::kHash, [](Entry& e) {
+    const Hash& h = e.hash();
+    return ScanView{
+        .size = h.size(),
+        .whole = h.listpack(),
+        .name = [&h](size_t i) { return std::string_view(h.entries()[i].first); },
+        .emit =
+            [&h](size_t i, std::vector<Reply>* out) {
+              const auto& [field, value] = h.entries()[i];
+              out->push_back(Reply::bulk(field));
+              out->push_back(Reply::bulk(value));
+            },
+    };
+  });
 }
 
 }  // namespace

@@ -279,21 +279,18 @@ Reply object(CommandContext& ctx) {
   };
   if (equals_ci(sub, "help")) {
     if (argv.size() != 2) return errors::arity("object|help");
-    std::vector<Reply> lines;
-    for (const char* line :
-         {"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", "ENCODING <key>",
-          "    Return the kind of internal representation used in order to store the value",
-          "    associated with a <key>.", "FREQ <key>",
-          "    Return the access frequency index of the <key>. The returned integer is",
-          "    proportional to the logarithm of the recent access frequency of the key.",
-          "IDLETIME <key>",
-          "    Return the idle time of the <key>, that is the approximated number of",
-          "    seconds elapsed since the last access to the key.", "REFCOUNT <key>",
-          "    Return the number of references of the value associated with the specified",
-          "    <key>.", "HELP", "    Prints this help."}) {
-      lines.push_back(Reply::status(line));
-    }
-    return Reply::array(std::move(lines));
+    return help_reply(
+        "OBJECT",
+        {"ENCODING <key>",
+         "    Return the kind of internal representation used in order to store the value",
+         "    associated with a <key>.", "FREQ <key>",
+         "    Return the access frequency index of the <key>. The returned integer is",
+         "    proportional to the logarithm of the recent access frequency of the key.",
+         "IDLETIME <key>",
+         "    Return the idle time of the <key>, that is the approximated number of",
+         "    seconds elapsed since the last access to the key.", "REFCOUNT <key>",
+         "    Return the number of references of the value associated with the specified",
+         "    <key>."});
   }
   const char* name = equals_ci(sub, "encoding")   ? "encoding"
                      : equals_ci(sub, "freq")     ? "freq"

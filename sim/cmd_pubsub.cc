@@ -41,25 +41,26 @@ class Confirmations {
   std::optional<Reply> first_;
 };
 
-Reply subscribe(CommandContext& ctx) {
+// SUBSCRIBE / PSUBSCRIBE: one confirmation per name, in order.
+template <bool kPattern>
+Reply subscribe_generic(CommandContext& ctx) {
   PubSub& ps = ctx.server.pubsub();
-  Confirmations out(ctx.session);
+  Session& s = ctx.session;
+  constexpr std::string_view kind = kPattern ? "psubscribe" : "subscribe";
+  Confirmations out(s);
   for (size_t i = 1; i < ctx.argv.size(); ++i) {
-    ps.subscribe(ctx.session, ctx.argv[i]);
-    out.add(confirmation("subscribe", &ctx.argv[i], ctx.session));
+    if constexpr (kPattern) {
+      ps.psubscribe(s, ctx.argv[i]);
+    } else {
+      ps.subscribe(s, ctx.argv[i]);
+    }
+    out.add(confirmation(kind, &ctx.argv[i], s));
   }
   return out.take();
 }
 
-Reply psubscribe(CommandContext& ctx) {
-  PubSub& ps = ctx.server.pubsub();
-  Confirmations out(ctx.session);
-  for (size_t i = 1; i < ctx.argv.size(); ++i) {
-    ps.psubscribe(ctx.session, ctx.argv[i]);
-    out.add(confirmation("psubscribe", &ctx.argv[i], ctx.session));
-  }
-  return out.take();
-}
+Reply subscribe(CommandContext& ctx) { return subscribe_generic<false>(ctx); }
+Reply psubscribe(CommandContext& ctx) { return subscribe_generic<true>(ctx); }
 
 // UNSUBSCRIBE / PUNSUBSCRIBE: with no names, every subscription of that
 // kind in subscription order, or one [kind, nil, count] when there is none.

@@ -91,18 +91,15 @@ Reply debug(CommandContext& ctx) {
   }
   if (equals_ci(argv[1], "reload")) return Reply::ok();
   if (equals_ci(argv[1], "help") && argv.size() == 2) {
-    std::vector<Reply> lines;
-    for (const char* line :
-         {"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", "RELOAD [option ...]",
-          "    Save the RDB on disk and reload it back to memory (redsim: no persistence, the",
-          "    data set stays as it is).", "SET-ACTIVE-EXPIRE <0|1>",
-          "    Setting it to 0 disables expiring keys in background when they are not",
-          "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
-          "    default.", "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
-          "HELP", "    Prints this help."}) {
-      lines.push_back(Reply::status(line));
-    }
-    return Reply::array(std::move(lines));
+    return help_reply(
+        "DEBUG",
+        {"RELOAD [option ...]",
+         "    Save the RDB on disk and reload it back to memory (redsim: no persistence, the",
+         "    data set stays as it is).", "SET-ACTIVE-EXPIRE <0|1>",
+         "    Setting it to 0 disables expiring keys in background when they are not",
+         "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+         "    default.", "SLEEP <seconds>",
+         "    Stop the server for <seconds>. Decimals allowed."});
   }
   return Reply::error(one_line("ERR unknown subcommand or wrong number of arguments for '" +
                                argv[1] + "'. Try DEBUG HELP."));

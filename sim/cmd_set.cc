@@ -45,13 +45,7 @@ Reply srem(CommandContext& ctx) {
   bool wrong = false;
   Set* s = read_set(ctx, &wrong);
   if (wrong) return errors::wrong_type();
-  if (s == nullptr) return Reply::integer(0);
-  int64_t removed = 0;
-  for (size_t i = 2; i < ctx.argv.size() && !s->empty(); ++i) {
-    if (s->erase(ctx.argv[i])) ++removed;
-  }
-  if (removed > 0) finish_write(current_db(ctx), ctx.argv[1], s->empty());
-  return Reply::integer(removed);
+  return remove_members(ctx, s);
 }
 
 Reply sismember(CommandContext& ctx) {
@@ -189,31 +183,15 @@ Reply srandmember(CommandContext& ctx) {
 // SSCAN key cursor [MATCH pattern] [COUNT count]: an intset answers whole
 // in one call (cursor 0), as Redis does for its compact encodings.
 Reply sscan(CommandContext& ctx) {
-  uint64_t cursor = 0;
-  if (!parse_scan_cursor(ctx.argv[2], &cursor)) return Reply::error("ERR invalid cursor");
-  ScanOptions opts;
-  Reply error;
-  if (!parse_scan_options(ctx.argv, 3, /*allow_type=*/false, &opts, &error)) return error;
-  bool wrong = false;
-  Set* s = read_set(ctx, &wrong);
-  if (wrong) return errors::wrong_type();
-  std::vector<Reply> out;
-  uint64_t next = 0;
-  if (s != nullptr) {
-    std::vector<size_t> page;
-    if (s->intset()) {
-      page.resize(s->size());
-      std::iota(page.begin(), page.end(), size_t{0});
-    } else {
-      std::vector<std::string_view> names(s->members().begin(), s->members().end());
-      page = scan_page(names, cursor, opts.count, &next);
-    }
-    for (size_t i : page) {
-      if (opts.has_pattern && !glob_match(opts.pattern, s->at(i))) continue;
-      out.push_back(Reply::bulk(s->at(i)));
-    }
-  }
-  return Reply::array({Reply::bulk(std::to_string(next)), Reply::array(std::move(out))});
+  return scan_collection(ctx, ValueType::kSet, [](Entry& e) {
+    const Set& s = e.set();
+    return ScanView{
+        .size = s.size(),
+        .whole = s.intset(),
+        .name = [&s](size_t i) { return std::string_view(s.at(i)); },
+        .emit = [&s](size_t i, std::vector<Reply>* out) { out->push_back(Reply::bulk(s.at(i))); },
+    };
+  });
 }
 
 }  // namespace

@@ -34,6 +34,18 @@ enum SetFlag : unsigned {
 };
 constexpr unsigned kSetAnyExpire = kSetEx | kSetPx | kSetExAt | kSetPxAt;
 
+// The flag of the expire option `opt` (EX, PX, EXAT, PXAT) when `flags`
+// holds no other expire option (the same one twice is allowed: the last
+// time wins); 0 otherwise.
+unsigned expire_option(std::string_view opt, unsigned flags) {
+  const unsigned expire = equals_ci(opt, "ex")     ? kSetEx
+                          : equals_ci(opt, "px")   ? kSetPx
+                          : equals_ci(opt, "exat") ? kSetExAt
+                          : equals_ci(opt, "pxat") ? kSetPxAt
+                                                   : 0u;
+  return (flags & (kSetAnyExpire & ~expire)) ? 0 : expire;
+}
+
 // getExpireMillisecondsOrReply: `arg` is the time in the unit of `flags`;
 // on success `*deadline_ms` is absolute. An error reply otherwise.
 bool parse_set_expire(CommandContext& ctx, std::string_view name, const std::string& arg,
@@ -107,15 +119,9 @@ Reply set(CommandContext& ctx) {
       flags |= kSetGet;
     } else if (equals_ci(opt, "keepttl") && !(flags & kSetAnyExpire)) {
       flags |= kSetKeepTtl;
-    } else if (has_next && !(flags & kSetKeepTtl) &&
-               ((equals_ci(opt, "ex") && !(flags & (kSetAnyExpire & ~kSetEx))) ||
-                (equals_ci(opt, "px") && !(flags & (kSetAnyExpire & ~kSetPx))) ||
-                (equals_ci(opt, "exat") && !(flags & (kSetAnyExpire & ~kSetExAt))) ||
-                (equals_ci(opt, "pxat") && !(flags & (kSetAnyExpire & ~kSetPxAt))))) {
-      flags |= equals_ci(opt, "ex")     ? kSetEx
-               : equals_ci(opt, "px")   ? kSetPx
-               : equals_ci(opt, "exat") ? kSetExAt
-                                        : kSetPxAt;
+    } else if (unsigned expire = expire_option(opt, flags);
+               expire != 0 && has_next && !(flags & kSetKeepTtl)) {
+      flags |= expire;
       expire_arg = &argv[++i];
     } else {
       return errors::syntax();
@@ -270,15 +276,8 @@ Reply getex(CommandContext& ctx) {
     bool has_next = i + 1 < argv.size();
     if (equals_ci(opt, "persist") && !(flags & kSetAnyExpire)) {
       persist = true;
-    } else if (has_next && !persist &&
-               ((equals_ci(opt, "ex") && !(flags & (kSetAnyExpire & ~kSetEx))) ||
-                (equals_ci(opt, "px") && !(flags & (kSetAnyExpire & ~kSetPx))) ||
-                (equals_ci(opt, "exat") && !(flags & (kSetAnyExpire & ~kSetExAt))) ||
-                (equals_ci(opt, "pxat") && !(flags & (kSetAnyExpire & ~kSetPxAt))))) {
-      flags |= equals_ci(opt, "ex")     ? kSetEx
-               : equals_ci(opt, "px")   ? kSetPx
-               : equals_ci(opt, "exat") ? kSetExAt
-                                        : kSetPxAt;
+    } else if (unsigned expire = expire_option(opt, flags); expire != 0 && has_next && !persist) {
+      flags |= expire;
       expire_arg = &argv[++i];
     } else {
       return errors::syntax();

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 
 #include "sim/args.h"
+#include "sim/glob.h"
 
 namespace redsim::sim {
 
@@ -166,6 +168,39 @@ std::vector<size_t> scan_page(const std::vector<std::string_view>& names, uint64
   }
   *next = i < items.size() ? items[i].hash : 0;
   return out;
+}
+
+resp::Reply scan_collection(CommandContext& ctx, ValueType type,
+                            const std::function<ScanView(Entry&)>& view) {
+  uint64_t cursor = 0;
+  if (!parse_scan_cursor(ctx.argv[2], &cursor)) return resp::Reply::error("ERR invalid cursor");
+  ScanOptions opts;
+  resp::Reply error;
+  if (!parse_scan_options(ctx.argv, 3, /*allow_type=*/false, &opts, &error)) return error;
+  bool wrong = false;
+  Entry* e = lookup_typed(ctx, ctx.argv[1], type, &wrong);
+  if (wrong) return errors::wrong_type();
+  std::vector<resp::Reply> out;
+  uint64_t next = 0;
+  if (e != nullptr) {
+    const ScanView v = view(*e);
+    std::vector<size_t> page;
+    if (v.whole) {
+      page.resize(v.size);
+      std::iota(page.begin(), page.end(), size_t{0});
+    } else {
+      std::vector<std::string_view> names;
+      names.reserve(v.size);
+      for (size_t i = 0; i < v.size; ++i) names.push_back(v.name(i));
+      page = scan_page(names, cursor, opts.count, &next);
+    }
+    for (size_t i : page) {
+      if (opts.has_pattern && !glob_match(opts.pattern, v.name(i))) continue;
+      v.emit(i, &out);
+    }
+  }
+  return resp::Reply::array(
+      {resp::Reply::bulk(std::to_string(next)), resp::Reply::array(std::move(out))});
 }
 
 }  // namespace redsim::sim

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,19 @@ Entry* lookup_typed(CommandContext& ctx, std::string_view key, ValueType type, b
 // The end of a write to a collection at `key`: Redis deletes a key whose
 // collection became empty; otherwise the key is touched (signalModifiedKey).
 void finish_write(Db& db, std::string_view key, bool now_empty);
+
+// SREM, ZREM: erases the members argv[2..] from `c` (nullptr when the key
+// is absent), then ends the write. The reply: how many were erased.
+template <class Collection>
+resp::Reply remove_members(CommandContext& ctx, Collection* c) {
+  if (c == nullptr) return resp::Reply::integer(0);
+  int64_t removed = 0;
+  for (size_t i = 2; i < ctx.argv.size() && !c->empty(); ++i) {
+    if (c->erase(ctx.argv[i])) ++removed;
+  }
+  if (removed > 0) finish_write(current_db(ctx), ctx.argv[1], c->empty());
+  return resp::Reply::integer(removed);
+}
 
 // Redis's string2d (getDoubleFromObject): strtod over the whole text, no
 // leading space, no NaN; "inf", "+inf", "-inf" accepted. False otherwise.
@@ -73,5 +87,25 @@ bool parse_scan_options(const Argv& argv, size_t first, bool allow_type, ScanOpt
 // the end).
 std::vector<size_t> scan_page(const std::vector<std::string_view>& names, uint64_t cursor,
                               int64_t count, uint64_t* next);
+
+// One collection as HSCAN, SSCAN and ZSCAN walk it: elements 0..size-1.
+struct ScanView {
+  size_t size = 0;
+  // A compact encoding (listpack, intset): Redis returns it whole in one
+  // call, with the cursor 0.
+  bool whole = false;
+  // Element i's field or member: what MATCH tests and the cursor hashes.
+  std::function<std::string_view(size_t)> name;
+  // Appends element i to the reply (the member, or field and value, or
+  // member and score).
+  std::function<void(size_t, std::vector<resp::Reply>*)> emit;
+};
+
+// HSCAN, SSCAN, ZSCAN: key cursor [MATCH pattern] [COUNT count]. Checks the
+// cursor ("ERR invalid cursor"), the options, then the type of the key
+// (WRONGTYPE), in that order; `view` describes the entry found at the key.
+// The reply: [next cursor, elements]; an absent key gives ["0", []].
+resp::Reply scan_collection(CommandContext& ctx, ValueType type,
+                            const std::function<ScanView(Entry&)>& view);
 
 }  // namespace redsim::sim

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "sim/args.h"
@@ -154,13 +155,7 @@ Reply zrem(CommandContext& ctx) {
   bool wrong = false;
   Zset* z = read_zset(ctx, &wrong);
   if (wrong) return errors::wrong_type();
-  if (z == nullptr) return Reply::integer(0);
-  int64_t removed = 0;
-  for (size_t i = 2; i < ctx.argv.size() && !z->empty(); ++i) {
-    if (z->erase(ctx.argv[i])) ++removed;
-  }
-  if (removed > 0) finish_write(current_db(ctx), ctx.argv[1], z->empty());
-  return Reply::integer(removed);
+  return remove_members(ctx, z);
 }
 
 Reply zscore(CommandContext& ctx) {
@@ -424,33 +419,28 @@ Reply zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
   return Reply::array(std::move(out));
 }
 
-Reply zrange(CommandContext& ctx) {
-  return zrange_generic(ctx, RangeType::kAuto, Direction::kAuto);
+// ZRANGE and its older forms, each a fixed range type and direction.
+template <RangeType kType, Direction kDir>
+Reply zrange_as(CommandContext& ctx) {
+  return zrange_generic(ctx, kType, kDir);
 }
-Reply zrevrange(CommandContext& ctx) {
-  return zrange_generic(ctx, RangeType::kRank, Direction::kReverse);
-}
-Reply zrangebyscore(CommandContext& ctx) {
-  return zrange_generic(ctx, RangeType::kScore, Direction::kForward);
-}
-Reply zrevrangebyscore(CommandContext& ctx) {
-  return zrange_generic(ctx, RangeType::kScore, Direction::kReverse);
-}
-Reply zrangebylex(CommandContext& ctx) {
-  return zrange_generic(ctx, RangeType::kLex, Direction::kForward);
-}
-Reply zrevrangebylex(CommandContext& ctx) {
-  return zrange_generic(ctx, RangeType::kLex, Direction::kReverse);
+
+// ZCOUNT, ZREMRANGEBYSCORE key min max: the score range, then the sorted
+// set at key (nullptr when absent). An error reply when either is bad.
+std::optional<Reply> read_score_range_and_zset(CommandContext& ctx, ScoreRange* sr, Zset** z) {
+  if (!parse_score_range(ctx.argv[2], ctx.argv[3], sr)) {
+    return Reply::error("ERR min or max is not a float");
+  }
+  bool wrong = false;
+  *z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  return std::nullopt;
 }
 
 Reply zcount(CommandContext& ctx) {
   ScoreRange sr{};
-  if (!parse_score_range(ctx.argv[2], ctx.argv[3], &sr)) {
-    return Reply::error("ERR min or max is not a float");
-  }
-  bool wrong = false;
-  Zset* z = read_zset(ctx, &wrong);
-  if (wrong) return errors::wrong_type();
+  Zset* z = nullptr;
+  if (std::optional<Reply> error = read_score_range_and_zset(ctx, &sr, &z)) return *error;
   int64_t count = 0;
   if (z != nullptr) {
     for (const Zset::Item& item : z->items()) count += sr.contains(item.score);
@@ -460,12 +450,8 @@ Reply zcount(CommandContext& ctx) {
 
 Reply zremrangebyscore(CommandContext& ctx) {
   ScoreRange sr{};
-  if (!parse_score_range(ctx.argv[2], ctx.argv[3], &sr)) {
-    return Reply::error("ERR min or max is not a float");
-  }
-  bool wrong = false;
-  Zset* z = read_zset(ctx, &wrong);
-  if (wrong) return errors::wrong_type();
+  Zset* z = nullptr;
+  if (std::optional<Reply> error = read_score_range_and_zset(ctx, &sr, &z)) return *error;
   if (z == nullptr) return Reply::integer(0);
   // Items in a score range are contiguous in (score, member) order.
   size_t first = 0;
@@ -528,35 +514,19 @@ Reply zpopmax(CommandContext& ctx) { return zpop_generic(ctx, true); }
 // ZSCAN key cursor [MATCH pattern] [COUNT count]: a listpack answers whole
 // in one call (cursor 0), in score order, as Redis does.
 Reply zscan(CommandContext& ctx) {
-  uint64_t cursor = 0;
-  if (!parse_scan_cursor(ctx.argv[2], &cursor)) return Reply::error("ERR invalid cursor");
-  ScanOptions opts;
-  Reply error;
-  if (!parse_scan_options(ctx.argv, 3, /*allow_type=*/false, &opts, &error)) return error;
-  bool wrong = false;
-  Zset* z = read_zset(ctx, &wrong);
-  if (wrong) return errors::wrong_type();
-  std::vector<Reply> out;
-  uint64_t next = 0;
-  if (z != nullptr) {
-    std::vector<size_t> page;
-    if (z->listpack()) {
-      page.resize(z->size());
-      std::iota(page.begin(), page.end(), size_t{0});
-    } else {
-      std::vector<std::string_view> names;
-      names.reserve(z->size());
-      for (const Zset::Item& item : z->items()) names.push_back(item.member);
-      page = scan_page(names, cursor, opts.count, &next);
-    }
-    for (size_t i : page) {
-      const Zset::Item& item = z->at(i);
-      if (opts.has_pattern && !glob_match(opts.pattern, item.member)) continue;
-      out.push_back(Reply::bulk(item.member));
-      out.push_back(score_reply(item.score));
-    }
-  }
-  return Reply::array({Reply::bulk(std::to_string(next)), Reply::array(std::move(out))});
+  return scan_collection(ctx, ValueType::kZset, [](Entry& e) {
+    const Zset& z = e.zset();
+    return ScanView{
+        .size = z.size(),
+        .whole = z.listpack(),
+        .name = [&z](size_t i) { return std::string_view(z.at(i).member); },
+        .emit =
+            [&z](size_t i, std::vector<Reply>* out) {
+              out->push_back(Reply::bulk(z.at(i).member));
+              out->push_back(score_reply(z.at(i).score));
+            },
+    };
+  });
 }
 
 }  // namespace
@@ -571,12 +541,14 @@ void register_zset_commands(CommandTable& table) {
   table.add({"zrank", 3, kCmdReadonly | kCmdFast, &zrank});
   table.add({"zrevrank", 3, kCmdReadonly | kCmdFast, &zrevrank});
   table.add({"zcount", 4, kCmdReadonly | kCmdFast, &zcount});
-  table.add({"zrange", -4, kCmdReadonly, &zrange});
-  table.add({"zrevrange", -4, kCmdReadonly, &zrevrange});
-  table.add({"zrangebyscore", -4, kCmdReadonly, &zrangebyscore});
-  table.add({"zrevrangebyscore", -4, kCmdReadonly, &zrevrangebyscore});
-  table.add({"zrangebylex", -4, kCmdReadonly, &zrangebylex});
-  table.add({"zrevrangebylex", -4, kCmdReadonly, &zrevrangebylex});
+  table.add({"zrange", -4, kCmdReadonly, &zrange_as<RangeType::kAuto, Direction::kAuto>});
+  table.add({"zrevrange", -4, kCmdReadonly, &zrange_as<RangeType::kRank, Direction::kReverse>});
+  table.add(
+      {"zrangebyscore", -4, kCmdReadonly, &zrange_as<RangeType::kScore, Direction::kForward>});
+  table.add(
+      {"zrevrangebyscore", -4, kCmdReadonly, &zrange_as<RangeType::kScore, Direction::kReverse>});
+  table.add({"zrangebylex", -4, kCmdReadonly, &zrange_as<RangeType::kLex, Direction::kForward>});
+  table.add({"zrevrangebylex", -4, kCmdReadonly, &zrange_as<RangeType::kLex, Direction::kReverse>});
   table.add({"zremrangebyscore", 4, kCmdWrite, &zremrangebyscore});
   table.add({"zremrangebyrank", 4, kCmdWrite, &zremrangebyrank});
   table.add({"zpopmin", -2, kCmdWrite | kCmdFast, &zpopmin});

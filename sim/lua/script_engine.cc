@@ -456,26 +456,6 @@ resp::Reply ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only)
 
 namespace {
 
-const char* const kScriptHelp[] = {
-    "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-    "DEBUG (YES|SYNC|NO)",
-    "    Set the debug mode for subsequent scripts executed.",
-    "EXISTS <sha1> [<sha1> ...]",
-    "    Return information about the existence of the scripts in the script cache.",
-    "FLUSH [ASYNC|SYNC]",
-    "    Flush the Lua scripts cache. Very dangerous on replicas.",
-    "    When called without the optional mode argument, the behavior is determined by the",
-    "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
-    "    * ASYNC: Asynchronously flush the scripts cache.",
-    "    * SYNC: Synchronously flush the scripts cache.",
-    "KILL",
-    "    Kill the currently executing Lua script.",
-    "LOAD <script>",
-    "    Load a script into the scripts cache without executing it.",
-    "HELP",
-    "    Prints this help.",
-};
-
 resp::Reply subcommand_arity_error(std::string_view sub) {
   return errors::arity("script|" + to_lower(sub));
 }
@@ -531,9 +511,18 @@ resp::Reply ScriptEngine::script_command(CommandContext& ctx) {
   }
   if (equals_ci(sub, "help")) {
     if (argc != 2) return subcommand_arity_error(sub);
-    std::vector<resp::Reply> lines;
-    for (const char* line : kScriptHelp) lines.push_back(resp::Reply::status(line));
-    return resp::Reply::array(std::move(lines));
+    return help_reply(
+        "SCRIPT",
+        {"DEBUG (YES|SYNC|NO)", "    Set the debug mode for subsequent scripts executed.",
+         "EXISTS <sha1> [<sha1> ...]",
+         "    Return information about the existence of the scripts in the script cache.",
+         "FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache. Very dangerous on replicas.",
+         "    When called without the optional mode argument, the behavior is determined by the",
+         "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+         "    * ASYNC: Asynchronously flush the scripts cache.",
+         "    * SYNC: Synchronously flush the scripts cache.", "KILL",
+         "    Kill the currently executing Lua script.", "LOAD <script>",
+         "    Load a script into the scripts cache without executing it."});
   }
   // Redis prints at most 128 bytes of the name ("%.128s").
   return resp::Reply::error(

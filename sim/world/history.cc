@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/world/prng.h"
+#include "sim/world/quote.h"
 
 namespace redsim::world {
 
@@ -135,40 +136,7 @@ bool is_bare(std::string_view s) {
 std::string quote(std::string_view s, size_t max_chars, bool always = false) {
   const bool cut = max_chars > 0 && s.size() > max_chars;
   if (cut) s = s.substr(0, max_chars);
-  std::string out;
-  if (!always && is_bare(s)) {
-    out = s;
-  } else {
-    out += '"';
-    for (char c : s) {
-      switch (c) {
-        case '"':
-          out += "\\\"";
-          break;
-        case '\\':
-          out += "\\\\";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        default:
-          if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
-            out += buf;
-          } else {
-            out += c;
-          }
-      }
-    }
-    out += '"';
-  }
+  std::string out = !always && is_bare(s) ? std::string(s) : quote_escaped(s, QuoteStyle::kC);
   if (cut) out += "...";
   return out;
 }

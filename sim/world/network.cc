@@ -119,76 +119,46 @@ int64_t Runtime::draw_delay(Link& link, std::string_view what) {
     }
   }
   if (extra > 0) {
-    HistoryEvent e = event(EventKind::kMessageDelayed, link.process, link.task);
-    e.server = static_cast<int32_t>(link.server);
-    e.text = what;
-    e.value = extra;
-    record(std::move(e));
+    record_message(link, EventKind::kMessageDelayed, std::string(what), extra);
   }
   return extra;
 }
 
+void Runtime::record_message(const Link& link, EventKind kind, std::string text, int64_t value) {
+  HistoryEvent e = event(kind, link.process, link.task);
+  e.server = static_cast<int32_t>(link.server);
+  e.text = std::move(text);
+  e.value = value;
+  record(std::move(e));
+}
+
 void Runtime::send_to_server(Link& link, std::function<void()> fn, std::string_view what) {
-  if (link.broken) return;
-  // Never before an earlier message on this connection: FIFO. Equal times
-  // keep their order through the scheduler's sequence numbers.
-  const int64_t sent = now();
-  const int64_t arrival =
-      std::max(now() + draw_latency(link) + draw_delay(link, what), link.last_to_server_us);
-  link.last_to_server_us = arrival;
-  if (options.record_messages) {
-    HistoryEvent e = event(EventKind::kMessageSent, link.process, link.task);
-    e.server = static_cast<int32_t>(link.server);
-    e.text = what;
-    e.value = arrival;
-    record(std::move(e));
-  }
-  sched.at(arrival, [this, &link, fn = std::move(fn), what = std::string(what), sent] {
-    if (link.broken) {  // lost with the connection
-      HistoryEvent e = event(EventKind::kMessageLost, link.process, link.task);
-      e.server = static_cast<int32_t>(link.server);
-      e.text = what + " (connection broken)";
-      record(std::move(e));
-      return;
-    }
-    if (options.record_messages) {
-      HistoryEvent e = event(EventKind::kMessageDelivered, link.process, link.task);
-      e.server = static_cast<int32_t>(link.server);
-      e.text = what;
-      e.value = sent;
-      record(std::move(e));
-    }
-    fn();
-  });
+  send(link, link.last_to_server_us, std::move(fn), what);
 }
 
 void Runtime::send_to_client(Link& link, std::function<void()> fn, std::string_view what) {
+  send(link, link.last_to_client_us, std::move(fn), what);
+}
+
+void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
+                   std::string_view what) {
   if (link.broken) return;
+  // Never before an earlier message in the same direction: FIFO. Equal times
+  // keep their order through the scheduler's sequence numbers.
   const int64_t sent = now();
   const int64_t arrival =
-      std::max(now() + draw_latency(link) + draw_delay(link, what), link.last_to_client_us);
-  link.last_to_client_us = arrival;
+      std::max(now() + draw_latency(link) + draw_delay(link, what), last_arrival_us);
+  last_arrival_us = arrival;
   if (options.record_messages) {
-    HistoryEvent e = event(EventKind::kMessageSent, link.process, link.task);
-    e.server = static_cast<int32_t>(link.server);
-    e.text = what;
-    e.value = arrival;
-    record(std::move(e));
+    record_message(link, EventKind::kMessageSent, std::string(what), arrival);
   }
   sched.at(arrival, [this, &link, fn = std::move(fn), what = std::string(what), sent] {
     if (link.broken) {  // lost with the connection
-      HistoryEvent e = event(EventKind::kMessageLost, link.process, link.task);
-      e.server = static_cast<int32_t>(link.server);
-      e.text = what + " (connection broken)";
-      record(std::move(e));
+      record_message(link, EventKind::kMessageLost, what + " (connection broken)");
       return;
     }
     if (options.record_messages) {
-      HistoryEvent e = event(EventKind::kMessageDelivered, link.process, link.task);
-      e.server = static_cast<int32_t>(link.server);
-      e.text = what;
-      e.value = sent;
-      record(std::move(e));
+      record_message(link, EventKind::kMessageDelivered, what, sent);
     }
     fn();
   });
@@ -260,22 +230,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
               if (w->done) return;
               w->done = true;
               std::erase(node.waits, w);
-              const int64_t acked = node.server_ ? acked_replicas(node, w->offset) : int64_t{0};
-              Link& l = *w->link;
-              HistoryEvent e = event(EventKind::kCommand, l.process, w->task->id);
-              e.server = static_cast<int32_t>(l.server);
-              e.argv = w->argv;
-              e.reply = format_reply(resp::Reply::integer(acked));
-              record(std::move(e));
-              Task* task = w->task;
-              const uint64_t tok = w->token;
-              send_to_client(l, [this, &l, task, tok, acked] {
-                deliver(*l.process, [this, task, tok, acked] {
-                  if (task->state != Task::State::kBlocked || task->block_token != tok) return;
-                  task->reply = resp::Reply::integer(acked);
-                  wake(*task, tok);
-                });
-              });
+              reply_wait(*w, node.server_ ? acked_replicas(node, w->offset) : int64_t{0});
             });
           }
           after_command(node);

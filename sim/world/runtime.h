@@ -15,8 +15,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -229,6 +229,10 @@ struct Runtime {
   int64_t draw_delay(Link& link, std::string_view what);
   void send_to_server(Link& link, std::function<void()> fn, std::string_view what = "request");
   void send_to_client(Link& link, std::function<void()> fn, std::string_view what = "reply");
+  // Records a message event of `link`'s task: sent, delivered, lost, delayed.
+  void record_message(const Link& link, EventKind kind, std::string text, int64_t value = 0);
+  // Either direction: `last_arrival_us` is the link's last arrival time that way.
+  void send(Link& link, int64_t& last_arrival_us, std::function<void()> fn, std::string_view what);
   // Sends argv on `link` for task `t`, blocks t until the reply arrives and
   // returns it. `on_arrival` runs when the reply reaches the process (before
   // the task resumes). timeout_us (process clock) > 0: lock::TimeoutError
@@ -263,6 +267,9 @@ struct Runtime {
   void after_write(Node& n, sim::Session& session);
   int64_t acked_replicas(const Node& n, uint64_t offset) const;
   void check_waits(Node& n);
+  // Ends a blocked WAIT with `acked` replicas: records the command and
+  // sends the reply to its task.
+  void reply_wait(const BlockedWait& w, int64_t acked);
   void full_sync(Node& replica, Node& primary);
   void fsync_tick();
   void jump_node_clock(Node& n, int64_t delta_us, std::string_view why);

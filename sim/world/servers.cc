@@ -286,24 +286,27 @@ void Runtime::check_waits(Node& n) {
   }
   for (auto& w : ready) {
     w->done = true;
-    const int64_t acked = acked_replicas(n, w->offset);
-    Link& l = *w->link;
-    HistoryEvent e = event(EventKind::kCommand, l.process, w->task->id);
-    e.server = static_cast<int32_t>(l.server);
-    e.argv = w->argv;
-    e.reply = format_reply(resp::Reply::integer(acked));
-    record(std::move(e));
-    Task* task = w->task;
-    const uint64_t tok = w->token;
-    send_to_client(l, [this, &l, task, tok, acked] {
-      deliver(*l.process, [this, task, tok, acked] {
-        if (task->state != Task::State::kBlocked || task->block_token != tok) return;
-        task->reply = resp::Reply::integer(acked);
-        wake(*task, tok);
-      });
-    });
+    reply_wait(*w, acked_replicas(n, w->offset));
   }
   std::erase_if(n.waits, [](const auto& w) { return w->done; });
+}
+
+void Runtime::reply_wait(const BlockedWait& w, int64_t acked) {
+  Link& l = *w.link;
+  HistoryEvent e = event(EventKind::kCommand, l.process, w.task->id);
+  e.server = static_cast<int32_t>(l.server);
+  e.argv = w.argv;
+  e.reply = format_reply(resp::Reply::integer(acked));
+  record(std::move(e));
+  Task* task = w.task;
+  const uint64_t tok = w.token;
+  send_to_client(l, [this, &l, task, tok, acked] {
+    deliver(*l.process, [this, task, tok, acked] {
+      if (task->state != Task::State::kBlocked || task->block_token != tok) return;
+      task->reply = resp::Reply::integer(acked);
+      wake(*task, tok);
+    });
+  });
 }
 
 void Runtime::fsync_tick() {

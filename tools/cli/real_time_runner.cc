@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "sim/world/forwarding_env.h"
+
 namespace redsim::cli {
 
 using namespace world;  // NOLINT: the history's event kinds and names
@@ -12,10 +14,10 @@ namespace {
 
 // A client's Env in the real world: every call goes to the wrapped Env; the
 // ClientEnv calls, the commands and the traces also become history events.
-class RecordingEnv final : public ClientEnv {
+class RecordingEnv final : public ForwardingEnv<ClientEnv> {
  public:
   RecordingEnv(lock::Env& inner, RealTimeRunner& runner, ProcessId pid)
-      : inner_(inner), runner_(runner), pid_(pid) {
+      : ForwardingEnv(inner), runner_(runner), pid_(pid) {
     tasks_[std::this_thread::get_id()] = 1;  // constructed on the main thread
     for (size_t i = 0; i < inner_.server_count(); ++i) connections_.emplace_back(*this, i);
   }
@@ -28,22 +30,6 @@ class RecordingEnv final : public ClientEnv {
   }
 
   lock::Connection& connection(size_t server) override { return connections_.at(server); }
-  size_t server_count() const override { return inner_.server_count(); }
-  lock::SubscriptionId subscribe(const std::string& channel,
-                                 std::function<void(const std::string&)> on_message,
-                                 size_t server) override {
-    return inner_.subscribe(channel, std::move(on_message), server);
-  }
-  void unsubscribe(lock::SubscriptionId id) override { inner_.unsubscribe(id); }
-  lock::Micros now() override { return inner_.now(); }
-  void sleep_for(lock::Micros d) override { inner_.sleep_for(d); }
-  std::unique_ptr<lock::Event> make_event() override { return inner_.make_event(); }
-  void spawn(std::string name, std::function<void()> fn) override {
-    inner_.spawn(std::move(name), std::move(fn));
-  }
-  std::string client_id() override { return inner_.client_id(); }
-  uint64_t task_id() override { return inner_.task_id(); }
-  uint64_t random_u64() override { return inner_.random_u64(); }
   void trace(std::string_view what) override {
     HistoryEvent e = event(EventKind::kTrace);
     e.text = std::string(what);
@@ -136,7 +122,6 @@ class RecordingEnv final : public ClientEnv {
     runner_.add_event(std::move(e));
   }
 
-  lock::Env& inner_;
   RealTimeRunner& runner_;
   ProcessId pid_;
   std::vector<RecordingConnection> connections_;

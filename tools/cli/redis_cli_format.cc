@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "sim/world/quote.h"
+
 namespace redsim::cli {
 
 namespace {
@@ -146,42 +148,7 @@ std::optional<std::vector<std::string>> split_args(std::string_view line) {
 }
 
 std::string quote_bulk(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default:
-        if (std::isprint(c)) {
-          out += static_cast<char>(c);
-        } else {
-          char hex[5];
-          std::snprintf(hex, sizeof hex, "\\x%02x", c);
-          out += hex;
-        }
-    }
-  }
-  out += '"';
-  return out;
+  return world::quote_escaped(s, world::QuoteStyle::kRedisCli);
 }
 
 std::string format_reply(const resp::Reply& reply) {

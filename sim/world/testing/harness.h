@@ -50,6 +50,7 @@
 #include "lock/env.h"
 #include "sim/world/checkers.h"
 #include "sim/world/explore.h"
+#include "sim/world/forwarding_env.h"
 #include "sim/world/history.h"
 #include "sim/world/world.h"
 
@@ -313,10 +314,10 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
 // An Env that forwards every call to another, and runs `after_reply` after
 // each reply a Connection::call of the calling task returns. The harness
 // uses it to pause a client at an exact point of its own protocol.
-class ReplyHookEnv final : public lock::Env {
+class ReplyHookEnv final : public world::ForwardingEnv<> {
  public:
   ReplyHookEnv(lock::Env& inner, std::function<void()> after_reply)
-      : inner_(inner), after_reply_(std::move(after_reply)) {}
+      : ForwardingEnv(inner), after_reply_(std::move(after_reply)) {}
 
   lock::Connection& connection(size_t server = 0) override {
     lock::Connection& c = inner_.connection(server);
@@ -324,23 +325,6 @@ class ReplyHookEnv final : public lock::Env {
     if (!wrapped) wrapped = std::make_unique<HookConnection>(c, after_reply_);
     return *wrapped;
   }
-  size_t server_count() const override { return inner_.server_count(); }
-  lock::SubscriptionId subscribe(const std::string& channel,
-                                 std::function<void(const std::string&)> on_message,
-                                 size_t server = 0) override {
-    return inner_.subscribe(channel, std::move(on_message), server);
-  }
-  void unsubscribe(lock::SubscriptionId id) override { inner_.unsubscribe(id); }
-  lock::Micros now() override { return inner_.now(); }
-  void sleep_for(lock::Micros d) override { inner_.sleep_for(d); }
-  std::unique_ptr<lock::Event> make_event() override { return inner_.make_event(); }
-  void spawn(std::string name, std::function<void()> fn) override {
-    inner_.spawn(std::move(name), std::move(fn));
-  }
-  std::string client_id() override { return inner_.client_id(); }
-  uint64_t task_id() override { return inner_.task_id(); }
-  uint64_t random_u64() override { return inner_.random_u64(); }
-  void trace(std::string_view what) override { inner_.trace(what); }
 
  private:
   class HookConnection final : public lock::Connection {
@@ -363,7 +347,6 @@ class ReplyHookEnv final : public lock::Env {
     std::function<void()>& hook_;
   };
 
-  lock::Env& inner_;
   std::function<void()> after_reply_;
   std::map<lock::Connection*, std::unique_ptr<HookConnection>> wrapped_;
 };
