@@ -60,6 +60,24 @@ TEST_F(KeyspaceCmdTest, ScanReturnsEveryKeyOnceWithoutChanges) {
   EXPECT_EQ(run({"HSCAN", "h", "0", "TYPE", "string"}), Err(kSyntax));
 }
 
+// Redis 7.0.15: HSCAN, SSCAN and ZSCAN look the key up before reading the
+// options; a missing key is an empty scan, another type is WRONGTYPE.
+TEST_F(KeyspaceCmdTest, CollectionScansLookUpTheKeyBeforeTheOptions) {
+  const resp::Reply empty = Arr({Bulk("0"), Arr({})});
+  EXPECT_EQ(run({"HSCAN", "nokey", "0", "COUNT", "0"}), empty);
+  EXPECT_EQ(run({"HSCAN", "nokey", "0", "FOO"}), empty);
+  EXPECT_EQ(run({"SSCAN", "nokey", "0", "MATCH"}), empty);
+  EXPECT_EQ(run({"ZSCAN", "nokey", "0", "COUNT", "-1"}), empty);
+  EXPECT_EQ(run({"HSCAN", "nokey", "x"}), Err("ERR invalid cursor"));
+  EXPECT_EQ(run({"SET", "s", "v"}), Ok());
+  EXPECT_EQ(run({"HSCAN", "s", "0", "COUNT", "0"}), Err(kWrongType));
+  EXPECT_EQ(run({"SSCAN", "s", "0", "FOO"}), Err(kWrongType));
+  EXPECT_EQ(run({"ZSCAN", "s", "0"}), Err(kWrongType));
+  EXPECT_EQ(run({"HSET", "h", "a", "1"}), Int(1));
+  EXPECT_EQ(run({"HSCAN", "h", "0", "COUNT", "0"}), Err(kSyntax));
+  EXPECT_EQ(run({"HSCAN", "h", "0", "FOO"}), Err(kSyntax));
+}
+
 TEST_F(KeyspaceCmdTest, RenameKeepsDeadlineAndTouches) {
   EXPECT_EQ(run({"SET", "a", "1", "PX", "1000"}), Ok());
   EXPECT_EQ(run({"RENAME", "a", "a"}), Ok());

@@ -174,15 +174,18 @@ resp::Reply scan_collection(CommandContext& ctx, ValueType type,
                             const std::function<ScanView(Entry&)>& view) {
   uint64_t cursor = 0;
   if (!parse_scan_cursor(ctx.argv[2], &cursor)) return resp::Reply::error("ERR invalid cursor");
-  ScanOptions opts;
-  resp::Reply error;
-  if (!parse_scan_options(ctx.argv, 3, /*allow_type=*/false, &opts, &error)) return error;
+  // Redis 7.0 (hscanCommand and its siblings): the key is looked up before
+  // the options are read, so a missing key answers an empty scan whatever
+  // follows the cursor, and a key of another type answers WRONGTYPE.
   bool wrong = false;
   Entry* e = lookup_typed(ctx, ctx.argv[1], type, &wrong);
   if (wrong) return errors::wrong_type();
   std::vector<resp::Reply> out;
   uint64_t next = 0;
   if (e != nullptr) {
+    ScanOptions opts;
+    resp::Reply error;
+    if (!parse_scan_options(ctx.argv, 3, /*allow_type=*/false, &opts, &error)) return error;
     const ScanView v = view(*e);
     std::vector<size_t> page;
     if (v.whole) {
