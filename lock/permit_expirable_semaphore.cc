@@ -8,6 +8,7 @@
 
 #include "lock/errors.h"
 #include "lock/script.h"
+#include "lock/wakeup.h"
 
 namespace redsim::lock {
 
@@ -94,16 +95,7 @@ std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(
   if (auto id = attempt(lease, hint)) return id;
   if (env_.now() - start >= wait) return std::nullopt;
 
-  std::shared_ptr<Event> woken = env_.make_event();
-  const SubscriptionId subscription =
-      env_.subscribe(channel_, [woken](const std::string& /*count*/) { woken->signal(); });
-  auto unsubscribe_quietly = [&] {
-    try {
-      env_.unsubscribe(subscription);
-    } catch (const Error& e) {
-      env_.trace("unsubscribe from " + channel_ + " failed: " + e.what());
-    }
-  };
+  Wakeup wakeup(env_, channel_);
   std::optional<std::string> id;
   try {
     while (!(id = attempt(lease, hint))) {
@@ -112,13 +104,13 @@ std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(
       Micros pause = options_.recheck_interval;
       // An expiring permit publishes nothing until someone runs a script: wake for it.
       if (hint >= 0) pause = std::min(pause, Micros(std::chrono::milliseconds(hint + 1)));
-      woken->wait_for(std::min(pause, wait - elapsed));
+      wakeup.wait_for(std::min(pause, wait - elapsed));
     }
   } catch (const Error&) {
-    unsubscribe_quietly();
+    wakeup.close();
     throw;
   }
-  unsubscribe_quietly();
+  wakeup.close();
   return id;
 }
 

@@ -10,6 +10,7 @@
 
 #include "lock/errors.h"
 #include "lock/script.h"
+#include "lock/wakeup.h"
 
 namespace redsim::lock {
 
@@ -163,19 +164,8 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, milliseconds lease) {
   }
 
   // Subscribe before the next attempt: an unlock published after this
-  // returns signals `woken`, even one that lands before we wait.
-  std::shared_ptr<Event> woken = env_.make_event();
-  const std::string channel = wait_channel(me);
-  const SubscriptionId subscription =
-      env_.subscribe(channel, [woken](const std::string& /*message*/) { woken->signal(); });
-  auto unsubscribe_quietly = [&] {
-    try {
-      env_.unsubscribe(subscription);
-    } catch (const Error& e) {
-      // Losing an UNSUBSCRIBE costs a stray wake-up of an Event nobody waits on.
-      env_.trace("unsubscribe from " + channel + " failed: " + e.what());
-    }
-  };
+  // returns wakes the wait, even one that lands before we wait.
+  Wakeup wakeup(env_, wait_channel(me));
 
   bool acquired = false;
   try {
@@ -192,15 +182,15 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, milliseconds lease) {
         pause = std::min(pause, *wait - elapsed);
       }
       env_.trace(waiting_trace(*hint));
-      woken->wait_for(pause);
+      wakeup.wait_for(pause);
     }
   } catch (const Error&) {
-    unsubscribe_quietly();
+    wakeup.close();
     stop_waiting(me);
     throw;
   }
   if (acquired) on_acquired(me, lease);
-  unsubscribe_quietly();
+  wakeup.close();
   if (!acquired) {
     stop_waiting(me);
     env_.trace(gave_up_trace(*hint));

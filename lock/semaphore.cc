@@ -8,6 +8,7 @@
 
 #include "lock/errors.h"
 #include "lock/script.h"
+#include "lock/wakeup.h"
 
 namespace redsim::lock {
 
@@ -99,16 +100,7 @@ bool Semaphore::acquire_within(int64_t permits, std::optional<Micros> wait) {
   if (try_acquire(permits)) return true;
   if (wait && env_.now() - start >= *wait) return false;
 
-  std::shared_ptr<Event> woken = env_.make_event();
-  const SubscriptionId subscription =
-      env_.subscribe(channel_, [woken](const std::string& /*count*/) { woken->signal(); });
-  auto unsubscribe_quietly = [&] {
-    try {
-      env_.unsubscribe(subscription);
-    } catch (const Error& e) {
-      env_.trace("unsubscribe from " + channel_ + " failed: " + e.what());
-    }
-  };
+  Wakeup wakeup(env_, channel_);
   bool taken = false;
   try {
     while (!(taken = try_acquire(permits))) {
@@ -118,13 +110,13 @@ bool Semaphore::acquire_within(int64_t permits, std::optional<Micros> wait) {
         if (elapsed >= *wait) break;
         pause = std::min(pause, *wait - elapsed);
       }
-      woken->wait_for(pause);
+      wakeup.wait_for(pause);
     }
   } catch (const Error&) {
-    unsubscribe_quietly();
+    wakeup.close();
     throw;
   }
-  unsubscribe_quietly();
+  wakeup.close();
   if (!taken) env_.trace("gave up on " + std::to_string(permits) + " permits of " + name_);
   return taken;
 }
