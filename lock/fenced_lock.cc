@@ -1,6 +1,5 @@
 #include "lock/fenced_lock.h"
 
-#include <charconv>
 #include <utility>
 
 #include "lock/errors.h"
@@ -59,15 +58,7 @@ std::optional<int64_t> FencedLock::token() {
 }
 
 int64_t FencedLock::current_token() {
-  const Reply reply = env().connection().call({"GET", token_key_});
-  if (reply.is_nil()) return 0;
-  int64_t value = 0;
-  if (reply.is_bulk()) {
-    const std::string& text = reply.str();
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec == std::errc() && end == text.data() + text.size()) return value;
-  }
-  throw UnexpectedReply("GET '" + token_key_ + "' answered " + reply.debug_string());
+  return integer_of(env().connection().call({"GET", token_key_}), "GET '" + token_key_ + "'");
 }
 
 }  // namespace redsim::lock

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <cstdio>
 #include <stdexcept>
 #include <utility>
@@ -408,15 +407,7 @@ bool ReentrantLock::is_held_by_current_thread() {
 }
 
 int64_t ReentrantLock::hold_count() {
-  const Reply reply = call({"HGET", key_, field(owner())});
-  if (reply.is_nil()) return 0;
-  int64_t holds = 0;
-  if (reply.is_bulk()) {
-    const std::string& text = reply.str();
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), holds);
-    if (ec == std::errc() && end == text.data() + text.size()) return holds;
-  }
-  throw UnexpectedReply("HGET '" + key_ + "' hold count answered " + reply.debug_string());
+  return integer_of(call({"HGET", key_, field(owner())}), "HGET '" + key_ + "' hold count");
 }
 
 std::chrono::milliseconds ReentrantLock::remaining_lease() {

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <charconv>
 #include <map>
 #include <utility>
 
@@ -79,6 +80,18 @@ Reply run_script(Connection& connection, const Script& script, const Argv& keys,
     reply = connection.call(script_argv("EVAL", script.text(), keys, args), timeout);
   }
   return reply;
+}
+
+int64_t integer_of(const Reply& reply, std::string_view what) {
+  if (reply.is_integer()) return reply.integer();
+  if (reply.is_nil()) return 0;
+  int64_t value = 0;
+  if (reply.is_bulk()) {
+    const std::string& text = reply.str();
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc() && end == text.data() + text.size()) return value;
+  }
+  throw UnexpectedReply(std::string(what) + " answered " + reply.debug_string());
 }
 
 }  // namespace redsim::lock

@@ -52,4 +52,9 @@ Reply run_script(Connection& connection, const Script& script, const Argv& keys,
 Reply run_script(Connection& connection, const Script& script, const Argv& keys, const Argv& args,
                  Micros timeout);
 
+// The number a command or script answered: an integer reply, a bulk string
+// holding a whole decimal int64 (GET, HGET), or nil as 0. Anything else
+// throws UnexpectedReply("<what> answered <reply>").
+int64_t integer_of(const Reply& reply, std::string_view what);
+
 }  // namespace redsim::lock

@@ -1,7 +1,6 @@
 #include "lock/semaphore.h"
 
 #include <algorithm>
-#include <charconv>
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -11,22 +10,6 @@
 #include "lock/wakeup.h"
 
 namespace redsim::lock {
-
-namespace {
-
-int64_t integer_of(const Reply& reply, const std::string& what) {
-  if (reply.is_integer()) return reply.integer();
-  if (reply.is_nil()) return 0;
-  int64_t value = 0;
-  if (reply.is_bulk()) {
-    const std::string& text = reply.str();
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec == std::errc() && end == text.data() + text.size()) return value;
-  }
-  throw UnexpectedReply(what + " answered " + reply.debug_string());
-}
-
-}  // namespace
 
 Semaphore::Semaphore(Env& env, std::string name, SemaphoreOptions options)
     : env_(env), name_(std::move(name)), channel_(channel_name(name_)), options_(options) {
