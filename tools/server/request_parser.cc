@@ -4,45 +4,12 @@
 #include <climits>
 #include <cstring>
 
+#include "sim/args.h"
 #include "tools/cli/redis_cli_format.h"
 
 namespace redsim::server {
 
 namespace {
-
-// Redis's string2ll: optional '-', digits without a leading zero, fits int64.
-bool parse_ll(std::string_view s, int64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
-  size_t i = 0;
-  bool negative = false;
-  if (s[0] == '-') {
-    negative = true;
-    i = 1;
-    if (s.size() == 1) return false;
-  }
-  if (s[i] == '0') {
-    if (s.size() == 1) {
-      *out = 0;
-      return true;
-    }
-    return false;
-  }
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    uint64_t d = static_cast<uint64_t>(s[i] - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  if (negative) {
-    if (v > static_cast<uint64_t>(INT64_MAX) + 1) return false;
-    *out = static_cast<int64_t>(0 - v);
-  } else {
-    if (v > static_cast<uint64_t>(INT64_MAX)) return false;
-    *out = static_cast<int64_t>(v);
-  }
-  return true;
-}
 
 // The first '\r' at or after pos, as Redis's strchr (but NUL-safe).
 size_t find_cr(std::string_view buf, size_t pos) {
@@ -94,7 +61,7 @@ RequestParser::Status RequestParser::parse(std::string_view buf, size_t* pos) {
     }
     if (cr + 1 >= buf.size()) return Status::kNeedMore;  // the '\n' has not arrived
     int64_t n = 0;
-    if (!parse_ll(buf.substr(*pos + 1, cr - *pos - 1), &n) || n > INT_MAX) {
+    if (!sim::parse_int64(buf.substr(*pos + 1, cr - *pos - 1), &n) || n > INT_MAX) {
       return fail("invalid multibulk length");
     }
     *pos = cr + 2;
@@ -120,7 +87,8 @@ RequestParser::Status RequestParser::parse(std::string_view buf, size_t* pos) {
         return fail(std::string("expected '$', got '") + buf[*pos] + "'");
       }
       int64_t len = 0;
-      if (!parse_ll(buf.substr(*pos + 1, cr - *pos - 1), &len) || len < 0 || len > max_bulk_len_) {
+      if (!sim::parse_int64(buf.substr(*pos + 1, cr - *pos - 1), &len) || len < 0 ||
+          len > max_bulk_len_) {
         multibulk_left_ = 0;
         return fail("invalid bulk length");
       }
