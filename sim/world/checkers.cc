@@ -1,5 +1,7 @@
 #include "sim/world/checkers.h"
 
+#include "sim/world/checker_util.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -9,36 +11,15 @@ namespace redsim::world {
 
 namespace {
 
+using detail::ends_process;
+using detail::make_violation;
+using detail::paused_spans;
+using detail::Span;
 using Owner = std::pair<ProcessId, TaskId>;
 
 std::string owner_name(Owner o) {
   return "c" + std::to_string(o.first) + "/" + std::to_string(o.second);
 }
-
-bool ends_process(EventKind kind) {
-  return kind == EventKind::kProcessCrash || kind == EventKind::kProcessEnd;
-}
-
-Violation make_violation(const History& h, std::string checker, std::string description,
-                         std::vector<size_t> events) {
-  std::sort(events.begin(), events.end());
-  events.erase(std::unique(events.begin(), events.end()), events.end());
-  Violation v;
-  v.checker = std::move(checker);
-  v.description = std::move(description);
-  v.events = std::move(events);
-  TimelineOptions options;
-  options.focus = v.events;
-  v.timeline = render_timeline(h, options);
-  return v;
-}
-
-// An interval [from, to] with the history events that opened and closed it.
-struct Span {
-  int64_t from;
-  int64_t to;
-  std::optional<size_t> from_event;
-};
 
 // Stretches during which no owner was inside `resource`'s critical section.
 std::map<std::string, std::vector<Span>> free_spans(const History& h) {
@@ -80,26 +61,6 @@ std::map<std::string, std::vector<Span>> free_spans(const History& h) {
   for (auto& [resource, s] : by_resource) {
     if (!occupied(s)) s.spans.push_back(Span{s.free_since, h.end_us(), s.freed_by});
     out[resource] = std::move(s.spans);
-  }
-  return out;
-}
-
-// Stretches during which each process was paused.
-std::map<ProcessId, std::vector<Span>> paused_spans(const History& h) {
-  std::map<ProcessId, std::optional<int64_t>> since;
-  std::map<ProcessId, std::vector<Span>> out;
-  for (size_t i = 0; i < h.size(); ++i) {
-    const HistoryEvent& e = h[i];
-    if (e.kind == EventKind::kProcessPause) {
-      if (!since[e.process]) since[e.process] = e.t_us;
-    } else if (e.kind == EventKind::kProcessResume || ends_process(e.kind)) {
-      auto& s = since[e.process];
-      if (s) out[e.process].push_back(Span{*s, e.t_us, std::nullopt});
-      s.reset();
-    }
-  }
-  for (auto& [pid, s] : since) {
-    if (s) out[pid].push_back(Span{*s, h.end_us(), std::nullopt});
   }
   return out;
 }

@@ -21,7 +21,8 @@
 namespace redsim::world {
 
 struct Violation {
-  std::string checker;         // "mutual-exclusion", "hold-count", "liveness", "fencing"
+  std::string checker;         // "mutual-exclusion", "hold-count", "liveness", "fencing",
+                               // "foreign-write", "ghost-lock", "held-past-lease", "task-error"
   std::string description;     // one line, with times and owners
   std::vector<size_t> events;  // indices into the history of the events involved
   std::string timeline;        // render_timeline around `events`
@@ -68,5 +69,65 @@ std::vector<Violation> check_liveness(const History& history, int64_t bound_us);
 // - a write rejected although its token was not below the highest accepted
 //   (the resource refused a current holder).
 std::vector<Violation> check_fencing(const History& history);
+
+// ---- The lock-key checkers: they read the command log, i.e. the kKeyState
+// events the world records for each tracked key (every resource a workload
+// names in enter_critical / record_acquire_start is tracked as the Redis key
+// of its lock, on every server). They need nothing from the lock under test:
+// a user's lock is judged by what its commands did to its key.
+//
+// Owner marks: the content of a lock key that names an owner. A string's
+// value or a hash field, written by a command whose arguments contain it
+// (equal to an argument, or containing one of 8 or more bytes; a script's
+// body does not count): `SET lock <token> NX PX 100` marks the key with the
+// token, Redisson's `HINCRBY lock <client-id>:<thread> 1` in a script with
+// its field; a hash field such as Redisson's read-write "mode", written by
+// the script itself, is no mark. The owner of a mark is the client whose
+// command created it: its process and incarnation (a restarted process is a
+// new owner, as it has a new client id), and task. Marks end when a command
+// removes them or the key's deadline passes (on the server's clock, drift
+// included). A key whose content was never an owner mark is not judged, so
+// a lock that writes none (or a semaphore's count) gives no violation here.
+
+// Foreign writes: a command of a client changed a lock key that held another
+// owner's mark and none of its own: it deleted or overwrote that mark (DEL,
+// SET, GETSET, a script's writes) or changed the key's expiry (PEXPIRE,
+// EXPIRE, PERSIST, SET ... KEEPTTL aside) without adding a mark of its own
+// (acquiring a shared lock, as a second reader does, is not foreign). A
+// command whose arguments contain the other owner's mark acts for that owner
+// (a compare-and-delete with the token, Redisson's renewal with the owner
+// field) and is not foreign. One violation per command; its events: the
+// mark's creation, the command, the key's new state.
+std::vector<Violation> check_foreign_writes(const History& history);
+
+struct GhostLockOptions {
+  // A ghost must outlive this, without a break, to count.
+  int64_t bound_us = 10000;
+};
+
+// Ghost locks: a lock key holds the mark of an owner whose workload says it
+// holds nothing: its last acquire ended "gave up" (kAcquireEnd 0) or its last
+// unlock "released" (kUnlockEnd), it is not inside an acquire, section or
+// unlock, it is alive and not paused; for longer than options.bound_us.
+// Explained, and so not a ghost: a crashed holder's key (it lives until its
+// lease ends), a paused holder, and a mark left after an acquire or unlock
+// that failed with an error (kAcquireEnd 2, kUnlockEnd error/not released:
+// the workload was told the outcome is unknown). The classic ghost: a SET
+// whose reply was lost, which the lock treated as "not acquired"; the key
+// then blocks everyone for a whole lease. Tasks that record no acquire or
+// unlock outcome are not judged. One violation per mark.
+std::vector<Violation> check_ghost_locks(const History& history, const GhostLockOptions& options);
+
+// Held past lease: a holder inside its critical section (kEnterCritical to
+// kLeaveCritical, outermost nesting, or its process's crash or end) while
+// its lock key holds none of its own marks (its process and incarnation):
+// the lease ran out (a pause, slow work, a watchdog that stopped) or another
+// client deleted or took its lock, whether or not anyone else entered.
+// With several servers (Redlock), its marks must be live on a majority of
+// them. A section in which the holder wrote to a FencedResource
+// (kFencedWrite) is judged by check_fencing instead: the fence is what makes
+// outliving the lease harmless (Kleppmann 2016). One violation per section;
+// its events: the enter, the state or command that ended the last mark.
+std::vector<Violation> check_held_past_lease(const History& history);
 
 }  // namespace redsim::world

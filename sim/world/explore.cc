@@ -151,29 +151,33 @@ std::string fault_set_name(const FaultSet& f) {
 
 namespace {
 
-// The explicit faults of a plan, drawn from their own stream.
-void apply_fault_set(ExplorePlan& plan, const FaultSet& f) {
-  Prng rng = Prng(plan.seed).fork("explore-faults");
-  const int64_t lease_us = plan.lease_ms * kMs;
+// The faults of `f` drawn from `rng` (see draw_faults). The unbounded draws
+// are `redsim check --faults`'s, in their historical order, so its seeds
+// replay as before; the budgeted ones scale the same draws down.
+void draw_faults_from(Prng& rng, ExplorePlan& plan, const FaultSet& f, FaultMode mode,
+                      int64_t lease_us) {
+  const bool budget = mode == FaultMode::kBudgeted;
   FaultPlan& fp = plan.faults;
   fp = FaultPlan{};
   plan.fault_set = f;
-  if (plan.kind == LockKind::kRedlock) plan.servers = 5;
-  plan.checks = plan.kind == LockKind::kFenced
-                    ? kCheckFencing
-                    : kCheckMutualExclusion | kCheckHoldCounts | kCheckFencing;
+  plan.fault_mode = mode;
+  plan.command_timeout_us = 0;
+  plan.replicas = 0;
+  plan.replication_lag_max_us = 0;
+  plan.persistence = Persistence::kNone;
   if (f.latency) {
     fp.latency_distribution =
         rng.chance(500000) ? LatencyDistribution::kUniform : LatencyDistribution::kLongTail;
     fp.latency_min_us = 0;
-    fp.latency_max_us = draw(rng, 1, 10) * kMs;
+    const int64_t tenths = draw(rng, 1, 10);
+    fp.latency_max_us = budget ? tenths * lease_us / 200 : tenths * kMs;
     fp.latency_tail_ppm = static_cast<uint32_t>(draw(rng, 0, 300000));
-    fp.latency_tail_max_us = lease_us;
+    fp.latency_tail_max_us = budget ? lease_us / 20 : lease_us;
   }
   if (f.pause) {
     fp.pause_ppm = static_cast<uint32_t>(draw(rng, 20000, 400000));
-    fp.pause_min_us = 1 * kMs;
-    fp.pause_max_us = 3 * lease_us;
+    fp.pause_min_us = budget ? std::max<int64_t>(1, lease_us / 100) : 1 * kMs;
+    fp.pause_max_us = budget ? lease_us / 5 : 3 * lease_us;
   }
   if (f.loss) {
     fp.loss_ppm = static_cast<uint32_t>(draw(rng, 0, 50000));
@@ -182,8 +186,8 @@ void apply_fault_set(ExplorePlan& plan, const FaultSet& f) {
   if (f.lost_reply) fp.lost_reply_ppm = static_cast<uint32_t>(draw(rng, 0, 50000));
   if (f.partition) {
     fp.partition_ppm = static_cast<uint32_t>(draw(rng, 0, 30000));
-    fp.partition_min_us = 1 * kMs;
-    fp.partition_max_us = 2 * lease_us;
+    fp.partition_min_us = budget ? std::max<int64_t>(1, lease_us / 100) : 1 * kMs;
+    fp.partition_max_us = budget ? lease_us / 5 : 2 * lease_us;
   }
   if (f.crash) {
     fp.crash_ppm = static_cast<uint32_t>(draw(rng, 0, 30000));
@@ -194,30 +198,60 @@ void apply_fault_set(ExplorePlan& plan, const FaultSet& f) {
   if (f.restart) {
     fp.server_crash_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
     fp.server_down_min_us = 1 * kMs;
-    fp.server_down_max_us = lease_us;
+    fp.server_down_max_us = budget ? std::max<int64_t>(kMs, lease_us / 5) : lease_us;
     const int64_t p = draw(rng, 0, 2);
-    plan.persistence = p == 0   ? Persistence::kNone
-                       : p == 1 ? Persistence::kAofEverysec
-                                : Persistence::kAofAlways;
+    // Budgeted: every acknowledged write survives (appendfsync always).
+    plan.persistence = budget      ? Persistence::kAofAlways
+                       : p == 0   ? Persistence::kNone
+                       : p == 1   ? Persistence::kAofEverysec
+                                  : Persistence::kAofAlways;
   }
-  if (f.failover) {
+  if (f.failover && !budget) {
+    // Asynchronous replication loses acknowledged writes at any lag: no
+    // budget keeps a single-instance lock safe across a failover, so the
+    // budgeted profile draws none (the unbounded one does).
     plan.replicas = 1;
     plan.replication_lag_max_us = draw(rng, 1, 20) * kMs;
     fp.failover_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
   }
   if (f.clock) {
-    fp.clock_drift_ppm_max = draw(rng, 0, 100000);
-    fp.clock_jump_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
-    fp.server_clock_jump_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
-    fp.clock_jump_max_us = lease_us;
+    if (budget) {
+      // Drift well inside Redlock's 1% allowance; no jumps.
+      fp.clock_drift_ppm_max = draw(rng, 0, 1000);
+    } else {
+      fp.clock_drift_ppm_max = draw(rng, 0, 100000);
+      fp.clock_jump_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
+      fp.server_clock_jump_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
+      fp.clock_jump_max_us = lease_us;
+    }
   }
   // A call that may never be answered needs a timeout (shorter than the lease).
-  if (f.loss || f.lost_reply || f.partition || f.restart || f.failover) {
-    plan.command_timeout_us = lease_us / 4;
+  if (f.loss || f.lost_reply || f.partition || f.restart || (f.failover && !budget)) {
+    plan.command_timeout_us = budget ? lease_us / 10 : lease_us / 4;
+  }
+  if (budget) {
+    fp.stall_budget_us = lease_us / 5;
+    fp.stall_budget_window_us = lease_us;
   }
 }
 
+// The explicit faults of a plan, drawn from their own stream.
+void apply_fault_set(ExplorePlan& plan, const FaultSet& f) {
+  if (plan.kind == LockKind::kRedlock) plan.servers = 5;
+  plan.checks = plan.kind == LockKind::kFenced
+                    ? kCheckFencing
+                    : kCheckMutualExclusion | kCheckHoldCounts | kCheckFencing;
+  Prng rng = Prng(plan.seed).fork("explore-faults");
+  draw_faults_from(rng, plan, f, FaultMode::kUnbounded, plan.lease_ms * kMs);
+}
+
 }  // namespace
+
+void draw_faults(ExplorePlan& plan, const FaultSet& set, FaultMode mode, int64_t lease_us,
+                 uint64_t seed) {
+  Prng rng = Prng(seed).fork("faults");
+  draw_faults_from(rng, plan, set, mode, lease_us);
+}
 
 ExplorePlan generate_plan(LockKind kind, uint64_t seed, int clients,
                           std::optional<FaultSet> faults) {
@@ -398,7 +432,16 @@ std::string describe_plan(const ExplorePlan& plan) {
       << plan.faults.pause_max_us / 1000.0 << " ms), crash " << plan.faults.crash_ppm << " ppm\n";
   if (plan.fault_set) {
     const FaultPlan& f = plan.faults;
-    out << "explicit faults: " << fault_set_name(*plan.fault_set) << "\n";
+    out << "explicit faults: " << fault_set_name(*plan.fault_set)
+        << (plan.fault_mode == FaultMode::kBudgeted ? " (budgeted)" : "") << "\n";
+    if (f.stall_budget_us) {
+      out << "  stall budget " << f.stall_budget_us / 1000.0 << " ms per "
+          << f.stall_budget_window_us / 1000.0 << " ms\n";
+    }
+    if (f.delay_ppm) {
+      out << "  delay " << f.delay_ppm << " ppm per message (" << f.delay_min_us / 1000.0 << ".."
+          << f.delay_max_us / 1000.0 << " ms)\n";
+    }
     if (plan.servers > 1) out << "  servers " << plan.servers << "\n";
     if (f.loss_ppm) out << "  loss " << f.loss_ppm << " ppm per command\n";
     if (f.lost_reply_ppm) out << "  lost reply " << f.lost_reply_ppm << " ppm per command\n";

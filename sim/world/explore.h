@@ -68,6 +68,9 @@ struct Attempt {
 struct ClientPlan {
   uint64_t stream = 0;
   std::vector<Attempt> attempts;
+  // Tasks (threads) of the process that each run `attempts` (the public
+  // harness's user locks; redsim's own kinds run one).
+  int tasks = 1;
 };
 
 // The faults an exploration switches on (see above for what each does).
@@ -92,6 +95,25 @@ inline constexpr std::array<std::string_view, 9> kFaultNames = {
 FaultSet parse_fault_set(std::string_view list);
 // The canonical comma list ("pause,lost-reply"); "" when none.
 std::string fault_set_name(const FaultSet& faults);
+
+// How far the faults of a FaultSet go (draw_faults).
+enum class FaultMode : uint8_t {
+  // `redsim check --faults`: pauses up to 3 leases, partitions up to 2,
+  // clock jumps up to a lease, servers that restart without their data,
+  // failovers that lose writes. Only a fenced lock stays safe under all of it.
+  kUnbounded,
+  // Every live holder stays inside its lease, so a correct lock is never
+  // flagged: one-way latency <= lease/20; pauses, partitions, delays and lost
+  // replies (each counted for the time it holds the process up, a lost
+  // reply for the lease/10 command timeout) add up to at most lease/5 in any
+  // window of one lease per process (FaultPlan's stall budget); servers
+  // restart with appendfsync always and are down at most lease/5; clocks
+  // drift at most 1000 ppm and never jump; no failover (asynchronous
+  // replication loses acknowledged writes whatever the lag). A workload
+  // that spends at most 0.4 lease inside its section, plus a few round
+  // trips, then never outlives its lease.
+  kBudgeted,
+};
 
 // Which checkers run_plan applies (bits; the ones that fit the kind).
 enum ExploreCheck : uint32_t {
@@ -118,7 +140,17 @@ struct ExplorePlan {
   int64_t replication_lag_max_us = 0;  // lag drawn in [0, this]
   Persistence persistence = Persistence::kNone;
   size_t servers = 1;  // WorldOptions::servers; explicit faults give Redlock 5
+  // How far the faults go: the plain plans and draw_faults(kBudgeted) keep
+  // live holders inside their lease; explicit faults (apply by
+  // generate_plan) are unbounded.
+  FaultMode fault_mode = FaultMode::kBudgeted;
 };
+
+// Draws the faults of `set` for a lock with lease `lease_us`, from `seed`,
+// into plan.faults, command_timeout_us, replicas, replication_lag_max_us,
+// persistence and fault_set (everything else in `plan` is kept).
+void draw_faults(ExplorePlan& plan, const FaultSet& set, FaultMode mode, int64_t lease_us,
+                 uint64_t seed);
 
 // The lock key every client of a plan contends for.
 inline constexpr const char* kExploreKey = "lock:explore";

@@ -79,6 +79,8 @@ std::string_view to_string(EventKind kind) {
       return "clock-drift";
     case EventKind::kFencedWrite:
       return "fenced-write";
+    case EventKind::kUnlockEnd:
+      return "unlock-end";
   }
   return "?";
 }
@@ -91,6 +93,18 @@ std::string_view to_string(HoldOp op) {
       return "unlock";
     case HoldOp::kUnlockRejected:
       return "unlock-rejected";
+  }
+  return "?";
+}
+
+std::string_view to_string(UnlockOutcome outcome) {
+  switch (outcome) {
+    case UnlockOutcome::kNotReleased:
+      return "not released";
+    case UnlockOutcome::kReleased:
+      return "released";
+    case UnlockOutcome::kError:
+      return "error";
   }
   return "?";
 }
@@ -261,7 +275,10 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
       return "acquire " + e.resource + " (wait " +
              (e.value < 0 ? std::string("unbounded") : "up to " + format_time_ms(e.value)) + ")";
     case EventKind::kAcquireEnd:
-      return "acquire " + e.resource + ": " + (e.value != 0 ? "ok" : "gave up");
+      return "acquire " + e.resource + ": " +
+             (e.value == 1   ? std::string("ok")
+              : e.value == 0 ? std::string("gave up")
+                             : "ERROR (" + cut(e.text, max_chars * 2) + ")");
     case EventKind::kHold:
       return "hold count of " + e.resource + " after " + e.text + ": " + std::to_string(e.value);
     case EventKind::kTrace:
@@ -269,8 +286,9 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
     case EventKind::kResult:
       return "= " + e.text;
     case EventKind::kKeyState:
-      return "key " + e.resource + ": " +
-             (e.text == "lease" ? "lease until t=" + format_time_ms(e.value) : e.text);
+      return server_tag + "key " + e.resource + ": " +
+             (e.text == "lease" ? "lease until t=" + format_time_ms(e.value) : e.text) +
+             (e.argv.empty() ? "" : ", holding " + format_argv(e.argv, max_chars));
     case EventKind::kProcessRestart:
       return "RESTART " + quote(e.text, 0) + " (client " + e.reply + ")";
     case EventKind::kMessageSent:
@@ -301,6 +319,10 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
              std::to_string(e.value) + " ppm";
     case EventKind::kFencedWrite:
       return "WRITE " + e.resource + " token " + std::to_string(e.value) + ": " + e.text;
+    case EventKind::kUnlockEnd:
+      return "unlock " + e.resource + ": " +
+             std::string(to_string(static_cast<UnlockOutcome>(e.value))) +
+             (e.text.empty() ? "" : " (" + cut(e.text, max_chars * 2) + ")");
   }
   return "?";
 }
@@ -316,25 +338,35 @@ std::string render_event(const History& history, const HistoryEvent& event, size
 
 std::string render_timeline(const History& history, const TimelineOptions& options) {
   const auto& events = history.events();
-  std::set<size_t> focus(options.focus.begin(), options.focus.end());
-  std::vector<bool> visible(events.size(), focus.empty());
-  for (size_t f : focus) {
-    if (f >= events.size()) continue;
-    const size_t lo = f >= options.context_events ? f - options.context_events : 0;
-    const size_t hi = std::min(events.size() - 1, f + options.context_events);
-    for (size_t i = lo; i <= hi; ++i) visible[i] = true;
+  std::set<size_t> focus;
+  for (size_t f : options.focus) {
+    if (f < events.size()) focus.insert(f);
   }
-  std::string out;
-  bool skipped = false;
+  // The lines a reader can see at all; context counts these, so hidden
+  // lines (key states, server notes) do not eat a focus event's neighbours.
+  std::vector<size_t> shown;
   for (size_t i = 0; i < events.size(); ++i) {
     const bool hidden = (events[i].kind == EventKind::kServerNote && !options.server_notes) ||
                         (events[i].kind == EventKind::kKeyState && !options.key_states);
-    if (!visible[i] || (hidden && !focus.contains(i))) {
-      skipped = skipped || !visible[i];
+    if (!hidden || focus.contains(i)) shown.push_back(i);
+  }
+  std::vector<bool> visible(shown.size(), focus.empty() || options.whole_history);
+  for (size_t pos = 0; pos < shown.size(); ++pos) {
+    if (!focus.contains(shown[pos])) continue;
+    const size_t lo = pos >= options.context_events ? pos - options.context_events : 0;
+    const size_t hi = std::min(shown.size() - 1, pos + options.context_events);
+    for (size_t k = lo; k <= hi; ++k) visible[k] = true;
+  }
+  std::string out;
+  bool skipped = false;
+  for (size_t pos = 0; pos < shown.size(); ++pos) {
+    if (!visible[pos]) {
+      skipped = true;
       continue;
     }
     if (skipped) out += "   ...\n";
     skipped = false;
+    const size_t i = shown[pos];
     out += focus.contains(i) ? ">> " : "   ";
     out += render_event(history, events[i], options.max_text_chars);
     out += '\n';

@@ -43,13 +43,18 @@ enum class EventKind : uint8_t {
   kEnterCritical,  // resource: the protected resource
   kLeaveCritical,  //
   kAcquireStart,   // resource; value: wait budget in us (-1 = unbounded)
-  kAcquireEnd,     // resource; value: 1 acquired, 0 gave up
+  kAcquireEnd,     // resource; value: 1 acquired, 0 gave up, 2 failed with an error (the
+                   // outcome is unknown: text says what; ProcessEnv::record_acquire_error)
   kHold,           // resource; text: "lock", "unlock" or "unlock-rejected"; value: observed count
   kTrace,          // text: a lock-level note (Env::trace)
   kResult,         // text: a result the workload recorded ("acquire ok")
   kKeyState,       // server, resource: a tracked lock key changed on that server. text:
                    // "lease" (value: its deadline as true time, us), "persistent" (no
-                   // deadline) or "absent". Drawn as lease bars on the server's lane.
+                   // deadline) or "absent"; argv: its content as owner marks (a string's
+                   // value, a hash's field names in order; nothing for other types);
+                   // process/task: the client whose command changed it (0: expiry, a
+                   // server fault or replication). Drawn as lease bars on the server's
+                   // lane; read by the lock-key checkers (checkers.h).
   // Faults (world.h's FaultPlan and World's scheduling calls). `server` is
   // the server index clients use; text names the node ("s0", "s0r1").
   kProcessRestart,    // a crashed process started again; text: its name; reply: its new client id
@@ -69,6 +74,7 @@ enum class EventKind : uint8_t {
   kClockDrift,        // a clock's rate changed; value: drift in ppm
   kFencedWrite,    // a FencedResource judged a write: resource; value: the token;
                    // text: "accepted" or "rejected"
+  kUnlockEnd,      // resource; value: an UnlockOutcome; text: what the lock said, if anything
 };
 
 std::string_view to_string(EventKind kind);
@@ -80,6 +86,14 @@ enum class HoldOp : uint8_t {
   kUnlockRejected,  // an unlock() that threw LockNotOwned
 };
 std::string_view to_string(HoldOp op);  // "lock", "unlock", "unlock-rejected"
+
+// How an unlock ended, as the workload saw it (kUnlockEnd's value).
+enum class UnlockOutcome : uint8_t {
+  kNotReleased = 0,  // the lock said it did not hold the lock (any more)
+  kReleased = 1,     // the lock said it released it
+  kError = 2,        // the unlock failed with an error: whether it ran is unknown
+};
+std::string_view to_string(UnlockOutcome outcome);  // "not released", "released", "error"
 
 struct HistoryEvent {
   int64_t t_us = 0;
@@ -141,6 +155,9 @@ struct TimelineOptions {
   size_t max_text_chars = 48;  // longer arguments and replies are cut with "..."
   bool server_notes = true;    // include kServerNote lines
   bool key_states = false;     // include kKeyState lines (the lease bars of render_svg)
+  bool whole_history = false;  // every event, focus events still marked
+  // (context_events counts the lines shown: hidden key states and server
+  // notes do not take a focus event's neighbours away.)
 };
 
 // One line per event: `t=   12.345ms  c2/1  SET lock tok NX PX 100 -> OK`.

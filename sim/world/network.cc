@@ -110,7 +110,12 @@ int64_t Runtime::draw_delay(Link& link, std::string_view what) {
   const FaultPlan& plan = options.faults;
   int64_t extra = 0;
   if (link.fault_rng.chance(plan.delay_ppm)) {
-    extra += link.fault_rng.uniform(plan.delay_min_us, plan.delay_max_us);
+    const int64_t drawn = std::min(link.fault_rng.uniform(plan.delay_min_us, plan.delay_max_us),
+                                   stall_allowance(*link.process));
+    if (drawn >= plan.delay_min_us) {
+      note_stall(*link.process, drawn);
+      extra += drawn;
+    }
   }
   for (const Window& w : delays) {
     if (w.pid == link.process->pid && w.server == link.server && now() >= w.from_us &&
@@ -188,6 +193,12 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
   bool lost = p.loss_rng.chance(plan.loss_ppm);
   bool lost_after_run = lost && p.loss_rng.chance(plan.loss_executed_ppm);
   bool reply_lost = !lost && p.lost_reply_rng.chance(plan.lost_reply_ppm);
+  if (reply_lost && plan.stall_budget_us > 0) {
+    // The caller is held up for its whole timeout: within the budget or not at all.
+    const int64_t held_us = timeout_us > 0 ? p.clock.true_duration(timeout_us) : 0;
+    reply_lost = held_us > 0 && held_us <= stall_allowance(p);
+    if (reply_lost) note_stall(p, held_us);
+  }
   for (const Window& w : losses) {
     if (w.pid != p.pid || w.server != link.server || now() < w.from_us || now() >= w.to_us) {
       continue;
@@ -213,6 +224,9 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
           return;
         }
         Node& node = *link.node;
+        // Keys that expired since the last look are gone before the command
+        // runs, so its own effect on a tracked key is recorded as its own.
+        note_key_states(link.server);
         resp::Reply reply = node.server_->execute(*link.session, argv);
         std::optional<sim::Session::BlockedWait> wait = link.session->take_blocked_wait();
         if (wait && !lost && !reply_lost) {
@@ -241,7 +255,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
         e.argv = std::move(argv);
         e.reply = format_reply(reply);
         record(std::move(e));
-        note_key_states(link.server);
+        note_key_states(link.server, link.process, t.id);
         if (lost) {
           HistoryEvent l = event(EventKind::kMessageLost, link.process, t.id);
           l.server = static_cast<int32_t>(link.server);

@@ -178,6 +178,33 @@ void ProcessEnv::record_fenced_write(std::string_view resource, int64_t token, b
   rt_.record(std::move(e));
 }
 
+void ProcessEnv::record_acquire_error(std::string_view resource, std::string_view what) {
+  if (p_.dying) return;
+  HistoryEvent e = rt_.event(EventKind::kAcquireEnd, &p_, task_id());
+  e.resource = str(resource);
+  e.value = 2;
+  e.text = str(what);
+  rt_.record(std::move(e));
+}
+
+void ProcessEnv::record_unlock_end(std::string_view resource, UnlockOutcome outcome,
+                                   std::string_view detail) {
+  if (p_.dying) return;
+  HistoryEvent e = rt_.event(EventKind::kUnlockEnd, &p_, task_id());
+  e.resource = str(resource);
+  e.value = static_cast<int64_t>(outcome);
+  e.text = str(detail);
+  rt_.record(std::move(e));
+}
+
+FencedResource& ProcessEnv::fenced_resource(std::string_view name) {
+  auto it = rt_.fenced_resources.find(name);
+  if (it == rt_.fenced_resources.end()) {
+    it = rt_.fenced_resources.emplace(str(name), std::make_unique<FencedResource>(str(name))).first;
+  }
+  return *it->second;
+}
+
 const std::string& ProcessEnv::process_name() const { return p_.name; }
 ProcessId ProcessEnv::process_id() const { return p_.pid; }
 

@@ -30,6 +30,7 @@
 #include "sim/world/history.h"
 #include "sim/world/prng.h"
 #include "sim/world/scheduler.h"
+#include "sim/world/fenced_resource.h"
 #include "sim/world/world.h"
 
 namespace redsim::world::detail {
@@ -124,6 +125,8 @@ struct Process {
   Prng partition_rng{0};     // random partitions
   Prng clock_rng{0};         // drift and random jumps
   Prng restart_rng{0};       // random restarts after a crash
+  // Random stalls so far as (start, end) in true us, for FaultPlan's stall budget.
+  std::vector<std::pair<int64_t, int64_t>> stalls;
   DriftClock clock;          // what now() reads; sleeps and timeouts run on it
   TaskId main_task = 1;      // the current incarnation's main task
   uint64_t incarnation = 0;  // restarts so far
@@ -209,7 +212,13 @@ struct Runtime {
   // tracked on every server from now on; note_key_states(s) records a
   // kKeyState event for each tracked key whose state on server s changed.
   void track_key(const std::string& key);
-  void note_key_states(size_t server);
+  // `writer`/`task`: the client whose command may have changed them (kKeyState's
+  // process and task), nullptr for expiry, server faults and replication.
+  void note_key_states(size_t server, Process* writer = nullptr, TaskId task = 0);
+  // FaultPlan's stall budget: how long process `p` may still be stalled now
+  // (INT64_MAX without a budget), and a stall of `length_us` from now.
+  int64_t stall_allowance(Process& p);
+  void note_stall(Process& p, int64_t length_us);
   void restart(Process& p, std::function<void(ProcessEnv&)> main);
   void set_client_id(Process& p);
 
@@ -300,7 +309,16 @@ struct Runtime {
   // Tracked keys and, per server, their last recorded state: the deadline
   // as true time (us), -1 for no deadline; absent keys are not in the map.
   std::set<std::string, std::less<>> tracked_keys;
-  std::vector<std::map<std::string, int64_t, std::less<>>> key_states;
+  // How many processes were spawned with each random stream (World::spawn_process).
+  std::map<uint64_t, uint64_t> stream_uses;
+  struct KeyState {
+    int64_t deadline_us = -1;  // true time; -1: persistent
+    std::vector<std::string> marks;
+    bool operator==(const KeyState&) const = default;
+  };
+  std::vector<std::map<std::string, KeyState, std::less<>>> key_states;
+  // ProcessEnv::fenced_resource: one per name, shared by every process.
+  std::map<std::string, std::unique_ptr<FencedResource>, std::less<>> fenced_resources;
 };
 
 }  // namespace redsim::world::detail

@@ -226,7 +226,7 @@ void Runtime::track_key(const std::string& key) {
   for (size_t i = 0; i < primaries.size(); ++i) note_key_states(i);
 }
 
-void Runtime::note_key_states(size_t server) {
+void Runtime::note_key_states(size_t server, Process* writer, TaskId task) {
   if (tracked_keys.empty()) return;
   if (key_states.size() < primaries.size()) key_states.resize(primaries.size());
   // The server clients reach at this index now (after a failover, the
@@ -238,25 +238,51 @@ void Runtime::note_key_states(size_t server) {
     // Looked at without side effects: a key past its deadline counts as gone.
     const sim::Entry* entry = s != nullptr ? s->keyspace().db(0).peek(key) : nullptr;
     const bool live = entry != nullptr && !entry->expired_at(server_now_us / 1000);
-    // The deadline in true time: how far ahead it is on the server's clock.
-    const int64_t deadline =
-        !live || !entry->has_expire() ? -1 : now() + (entry->expire_ms * 1000 - server_now_us);
     auto it = known.find(key);
     if (!live && it == known.end()) continue;
-    if (live && it != known.end() && it->second == deadline) continue;
-    HistoryEvent e = event(EventKind::kKeyState, nullptr, 0);
+    KeyState state;
+    if (live) {
+      // The deadline in true time: how far ahead it is on the server's clock.
+      state.deadline_us =
+          !entry->has_expire() ? -1 : now() + (entry->expire_ms * 1000 - server_now_us);
+      if (entry->is_string()) {
+        state.marks.push_back(*std::get_if<std::string>(&entry->value));
+      } else if (entry->is_hash()) {
+        for (const auto& [field, value] : std::get_if<sim::Hash>(&entry->value)->entries()) {
+          state.marks.push_back(field);
+        }
+      }
+      if (it != known.end() && it->second == state) continue;
+    }
+    HistoryEvent e = event(EventKind::kKeyState, writer, writer != nullptr ? task : 0);
     e.server = static_cast<int32_t>(server);
     e.resource = key;
     if (!live) {
       e.text = "absent";
       known.erase(it);
     } else {
-      e.text = deadline < 0 ? "persistent" : "lease";
-      e.value = deadline;
-      known[key] = deadline;
+      e.text = state.deadline_us < 0 ? "persistent" : "lease";
+      e.value = state.deadline_us;
+      e.argv = state.marks;
+      known[key] = std::move(state);
     }
     record(std::move(e));
   }
+}
+
+int64_t Runtime::stall_allowance(Process& p) {
+  const FaultPlan& plan = options.faults;
+  if (plan.stall_budget_us <= 0) return std::numeric_limits<int64_t>::max();
+  const int64_t since = now() - plan.stall_budget_window_us;
+  std::erase_if(p.stalls, [since](const auto& s) { return s.second <= since; });
+  int64_t used = 0;
+  for (const auto& [from, to] : p.stalls) used += to - from;
+  return std::max<int64_t>(0, plan.stall_budget_us - used);
+}
+
+void Runtime::note_stall(Process& p, int64_t length_us) {
+  if (options.faults.stall_budget_us <= 0 || length_us <= 0) return;
+  p.stalls.emplace_back(now(), now() + length_us);
 }
 
 void Runtime::expire_tick() {
@@ -317,8 +343,13 @@ void Runtime::fault_point(Process& p, Task& t) {
     throw lock::ClosedError("process crashed");
   }
   if (p.fault_rng.chance(plan.pause_ppm)) {
-    begin_pause(p, p.fault_rng.uniform(plan.pause_min_us, plan.pause_max_us), "random");
-    yield(t);  // held until the pause ends
+    const int64_t length =
+        std::min(p.fault_rng.uniform(plan.pause_min_us, plan.pause_max_us), stall_allowance(p));
+    if (length > 0 && length >= plan.pause_min_us) {
+      note_stall(p, length);
+      begin_pause(p, length, "random");
+      yield(t);  // held until the pause ends
+    }
   }
   if (p.clock_rng.chance(plan.clock_jump_ppm)) {
     const int64_t delta = p.clock_rng.uniform(-plan.clock_jump_max_us, plan.clock_jump_max_us);
@@ -329,8 +360,13 @@ void Runtime::fault_point(Process& p, Task& t) {
   }
   if (p.partition_rng.chance(plan.partition_ppm)) {
     const size_t server = static_cast<size_t>(p.partition_rng.below(server_count()));
-    const int64_t length = p.partition_rng.uniform(plan.partition_min_us, plan.partition_max_us);
-    start_partition(p, server, now() + length);
+    const int64_t length =
+        std::min(p.partition_rng.uniform(plan.partition_min_us, plan.partition_max_us),
+                 stall_allowance(p));
+    if (length > 0 && length >= plan.partition_min_us) {
+      note_stall(p, length);
+      start_partition(p, server, now() + length);
+    }
   }
 }
 
@@ -349,7 +385,15 @@ ProcessId World::spawn_process(std::string name, std::function<void(ProcessEnv&)
   p->pid = static_cast<ProcessId>(rt.processes.size() + 1);
   p->name = std::move(name);
   p->main = std::move(main);
-  p->seed_rng = rt.root.fork("process").fork(stream.value_or(p->pid));
+  // Two processes never share a random stream, whatever their `stream`
+  // (RapidCheck draws equal streams for several clients, at size 0 all of
+  // them 1): the n-th reuse of a stream forks a sub-stream of it. The first
+  // user keeps the plain stream, so a plan without repeats replays as before.
+  const uint64_t stream_key = stream.value_or(p->pid);
+  p->seed_rng = rt.root.fork("process").fork(stream_key);
+  if (const uint64_t reuse = rt.stream_uses[stream_key]++; reuse > 0) {
+    p->seed_rng = p->seed_rng.fork("reuse").fork(reuse);
+  }
   p->random = p->seed_rng.fork("random");
   p->fault_rng = p->seed_rng.fork("faults");
   p->loss_rng = p->seed_rng.fork("loss");

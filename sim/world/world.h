@@ -100,6 +100,8 @@ namespace redsim::world {
 
 using Micros = std::chrono::microseconds;
 
+class FencedResource;
+
 namespace detail {
 struct Runtime;
 struct Process;
@@ -205,6 +207,18 @@ struct FaultPlan {
   int64_t server_down_min_us = 0;
   int64_t server_down_max_us = 0;
   uint32_t failover_ppm = 0;
+
+  // ---- Stall budget (the harness's budgeted fault profile: a live holder
+  // never outlives its lease). When stall_budget_us > 0, the random faults
+  // that hold one process up add up to at most stall_budget_us in any
+  // window of stall_budget_window_us: pauses and partitions for their
+  // length, a delayed message for its extra delay, a lost reply for the
+  // command timeout its caller waits (a call without a timeout never loses
+  // its reply under a budget). A draw that would exceed what is left is cut
+  // to it, or not made when that is below the fault's minimum. Scheduled
+  // faults (the World calls) are not limited. 0 = no budget.
+  int64_t stall_budget_us = 0;
+  int64_t stall_budget_window_us = 0;
 };
 
 struct WorldOptions {
@@ -316,6 +330,15 @@ class ProcessEnv final : public ClientEnv {
   // A FencedResource's verdict on a write with `token` (kFencedWrite). Read
   // by check_fencing. FencedResource::write calls it; workloads need not.
   void record_fenced_write(std::string_view resource, int64_t token, bool accepted);
+  // The acquire attempt of `resource` ended with an error (a lock::ConnectionError:
+  // whether the lock was taken is unknown): kAcquireEnd with value 2, `what` as text.
+  void record_acquire_error(std::string_view resource, std::string_view what);
+  // The unlock of `resource` ended (kUnlockEnd): read by check_ghost_locks.
+  void record_unlock_end(std::string_view resource, UnlockOutcome outcome,
+                         std::string_view detail = {});
+  // Kleppmann's storage service named `name` (fenced_resource.h), one per
+  // name in the world, shared by every process; made on first use.
+  FencedResource& fenced_resource(std::string_view name);
 
   const std::string& process_name() const;
   ProcessId process_id() const;

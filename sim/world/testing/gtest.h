@@ -28,6 +28,7 @@
 
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -55,27 +56,38 @@ inline ::testing::AssertionResult is_safe(const RunResult& r) {
 // is built on the first world() or spawn call, with seed() as its seed.
 class LockWorldTest : public ::testing::Test {
  protected:
-  // The options of the world to build. options.seed is seed().
+  // The options of the world to build. options.seed is seed(). Throws
+  // std::logic_error once the world is built: a change then would be lost.
   world::WorldOptions& world_options() {
+    if (world_) {
+      throw std::logic_error(
+          "LockWorldTest: world_options() after world() or a spawn call; the world is "
+          "already built with the options it had then");
+    }
     if (!options_) {
       options_.emplace();
       options_->seed = default_seed();
     }
     return *options_;
   }
-  uint64_t seed() { return world_options().seed; }
+  uint64_t seed() { return options_ ? options_->seed : world_options().seed; }
 
   world::World& world() {
-    if (!world_) world_ = std::make_unique<world::World>(world_options());
+    if (!world_) {
+      world_options();  // the defaults, if nothing was set
+      world_ = std::make_unique<world::World>(*options_);
+    }
     return *world_;
   }
 
   // A client process that makes its lock with `make` on key() and runs
-  // `options.attempts` attempts (think, try_lock_for(wait), work, unlock).
+  // `options.attempts` attempts (think, try_lock_for(wait), the section's
+  // body, unlock) in each of its `options.tasks` tasks.
   world::ProcessId spawn_client(std::string name, const LockFactory& make,
                                 const ClientOptions& options = {}) {
-    return harness::spawn_client(world(), std::move(name), make, key_, attempts_of(options),
-                                 options.wait, options.start_at);
+    return harness::spawn_client(world(), std::move(name), make, key_,
+                                 ClientSpec{attempts_of(options), options.wait, options.start_at,
+                                            std::nullopt, options.tasks, options.shared_lock});
   }
   // `n` clients named client1..clientN, all with `options`.
   void spawn_clients(int n, const LockFactory& make, const ClientOptions& options = {}) {
@@ -89,13 +101,20 @@ class LockWorldTest : public ::testing::Test {
   const std::string& key() const { return key_; }
   void set_key(std::string key) { key_ = std::move(key); }
 
-  // The run judged by check_all: mutual exclusion, liveness within
-  // `liveness_bound` (zero: not checked), task errors.
+  // What result() checks and how its report shows the history.
+  CheckOptions& check_options() { return checks_; }
+  ExcerptOptions& excerpt_options() { return excerpt_; }
+
+  // The run judged by check_all(check_options()), with liveness within
+  // `liveness_bound` when it is not zero.
   RunResult result(Micros liveness_bound = Micros(0)) {
     RunResult r;
     r.seed = seed();
     r.history = world().history();
-    r.violations = check_all(r.history, liveness_bound.count());
+    CheckOptions checks = checks_;
+    if (liveness_bound.count() > 0) checks.liveness_bound = liveness_bound;
+    r.violations = check_all(r.history, checks);
+    r.excerpt = excerpt_;
     return r;
   }
   ::testing::AssertionResult no_violations(Micros liveness_bound = Micros(0)) {
@@ -106,6 +125,8 @@ class LockWorldTest : public ::testing::Test {
   std::optional<world::WorldOptions> options_;
   std::unique_ptr<world::World> world_;
   std::string key_ = kDefaultKey;
+  CheckOptions checks_;
+  ExcerptOptions excerpt_;
 };
 
 }  // namespace redsim::harness

@@ -12,13 +12,34 @@
 //   harness::RunResult r = harness::run_expire_then_delete(make, {.lease = 100ms});
 //   if (!r.safe()) std::cout << harness::report(r, harness::replay_hint(r.seed));
 //
+//   // Your own code inside the critical section (validity checks, extends,
+//   // writes through a fencing token) runs in place of the plain work sleep:
+//   auto fenced = harness::lock_factory(
+//       [](lock::Env& env, const std::string& key) { return MyFencedLock(env, key); },
+//       [](harness::Section& s, MyFencedLock& lock) {
+//         s.do_work();                          // the plan's time inside
+//         s.write_fenced(lock.token());         // Kleppmann's storage service
+//       });
+//
 // What a client does (run_attempts): for each attempt, sleep `think`,
 // try_lock_for(wait); when that returns true, enter the critical section,
-// sleep `work`, leave it, unlock(). Everything is recorded in the history
-// (acquire start/end, enter/leave, the unlock's outcome) for the checkers:
-// mutual exclusion, liveness within a bound, and exceptions escaping a
-// client (see check_all). Times are virtual: a run of seconds takes
-// milliseconds of wall time.
+// run the section's body (sleep `work`, or your `inside`), leave it,
+// unlock(). A client process may run several tasks (threads) that each do
+// so, with a lock object each or one shared object. Everything is recorded
+// in the history (acquire start/end, enter/leave, the unlock's outcome) for
+// the checkers. A lock::ConnectionError from try_lock_for or unlock is the
+// lock reporting an unknown outcome (a timeout, a reset): recorded as such,
+// and the client goes on with its next attempt; any other exception that
+// escapes try_lock_for is a task error. Times are virtual: a run of seconds
+// takes milliseconds of wall time.
+//
+// Checkers (check_all, see CheckOptions): mutual exclusion, holders inside
+// their section after their lease ended (held-past-lease), writes to a lock
+// key that holds another owner's mark (foreign-write), lock keys nobody
+// holds (ghost-lock), the token order of FencedResource writes (fencing),
+// liveness within a bound, and exceptions escaping a client (task-error).
+// The lock-key checkers read the command log: they need nothing from your
+// lock but that it keeps its lock in the key it was given (checkers.h).
 //
 // Seeds: a run is a function of its seed (client ids, tokens, jitter,
 // latency and random faults). default_seed() reads REDSIM_SEED from the
@@ -48,7 +69,9 @@
 #include <vector>
 
 #include "lock/env.h"
+#include "lock/errors.h"
 #include "sim/world/checkers.h"
+#include "sim/world/fenced_resource.h"
 #include "sim/world/explore.h"
 #include "sim/world/forwarding_env.h"
 #include "sim/world/history.h"
@@ -68,14 +91,48 @@ concept TimedLock = requires(L& l, Micros wait) {
   l.unlock();
 };
 
+// What the body of a critical section gets (lock_factory's `inside`): the
+// client's Env and the run's plan for this section. Valid during the call.
+class Section {
+ public:
+  Section(world::ProcessEnv& env, const std::string& key, Micros work)
+      : env_(env), key_(key), work_(work) {}
+
+  // The client process's Env: Redis calls, now(), sleep_for(), and the
+  // history records (env().record("...")).
+  world::ProcessEnv& env() const { return env_; }
+  // The lock key (the resource the checkers judge).
+  const std::string& key() const { return key_; }
+  // How long the plan wants this section to last.
+  Micros work() const { return work_; }
+  // Sleeps work(): the default body.
+  void do_work() const { env_.sleep_for(work_); }
+  // Writes `token` to the run's FencedResource named key() (Kleppmann's
+  // storage service, shared by every client): true when accepted (its token
+  // is not below the highest accepted so far). Recorded for check_fencing; a
+  // section that writes here is judged by the token order, not by its lease.
+  bool write_fenced(int64_t token) const {
+    return env_.fenced_resource(key_).write(env_, token);
+  }
+
+ private:
+  world::ProcessEnv& env_;
+  const std::string& key_;
+  Micros work_;
+};
+
 // A lock under test, type-erased (lock_factory makes these).
 class LockUnderTest {
  public:
   virtual ~LockUnderTest() = default;
   virtual bool try_lock_for(Micros wait) = 0;
-  // True when the lock released; false when its unlock() returned false or
-  // threw a std::exception (then `error` holds what()).
-  virtual bool unlock(std::string& error) = 0;
+  // How the unlock went: kReleased, kNotReleased (its unlock() returned
+  // false or threw a std::exception that is not a lock::ConnectionError:
+  // `detail` holds what()), kError (it threw a lock::ConnectionError: the
+  // outcome is unknown; `detail` holds what()).
+  virtual world::UnlockOutcome unlock(std::string& detail) = 0;
+  // The body of the critical section; by default do_work().
+  virtual void inside(Section& section) { section.do_work(); }
 };
 
 // Makes one lock object on `key` for a client; called on that client's own
@@ -94,33 +151,53 @@ L& deref(std::unique_ptr<L>& p) {
   return *p;
 }
 
-template <class Made>
+// The default body of a section.
+struct DoWork {
+  template <class L>
+  void operator()(Section& s, L&) const {
+    s.do_work();
+  }
+};
+
+template <class Made, class Inside>
 class Holder final : public LockUnderTest {
  public:
   template <class Make>
-  Holder(Make& make, lock::Env& env, const std::string& key) : lock_(make(env, key)) {}
+  Holder(Make& make, const Inside& inside, lock::Env& env, const std::string& key)
+      : lock_(make(env, key)), inside_(inside) {}
   bool try_lock_for(Micros wait) override {
     return static_cast<bool>(deref(lock_).try_lock_for(wait));
   }
-  bool unlock(std::string& error) override {
+  world::UnlockOutcome unlock(std::string& detail) override {
     // Only std::exception: the simulation unwinds a crashed client with an
     // exception of its own, which must pass.
     try {
       if constexpr (std::is_void_v<decltype(deref(lock_).unlock())>) {
         deref(lock_).unlock();
-        return true;
+        return world::UnlockOutcome::kReleased;
       } else {
-        return static_cast<bool>(deref(lock_).unlock());
+        return static_cast<bool>(deref(lock_).unlock()) ? world::UnlockOutcome::kReleased
+                                                         : world::UnlockOutcome::kNotReleased;
       }
+    } catch (const lock::ConnectionError& e) {
+      detail = e.what();
+      return world::UnlockOutcome::kError;
     } catch (const std::exception& e) {
-      error = e.what();
-      return false;
+      detail = e.what();
+      return world::UnlockOutcome::kNotReleased;
     }
   }
+  void inside(Section& section) override { inside_(section, deref(lock_)); }
 
  private:
   Made lock_;
+  Inside inside_;
 };
+
+template <class Make>
+using MadeBy = std::invoke_result_t<Make&, lock::Env&, const std::string&>;
+template <class Make>
+using LockOf = std::remove_reference_t<decltype(deref(std::declval<MadeBy<Make>&>()))>;
 
 }  // namespace detail
 
@@ -129,14 +206,19 @@ class Holder final : public LockUnderTest {
 //   lock_factory([](lock::Env& env, const std::string& key) { return MyLock(env, key); })
 //   lock_factory([](lock::Env& env, const std::string& key) {
 //     return lock::make_lock(lock::LockKind::kSimple, env, key); })
-template <class Make>
-LockFactory lock_factory(Make make) {
-  using Made = std::invoke_result_t<Make&, lock::Env&, const std::string&>;
-  static_assert(TimedLock<std::remove_reference_t<decltype(detail::deref(std::declval<Made&>()))>>,
+// `inside(Section&, L& lock)`, when given, runs as the body of each critical
+// section in place of section.do_work(): your validity check, extend call
+// or fenced write, with the lock object that was just acquired.
+template <class Make, class Inside = detail::DoWork>
+LockFactory lock_factory(Make make, Inside inside = {}) {
+  using Made = detail::MadeBy<Make>;
+  static_assert(TimedLock<detail::LockOf<Make>>,
                 "the lock needs try_lock_for(std::chrono::microseconds) -> bool and unlock()");
-  return [make = std::move(make)](
+  static_assert(std::is_invocable_v<Inside&, Section&, detail::LockOf<Make>&>,
+                "inside must be callable as inside(harness::Section&, YourLock&)");
+  return [make = std::move(make), inside = std::move(inside)](
              lock::Env& env, const std::string& key) mutable -> std::unique_ptr<LockUnderTest> {
-    return std::make_unique<detail::Holder<Made>>(make, env, key);
+    return std::make_unique<detail::Holder<Made, Inside>>(make, inside, env, key);
   };
 }
 
@@ -168,9 +250,11 @@ struct ClientOptions {
   Micros work = std::chrono::milliseconds(10);  // time inside the critical section
   Micros wait = std::chrono::seconds(2);        // try_lock_for budget of each attempt
   Micros start_at{0};                           // when the client process starts
+  int tasks = 1;             // tasks (threads) of the process, each running the attempts
+  bool shared_lock = false;  // the tasks share one lock object (else one each)
 };
 
-// The body of one client: `attempts` in order against `lk` on `key`, each
+// The body of one task: `attempts` in order against `lk` on `key`, each
 // recorded for the checkers. `lk` must have been made with `env` (or an Env
 // forwarding to it).
 inline void run_attempts(world::ProcessEnv& env, LockUnderTest& lk, const std::string& key,
@@ -178,21 +262,23 @@ inline void run_attempts(world::ProcessEnv& env, LockUnderTest& lk, const std::s
   for (const world::Attempt& a : attempts) {
     env.sleep_for(Micros(a.think_us));
     env.record_acquire_start(key, wait);
-    const bool acquired = lk.try_lock_for(wait);
-    env.record_acquire_end(key, acquired);
-    if (!acquired) {
-      env.record("gave up");
+    bool acquired = false;
+    try {
+      acquired = lk.try_lock_for(wait);
+    } catch (const lock::ConnectionError& e) {
+      // The lock says it does not know whether it got the lock.
+      env.record_acquire_error(key, e.what());
       continue;
     }
+    env.record_acquire_end(key, acquired);
+    if (!acquired) continue;
     env.enter_critical(key);
-    env.sleep_for(Micros(a.work_us));
+    Section section(env, key, Micros(a.work_us));
+    lk.inside(section);
     env.leave_critical(key);
-    std::string error;
-    if (lk.unlock(error)) {
-      env.record("unlocked");
-    } else {
-      env.record("unlock: not released" + (error.empty() ? "" : " (" + error + ")"));
-    }
+    std::string detail;
+    const world::UnlockOutcome outcome = lk.unlock(detail);
+    env.record_unlock_end(key, outcome, detail);
   }
 }
 
@@ -203,19 +289,55 @@ inline std::vector<world::Attempt> attempts_of(const ClientOptions& o) {
   return std::vector<world::Attempt>(static_cast<size_t>(o.attempts > 0 ? o.attempts : 0), a);
 }
 
-// Spawns a client process `name` in `w` that makes its lock with `make` on
-// `key` and runs its attempts.
+// A client process of a run (see spawn_client).
+struct ClientSpec {
+  std::vector<world::Attempt> attempts;
+  Micros wait = std::chrono::seconds(2);  // try_lock_for budget of each attempt
+  Micros start_at{0};
+  std::optional<uint64_t> stream;  // World::spawn_process's random stream
+  int tasks = 1;                   // tasks that each run `attempts`
+  bool shared_lock = false;        // one lock object for all tasks (else one each)
+};
+
+// Spawns a client process `name` in `w` whose tasks make their lock with
+// `make` on `key` and run their attempts. The main task is the first; it
+// waits for the others before the process ends.
+inline world::ProcessId spawn_client(world::World& w, std::string name, LockFactory make,
+                                     const std::string& key, ClientSpec spec) {
+  return w.spawn_process(
+      std::move(name),
+      [make = std::move(make), key, spec](world::ProcessEnv& env) {
+        std::shared_ptr<LockUnderTest> shared;
+        if (spec.shared_lock) shared = make(env, key);
+        auto body = [&env, &make, &key, &spec, shared] {
+          std::shared_ptr<LockUnderTest> lk = shared ? shared : make(env, key);
+          run_attempts(env, *lk, key, spec.attempts, spec.wait);
+        };
+        const int others = std::max(spec.tasks, 1) - 1;
+        if (others == 0) {
+          body();
+          return;
+        }
+        auto done = env.make_event();
+        auto left = std::make_shared<int>(others);
+        for (int i = 0; i < others; ++i) {
+          env.spawn("task" + std::to_string(i + 2), [body, left, event = done.get()] {
+            body();
+            if (--*left == 0) event->signal();
+          });
+        }
+        body();
+        while (*left > 0) done->wait_for(std::chrono::hours(1));
+      },
+      spec.start_at, spec.stream);
+}
+
 inline world::ProcessId spawn_client(world::World& w, std::string name, LockFactory make,
                                      const std::string& key, std::vector<world::Attempt> attempts,
                                      Micros wait, Micros start_at = Micros(0),
                                      std::optional<uint64_t> stream = {}) {
-  return w.spawn_process(
-      std::move(name),
-      [make = std::move(make), key, attempts = std::move(attempts), wait](world::ProcessEnv& env) {
-        auto lk = make(env, key);
-        run_attempts(env, *lk, key, attempts, wait);
-      },
-      start_at, stream);
+  return spawn_client(w, std::move(name), std::move(make), key,
+                      ClientSpec{std::move(attempts), wait, start_at, stream});
 }
 
 // An exception that escaped a client (kTaskError): the lock threw where the
@@ -238,18 +360,68 @@ inline std::vector<world::Violation> check_task_errors(const world::History& h) 
   return out;
 }
 
-// Mutual exclusion, liveness within `liveness_bound_us` (not checked when
-// <= 0) and task errors.
-inline std::vector<world::Violation> check_all(const world::History& h, int64_t liveness_bound_us) {
-  std::vector<world::Violation> out = world::check_mutual_exclusion(h);
-  if (liveness_bound_us > 0) {
-    auto live = world::check_liveness(h, liveness_bound_us);
-    out.insert(out.end(), live.begin(), live.end());
+// Which checkers check_all runs. The defaults judge everything a correct
+// lock must keep when every holder stays inside its lease (the budgeted
+// fault profile, and any world without faults).
+struct CheckOptions {
+  // No two owners inside at once.
+  bool mutual_exclusion = true;
+  // No holder inside after its lock key lost its mark (check_held_past_lease).
+  bool held_past_lease = true;
+  // No write to a key holding another owner's mark (check_foreign_writes).
+  bool foreign_writes = true;
+  // No ghost lock outliving this (check_ghost_locks); nullopt: not checked.
+  std::optional<Micros> ghost_bound = std::chrono::milliseconds(10);
+  // Liveness within this bound (check_liveness); zero: not checked.
+  Micros liveness_bound{0};
+  // The token order of FencedResource writes (check_fencing).
+  bool fencing = true;
+  // Exceptions escaping a client (check_task_errors).
+  bool task_errors = true;
+
+  // Under unbounded faults (pauses and clock jumps past the lease) every
+  // lease-based lock lets holders overlap (Kleppmann 2016); what is judged
+  // is what the lock does beyond that: foreign writes, ghost locks, the
+  // fencing order of the writes it protects, and task errors.
+  static CheckOptions unbounded(std::optional<Micros> ghost_bound) {
+    CheckOptions o;
+    o.mutual_exclusion = false;
+    o.held_past_lease = false;
+    o.ghost_bound = ghost_bound;
+    return o;
   }
-  auto errors = check_task_errors(h);
-  out.insert(out.end(), errors.begin(), errors.end());
+};
+
+inline std::vector<world::Violation> check_all(const world::History& h, const CheckOptions& o) {
+  std::vector<world::Violation> out;
+  auto add = [&out](std::vector<world::Violation> v) {
+    out.insert(out.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+  };
+  if (o.mutual_exclusion) add(world::check_mutual_exclusion(h));
+  if (o.held_past_lease) add(world::check_held_past_lease(h));
+  if (o.foreign_writes) add(world::check_foreign_writes(h));
+  if (o.ghost_bound) add(world::check_ghost_locks(h, {.bound_us = o.ghost_bound->count()}));
+  if (o.liveness_bound.count() > 0) add(world::check_liveness(h, o.liveness_bound.count()));
+  if (o.fencing) add(world::check_fencing(h));
+  if (o.task_errors) add(check_task_errors(h));
   return out;
 }
+
+// check_all with the default CheckOptions and liveness within
+// `liveness_bound_us` (not checked when <= 0).
+inline std::vector<world::Violation> check_all(const world::History& h, int64_t liveness_bound_us) {
+  CheckOptions o;
+  o.liveness_bound = Micros(std::max<int64_t>(liveness_bound_us, 0));
+  return check_all(h, o);
+}
+
+// How a report shows each violation's excerpt of the history.
+struct ExcerptOptions {
+  size_t context_events = 8;   // events shown around each event of the violation
+  size_t max_text_chars = 48;  // longer arguments and replies are cut with "..."
+  bool whole_timeline = false;  // the whole history instead of excerpts
+  bool key_states = false;      // every kKeyState line, not only the violation's own
+};
 
 // The outcome of one run.
 struct RunResult {
@@ -257,6 +429,7 @@ struct RunResult {
   std::vector<world::Violation> violations;
   std::vector<std::string> findings;  // what the schedule observed, one line each
   world::History history;
+  ExcerptOptions excerpt;  // how report() shows the history
 
   bool safe() const { return violations.empty(); }
   // Some violation came from `checker` ("mutual-exclusion", "liveness", "task-error", ...).
@@ -268,12 +441,23 @@ struct RunResult {
   }
 };
 
-// Seed, findings, every violation with its timeline, and the replay line.
+// Seed, findings, every violation with its excerpt (every event that proves
+// it, each with r.excerpt.context_events around it; or the whole timeline),
+// and the replay line.
 inline std::string report(const RunResult& r, std::string_view replay) {
   std::ostringstream out;
   out << "seed " << r.seed << ": " << r.violations.size() << " violation(s)\n";
   for (const auto& f : r.findings) out << "  " << f << "\n";
-  out << world::format_violations(r.violations);
+  for (const world::Violation& v : r.violations) {
+    out << "VIOLATION (" << v.checker << "): " << v.description << "\n";
+    world::TimelineOptions t;
+    t.focus = v.events;
+    t.context_events = r.excerpt.context_events;
+    t.max_text_chars = r.excerpt.max_text_chars;
+    t.key_states = r.excerpt.key_states;
+    t.whole_history = r.excerpt.whole_timeline;
+    out << world::render_timeline(r.history, t);
+  }
   if (!replay.empty()) out << "replay: " << replay << "\n";
   return out.str();
 }
@@ -287,28 +471,79 @@ inline std::string describe_schedule(const world::ExplorePlan& plan) {
   return text;
 }
 
+// How run_plan runs a plan and judges it.
+struct RunOptions {
+  std::string key = kDefaultKey;  // the lock key every client contends for
+  // The tasks of a client share one lock object (else one each).
+  bool shared_lock = false;
+  // The checkers; by default (nullopt) the plan's fault mode decides:
+  // CheckOptions{} with liveness within liveness_bound(plan) for budgeted
+  // plans, CheckOptions::unbounded for unbounded ones; ghosts outliving a
+  // quarter lease (ghost_bound(plan)) in both.
+  std::optional<CheckOptions> checks;
+  ExcerptOptions excerpt;
+};
+
+// A free lock must be taken by a waiter within this (world::liveness_bound_us
+// plus what the plan's faults add: a server's downtime, a partition, a
+// command timeout).
+inline Micros liveness_bound(const world::ExplorePlan& plan) {
+  return Micros(world::liveness_bound_us(plan) + plan.faults.server_down_max_us +
+                plan.faults.partition_max_us + 2 * plan.command_timeout_us);
+}
+inline Micros ghost_bound(const world::ExplorePlan& plan) {
+  return Micros(std::max<int64_t>(plan.lease_ms * 1000 / 4, 1000));
+}
+
+// The checks run_plan applies to `plan` when RunOptions::checks is not set.
+inline CheckOptions default_checks(const world::ExplorePlan& plan) {
+  if (plan.fault_mode == world::FaultMode::kUnbounded && plan.fault_set) {
+    return CheckOptions::unbounded(ghost_bound(plan));
+  }
+  CheckOptions o;
+  o.liveness_bound = liveness_bound(plan);
+  o.ghost_bound = ghost_bound(plan);
+  return o;
+}
+
 // Runs `plan` (see sim/world/explore.h) with the lock `make` builds: one
-// client process per ClientPlan, each with its own random stream, the plan's
-// seed, faults and wait. The plan's kind and lease_ms are not used by the
-// lock (it has its own lease: draw plans for it, see generators.h); the
-// liveness bound is world::liveness_bound_us(plan). Deterministic.
+// client process per ClientPlan (with its tasks), each with its own random
+// stream, the plan's seed, faults, servers, replicas, persistence and
+// command timeout, and each attempt's wait. The plan's kind is not used;
+// lease_ms only sizes the bounds (the lock has its own lease: draw plans for
+// it, see generators.h). Deterministic.
 inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& make,
-                          const std::string& key = kDefaultKey) {
+                          const RunOptions& run) {
   world::WorldOptions options;
   options.seed = plan.seed;
   options.faults = plan.faults;
   options.time_limit_us = int64_t{600} * 1000 * 1000;
+  options.command_timeout_us = plan.command_timeout_us;
+  options.replicas = plan.replicas;
+  options.replication_lag_max_us = plan.replication_lag_max_us;
+  options.persistence = plan.persistence;
+  options.servers = plan.servers;
   world::World w(options);
   for (size_t i = 0; i < plan.clients.size(); ++i) {
-    spawn_client(w, "client" + std::to_string(i + 1), make, key, plan.clients[i].attempts,
-                 std::chrono::milliseconds(plan.wait_ms), Micros(0), plan.clients[i].stream);
+    const world::ClientPlan& c = plan.clients[i];
+    spawn_client(w, "client" + std::to_string(i + 1), make, run.key,
+                 ClientSpec{c.attempts, std::chrono::milliseconds(plan.wait_ms), Micros(0),
+                            c.stream, c.tasks, run.shared_lock});
   }
   w.run();
   RunResult r;
   r.seed = plan.seed;
   r.history = w.history();
-  r.violations = check_all(r.history, world::liveness_bound_us(plan));
+  r.violations = check_all(r.history, run.checks ? *run.checks : default_checks(plan));
+  r.excerpt = run.excerpt;
   return r;
+}
+
+inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& make,
+                          const std::string& key = kDefaultKey) {
+  RunOptions run;
+  run.key = key;
+  return run_plan(plan, make, run);
 }
 
 // An Env that forwards every call to another, and runs `after_reply` after
@@ -368,10 +603,10 @@ struct ExpireThenDeleteOptions {
 //   B (t=0.1 L) waits for the lock, takes it once A's key expired, works 0.8 L;
 //   C (t=1.2 L) waits for the lock, works 0.2 L.
 // A GET-then-DEL unlock's DEL then removes B's lock and C enters beside B: a
-// mutual-exclusion violation. A compare-and-delete script (one command) is
-// all done before the pause and cannot be split. Checks: mutual exclusion,
-// liveness within 2 L, task errors; the findings say what A's unlock did and
-// when it was paused. The seed changes ids, tokens and jitter only.
+// mutual-exclusion violation (and A's DEL a foreign write). A
+// compare-and-delete script (one command) is all done before the pause and
+// cannot be split. Checks: check_all's defaults with liveness within 2 L;
+// the findings say what A's unlock did and when it was paused. The seed changes ids, tokens and jitter only.
 inline RunResult run_expire_then_delete(const LockFactory& make,
                                         const ExpireThenDeleteOptions& o = {}) {
   const int64_t lease_us = std::chrono::duration_cast<Micros>(o.lease).count();
@@ -412,11 +647,12 @@ inline RunResult run_expire_then_delete(const LockFactory& make,
     env.leave_critical(key);
     armed = true;
     unlocking_task = env.task_id();
-    std::string error;
-    const bool released = lk->unlock(error);
+    std::string detail;
+    const world::UnlockOutcome outcome = lk->unlock(detail);
     armed = false;
-    r.findings.push_back(std::string("A's unlock: ") + (released ? "released" : "not released") +
-                         (error.empty() ? "" : " (" + error + ")"));
+    env.record_unlock_end(key, outcome, detail);
+    r.findings.push_back("A's unlock: " + std::string(world::to_string(outcome)) +
+                         (detail.empty() ? "" : " (" + detail + ")"));
     if (!fired) r.findings.push_back("A's unlock made no Redis call: A was never paused");
   });
   const Micros wait(20 * lease_us);

@@ -1,0 +1,536 @@
+// The lock-key checkers of checkers.h: foreign writes, ghost locks, holders
+// past their lease. One pass over the history (read_key_log) rebuilds the
+// owner marks of every tracked key on every server; the checkers read it.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "sim/world/checker_util.h"
+#include "sim/world/checkers.h"
+
+namespace redsim::world {
+
+namespace {
+
+using detail::ends_process;
+using detail::make_violation;
+using detail::paused_spans;
+
+constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
+
+// A lock owner as the key log knows it: a process incarnation (a restart
+// is a new client id, so a new owner) and the task that wrote the mark.
+struct Who {
+  ProcessId process = 0;
+  uint32_t incarnation = 0;
+  TaskId task = 0;
+};
+
+bool same_owner(const Who& a, const Who& b) {
+  return a.process == b.process && a.incarnation == b.incarnation;
+}
+
+std::string who_name(const Who& w) {
+  std::string out = "c" + std::to_string(w.process) + "/" + std::to_string(w.task);
+  if (w.incarnation > 0) out += " (after restart " + std::to_string(w.incarnation) + ")";
+  return out;
+}
+
+// Whether a command's arguments name `mark`: equal to an argument, or
+// containing one of 8 bytes or more (a token inside "token:expiry"). The
+// command name, and EVAL's script body, do not count.
+bool names_mark(const std::vector<std::string>& argv, std::string_view mark) {
+  size_t first = 1;
+  if (!argv.empty() && (argv[0] == "EVAL" || argv[0] == "eval" || argv[0] == "EVAL_RO")) first = 2;
+  for (size_t i = first; i < argv.size(); ++i) {
+    if (argv[i] == mark) return true;
+    if (argv[i].size() >= 8 && mark.find(argv[i]) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+struct Mark {
+  std::string text;
+  int32_t server = 0;
+  std::string key;
+  Who owner;
+  int64_t from_us = 0;
+  size_t created = 0;              // the kKeyState event that first showed it
+  int64_t to_us = kForever;        // when it ended; kForever: still there at the end
+  std::optional<size_t> ended_by;  // the event that removed it (none: its deadline passed)
+};
+
+struct KeyLog {
+  std::vector<Mark> marks;
+  std::vector<Violation> foreign_writes;
+};
+
+KeyLog read_key_log(const History& h) {
+  KeyLog out;
+  struct Live {
+    bool present = false;
+    int64_t deadline_us = -1;
+    std::vector<std::string> texts;  // the whole content
+    std::vector<size_t> marks;       // indices into out.marks of its owner marks
+  };
+  std::map<std::pair<int32_t, std::string>, Live> keys;
+  // Marks of a server that crashed, kept until its keys are seen again.
+  struct Suspended {
+    int64_t crashed_at_us = 0;
+    int64_t deadline_us = -1;
+    std::vector<size_t> marks;
+  };
+  std::map<std::pair<int32_t, std::string>, Suspended> suspended;
+  std::map<int32_t, int64_t> down_since;  // server -> crash time
+  std::map<ProcessId, uint32_t> incarnation;
+  std::map<int32_t, size_t> last_command;  // server -> its latest kCommand
+
+  auto end_mark = [&](size_t m, int64_t t, std::optional<size_t> by) {
+    out.marks[m].to_us = t;
+    out.marks[m].ended_by = by;
+  };
+  // A deadline passes between two looks at the key: its marks end there.
+  auto expire = [&](Live& k, int64_t t) {
+    if (!k.present || k.deadline_us < 0 || k.deadline_us >= t) return;
+    for (size_t m : k.marks) end_mark(m, k.deadline_us, std::nullopt);
+    k = Live{};
+  };
+  auto resolve_suspended = [&](const std::pair<int32_t, std::string>& id, const Live& now_live,
+                               int64_t t, std::vector<size_t>& restored) {
+    auto it = suspended.find(id);
+    if (it == suspended.end()) return;
+    for (size_t m : it->second.marks) {
+      const bool back = now_live.present && std::ranges::find(now_live.texts, out.marks[m].text) !=
+                                                now_live.texts.end();
+      if (back) {
+        restored.push_back(m);
+      } else {
+        // Expired while the server was down, or lost with its data.
+        const int64_t deadline = it->second.deadline_us;
+        const int64_t end =
+            deadline >= 0 && deadline < t ? std::max(deadline, it->second.crashed_at_us)
+                                          : it->second.crashed_at_us;
+        end_mark(m, end, std::nullopt);
+      }
+    }
+    suspended.erase(it);
+  };
+
+  for (size_t i = 0; i < h.size(); ++i) {
+    const HistoryEvent& e = h[i];
+    switch (e.kind) {
+      case EventKind::kProcessRestart:
+        ++incarnation[e.process];
+        continue;
+      case EventKind::kCommand:
+        if (e.server >= 0) last_command[e.server] = i;
+        continue;
+      case EventKind::kServerCrash:
+        if (e.server >= 0) down_since[e.server] = e.t_us;
+        continue;
+      case EventKind::kServerRestart:
+      case EventKind::kFailover:
+        down_since.erase(e.server);
+        continue;
+      case EventKind::kKeyState:
+        break;
+      default:
+        continue;
+    }
+    const auto id = std::make_pair(e.server, e.resource);
+    Live& k = keys[id];
+    expire(k, e.t_us);
+    Live next;
+    next.present = e.text != "absent";
+    if (next.present) {
+      next.texts = e.argv;
+      next.deadline_us = e.text == "lease" ? e.value : -1;
+    }
+    // A server that is down shows its keys as absent: their marks wait for
+    // the restart (AOF may bring them back) instead of ending.
+    if (!next.present && e.process == 0 && down_since.contains(e.server)) {
+      Suspended& s = suspended[id];
+      s.crashed_at_us = down_since[e.server];
+      s.deadline_us = k.deadline_us;
+      s.marks.insert(s.marks.end(), k.marks.begin(), k.marks.end());
+      k = Live{};
+      continue;
+    }
+    std::vector<size_t> restored;
+    resolve_suspended(id, next, e.t_us, restored);
+
+    const Who writer{e.process, e.process != 0 ? incarnation[e.process] : 0, e.task};
+    const HistoryEvent* command = nullptr;
+    if (e.process != 0) {
+      auto c = last_command.find(e.server);
+      if (c != last_command.end() && h[c->second].process == e.process) command = &h[c->second];
+    }
+    auto in_next = [&next](const std::string& text) {
+      return std::ranges::find(next.texts, text) != next.texts.end();
+    };
+    auto in_before = [&k](const std::string& text) {
+      return std::ranges::find(k.texts, text) != k.texts.end();
+    };
+
+    // Foreign write: judged against the state before the command.
+    if (command != nullptr) {
+      std::vector<size_t> others;
+      bool writer_had = false;
+      for (size_t m : k.marks) {
+        if (same_owner(out.marks[m].owner, writer)) {
+          writer_had = true;
+        } else {
+          others.push_back(m);
+        }
+      }
+      if (!others.empty() && !writer_had) {
+        bool names_other = false;
+        std::optional<size_t> victim;
+        for (size_t m : others) {
+          if (names_mark(command->argv, out.marks[m].text)) {
+            names_other = true;
+          } else if (!in_next(out.marks[m].text) && !victim) {
+            victim = m;
+          }
+        }
+        bool adds_own = false;
+        for (const std::string& text : next.texts) {
+          adds_own = adds_own || (!in_before(text) && names_mark(command->argv, text));
+        }
+        const bool expiry_changed = next.present && next.deadline_us != k.deadline_us;
+        std::string what;
+        size_t about = others.front();
+        if (victim && !names_mark(command->argv, out.marks[*victim].text)) {
+          about = *victim;
+          what = next.present ? "overwrote" : "deleted";
+        } else if (!names_other && expiry_changed && !adds_own) {
+          what = next.deadline_us < 0 ? "made persistent" : "changed the expiry of";
+        }
+        if (!what.empty()) {
+          const Mark& v = out.marks[about];
+          out.foreign_writes.push_back(make_violation(
+              h, "foreign-write",
+              "t=" + format_time_ms(e.t_us) + " " + who_name(writer) + " " + what + " " +
+                  e.resource + (h.server_count() > 1 ? " on s" + std::to_string(e.server) : "") +
+                  ", which held " + who_name(v.owner) + "'s lock (" +
+                  format_argv({v.text}, 24) + ", set at t=" + format_time_ms(v.from_us) +
+                  "): " + format_argv(command->argv, 24),
+              {v.created, static_cast<size_t>(command - &h[0]), i}));
+        }
+      }
+    }
+
+    // The marks after the change.
+    std::vector<size_t> kept;
+    for (size_t m : k.marks) {
+      if (in_next(out.marks[m].text)) {
+        kept.push_back(m);
+      } else {
+        end_mark(m, e.t_us, i);
+      }
+    }
+    for (size_t m : restored) kept.push_back(m);
+    for (const std::string& text : next.texts) {
+      if (in_before(text) || command == nullptr || !names_mark(command->argv, text)) continue;
+      if (std::ranges::any_of(kept, [&](size_t m) { return out.marks[m].text == text; })) continue;
+      Mark mark;
+      mark.text = text;
+      mark.server = e.server;
+      mark.key = e.resource;
+      mark.owner = writer;
+      mark.from_us = e.t_us;
+      mark.created = i;
+      kept.push_back(out.marks.size());
+      out.marks.push_back(std::move(mark));
+    }
+    next.marks = std::move(kept);
+    k = std::move(next);
+  }
+  for (auto& [id, k] : keys) expire(k, h.end_us());
+  for (auto& [id, s] : suspended) {
+    for (size_t m : s.marks) end_mark(m, s.crashed_at_us, std::nullopt);
+  }
+  return out;
+}
+
+// [from, to) stretches, sorted and merged.
+using Stretches = std::vector<std::pair<int64_t, int64_t>>;
+
+Stretches merged(Stretches s) {
+  std::ranges::sort(s);
+  Stretches out;
+  for (const auto& [from, to] : s) {
+    if (!out.empty() && from <= out.back().second) {
+      out.back().second = std::max(out.back().second, to);
+    } else {
+      out.emplace_back(from, to);
+    }
+  }
+  return out;
+}
+
+// The first time in [from, to) not covered by `cover` (merged), if any.
+std::optional<int64_t> first_gap(const Stretches& cover, int64_t from, int64_t to) {
+  int64_t t = from;
+  for (const auto& [a, b] : cover) {
+    if (b <= t) continue;
+    if (a > t) break;
+    t = b;
+    if (t >= to) return std::nullopt;
+  }
+  return t < to ? std::optional<int64_t>(t) : std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Violation> check_foreign_writes(const History& h) {
+  return read_key_log(h).foreign_writes;
+}
+
+std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOptions& options) {
+  const KeyLog log = read_key_log(h);
+  if (log.marks.empty()) return {};
+  // Per owner task: the stretches in which its workload holds nothing and
+  // was told nothing is uncertain ("clean"), each with the event that began it.
+  struct Clean {
+    int64_t from;
+    int64_t to;
+    size_t began;
+  };
+  struct TaskState {
+    bool judged = false;  // recorded an acquire or unlock outcome
+    std::optional<std::pair<int64_t, size_t>> clean_since;
+    std::vector<Clean> clean;
+  };
+  std::map<std::tuple<ProcessId, uint32_t, TaskId>, TaskState> tasks;
+  std::map<ProcessId, uint32_t> incarnation;
+  auto close = [](TaskState& s, int64_t t) {
+    if (s.clean_since) s.clean.push_back(Clean{s.clean_since->first, t, s.clean_since->second});
+    s.clean_since.reset();
+  };
+  for (size_t i = 0; i < h.size(); ++i) {
+    const HistoryEvent& e = h[i];
+    if (e.kind == EventKind::kProcessRestart) {
+      ++incarnation[e.process];
+      continue;
+    }
+    if (e.kind == EventKind::kProcessCrash) {
+      // A crashed holder explains its key until the lease ends.
+      for (auto& [id, s] : tasks) {
+        if (std::get<0>(id) == e.process && std::get<1>(id) == incarnation[e.process]) {
+          close(s, e.t_us);
+        }
+      }
+      continue;
+    }
+    if (e.process == 0) continue;
+    TaskState& s = tasks[{e.process, incarnation[e.process], e.task}];
+    switch (e.kind) {
+      case EventKind::kAcquireStart:
+      case EventKind::kEnterCritical:
+      case EventKind::kLeaveCritical:
+        close(s, e.t_us);
+        break;
+      case EventKind::kAcquireEnd:
+        s.judged = true;
+        close(s, e.t_us);
+        if (e.value == 0) s.clean_since = {e.t_us, i};
+        break;
+      case EventKind::kUnlockEnd:
+        s.judged = true;
+        close(s, e.t_us);
+        if (static_cast<UnlockOutcome>(e.value) == UnlockOutcome::kReleased) {
+          s.clean_since = {e.t_us, i};
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  for (auto& [id, s] : tasks) close(s, h.end_us());
+  const auto paused = paused_spans(h);
+
+  std::vector<Violation> out;
+  for (const Mark& m : log.marks) {
+    auto it = tasks.find({m.owner.process, m.owner.incarnation, m.owner.task});
+    if (it == tasks.end() || !it->second.judged) continue;
+    const int64_t mark_end = std::min(m.to_us, h.end_us());
+    Stretches pauses;
+    if (auto p = paused.find(m.owner.process); p != paused.end()) {
+      for (const auto& span : p->second) pauses.emplace_back(span.from, span.to);
+    }
+    pauses = merged(std::move(pauses));
+    for (const Clean& c : it->second.clean) {
+      // The unexplained part of this clean stretch while the mark lives,
+      // cut by pauses; the first piece longer than the bound is the ghost.
+      const int64_t from = std::max(c.from, m.from_us);
+      const int64_t to = std::min(c.to, mark_end);
+      Stretches pieces;
+      int64_t t = from;
+      for (const auto& [a, b] : pauses) {
+        if (b <= t) continue;
+        if (a >= to) break;
+        if (a > t) pieces.emplace_back(t, a);
+        t = std::max(t, b);
+        if (t >= to) break;
+      }
+      if (t < to) pieces.emplace_back(t, to);
+      std::optional<std::pair<int64_t, int64_t>> ghost;
+      for (const auto& piece : pieces) {
+        if (piece.second - piece.first > options.bound_us) {
+          ghost = piece;
+          break;
+        }
+      }
+      if (!ghost) continue;
+      std::vector<size_t> events = {m.created, c.began};
+      if (m.ended_by) events.push_back(*m.ended_by);
+      out.push_back(make_violation(
+          h, "ghost-lock",
+          m.key + (h.server_count() > 1 ? " on s" + std::to_string(m.server) : "") + " held " +
+              who_name(m.owner) + "'s mark " + format_argv({m.text}, 24) + " from t=" +
+              format_time_ms(ghost->first) + " to t=" + format_time_ms(ghost->second) +
+              " (longer than " + format_time_ms(options.bound_us) + ") while " +
+              who_name(m.owner) + " was alive, not paused, and its " +
+              (h[c.began].kind == EventKind::kAcquireEnd ? "acquire had given up"
+                                                         : "unlock had said released") +
+              ": nobody could take the lock",
+          std::move(events)));
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<Violation> check_held_past_lease(const History& h) {
+  const KeyLog log = read_key_log(h);
+  if (log.marks.empty()) return {};
+  const size_t quorum = h.server_count() > 1 ? h.server_count() / 2 + 1 : 1;
+  std::set<std::string> judged;
+  for (const Mark& m : log.marks) judged.insert(m.key);
+
+  struct Section {
+    Who who;
+    std::string resource;
+    int64_t from;
+    int64_t to;
+    size_t enter;
+    bool fenced = false;
+  };
+  std::vector<Section> sections;
+  std::map<std::tuple<ProcessId, TaskId, std::string>, std::pair<int, size_t>> open;  // depth, idx
+  std::map<ProcessId, uint32_t> incarnation;
+  auto finish = [&](size_t idx, int64_t t) { sections[idx].to = t; };
+  for (size_t i = 0; i < h.size(); ++i) {
+    const HistoryEvent& e = h[i];
+    if (e.kind == EventKind::kProcessRestart) {
+      ++incarnation[e.process];
+    } else if (e.kind == EventKind::kEnterCritical) {
+      auto& [depth, idx] = open[{e.process, e.task, e.resource}];
+      if (depth++ == 0) {
+        idx = sections.size();
+        sections.push_back(Section{Who{e.process, incarnation[e.process], e.task}, e.resource,
+                                   e.t_us, kForever, i});
+      }
+    } else if (e.kind == EventKind::kLeaveCritical) {
+      auto it = open.find({e.process, e.task, e.resource});
+      if (it == open.end()) continue;
+      if (--it->second.first <= 0) {
+        finish(it->second.second, e.t_us);
+        open.erase(it);
+      }
+    } else if (ends_process(e.kind)) {
+      for (auto it = open.begin(); it != open.end();) {
+        if (std::get<0>(it->first) == e.process) {
+          finish(it->second.second, e.t_us);
+          it = open.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    } else if (e.kind == EventKind::kFencedWrite) {
+      for (auto& [id, o] : open) {
+        if (std::get<0>(id) == e.process && std::get<1>(id) == e.task) {
+          sections[o.second].fenced = true;
+        }
+      }
+    }
+  }
+
+  std::vector<Violation> out;
+  for (Section& s : sections) {
+    s.to = std::min(s.to, h.end_us());
+    if (s.fenced || !judged.contains(s.resource) || s.to <= s.from) continue;
+    // Per server, when the holder's marks were live; then when a quorum was.
+    std::map<int32_t, Stretches> per_server;
+    std::map<std::pair<int32_t, int64_t>, const Mark*> ended_at;  // for the excerpt
+    for (const Mark& m : log.marks) {
+      if (m.key != s.resource || !same_owner(m.owner, s.who)) continue;
+      per_server[m.server].emplace_back(m.from_us, m.to_us);
+      ended_at[{m.server, m.to_us}] = &m;
+    }
+    Stretches cover;
+    if (quorum == 1) {
+      for (auto& [server, st] : per_server) cover.insert(cover.end(), st.begin(), st.end());
+      cover = merged(std::move(cover));
+    } else {
+      // Sweep the boundaries: covered while >= quorum servers are.
+      std::vector<std::pair<int64_t, int>> edges;
+      for (auto& [server, st] : per_server) {
+        for (const auto& [a, b] : merged(st)) {
+          edges.emplace_back(a, 1);
+          if (b != kForever) edges.emplace_back(b, -1);
+        }
+      }
+      std::ranges::sort(edges);
+      int live = 0;
+      int64_t since = 0;
+      for (const auto& [t, d] : edges) {
+        const bool was = live >= static_cast<int>(quorum);
+        live += d;
+        const bool is = live >= static_cast<int>(quorum);
+        if (!was && is) since = t;
+        if (was && !is) cover.emplace_back(since, t);
+      }
+      if (live >= static_cast<int>(quorum)) cover.emplace_back(since, kForever);
+    }
+    const std::optional<int64_t> gap = first_gap(cover, s.from, s.to);
+    if (!gap) continue;
+    std::vector<size_t> events = {s.enter};
+    std::string why = "it held no mark on " + s.resource + " when it entered";
+    for (const auto& [at, m] : ended_at) {
+      if (at.second != *gap) continue;
+      why = "its mark " + format_argv({m->text}, 24) +
+            (m->ended_by ? std::string(" was removed at t=")
+                         : std::string(" expired (lease ended) at t=")) +
+            format_time_ms(*gap);
+      if (m->ended_by) {
+        events.push_back(*m->ended_by);
+        // The command that removed it, just before the key's new state.
+        if (*m->ended_by > 0 && h[*m->ended_by - 1].kind == EventKind::kCommand) {
+          events.push_back(*m->ended_by - 1);
+        }
+      } else {
+        events.push_back(m->created);
+      }
+      break;
+    }
+    out.push_back(make_violation(
+        h, "held-past-lease",
+        who_name(s.who) + " was inside " + s.resource + " from t=" + format_time_ms(s.from) +
+            " to t=" + format_time_ms(s.to) + " but its lock was gone from t=" +
+            format_time_ms(*gap) + ": " + why,
+        std::move(events)));
+  }
+  return out;
+}
+
+}  // namespace redsim::world
