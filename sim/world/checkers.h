@@ -93,11 +93,13 @@ std::vector<Violation> check_fencing(const History& history);
 // owner's mark and none of its own: it deleted or overwrote that mark (DEL,
 // SET, GETSET, a script's writes) or changed the key's expiry (PEXPIRE,
 // EXPIRE, PERSIST, SET ... KEEPTTL aside) without adding a mark of its own
-// (acquiring a shared lock, as a second reader does, is not foreign). A
-// command whose arguments contain the other owner's mark acts for that owner
-// (a compare-and-delete with the token, Redisson's renewal with the owner
-// field) and is not foreign. One violation per command; its events: the
-// mark's creation, the command, the key's new state.
+// (acquiring a shared lock, as a second reader does, is not foreign). Owners
+// are processes: a process's watchdog task renewing its own lock is not
+// foreign; a command that names the other owner's token is (two processes
+// sharing a constant token is the bug, not an excuse). A lock that only
+// compares and deletes its own token never writes a foreign key: the
+// command leaves another's key unchanged. One violation per command; its
+// events: the mark's creation, the command, the key's new state.
 std::vector<Violation> check_foreign_writes(const History& history);
 
 struct GhostLockOptions {

@@ -192,14 +192,9 @@ KeyLog read_key_log(const History& h) {
         }
       }
       if (!others.empty() && !writer_had) {
-        bool names_other = false;
         std::optional<size_t> victim;
         for (size_t m : others) {
-          if (names_mark(command->argv, out.marks[m].text)) {
-            names_other = true;
-          } else if (!in_next(out.marks[m].text) && !victim) {
-            victim = m;
-          }
+          if (!in_next(out.marks[m].text) && !victim) victim = m;
         }
         bool adds_own = false;
         for (const std::string& text : next.texts) {
@@ -208,10 +203,10 @@ KeyLog read_key_log(const History& h) {
         const bool expiry_changed = next.present && next.deadline_us != k.deadline_us;
         std::string what;
         size_t about = others.front();
-        if (victim && !names_mark(command->argv, out.marks[*victim].text)) {
+        if (victim) {
           about = *victim;
           what = next.present ? "overwrote" : "deleted";
-        } else if (!names_other && expiry_changed && !adds_own) {
+        } else if (expiry_changed && !adds_own) {
           what = next.deadline_us < 0 ? "made persistent" : "changed the expiry of";
         }
         if (!what.empty()) {
