@@ -22,7 +22,7 @@ inline bool ends_process(EventKind kind) {
 // A violation whose timeline shows `events` (sorted, deduplicated) with their
 // neighbours.
 inline Violation make_violation(const History& h, std::string checker, std::string description,
-                         std::vector<size_t> events) {
+                                std::vector<size_t> events) {
   std::sort(events.begin(), events.end());
   events.erase(std::unique(events.begin(), events.end()), events.end());
   Violation v;
@@ -61,6 +61,5 @@ inline std::map<ProcessId, std::vector<Span>> paused_spans(const History& h) {
   }
   return out;
 }
-
 
 }  // namespace redsim::world::detail

@@ -1,11 +1,11 @@
 #include "sim/world/checkers.h"
 
-#include "sim/world/checker_util.h"
-
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
+
+#include "sim/world/checker_util.h"
 
 namespace redsim::world {
 

@@ -201,10 +201,10 @@ void draw_faults_from(Prng& rng, ExplorePlan& plan, const FaultSet& f, FaultMode
     fp.server_down_max_us = budget ? std::max<int64_t>(kMs, lease_us / 5) : lease_us;
     const int64_t p = draw(rng, 0, 2);
     // Budgeted: every acknowledged write survives (appendfsync always).
-    plan.persistence = budget      ? Persistence::kAofAlways
-                       : p == 0   ? Persistence::kNone
-                       : p == 1   ? Persistence::kAofEverysec
-                                  : Persistence::kAofAlways;
+    plan.persistence = budget   ? Persistence::kAofAlways
+                       : p == 0 ? Persistence::kNone
+                       : p == 1 ? Persistence::kAofEverysec
+                                : Persistence::kAofAlways;
   }
   if (f.failover && !budget) {
     // Asynchronous replication loses acknowledged writes at any lag: no
@@ -238,9 +238,11 @@ void draw_faults_from(Prng& rng, ExplorePlan& plan, const FaultSet& f, FaultMode
 // The explicit faults of a plan, drawn from their own stream.
 void apply_fault_set(ExplorePlan& plan, const FaultSet& f) {
   if (plan.kind == LockKind::kRedlock) plan.servers = 5;
-  plan.checks = plan.kind == LockKind::kFenced
-                    ? kCheckFencing
-                    : kCheckMutualExclusion | kCheckHoldCounts | kCheckFencing;
+  // Unbounded faults overlap any lease-based lock's holders: judged are the
+  // foreign writes, and the token order for the fenced kind.
+  plan.checks = plan.kind == LockKind::kFenced ? kCheckFencing | kCheckForeignWrites
+                                               : kCheckMutualExclusion | kCheckHoldCounts |
+                                                     kCheckFencing | kCheckForeignWrites;
   Prng rng = Prng(plan.seed).fork("explore-faults");
   draw_faults_from(rng, plan, f, FaultMode::kUnbounded, plan.lease_ms * kMs);
 }
@@ -346,6 +348,8 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
     auto fencing = check_fencing(out.history);
     out.violations.insert(out.violations.end(), fencing.begin(), fencing.end());
   }
+  if (plan.checks & kCheckForeignWrites) add(check_foreign_writes(out.history));
+  if (plan.checks & kCheckHeldPastLease) add(check_held_past_lease(out.history));
   return out;
 }
 

@@ -119,9 +119,11 @@ enum class FaultMode : uint8_t {
 enum ExploreCheck : uint32_t {
   kCheckMutualExclusion = 1,
   kCheckLiveness = 2,
-  kCheckHoldCounts = 4,  // reentrant kinds
-  kCheckFencing = 8,     // the fenced kind
-  kCheckAll = 15,
+  kCheckHoldCounts = 4,      // reentrant kinds
+  kCheckFencing = 8,         // the fenced kind
+  kCheckForeignWrites = 16,  // check_foreign_writes
+  kCheckHeldPastLease = 32,  // check_held_past_lease
+  kCheckAll = 63,
 };
 
 struct ExplorePlan {

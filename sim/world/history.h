@@ -72,9 +72,9 @@ enum class EventKind : uint8_t {
   kFailover,          // text: "s0r0 promoted"; value: writes of the old primary not replicated
   kClockJump,         // a process (process != 0) or node (text) clock jumped; value: delta in us
   kClockDrift,        // a clock's rate changed; value: drift in ppm
-  kFencedWrite,    // a FencedResource judged a write: resource; value: the token;
-                   // text: "accepted" or "rejected"
-  kUnlockEnd,      // resource; value: an UnlockOutcome; text: what the lock said, if anything
+  kFencedWrite,       // a FencedResource judged a write: resource; value: the token;
+                      // text: "accepted" or "rejected"
+  kUnlockEnd,         // resource; value: an UnlockOutcome; text: what the lock said, if anything
 };
 
 std::string_view to_string(EventKind kind);

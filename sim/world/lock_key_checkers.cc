@@ -115,9 +115,9 @@ KeyLog read_key_log(const History& h) {
       } else {
         // Expired while the server was down, or lost with its data.
         const int64_t deadline = it->second.deadline_us;
-        const int64_t end =
-            deadline >= 0 && deadline < t ? std::max(deadline, it->second.crashed_at_us)
-                                          : it->second.crashed_at_us;
+        const int64_t end = deadline >= 0 && deadline < t
+                                ? std::max(deadline, it->second.crashed_at_us)
+                                : it->second.crashed_at_us;
         end_mark(m, end, std::nullopt);
       }
     }
@@ -215,8 +215,8 @@ KeyLog read_key_log(const History& h) {
               h, "foreign-write",
               "t=" + format_time_ms(e.t_us) + " " + who_name(writer) + " " + what + " " +
                   e.resource + (h.server_count() > 1 ? " on s" + std::to_string(e.server) : "") +
-                  ", which held " + who_name(v.owner) + "'s lock (" +
-                  format_argv({v.text}, 24) + ", set at t=" + format_time_ms(v.from_us) +
+                  ", which held " + who_name(v.owner) + "'s lock (" + format_argv({v.text}, 24) +
+                  ", set at t=" + format_time_ms(v.from_us) +
                   "): " + format_argv(command->argv, 24),
               {v.created, static_cast<size_t>(command - &h[0]), i}));
         }
@@ -391,10 +391,10 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
       out.push_back(make_violation(
           h, "ghost-lock",
           m.key + (h.server_count() > 1 ? " on s" + std::to_string(m.server) : "") + " held " +
-              who_name(m.owner) + "'s mark " + format_argv({m.text}, 24) + " from t=" +
-              format_time_ms(ghost->first) + " to t=" + format_time_ms(ghost->second) +
-              " (longer than " + format_time_ms(options.bound_us) + ") while " +
-              who_name(m.owner) + " was alive, not paused, and its " +
+              who_name(m.owner) + "'s mark " + format_argv({m.text}, 24) +
+              " from t=" + format_time_ms(ghost->first) + " to t=" + format_time_ms(ghost->second) +
+              " (longer than " + format_time_ms(options.bound_us) + ") while " + who_name(m.owner) +
+              " was alive, not paused, and its " +
               (h[c.began].kind == EventKind::kAcquireEnd ? "acquire had given up"
                                                          : "unlock had said released") +
               ": nobody could take the lock",
@@ -518,12 +518,12 @@ std::vector<Violation> check_held_past_lease(const History& h) {
       }
       break;
     }
-    out.push_back(make_violation(
-        h, "held-past-lease",
-        who_name(s.who) + " was inside " + s.resource + " from t=" + format_time_ms(s.from) +
-            " to t=" + format_time_ms(s.to) + " but its lock was gone from t=" +
-            format_time_ms(*gap) + ": " + why,
-        std::move(events)));
+    out.push_back(
+        make_violation(h, "held-past-lease",
+                       who_name(s.who) + " was inside " + s.resource +
+                           " from t=" + format_time_ms(s.from) + " to t=" + format_time_ms(s.to) +
+                           " but its lock was gone from t=" + format_time_ms(*gap) + ": " + why,
+                       std::move(events)));
   }
   return out;
 }

@@ -26,11 +26,11 @@
 #include "sim/keyspace.h"
 #include "sim/server.h"
 #include "sim/world/drift_clock.h"
+#include "sim/world/fenced_resource.h"
 #include "sim/world/fiber.h"
 #include "sim/world/history.h"
 #include "sim/world/prng.h"
 #include "sim/world/scheduler.h"
-#include "sim/world/fenced_resource.h"
 #include "sim/world/world.h"
 
 namespace redsim::world::detail {
@@ -117,14 +117,14 @@ struct Process {
   std::vector<Link*> links;                  // every link of this process
   std::map<lock::SubscriptionId, Subscription> subscriptions;
   lock::SubscriptionId next_subscription = 1;
-  Prng random{0};            // random_u64()
-  Prng fault_rng{0};         // random pause / crash decisions
-  Prng seed_rng{0};          // root of this process's sub-seeds (links)
-  Prng loss_rng{0};          // loss decisions
-  Prng lost_reply_rng{0};    // lost-reply decisions
-  Prng partition_rng{0};     // random partitions
-  Prng clock_rng{0};         // drift and random jumps
-  Prng restart_rng{0};       // random restarts after a crash
+  Prng random{0};          // random_u64()
+  Prng fault_rng{0};       // random pause / crash decisions
+  Prng seed_rng{0};        // root of this process's sub-seeds (links)
+  Prng loss_rng{0};        // loss decisions
+  Prng lost_reply_rng{0};  // lost-reply decisions
+  Prng partition_rng{0};   // random partitions
+  Prng clock_rng{0};       // drift and random jumps
+  Prng restart_rng{0};     // random restarts after a crash
   // Random stalls so far as (start, end) in true us, for FaultPlan's stall budget.
   std::vector<std::pair<int64_t, int64_t>> stalls;
   DriftClock clock;          // what now() reads; sleeps and timeouts run on it

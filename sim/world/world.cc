@@ -360,9 +360,8 @@ void Runtime::fault_point(Process& p, Task& t) {
   }
   if (p.partition_rng.chance(plan.partition_ppm)) {
     const size_t server = static_cast<size_t>(p.partition_rng.below(server_count()));
-    const int64_t length =
-        std::min(p.partition_rng.uniform(plan.partition_min_us, plan.partition_max_us),
-                 stall_allowance(p));
+    const int64_t length = std::min(
+        p.partition_rng.uniform(plan.partition_min_us, plan.partition_max_us), stall_allowance(p));
     if (length > 0 && length >= plan.partition_min_us) {
       note_stall(p, length);
       start_partition(p, server, now() + length);

@@ -337,7 +337,8 @@ class ProcessEnv final : public ClientEnv {
   void record_unlock_end(std::string_view resource, UnlockOutcome outcome,
                          std::string_view detail = {});
   // Kleppmann's storage service named `name` (fenced_resource.h), one per
-  // name in the world, shared by every process; made on first use.
+  // name in the world, shared by every process; made on first use (include
+  // sim/world/fenced_resource.h to call it).
   FencedResource& fenced_resource(std::string_view name);
 
   const std::string& process_name() const;

@@ -31,10 +31,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <ostream>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -238,6 +238,24 @@ void visit_plan_fields(Plan& p, Visit&& visit) {
   visit_fault_fields(p.faults, visit);
 }
 
+// plan.fault_set as bits in kFaultNames order, with bit 9 for "present".
+inline int64_t fault_set_bits(const std::optional<world::FaultSet>& f) {
+  if (!f) return 0;
+  const bool on[] = {f->pause, f->latency, f->loss,     f->lost_reply, f->partition,
+                     f->crash, f->restart, f->failover, f->clock};
+  int64_t bits = 1 << 9;
+  for (int i = 0; i < 9; ++i) bits |= on[i] ? int64_t{1} << i : 0;
+  return bits;
+}
+inline std::optional<world::FaultSet> fault_set_of(int64_t bits) {
+  if ((bits & (1 << 9)) == 0) return std::nullopt;
+  world::FaultSet f;
+  bool* on[] = {&f.pause, &f.latency, &f.loss,     &f.lost_reply, &f.partition,
+                &f.crash, &f.restart, &f.failover, &f.clock};
+  for (int i = 0; i < 9; ++i) *on[i] = (bits >> i) & 1;
+  return f;
+}
+
 }  // namespace detail
 
 // A compact one-line form of a plan (every field run_plan reads), for the
@@ -252,6 +270,7 @@ inline std::string encode_plan(const world::ExplorePlan& plan) {
     out += std::to_string(static_cast<int64_t>(field));
     sep = ',';
   });
+  out += "," + std::to_string(detail::fault_set_bits(plan.fault_set));
   for (const world::ClientPlan& c : plan.clients) {
     out += "/" + std::to_string(c.stream) + "." + std::to_string(c.tasks);
     for (const world::Attempt& a : c.attempts) {
@@ -295,7 +314,8 @@ inline std::optional<world::ExplorePlan> parse_plan(std::string_view text) {
     }
     field = static_cast<std::remove_reference_t<decltype(field)>>((*fields)[i++]);
   });
-  if (!ok || i != fields->size()) return std::nullopt;
+  if (!ok || i + 1 != fields->size()) return std::nullopt;
+  plan.fault_set = detail::fault_set_of((*fields)[i]);
   for (size_t c = 2; c < parts.size(); ++c) {
     const auto v = numbers(parts[c], '.');
     if (!v || v->size() < 2 || (v->size() - 2) % 3 != 0) return std::nullopt;
@@ -321,8 +341,7 @@ inline std::optional<world::ExplorePlan> parse_plan(std::string_view text) {
 // stay below lease/10. When the environment variable REDSIM_PLAN holds an
 // encoded plan (a failure's replay line prints it), that plan is drawn
 // instead, every time.
-inline rc::Gen<LockSchedule> gen_plan(std::chrono::milliseconds lease,
-                                      const PlanOptions& options) {
+inline rc::Gen<LockSchedule> gen_plan(std::chrono::milliseconds lease, const PlanOptions& options) {
   if (const char* replay = std::getenv("REDSIM_PLAN"); replay != nullptr && *replay != '\0') {
     const std::optional<world::ExplorePlan> plan = parse_plan(replay);
     if (!plan) throw std::invalid_argument("REDSIM_PLAN is not a plan: " + std::string(replay));
@@ -449,15 +468,16 @@ namespace redsim::world {
 inline void showValue(const ExplorePlan& plan, std::ostream& os) { os << describe_plan(plan); }
 // Every field of a FaultPlan that is not zero, "name value" with its unit.
 inline void showValue(const FaultPlan& f, std::ostream& os) {
-  const char* names[] = {"latency_distribution", "latency_min_us", "latency_max_us",
-                         "latency_tail_ppm", "latency_tail_max_us", "loss_ppm",
-                         "loss_executed_ppm", "lost_reply_ppm", "delay_ppm", "delay_min_us",
-                         "delay_max_us", "partition_ppm", "partition_min_us",
-                         "partition_max_us", "pause_ppm", "pause_min_us", "pause_max_us",
-                         "crash_ppm", "restart_ppm", "restart_min_us", "restart_max_us",
-                         "clock_drift_ppm_max", "clock_jump_ppm", "server_clock_jump_ppm",
-                         "clock_jump_max_us", "server_crash_ppm", "server_down_min_us",
-                         "server_down_max_us", "failover_ppm", "stall_budget_us",
+  const char* names[] = {"latency_distribution",  "latency_min_us",      "latency_max_us",
+                         "latency_tail_ppm",      "latency_tail_max_us", "loss_ppm",
+                         "loss_executed_ppm",     "lost_reply_ppm",      "delay_ppm",
+                         "delay_min_us",          "delay_max_us",        "partition_ppm",
+                         "partition_min_us",      "partition_max_us",    "pause_ppm",
+                         "pause_min_us",          "pause_max_us",        "crash_ppm",
+                         "restart_ppm",           "restart_min_us",      "restart_max_us",
+                         "clock_drift_ppm_max",   "clock_jump_ppm",      "server_clock_jump_ppm",
+                         "clock_jump_max_us",     "server_crash_ppm",    "server_down_min_us",
+                         "server_down_max_us",    "failover_ppm",        "stall_budget_us",
                          "stall_budget_window_us"};
   size_t i = 0;
   bool any = false;

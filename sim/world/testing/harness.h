@@ -71,8 +71,8 @@
 #include "lock/env.h"
 #include "lock/errors.h"
 #include "sim/world/checkers.h"
-#include "sim/world/fenced_resource.h"
 #include "sim/world/explore.h"
+#include "sim/world/fenced_resource.h"
 #include "sim/world/forwarding_env.h"
 #include "sim/world/history.h"
 #include "sim/world/world.h"
@@ -111,9 +111,7 @@ class Section {
   // storage service, shared by every client): true when accepted (its token
   // is not below the highest accepted so far). Recorded for check_fencing; a
   // section that writes here is judged by the token order, not by its lease.
-  bool write_fenced(int64_t token) const {
-    return env_.fenced_resource(key_).write(env_, token);
-  }
+  bool write_fenced(int64_t token) const { return env_.fenced_resource(key_).write(env_, token); }
 
  private:
   world::ProcessEnv& env_;
@@ -177,7 +175,7 @@ class Holder final : public LockUnderTest {
         return world::UnlockOutcome::kReleased;
       } else {
         return static_cast<bool>(deref(lock_).unlock()) ? world::UnlockOutcome::kReleased
-                                                         : world::UnlockOutcome::kNotReleased;
+                                                        : world::UnlockOutcome::kNotReleased;
       }
     } catch (const lock::ConnectionError& e) {
       detail = e.what();
@@ -417,8 +415,8 @@ inline std::vector<world::Violation> check_all(const world::History& h, int64_t 
 
 // How a report shows each violation's excerpt of the history.
 struct ExcerptOptions {
-  size_t context_events = 8;   // events shown around each event of the violation
-  size_t max_text_chars = 48;  // longer arguments and replies are cut with "..."
+  size_t context_events = 8;    // events shown around each event of the violation
+  size_t max_text_chars = 48;   // longer arguments and replies are cut with "..."
   bool whole_timeline = false;  // the whole history instead of excerpts
   bool key_states = false;      // every kKeyState line, not only the violation's own
 };
@@ -606,7 +604,8 @@ struct ExpireThenDeleteOptions {
 // mutual-exclusion violation (and A's DEL a foreign write). A
 // compare-and-delete script (one command) is all done before the pause and
 // cannot be split. Checks: check_all's defaults with liveness within 2 L;
-// the findings say what A's unlock did and when it was paused. The seed changes ids, tokens and jitter only.
+// the findings say what A's unlock did and when it was paused. The seed changes ids, tokens and
+// jitter only.
 inline RunResult run_expire_then_delete(const LockFactory& make,
                                         const ExpireThenDeleteOptions& o = {}) {
   const int64_t lease_us = std::chrono::duration_cast<Micros>(o.lease).count();

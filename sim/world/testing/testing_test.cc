@@ -7,7 +7,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "lock/lock.h"
@@ -30,9 +33,15 @@ class UserLock {
   UserLock(const UserLock&) = delete;
   UserLock& operator=(const UserLock&) = delete;
 
+  virtual ~UserLock() = default;
+  // A fresh token for each acquisition.
+  virtual std::string new_token() {
+    return env_.client_id() + ":" + std::to_string(env_.task_id()) + ":" +
+           std::to_string(env_.random_u64());
+  }
+
   bool try_lock_for(std::chrono::microseconds wait) {
-    token_ = env_.client_id() + ":" + std::to_string(env_.task_id()) + ":" +
-             std::to_string(env_.random_u64());
+    token_ = new_token();
     const auto deadline = env_.now() + wait;
     for (;;) {
       const auto reply =
@@ -263,19 +272,25 @@ TEST(Generators, RunPlanIsDeterministic) {
   EXPECT_NE(run_plan(plan, compare_and_delete()).history.hash(), a.history.hash());
 }
 
-// A property over a user's GET-then-DEL lock fails, and RapidCheck shrinks
-// it to an expire-then-delete. Fixed RapidCheck seed: deterministic.
+// A property over a user's GET-then-DEL lock fails under the unbounded
+// profile (a pause inside its unlock outlives the lease), and RapidCheck
+// shrinks it to an expire-then-delete: the holder's DEL removes the next
+// holder's lock (a foreign write). Fixed RapidCheck seed: deterministic.
 TEST(Generators, FindAndShrinkAUsersGetThenDelRace) {
   std::optional<world::ExplorePlan> last_failing;
+  std::string last_report;
   rc::detail::TestParams params;
   params.seed = 7;
   params.maxSuccess = 3000;
+  PlanOptions options;
+  options.profile = FaultProfile::kUnbounded;
   const rc::detail::TestResult result = rc::detail::checkTestable(
-      [&last_failing] {
-        const LockSchedule plan = *gen_plan(100ms);
+      [&] {
+        const LockSchedule plan = *gen_plan(100ms, options);
         const RunResult r = run_plan(plan, get_then_del());
-        if (!r.has("mutual-exclusion")) return;
+        if (!r.has("foreign-write")) return;
         last_failing = plan;  // shrinking ends on the smallest failing plan
+        last_report = report(r, "");
         rc_assert_safe(plan, r);
       },
       rc::detail::TestMetadata{}, params);
@@ -283,18 +298,225 @@ TEST(Generators, FindAndShrinkAUsersGetThenDelRace) {
   ASSERT_TRUE(result.match(failure)) << "no race in " << params.maxSuccess << " plans";
   std::cout << "found after " << failure.numSuccess << " passing plans\n";
   ASSERT_TRUE(last_failing.has_value());
-  EXPECT_TRUE(
-      contains(failure.description, "seed " + std::to_string(last_failing->seed) + ": 1 violation"))
+  EXPECT_TRUE(contains(failure.description, "seed " + std::to_string(last_failing->seed) + ": "))
       << failure.description;
-  EXPECT_TRUE(contains(failure.description, "RC_PARAMS=")) << failure.description;
+  EXPECT_TRUE(
+      contains(failure.description, "replay: REDSIM_PLAN='" + encode_plan(*last_failing) + "' /"))
+      << failure.description;
+  EXPECT_TRUE(
+      contains(failure.description, "--gtest_filter=Generators.FindAndShrinkAUsersGetThenDelRace"))
+      << failure.description;
   LockSchedule shown;
   static_cast<world::ExplorePlan&>(shown) = *last_failing;
   EXPECT_EQ(rc::toString(shown), describe_schedule(*last_failing));
   EXPECT_FALSE(contains(rc::toString(shown), "lock simple")) << "a user's lock has no kind";
   const RunResult r = run_plan(*last_failing, get_then_del());
-  EXPECT_TRUE(r.has("mutual-exclusion"));
+  EXPECT_TRUE(r.has("foreign-write"));
   EXPECT_GE(world::find_expire_then_delete(r.history, kDefaultKey), 0) << report(r, "");
+  EXPECT_TRUE(contains(last_report, ">> t=") && contains(last_report, "DEL lock:test"))
+      << "the excerpt shows the DEL that removed the other lock\n"
+      << last_report;
   EXPECT_LE(last_failing->clients.size(), 3u) << describe_schedule(*last_failing);
+  // The replay line's plan is the same plan, and REDSIM_PLAN makes gen_plan draw it.
+  const auto parsed = parse_plan(encode_plan(*last_failing));
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(encode_plan(*parsed), encode_plan(*last_failing));
+  ::setenv("REDSIM_PLAN", encode_plan(*last_failing).c_str(), 1);
+  const LockSchedule replayed = gen_plan(100ms)(rc::Random(1), 0).value();
+  ::unsetenv("REDSIM_PLAN");
+  EXPECT_EQ(run_plan(replayed, get_then_del()).history.hash(), r.history.hash());
+}
+
+// Under the budgeted profile every live holder stays inside its lease, so
+// the same GET-then-DEL lock is never caught: its race needs a holder that
+// outlives its lease. The profile draws every fault of the CLI.
+RC_GTEST_PROP(Generators, TheBudgetedProfileNeverFlagsACorrectLock, ()) {
+  const LockSchedule plan = *gen_plan(100ms);
+  rc_assert_safe(plan, run_plan(plan, compare_and_delete()));
+}
+
+TEST(Generators, PlansEncodeAndParseBack) {
+  PlanOptions options;
+  options.max_tasks = 3;
+  options.servers = 3;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    const LockSchedule plan = gen_plan(100ms, options)(rc::Random(seed), 50).value();
+    const auto parsed = parse_plan(encode_plan(plan));
+    ASSERT_TRUE(parsed.has_value()) << encode_plan(plan);
+    EXPECT_EQ(encode_plan(*parsed), encode_plan(plan));
+    EXPECT_EQ(world::describe_plan(*parsed), world::describe_plan(plan));
+  }
+  EXPECT_FALSE(parse_plan("p1/1,2"));
+  EXPECT_FALSE(parse_plan("nonsense"));
+}
+
+RC_GTEST_PROP(Generators, BudgetedStallsStayWithinTheirBudgetPerLease, ()) {
+  PlanOptions options;
+  const LockSchedule plan = *gen_plan(100ms, options);
+  const RunResult r = run_plan(plan, compare_and_delete());
+  // Pauses and partitions of one process within any 100 ms window add up to
+  // at most 20 ms (the stall budget; lost replies and delays count too).
+  std::map<world::ProcessId, std::vector<std::pair<int64_t, int64_t>>> stalls;
+  for (const auto& e : r.history.events()) {
+    if (e.kind == world::EventKind::kProcessPause && e.text == "random") {
+      stalls[e.process].emplace_back(e.t_us, e.t_us + e.value);
+    }
+  }
+  for (const auto& [pid, list] : stalls) {
+    for (const auto& [from, to] : list) {
+      int64_t used = 0;
+      for (const auto& [a, b] : list) {
+        used += std::max<int64_t>(0, std::min(b, from + 100000) - std::max(a, from));
+      }
+      RC_ASSERT(used <= 20000);
+    }
+  }
+}
+
+TEST(Generators, ProfilesDrawTheCliFaults) {
+  const auto draw = [](FaultProfile p, uint64_t seed) {
+    return gen_faults(100ms, p)(rc::Random(seed), 100).value();
+  };
+  bool budget_seen = false, lost_reply_seen = false, jump_seen = false, failover_seen = false;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const FaultDraw b = draw(FaultProfile::kBudgeted, seed);
+    EXPECT_EQ(b.plan.faults.clock_jump_ppm, 0u) << "no clock jumps in the budget";
+    EXPECT_EQ(b.plan.faults.failover_ppm, 0u);
+    EXPECT_LE(b.plan.faults.pause_max_us, 20000);
+    EXPECT_LE(b.plan.faults.latency_max_us, 5000);
+    if (b.plan.faults.server_crash_ppm) {
+      EXPECT_EQ(b.plan.persistence, world::Persistence::kAofAlways);
+    }
+    budget_seen = budget_seen || b.plan.faults.stall_budget_us == 20000;
+    lost_reply_seen = lost_reply_seen || b.plan.faults.lost_reply_ppm > 0;
+    const FaultDraw u = draw(FaultProfile::kUnbounded, seed);
+    jump_seen = jump_seen || u.plan.faults.clock_jump_ppm > 0;
+    failover_seen = failover_seen || u.plan.faults.failover_ppm > 0;
+    EXPECT_EQ(u.plan.faults.stall_budget_us, 0);
+  }
+  EXPECT_TRUE(budget_seen && lost_reply_seen && jump_seen && failover_seen);
+  std::ostringstream shown;
+  world::FaultPlan f;
+  f.pause_ppm = 5;
+  world::showValue(f, shown);
+  EXPECT_EQ(shown.str(), "FaultPlan{loss_executed_ppm 500000, pause_ppm 5}");
+}
+
+// --- the workload API ---
+
+// A fenced user lock: the token is an INCR of a counter taken with the lock.
+class FencedUserLock : public CompareAndDeleteLock {
+ public:
+  using CompareAndDeleteLock::CompareAndDeleteLock;
+  bool try_lock_for(std::chrono::microseconds wait) {
+    if (!CompareAndDeleteLock::try_lock_for(wait)) return false;
+    fence_ = env_.connection().call({"INCR", key_ + ":fence"}).integer();
+    return true;
+  }
+  int64_t fence() const { return fence_; }
+
+ private:
+  int64_t fence_ = 0;
+};
+
+TEST_F(LockWorldTestTest, TheSectionRunsTheUsersCodeWithTheLock) {
+  int sections = 0;
+  auto make = lock_factory(
+      [](lock::Env& env, const std::string& key) { return FencedUserLock(env, key, 100ms); },
+      [&sections](Section& s, FencedUserLock& lock) {
+        ++sections;
+        s.do_work();
+        EXPECT_TRUE(s.write_fenced(lock.fence()));
+        s.env().record("wrote " + std::to_string(lock.fence()));
+      });
+  spawn_clients(3, make, {.attempts = 2, .work = 5ms});
+  run();
+  EXPECT_TRUE(no_violations(300ms));
+  EXPECT_EQ(sections, 6);
+  int writes = 0;
+  for (const auto& e : world().history().events()) {
+    writes += e.kind == world::EventKind::kFencedWrite && e.text == "accepted";
+  }
+  EXPECT_EQ(writes, 6);
+}
+
+TEST_F(LockWorldTestTest, TasksOfOneClientEachRunTheAttempts) {
+  spawn_client("c", compare_and_delete(), {.attempts = 2, .work = 5ms, .tasks = 3});
+  run();
+  EXPECT_TRUE(no_violations(300ms));
+  std::set<world::TaskId> tasks;
+  for (const auto& e : world().history().events()) {
+    if (e.kind == world::EventKind::kEnterCritical) tasks.insert(e.task);
+  }
+  EXPECT_EQ(tasks.size(), 3u);
+  EXPECT_EQ(entries(), 6);
+}
+
+TEST_F(LockWorldTestTest, TasksCanShareOneLockObject) {
+  int made = 0;
+  auto make = lock_factory([&made](lock::Env& env, const std::string& key) {
+    ++made;
+    return CompareAndDeleteLock(env, key, 100ms);
+  });
+  spawn_client("shared", make, {.attempts = 1, .work = 5ms, .tasks = 3, .shared_lock = true});
+  spawn_client("own", make, {.attempts = 1, .work = 5ms, .tasks = 3});
+  run();
+  EXPECT_EQ(made, 4) << "one object for the sharing client, one per task for the other";
+}
+
+TEST_F(LockWorldTestTest, WorldOptionsAfterTheWorldIsBuiltIsAnError) {
+  world_options().seed = 5;
+  world();
+  EXPECT_THROW(world_options(), std::logic_error);
+  EXPECT_EQ(seed(), 5u);
+}
+
+TEST_F(LockWorldTestTest, ReportsShowEveryEventOfAViolationAndCanShowTheWholeRun) {
+  spawn_clients(2, lock_factory([](lock::Env&, const std::string&) { return NoLock{}; }),
+                {.work = 10ms});
+  run();
+  excerpt_options().context_events = 0;
+  const std::string small = report(result(), "");
+  excerpt_options().whole_timeline = true;
+  const std::string whole = report(result(), "");
+  EXPECT_LT(small.size(), whole.size());
+  EXPECT_TRUE(contains(small, ">> ")) << small;
+  EXPECT_TRUE(contains(whole, "start client1")) << whole;
+}
+
+TEST(Harness, ProcessesNeverShareARandomStream) {
+  world::World w;
+  std::vector<uint64_t> draws;
+  std::set<std::string> ids;
+  for (int i = 0; i < 4; ++i) {
+    w.spawn_process(
+        "p",
+        [&](world::ProcessEnv& env) {
+          draws.push_back(env.random_u64());
+          ids.insert(env.client_id());
+        },
+        0ms, /*stream=*/1);
+  }
+  w.run();
+  ASSERT_EQ(draws.size(), 4u);
+  EXPECT_EQ(std::set<uint64_t>(draws.begin(), draws.end()).size(), 4u);
+  EXPECT_EQ(ids.size(), 4u);
+}
+
+// A correct lock with random-only tokens (no client id in them): before
+// streams were made distinct, RapidCheck's first case gave every client
+// stream 1 and so the same token.
+class RandomTokenLock : public CompareAndDeleteLock {
+ public:
+  using CompareAndDeleteLock::CompareAndDeleteLock;
+  std::string new_token() override { return std::to_string(env_.random_u64()); }
+};
+
+RC_GTEST_PROP(UsersRandomTokenLock, IsNeverFlaggedFromTheFirstCase, ()) {
+  const LockSchedule plan = *gen_plan(100ms);
+  rc_assert_safe(plan, run_plan(plan, lock_factory([](lock::Env& env, const std::string& key) {
+                                  return RandomTokenLock(env, key, 100ms);
+                                })));
 }
 
 }  // namespace

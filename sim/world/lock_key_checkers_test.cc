@@ -1,0 +1,302 @@
+// The lock-key checkers on real world runs: the command log is recorded by
+// the world (kKeyState with owner marks and writers), judged by
+// check_foreign_writes, check_ghost_locks and check_held_past_lease.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "lock/errors.h"
+#include "sim/world/checkers.h"
+#include "sim/world/fenced_resource.h"
+#include "sim/world/world.h"
+
+namespace redsim::world {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr const char* kKey = "lock";
+const char* const kCompareAndDelete =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) "
+    "else return 0 end";
+
+std::string token_of(ProcessEnv& env) { return "tok-" + env.client_id(); }
+
+bool set_nx(ProcessEnv& env, int64_t lease_ms) {
+  return env.connection()
+      .call({"SET", kKey, token_of(env), "NX", "PX", std::to_string(lease_ms)})
+      .is_status();
+}
+
+// A holder: SET NX PX, inside for `work`, then `unlock`.
+template <class Unlock>
+void holder(ProcessEnv& env, int64_t lease_ms, milliseconds work, Unlock unlock) {
+  env.record_acquire_start(kKey, milliseconds(1000));
+  while (!set_nx(env, lease_ms)) env.sleep_for(milliseconds(2));
+  env.record_acquire_end(kKey, true);
+  env.enter_critical(kKey);
+  env.sleep_for(work);
+  env.leave_critical(kKey);
+  unlock();
+  env.record_unlock_end(kKey, UnlockOutcome::kReleased);
+}
+
+bool mentions(const std::vector<Violation>& v, const std::string& text) {
+  for (const auto& x : v) {
+    if (x.description.find(text) != std::string::npos ||
+        x.timeline.find(text) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+TEST(KeyLog, KeyStatesNameTheWriterAndTheOwnerMarks) {
+  World w;
+  w.spawn_process("a", [](ProcessEnv& env) {
+    env.record_acquire_start(kKey, milliseconds(10));
+    set_nx(env, 100);
+  });
+  w.run();
+  bool seen = false;
+  for (const HistoryEvent& e : w.history().events()) {
+    if (e.kind != EventKind::kKeyState || e.text != "lease") continue;
+    seen = true;
+    EXPECT_EQ(e.process, 1u);
+    EXPECT_EQ(e.task, 1u);
+    ASSERT_EQ(e.argv.size(), 1u);
+    EXPECT_EQ(e.argv[0], "tok-" + w.client_id(1));
+  }
+  EXPECT_TRUE(seen);
+}
+
+TEST(ForeignWrites, ABlindDelOfAnotherOwnersLockIsFlagged) {
+  World w;
+  // a holds for 50 ms with a 20 ms lease; b takes the lock once it expired;
+  // a's late plain DEL then removes b's lock.
+  w.spawn_process("a", [](ProcessEnv& env) {
+    holder(env, 20, milliseconds(50), [&env] { env.connection().call({"DEL", kKey}); });
+  });
+  w.spawn_process(
+      "b",
+      [](ProcessEnv& env) {
+        holder(env, 1000, milliseconds(100), [&env] {
+          env.connection().call({"EVAL", kCompareAndDelete, "1", kKey, token_of(env)});
+        });
+      },
+      milliseconds(5));
+  w.run();
+  const auto v = check_foreign_writes(w.history());
+  ASSERT_EQ(v.size(), 1u) << format_violations(v);
+  EXPECT_EQ(v[0].checker, "foreign-write");
+  EXPECT_TRUE(mentions(v, "c1/1 deleted lock, which held c2/1's lock")) << v[0].description;
+  EXPECT_TRUE(mentions(v, ">> t=")) << v[0].timeline;
+  EXPECT_TRUE(v[0].timeline.find("DEL lock") != std::string::npos) << v[0].timeline;
+  // a was inside past its lease too, and b lost its lock while inside.
+  const auto held = check_held_past_lease(w.history());
+  EXPECT_EQ(held.size(), 2u) << format_violations(held);
+}
+
+TEST(ForeignWrites, CompareAndDeleteAndOwnRenewalsAreNotForeign) {
+  World w;
+  for (int i = 0; i < 3; ++i) {
+    w.spawn_process("c" + std::to_string(i), [](ProcessEnv& env) {
+      env.record_acquire_start(kKey, milliseconds(1000));
+      while (!set_nx(env, 30)) env.sleep_for(milliseconds(1));
+      env.record_acquire_end(kKey, true);
+      env.enter_critical(kKey);
+      // A watchdog task of the same process renews the lock it holds.
+      bool done = false;
+      env.spawn("watchdog", [&env, &done] {
+        while (!done) {
+          env.connection().call({"PEXPIRE", kKey, "30"});
+          env.sleep_for(milliseconds(10));
+        }
+      });
+      env.sleep_for(milliseconds(45));
+      env.leave_critical(kKey);
+      done = true;
+      env.connection().call({"EVAL", kCompareAndDelete, "1", kKey, token_of(env)});
+      env.record_unlock_end(kKey, UnlockOutcome::kReleased);
+      env.sleep_for(milliseconds(20));  // the watchdog sees `done`
+    });
+  }
+  w.run();
+  EXPECT_TRUE(check_foreign_writes(w.history()).empty())
+      << format_violations(check_foreign_writes(w.history()));
+  EXPECT_TRUE(check_held_past_lease(w.history()).empty())
+      << format_violations(check_held_past_lease(w.history()));
+  EXPECT_TRUE(check_ghost_locks(w.history(), {}).empty());
+  EXPECT_TRUE(check_mutual_exclusion(w.history()).empty());
+}
+
+TEST(ForeignWrites, ExtendingAnotherOwnersLeaseIsFlagged) {
+  World w;
+  w.spawn_process("a", [](ProcessEnv& env) {
+    holder(env, 20, milliseconds(10), [&env] {
+      env.connection().call({"EVAL", kCompareAndDelete, "1", kKey, token_of(env)});
+    });
+    env.sleep_for(milliseconds(20));
+    // A late renewal that does not check whose lock it is (a naive watchdog).
+    env.connection().call({"PEXPIRE", kKey, "20"});
+  });
+  w.spawn_process(
+      "b",
+      [](ProcessEnv& env) {
+        holder(env, 1000, milliseconds(100), [&env] {
+          env.connection().call({"EVAL", kCompareAndDelete, "1", kKey, token_of(env)});
+        });
+      },
+      milliseconds(1));
+  w.run();
+  const auto v = check_foreign_writes(w.history());
+  ASSERT_EQ(v.size(), 1u) << format_violations(v);
+  EXPECT_TRUE(mentions(v, "changed the expiry of lock, which held c2/1's lock"))
+      << v[0].description;
+  // b is inside when a's renewal shortens its lease to 20 ms: it outlives it.
+  EXPECT_EQ(check_held_past_lease(w.history()).size(), 1u);
+}
+
+TEST(ForeignWrites, ASharedHashIsNotForeignWhenTheWriterAddsItsOwnField) {
+  World w;
+  // Two readers of a Redisson-style read lock: each adds its own field and
+  // renews the key; "mode" is written by the script, not an owner mark.
+  const char* acquire =
+      "redis.call('HSET', KEYS[1], 'mode', 'read') redis.call('HINCRBY', KEYS[1], ARGV[1], 1) "
+      "redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1";
+  const char* release =
+      "redis.call('HDEL', KEYS[1], ARGV[1]) if redis.call('HLEN', KEYS[1]) == 1 then "
+      "redis.call('DEL', KEYS[1]) end return 1";
+  for (int i = 0; i < 2; ++i) {
+    w.spawn_process(
+        "r" + std::to_string(i),
+        [acquire, release](ProcessEnv& env) {
+          env.record_acquire_start(kKey, milliseconds(10));
+          env.connection().call({"EVAL", acquire, "1", kKey, token_of(env), "1000"});
+          env.record_acquire_end(kKey, true);
+          env.enter_critical(kKey);
+          env.sleep_for(milliseconds(30));
+          env.leave_critical(kKey);
+          env.connection().call({"EVAL", release, "1", kKey, token_of(env)});
+          env.record_unlock_end(kKey, UnlockOutcome::kReleased);
+        },
+        milliseconds(i * 10));
+  }
+  w.run();
+  EXPECT_TRUE(check_foreign_writes(w.history()).empty())
+      << format_violations(check_foreign_writes(w.history()));
+  EXPECT_TRUE(check_held_past_lease(w.history()).empty())
+      << format_violations(check_held_past_lease(w.history()));
+  EXPECT_TRUE(check_ghost_locks(w.history(), {}).empty());
+}
+
+TEST(GhostLocks, ALostSetReplyTreatedAsNotAcquiredIsAGhost) {
+  WorldOptions o;
+  o.command_timeout_us = 5000;
+  World w(o);
+  const ProcessId a = w.spawn_process("a", [](ProcessEnv& env) {
+    env.record_acquire_start(kKey, milliseconds(10));
+    bool acquired = false;
+    try {
+      acquired = set_nx(env, 200);
+    } catch (const lock::TimeoutError&) {
+      acquired = false;  // the bug: "no reply" taken for "not acquired"
+    }
+    env.record_acquire_end(kKey, acquired);
+    env.sleep_for(milliseconds(300));
+  });
+  w.lose_messages(a, 0, milliseconds(0), milliseconds(1), Loss::kReplyWithTimeout);
+  w.run();
+  const auto v = check_ghost_locks(w.history(), {.bound_us = 10000});
+  ASSERT_EQ(v.size(), 1u) << format_violations(v);
+  EXPECT_EQ(v[0].checker, "ghost-lock");
+  EXPECT_TRUE(mentions(v, "its acquire had given up")) << v[0].description;
+  EXPECT_TRUE(v[0].timeline.find("SET lock") != std::string::npos) << v[0].timeline;
+}
+
+TEST(GhostLocks, AReportedErrorAPauseOrACrashExplainsTheKey) {
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    WorldOptions o;
+    o.command_timeout_us = 5000;
+    World w(o);
+    const ProcessId a = w.spawn_process("a", [variant](ProcessEnv& env) {
+      env.record_acquire_start(kKey, milliseconds(10));
+      try {
+        env.record_acquire_end(kKey, set_nx(env, 200));
+      } catch (const lock::TimeoutError& e) {
+        if (variant == 0) {
+          env.record_acquire_error(kKey, e.what());  // told: outcome unknown
+        } else {
+          env.record_acquire_end(kKey, false);
+        }
+      }
+      env.sleep_for(milliseconds(300));
+    });
+    w.lose_messages(a, 0, milliseconds(0), milliseconds(1), Loss::kReplyWithTimeout);
+    if (variant == 1) w.pause_process(a, milliseconds(6), milliseconds(250));
+    if (variant == 2) w.crash_process(a, milliseconds(6));
+    w.run();
+    EXPECT_TRUE(check_ghost_locks(w.history(), {.bound_us = 10000}).empty())
+        << format_violations(check_ghost_locks(w.history(), {.bound_us = 10000}));
+  }
+}
+
+TEST(HeldPastLease, AHolderInsideAfterItsLeaseIsFlaggedWithNobodyElseAround) {
+  World w;
+  const ProcessId a = w.spawn_process("a", [](ProcessEnv& env) {
+    holder(env, 50, milliseconds(10), [&env] {
+      env.connection().call({"EVAL", kCompareAndDelete, "1", kKey, token_of(env)});
+    });
+  });
+  w.pause_process(a, milliseconds(2), milliseconds(100));  // a GC pause inside
+  w.run();
+  EXPECT_TRUE(check_mutual_exclusion(w.history()).empty()) << "nobody else entered";
+  const auto v = check_held_past_lease(w.history());
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_TRUE(mentions(v, "expired (lease ended) at t=50")) << v[0].description;
+}
+
+TEST(HeldPastLease, AFencedSectionIsJudgedByItsTokenInstead) {
+  World w;
+  const ProcessId a = w.spawn_process("a", [](ProcessEnv& env) {
+    env.record_acquire_start(kKey, milliseconds(10));
+    set_nx(env, 50);
+    env.record_acquire_end(kKey, true);
+    env.enter_critical(kKey);
+    env.sleep_for(milliseconds(10));
+    env.fenced_resource("storage").write(env, 1);
+    env.leave_critical(kKey);
+  });
+  w.pause_process(a, milliseconds(2), milliseconds(100));
+  w.run();
+  EXPECT_TRUE(check_held_past_lease(w.history()).empty());
+}
+
+TEST(HeldPastLease, RedlockNeedsAMajorityOfServers) {
+  WorldOptions o;
+  o.servers = 3;
+  World w(o);
+  // Marks on servers 0 and 1 with a long lease, on 2 with a short one: the
+  // majority stays; then server 1's lease is cut too and it is lost.
+  w.spawn_process("a", [](ProcessEnv& env) {
+    env.record_acquire_start(kKey, milliseconds(10));
+    for (size_t s = 0; s < 3; ++s) {
+      env.connection(s).call({"SET", kKey, token_of(env), "PX", s == 2 ? "10" : "100"});
+    }
+    env.record_acquire_end(kKey, true);
+    env.enter_critical(kKey);
+    env.sleep_for(milliseconds(30));
+    env.connection(1).call({"PEXPIRE", kKey, "5"});
+    env.sleep_for(milliseconds(30));
+    env.leave_critical(kKey);
+  });
+  w.run();
+  const auto v = check_held_past_lease(w.history());
+  ASSERT_EQ(v.size(), 1u) << format_violations(v);
+  EXPECT_TRUE(mentions(v, "its lock was gone from t=35")) << v[0].description;
+}
+
+}  // namespace
+}  // namespace redsim::world
