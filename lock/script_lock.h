@@ -27,7 +27,9 @@
 // strings in which these placeholders are replaced per acquisition:
 //   {key}       the lock key given to the constructor
 //   {token}     16 lower-case hex digits from Env::random_u64, fresh for each
-//               acquisition (the "unique_value" of the SET NX PX articles)
+//               acquisition (the "unique_value" of the SET NX PX articles);
+//               unique as far as the Envs' random streams are independent
+//               (each simulated process has its own stream)
 //   {owner}     Env::client_id() + ":" + Env::task_id() of the acquiring task
 //               (Redisson's owner field)
 //   {lease_ms}  spec.lease in whole milliseconds

@@ -30,7 +30,10 @@ world::ExplorePlan script_lock_plan(const ScriptLockManifest& manifest, uint64_t
 
 // Runs `plan` with one ScriptLock per client process on world::kExploreKey,
 // through harness::run_plan: mutual exclusion, liveness within
-// world::liveness_bound_us(plan), exceptions escaping a client. A client's
+// world::liveness_bound_us(plan), exceptions escaping a client, as far as
+// plan.checks asks for them (under explicit faults, as for a built-in kind,
+// liveness is not judged: a lost reply's acquisition legitimately holds the
+// key for a lease with nobody inside). A client's
 // try_lock_for that fails with a transport error (ConnectionError: loss, a
 // lost reply past command_timeout_ms, a partition) counts as "not acquired"
 // and is traced; a script's error reply escapes and is reported
