@@ -179,7 +179,7 @@ TEST(ScriptLockManifest, MissingDirectoryOrFile) {
 }
 
 TEST(ScriptLockManifest, EveryExampleParses) {
-  for (const char* name : {"correct", "blind-release", "setnx-then-pexpire"}) {
+  for (const char* name : {"correct", "redisson-style", "blind-release", "setnx-then-pexpire"}) {
     EXPECT_NO_THROW(load_script_lock_manifest(kExamples / name)) << name;
     EXPECT_TRUE(fs::exists(kExamples / name / "README.md")) << name;
   }
@@ -251,6 +251,17 @@ TEST(CheckScriptLock, CorrectLockIsCleanWithAndWithoutFaults) {
     EXPECT_NE(out.str().find("no violation: script lock set-nx-px ("), std::string::npos)
         << out.str();
     EXPECT_NE(out.str().find("300 seeds (1..300)"), std::string::npos) << out.str();
+  }
+}
+
+// Pub/sub waiting and Redisson's nil/PTTL replies, clean the same way.
+TEST(CheckScriptLock, RedissonStyleLockIsCleanWithAndWithoutFaults) {
+  for (const char* faults : {"", "crash,loss,lost-reply,partition"}) {
+    CheckOptions options = script_options("redisson-style");
+    options.seeds = 300;
+    if (*faults != '\0') options.faults = world::parse_fault_set(faults);
+    std::ostringstream out;
+    EXPECT_EQ(check(options, out, out), 0) << faults << "\n" << out.str();
   }
 }
 
