@@ -18,6 +18,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -28,10 +29,13 @@ namespace redsim::lock {
 
 class Wakeup {
  public:
-  Wakeup(Env& env, std::string channel)
+  // With `only_message`, other payloads on the channel do not wake.
+  Wakeup(Env& env, std::string channel, std::optional<std::string> only_message = std::nullopt)
       : env_(env), channel_(std::move(channel)), woken_(env.make_event()) {
     subscription_ = env_.subscribe(
-        channel_, [woken = woken_](const std::string& /*message*/) { woken->signal(); });
+        channel_, [woken = woken_, only = std::move(only_message)](const std::string& message) {
+          if (!only || message == *only) woken->signal();
+        });
   }
   Wakeup(const Wakeup&) = delete;
   Wakeup& operator=(const Wakeup&) = delete;

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake g++ ninja-build pkg-config
           liblua5.4-dev lua-cjson lua-cjson-dev
           libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
-          libssl-dev libboost-context-dev libcli11-dev
+          libssl-dev libboost-context-dev libcli11-dev nlohmann-json3-dev
           libhiredis-dev redis-server redis-tools python3-redis)
 missing=()
 for p in "${packages[@]}"; do

@@ -4,8 +4,11 @@
 #include <ostream>
 
 #include "sim/world/explore.h"
+#include "sim/world/testing/harness.h"
 #include "sim/world/timeline_svg.h"
 #include "tools/cli/json.h"
+#include "tools/cli/script_lock_check.h"
+#include "tools/cli/script_lock_manifest.h"
 #include "tools/cli/svg_file.h"
 
 namespace redsim::cli {
@@ -24,11 +27,28 @@ std::string faults_text(const CheckOptions& options) {
   return options.faults ? world::fault_set_name(*options.faults) : "";
 }
 
+// `word` as one shell word: as is when it is plain, else in single quotes.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_./:,=+-") == std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// "--lock simple" or "--script-lock DIR".
+std::string lock_flag(const CheckOptions& options) {
+  if (!options.script_lock_dir.empty())
+    return "--script-lock " + shell_word(options.script_lock_dir);
+  return "--lock " + std::string(lock::lock_kind_name(options.kind));
+}
+
 }  // namespace
 
 std::string check_replay_command(const CheckOptions& options, uint64_t seed) {
-  std::string cmd = "build/redsim check --lock " + std::string(lock::lock_kind_name(options.kind)) +
-                    " --seed " + std::to_string(seed);
+  std::string cmd = "build/redsim check " + lock_flag(options) + " --seed " + std::to_string(seed);
   if (options.clients > 0) cmd += " --clients " + std::to_string(options.clients);
   if (options.faults) cmd += " --faults " + world::fault_set_name(*options.faults);
   return cmd;
@@ -42,50 +62,82 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
   const uint64_t first = options.seed.value_or(1);
   const uint64_t last = options.seed ? *options.seed : static_cast<uint64_t>(options.seeds);
   const uint64_t total = last - first + 1;
-  const std::string kind_name(lock::lock_kind_name(options.kind));
+
+  // What is explored: a built-in kind, or the script lock of a manifest.
+  std::optional<ScriptLockManifest> manifest;
+  if (!options.script_lock_dir.empty()) {
+    if (options.faults && options.faults->failover) {
+      err << "redsim: --faults failover is not available with --script-lock: the harness's "
+             "worlds have no replica to promote\n";
+      return 2;
+    }
+    try {
+      manifest = load_script_lock_manifest(options.script_lock_dir);
+    } catch (const ManifestError& e) {
+      err << "redsim: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  const std::string kind_name =
+      manifest ? manifest->spec->name : std::string(lock::lock_kind_name(options.kind));
+  // "lock simple", "script lock set-nx-px (examples/script-locks/correct)".
+  const std::string label = manifest
+                                ? "script lock " + kind_name + " (" + options.script_lock_dir + ")"
+                                : "lock " + kind_name;
+  auto make_plan = [&](uint64_t seed) {
+    return manifest ? script_lock_plan(*manifest, seed, options.clients, options.faults)
+                    : world::generate_plan(options.kind, seed, options.clients, options.faults);
+  };
+  auto run = [&](const world::ExplorePlan& p) {
+    return manifest ? run_script_lock_plan(*manifest, p) : world::run_plan(p);
+  };
+  auto describe = [&](const world::ExplorePlan& p) {
+    return manifest ? label + ", " + harness::describe_schedule(p) : world::describe_plan(p);
+  };
+
   uint64_t commands = 0;
   int64_t simulated_us = 0;
   auto summary_json = [&](uint64_t explored) {
-    out << "{\"lock\": " << json_string(kind_name)
-        << ", \"faults\": " << json_string(faults_text(options)) << ", \"first_seed\": " << first
+    out << "{\"lock\": " << json_string(kind_name);
+    if (manifest) out << ", \"script_lock\": " << json_string(options.script_lock_dir);
+    out << ", \"faults\": " << json_string(faults_text(options)) << ", \"first_seed\": " << first
         << ", \"last_seed\": " << last << ", \"seeds_explored\": " << explored
         << ", \"commands\": " << commands << ", \"simulated_seconds\": " << simulated_us / 1e6
         << ", \"elapsed_seconds\": " << elapsed_s();
   };
   for (uint64_t seed = first; seed <= last; ++seed) {
     if (options.progress) draw_progress(err, seed - first, total);
-    world::ExplorePlan plan =
-        world::generate_plan(options.kind, seed, options.clients, options.faults);
-    world::ExploreOutcome outcome = world::run_plan(plan);
+    world::ExplorePlan plan = make_plan(seed);
+    world::ExploreOutcome outcome = run(plan);
     commands += outcome.commands;
     simulated_us += outcome.history.end_us();
     if (outcome.violations.empty()) continue;
     if (options.progress) err << "\n";
 
     int runs = 0;
-    world::ExplorePlan shrunk = world::shrink_plan(plan, [&runs](const world::ExplorePlan& p) {
+    world::ExplorePlan shrunk = world::shrink_plan(plan, [&](const world::ExplorePlan& p) {
       ++runs;
-      return !world::run_plan(p).violations.empty();
+      return !run(p).violations.empty();
     });
-    world::ExploreOutcome small = world::run_plan(shrunk);
+    world::ExploreOutcome small = run(shrunk);
     const std::string timeline = world::render_timeline(small.history);
     const std::string replay = check_replay_command(options, seed);
     if (options.json) {
       summary_json(seed - first + 1);
       out << ", \"violation\": true, \"seed\": " << seed << ", \"replay\": " << json_string(replay)
-          << ", \"shrink_runs\": " << runs
-          << ", \"plan\": " << json_string(world::describe_plan(shrunk)) << ", \"violations\": [";
+          << ", \"shrink_runs\": " << runs << ", \"plan\": " << json_string(describe(shrunk))
+          << ", \"violations\": [";
       for (size_t i = 0; i < small.violations.size(); ++i) {
         out << (i ? ", " : "") << "{\"checker\": " << json_string(small.violations[i].checker)
             << ", \"description\": " << json_string(small.violations[i].description) << "}";
       }
       out << "], \"timeline\": " << json_string(timeline) << "}\n";
     } else {
-      out << "violation found: lock " << kind_name << ", seed " << seed;
+      out << "violation found: " << label << ", seed " << seed;
       if (options.faults) out << ", faults " << faults_text(options);
       out << "\n\nshrinking...\n"
           << "shrunk in " << runs << " runs to:\n"
-          << world::describe_plan(shrunk) << "\n"
+          << describe(shrunk) << "\n"
           << world::format_violations(small.violations) << "\n";
       if (world::find_expire_then_delete(small.history, world::kExploreKey) >= 0) {
         out << "diagnosis: expire-then-delete: a client's DEL removed a lock another client had "
@@ -96,7 +148,7 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
     }
     if (!options.svg_path.empty()) {
       world::SvgOptions svg;
-      svg.title = "redsim check --lock " + kind_name +
+      svg.title = "redsim check " + lock_flag(options) +
                   (options.faults ? " --faults " + faults_text(options) : std::string()) +
                   ": shrunk counterexample, seed " + std::to_string(seed);
       svg.violations = small.violations;
@@ -116,7 +168,7 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
     out << ", \"violation\": false}\n";
     return 0;
   }
-  out << "no violation: lock " << kind_name;
+  out << "no violation: " << label;
   if (options.faults) out << ", faults " << faults_text(options);
   out << ", " << total << " seeds (" << first << ".." << last << "), " << commands << " commands, "
       << simulated_us / 1000000.0 << " simulated seconds\n";

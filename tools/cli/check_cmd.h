@@ -8,6 +8,13 @@
 // show nothing. With --faults LIST exactly those faults are on, with no
 // budget (explore.h says what each does); a violation found is printed
 // shrunk, with its timeline and a replay command that names the faults.
+//
+//   redsim check --script-lock examples/script-locks/correct --faults crash,loss
+//
+// With --script-lock DIR the lock is the user's Lua scripts described by
+// DIR/lock.json (tools/cli/script_lock_manifest.h), explored through the
+// public harness (tools/cli/script_lock_check.h) with the same plans, faults,
+// shrinking, replay line, --json and --svg.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +29,7 @@ namespace redsim::cli {
 
 struct CheckOptions {
   lock::LockKind kind = lock::LockKind::kSimple;
+  std::string script_lock_dir;            // non-empty: this script lock instead of `kind`
   int clients = 0;                        // 0: drawn per seed in 2..8
   int seeds = 1000;                       // seeds 1..seeds, unless `seed` is set
   std::optional<uint64_t> seed;           // exactly this seed (a replay)
@@ -34,17 +42,21 @@ struct CheckOptions {
 // Explores; returns 0 when no violation was found, 1 after printing the
 // shrunk counterexample, its timeline and the command that replays it (and
 // drawing it to options.svg_path when set), 2 when the SVG file cannot be
-// written (message on `err`).
+// written, when the script lock's manifest is unusable ("redsim: <file>:
+// <field>: <problem>") or when --faults asks a script lock for failover,
+// which the harness's worlds do not model yet (they have no replica);
+// messages on `err`.
 //
-// JSON (--json): {"lock", "faults", "first_seed", "last_seed",
+// JSON (--json): {"lock" (a kind, or a script lock's name), "script_lock"
+// (DIR; only with --script-lock), "faults", "first_seed", "last_seed",
 // "seeds_explored", "commands", "simulated_seconds", "elapsed_seconds",
 // "violation": false} or, on a violation, also "seed", "replay",
 // "shrink_runs", "plan" (describe_plan of the shrunk plan), "violations"
 // [{"checker", "description"}] and "timeline" (the shrunk run's).
 int check(const CheckOptions& options, std::ostream& out, std::ostream& err);
 
-// The command line that replays `seed` with these options (with --faults
-// when they were given).
+// The command line that replays `seed` with these options (--lock KIND or
+// --script-lock DIR, with --clients and --faults when they were given).
 std::string check_replay_command(const CheckOptions& options, uint64_t seed);
 
 }  // namespace redsim::cli

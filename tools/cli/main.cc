@@ -60,7 +60,9 @@ int main(int argc, char** argv) {
   std::string lock_name;
   uint64_t seed = 0;
   auto* check = app.add_subcommand(
-      "check", "Explore random schedules for one lock kind; exit 1 with a shrunk counterexample");
+      "check",
+      "Explore random schedules for one lock (--lock KIND or --script-lock DIR); exit 1 with a "
+      "shrunk counterexample, 2 on a usage error or an unusable manifest");
   // Every kind make_lock builds (lock::all_lock_kinds), by name.
   std::vector<std::string> kind_names;
   std::string kind_list;
@@ -68,7 +70,15 @@ int main(int argc, char** argv) {
     kind_names.emplace_back(redsim::lock::lock_kind_name(kind));
     kind_list += (kind_list.empty() ? "" : ", ") + kind_names.back();
   }
-  check->add_option("--lock", lock_name, kind_list)->required()->check(CLI::IsMember(kind_names));
+  auto* lock_opt = check->add_option("--lock", lock_name, "A built-in lock kind: " + kind_list)
+                       ->check(CLI::IsMember(kind_names));
+  check
+      ->add_option("--script-lock", check_options.script_lock_dir,
+                   "A lock written as Lua scripts: DIR holds lock.json (scripts, KEYS/ARGV "
+                   "templates with {key} {token} {owner} {lease_ms}, what the replies mean, "
+                   "lease, poll or pub/sub waiting; see tools/cli/script_lock_manifest.h and "
+                   "examples/script-locks/) and the scripts; every --faults name but failover")
+      ->excludes(lock_opt);
   std::string faults_list;
   std::string faults_help = "Comma list of faults to switch on, without the timing budget:";
   for (std::string_view f : redsim::world::kFaultNames) faults_help += " " + std::string(f);
@@ -91,7 +101,10 @@ int main(int argc, char** argv) {
   check->add_option("--svg", check_options.svg_path,
                     "Draw the shrunk counterexample's timeline to this SVG file");
   check->callback([&] {
-    check_options.kind = *redsim::lock::parse_lock_kind(lock_name);
+    if (lock_name.empty() == check_options.script_lock_dir.empty()) {
+      throw CLI::ValidationError("check", "give one of --lock KIND or --script-lock DIR");
+    }
+    if (!lock_name.empty()) check_options.kind = *redsim::lock::parse_lock_kind(lock_name);
     if (seed_opt->count() > 0) check_options.seed = seed;
     if (faults_opt->count() > 0) check_options.faults = redsim::world::parse_fault_set(faults_list);
     check_options.progress = isatty(STDERR_FILENO) != 0;

@@ -1,0 +1,354 @@
+// `redsim check --script-lock DIR`: the manifest reader (good input and each
+// kind of bad input), and the command end to end on examples/script-locks.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tools/cli/check_cmd.h"
+#include "tools/cli/script_lock_check.h"
+#include "tools/cli/script_lock_manifest.h"
+
+namespace redsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kExamples = fs::path(REDSIM_SOURCE_DIR) / "examples" / "script-locks";
+
+// A directory with acquire.lua, release.lua and renew.lua (any text).
+fs::path scripts_dir() {
+  const fs::path dir = fs::path(::testing::TempDir()) / "redsim_script_lock_manifest";
+  fs::create_directories(dir);
+  for (const char* name : {"acquire.lua", "release.lua", "renew.lua"}) {
+    std::ofstream(dir / name) << "return 1\n";
+  }
+  return dir;
+}
+
+constexpr const char* kGood = R"({
+  "name": "mine",
+  "lease_ms": 200,
+  "acquire": {"script": "acquire.lua", "keys": ["{key}"], "argv": ["{token}", "{lease_ms}"],
+              "acquired": [null], "pttl_reply": true},
+  "release": {"script": "release.lua", "keys": ["{key}", "unlock:{{{key}}}"],
+              "argv": ["{owner}"], "released": [1, "OK"]},
+  "renew": {"script": "renew.lua", "keys": ["{key}"], "argv": ["{token}"], "renewed": [1],
+            "interval_ms": 50},
+  "wait": {"mode": "pubsub", "channel": "unlock:{key}", "message": "0", "timeout_ms": 900}
+})";
+
+ScriptLockManifest parse(const std::string& text) {
+  return parse_script_lock_manifest(text, "dir/lock.json", scripts_dir());
+}
+
+// The ManifestError text for `text`, or "" when it parsed.
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const ManifestError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// kGood with `from` replaced by `to` (once; `from` must occur).
+std::string good_with(const std::string& from, const std::string& to) {
+  std::string text = kGood;
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(ScriptLockManifest, ReadsEveryField) {
+  const ScriptLockManifest m = parse(kGood);
+  const lock::ScriptLockSpec& s = *m.spec;
+  EXPECT_EQ(s.name, "mine");
+  EXPECT_EQ(s.lease, std::chrono::milliseconds(200));
+  EXPECT_EQ(s.command_timeout, std::chrono::milliseconds(100)) << "default lease / 2";
+  EXPECT_EQ(s.acquire.script.name(), "acquire.lua");
+  EXPECT_EQ(s.acquire.script.text(), "return 1\n");
+  EXPECT_EQ(s.acquire.argv, (std::vector<std::string>{"{token}", "{lease_ms}"}));
+  ASSERT_EQ(s.acquire.success.size(), 1u);
+  EXPECT_TRUE(s.acquire.success[0].matches(resp::Reply::nil()));
+  EXPECT_TRUE(s.acquire_replies_pttl);
+  EXPECT_EQ(s.release.keys[1], "unlock:{{{key}}}");
+  ASSERT_EQ(s.release.success.size(), 2u);
+  EXPECT_TRUE(s.release.success[0].matches(resp::Reply::integer(1)));
+  EXPECT_TRUE(s.release.success[1].matches(resp::Reply::status("OK")));
+  EXPECT_FALSE(s.release.success[1].matches(resp::Reply::integer(1)));
+  ASSERT_TRUE(s.renew.has_value());
+  EXPECT_EQ(s.renew_interval, std::chrono::milliseconds(50));
+  const auto* pubsub = std::get_if<lock::PubSubWait>(&s.wait);
+  ASSERT_NE(pubsub, nullptr);
+  EXPECT_EQ(pubsub->channel, "unlock:{key}");
+  EXPECT_EQ(pubsub->message, "0");
+  EXPECT_EQ(m.attempt_wait, std::chrono::milliseconds(900));
+  EXPECT_EQ(m.retry_max, std::chrono::milliseconds(200)) << "pub/sub: a lost message costs a lease";
+}
+
+TEST(ScriptLockManifest, DefaultsForOptionalFields) {
+  const ScriptLockManifest m = parse(R"({"lease_ms": 100,
+    "acquire": {"script": "acquire.lua", "acquired": ["OK"]},
+    "release": {"script": "release.lua", "released": [1]},
+    "wait": {"mode": "poll", "interval_ms": 7}})");
+  EXPECT_EQ(m.spec->name, "redsim_script_lock_manifest") << "the directory's name";
+  EXPECT_TRUE(m.spec->acquire.keys.empty());
+  EXPECT_FALSE(m.spec->renew.has_value());
+  EXPECT_EQ(std::get<lock::PollWait>(m.spec->wait).interval, std::chrono::milliseconds(7));
+  EXPECT_EQ(m.attempt_wait, std::chrono::milliseconds(2000)) << "20 leases";
+  EXPECT_EQ(m.retry_max, std::chrono::milliseconds(7));
+}
+
+// Every kind of bad input: the message names the file, the field and the problem.
+TEST(ScriptLockManifest, EachBadInputNamesFileFieldAndProblem) {
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"{\"lease_ms\": 100,", "dir/lock.json: not valid JSON: parse error at line 1"},
+      {"[1]", "dir/lock.json: expected a JSON object at the top, got [1]"},
+      {good_with("\"lease_ms\": 200,", ""), "dir/lock.json: lease_ms: missing (required)"},
+      {good_with("\"lease_ms\": 200", "\"lease_ms\": \"200\""),
+       "dir/lock.json: lease_ms: expected a whole number of milliseconds > 0, got \"200\""},
+      {good_with("\"lease_ms\": 200", "\"lease_ms\": 0"),
+       "dir/lock.json: lease_ms: expected a whole number of milliseconds > 0, got 0"},
+      {good_with("\"name\"", "\"nmae\""), "dir/lock.json: nmae: unknown field (known here: name,"},
+      {good_with("\"pttl_reply\": true", "\"pttl\": true"),
+       "dir/lock.json: acquire.pttl: unknown field"},
+      {good_with("\"pttl_reply\": true", "\"pttl_reply\": 1"),
+       "dir/lock.json: acquire.pttl_reply: expected true or false, got 1"},
+      {good_with("\"script\": \"acquire.lua\"", "\"script\": \"missing.lua\""),
+       "dir/lock.json: acquire.script: cannot read "},
+      {good_with("\"script\": \"acquire.lua\", ", ""), "dir/lock.json: acquire.script: missing"},
+      {good_with("[\"{token}\", \"{lease_ms}\"]", "[\"{tokn}\"]"),
+       "dir/lock.json: acquire.argv[0]: unknown placeholder '{tokn}'; one of {key}, {token}, "
+       "{owner}, {lease_ms}"},
+      {good_with("\"unlock:{{{key}}}\"", "\"unlock:{key\""),
+       "dir/lock.json: release.keys[1]: unclosed '{'"},
+      {good_with("\"argv\": [\"{owner}\"]", "\"argv\": \"{owner}\""),
+       "dir/lock.json: release.argv: expected an array of strings, got \"{owner}\""},
+      {good_with("\"argv\": [\"{owner}\"]", "\"argv\": [7]"),
+       "dir/lock.json: release.argv[0]: expected a string, got 7"},
+      {good_with("\"released\": [1, \"OK\"]", "\"released\": []"),
+       "dir/lock.json: release.released: expected a non-empty list of"},
+      {good_with("\"released\": [1, \"OK\"]", "\"released\": [1.5]"),
+       "dir/lock.json: release.released[0]: expected \"OK\" (a status), \"nil\" or null, or an "
+       "integer, got 1.5"},
+      {good_with("\"acquired\": [null], ", ""), "dir/lock.json: acquire.acquired: missing"},
+      {good_with("\"interval_ms\": 50", "\"interval_ms\": -1"),
+       "dir/lock.json: renew.interval_ms: expected a whole number of milliseconds > 0, got -1"},
+      {good_with("\"mode\": \"pubsub\"", "\"mode\": \"sleep\""),
+       "dir/lock.json: wait.mode: expected \"poll\" or \"pubsub\", got \"sleep\""},
+      {good_with("\"channel\": \"unlock:{key}\", ", ""), "dir/lock.json: wait.channel: missing"},
+      {good_with("\"message\": \"0\"", "\"interval_ms\": 5"),
+       "dir/lock.json: wait.interval_ms: unknown field"},
+      {R"({"lease_ms": 100, "acquire": {"script": "acquire.lua", "acquired": ["OK"]},
+           "release": 3, "wait": {"mode": "poll", "interval_ms": 5}})",
+       "dir/lock.json: release: expected an object, got 3"},
+  };
+  for (const Case& c : cases) {
+    const std::string message = error_of(c.text);
+    EXPECT_EQ(message.rfind(c.message, 0), 0u)
+        << "got:      " << message << "\nexpected: " << c.message << "...\nfor " << c.text;
+  }
+}
+
+TEST(ScriptLockManifest, MissingDirectoryOrFile) {
+  try {
+    load_script_lock_manifest("/nonexistent/redsim");
+    ADD_FAILURE() << "no error";
+  } catch (const ManifestError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("/nonexistent/redsim: not a directory", 0), 0u)
+        << e.what();
+  }
+  const fs::path dir = scripts_dir();
+  fs::remove(dir / "lock.json");
+  try {
+    load_script_lock_manifest(dir);
+    ADD_FAILURE() << "no error";
+  } catch (const ManifestError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "lock.json").string() + ": cannot read the manifest");
+  }
+}
+
+TEST(ScriptLockManifest, EveryExampleParses) {
+  for (const char* name : {"correct", "redisson-style", "blind-release", "setnx-then-pexpire"}) {
+    EXPECT_NO_THROW(load_script_lock_manifest(kExamples / name)) << name;
+    EXPECT_TRUE(fs::exists(kExamples / name / "README.md")) << name;
+  }
+}
+
+TEST(ScriptLockPlan, TimesScaleWithTheLease) {
+  ScriptLockManifest m = load_script_lock_manifest(kExamples / "correct");
+  const world::ExplorePlan base = script_lock_plan(m, 9, 3, std::nullopt);
+  auto spec = std::make_shared<lock::ScriptLockSpec>(*m.spec);
+  spec->lease = std::chrono::milliseconds(1000);
+  m.spec = spec;
+  const world::ExplorePlan tenfold = script_lock_plan(m, 9, 3, std::nullopt);
+  EXPECT_EQ(tenfold.lease_ms, 1000);
+  ASSERT_EQ(base.clients.size(), 3u);
+  EXPECT_EQ(tenfold.clients[0].attempts[0].work_us, 10 * base.clients[0].attempts[0].work_us);
+  EXPECT_EQ(tenfold.faults.pause_max_us, 10 * base.faults.pause_max_us);
+  EXPECT_EQ(tenfold.faults.latency_max_us, base.faults.latency_max_us) << "the network stays";
+}
+
+// --- the command, end to end ----------------------------------------------
+
+CheckOptions script_options(const std::string& example) {
+  CheckOptions options;
+  options.script_lock_dir = (kExamples / example).string();
+  return options;
+}
+
+// Finds a violation, prints a replay line with --script-lock DIR, and the
+// replay prints the same counterexample.
+void expect_found_and_replayed(CheckOptions options, const std::string& checker) {
+  std::ostringstream out;
+  EXPECT_EQ(check(options, out, out), 1) << out.str();
+  const std::string text = out.str();
+  EXPECT_NE(text.find("VIOLATION (" + checker + ")"), std::string::npos) << text;
+  EXPECT_NE(text.find("timeline of the shrunk run:"), std::string::npos) << text;
+  const std::string prefix =
+      "replay: build/redsim check --script-lock " + options.script_lock_dir + " --seed ";
+  const size_t at = text.find(prefix);
+  ASSERT_NE(at, std::string::npos) << text;
+  const uint64_t seed = std::stoull(text.substr(at + prefix.size()));
+  EXPECT_EQ(check_replay_command(options, seed) + "\n", text.substr(at + 8)) << text;
+  std::ostringstream again;
+  options.seed = seed;
+  EXPECT_EQ(check(options, again, again), 1);
+  EXPECT_EQ(again.str(), text) << "a replay must print the same counterexample";
+}
+
+TEST(CheckScriptLock, BlindReleaseBreaksMutualExclusion) {
+  expect_found_and_replayed(script_options("blind-release"), "mutual-exclusion");
+}
+
+TEST(CheckScriptLock, SetnxThenPexpireLeavesALockForever) {
+  expect_found_and_replayed(script_options("setnx-then-pexpire"), "liveness");
+}
+
+TEST(CheckScriptLock, CorrectLockIsCleanWithAndWithoutFaults) {
+  // crash, loss, lost-reply and partition are what a correct lease lock
+  // survives: each leaves at worst a key that expires with its lease. Not
+  // pause (a holder paused past its lease), latency (a long-tail reply that
+  // arrives after the lease), restart (a server without persistence forgets
+  // the key) or clock (a server clock jump expires it early): those break
+  // every lease-based lock without fencing.
+  for (const char* faults : {"", "crash,loss,lost-reply,partition"}) {
+    CheckOptions options = script_options("correct");
+    options.seeds = 300;
+    if (*faults != '\0') options.faults = world::parse_fault_set(faults);
+    std::ostringstream out;
+    EXPECT_EQ(check(options, out, out), 0) << faults << "\n" << out.str();
+    EXPECT_NE(out.str().find("no violation: script lock set-nx-px ("), std::string::npos)
+        << out.str();
+    EXPECT_NE(out.str().find("300 seeds (1..300)"), std::string::npos) << out.str();
+  }
+}
+
+// Pub/sub waiting and Redisson's nil/PTTL replies, clean the same way.
+TEST(CheckScriptLock, RedissonStyleLockIsCleanWithAndWithoutFaults) {
+  for (const char* faults : {"", "crash,loss,lost-reply,partition"}) {
+    CheckOptions options = script_options("redisson-style");
+    options.seeds = 300;
+    if (*faults != '\0') options.faults = world::parse_fault_set(faults);
+    std::ostringstream out;
+    EXPECT_EQ(check(options, out, out), 0) << faults << "\n" << out.str();
+  }
+}
+
+TEST(CheckScriptLock, FaultsFindPausesPastTheLeaseAndTheReplayNamesThem) {
+  CheckOptions options = script_options("correct");
+  options.faults = world::parse_fault_set("pause");
+  options.seeds = 200;
+  std::ostringstream out;
+  EXPECT_EQ(check(options, out, out), 1) << out.str();
+  EXPECT_NE(out.str().find(" --faults pause\n"), std::string::npos) << out.str();
+}
+
+TEST(CheckScriptLock, JsonNamesTheScriptLock) {
+  CheckOptions options = script_options("correct");
+  options.seeds = 3;
+  options.json = true;
+  std::ostringstream out, err;
+  EXPECT_EQ(check(options, out, err), 0) << err.str();
+  EXPECT_EQ(out.str().rfind("{\"lock\": \"set-nx-px\", \"script_lock\": \"" +
+                                options.script_lock_dir + "\", \"faults\": \"\"",
+                            0),
+            0u)
+      << out.str();
+}
+
+TEST(CheckScriptLock, BadManifestAndFailoverAreUsageErrors) {
+  const fs::path dir = scripts_dir();
+  std::ofstream(dir / "lock.json") << good_with("\"lease_ms\": 200", "\"lease_ms\": -5");
+  CheckOptions options;
+  options.script_lock_dir = dir.string();
+  std::ostringstream out, err;
+  EXPECT_EQ(check(options, out, err), 2);
+  EXPECT_EQ(err.str(), "redsim: " + (dir / "lock.json").string() +
+                           ": lease_ms: expected a whole number of milliseconds > 0, got -5\n");
+  EXPECT_TRUE(out.str().empty());
+
+  std::ostringstream out2, err2;
+  CheckOptions failover = script_options("correct");
+  failover.faults = world::parse_fault_set("failover");
+  EXPECT_EQ(check(failover, out2, err2), 2);
+  EXPECT_NE(err2.str().find("--faults failover is not available with --script-lock"),
+            std::string::npos);
+}
+
+// The binary: exit codes and messages of the command line itself.
+int run_redsim(const std::string& args, std::string& output) {
+  FILE* pipe = popen((std::string(REDSIM_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buf[4096];
+  size_t n;
+  output.clear();
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(CheckScriptLockBinary, UsageErrorsExitTwo) {
+  std::string output;
+  EXPECT_EQ(run_redsim("check --script-lock /nonexistent/dir", output), 2);
+  EXPECT_NE(output.find("redsim: /nonexistent/dir: not a directory"), std::string::npos) << output;
+  EXPECT_EQ(
+      run_redsim("check --lock simple --script-lock " + (kExamples / "correct").string(), output),
+      2);
+  EXPECT_NE(output.find("excludes"), std::string::npos) << output;
+  EXPECT_EQ(run_redsim("check --seeds 3", output), 2);
+  EXPECT_NE(output.find("give one of --lock KIND or --script-lock DIR"), std::string::npos)
+      << output;
+  EXPECT_EQ(run_redsim("check --help", output), 0);
+  EXPECT_NE(output.find("--script-lock"), std::string::npos) << output;
+}
+
+TEST(CheckScriptLockBinary, TheReplayLineItPrintsReproducesTheViolation) {
+  std::string first;
+  ASSERT_EQ(run_redsim("check --script-lock " + (kExamples / "blind-release").string(), first), 1)
+      << first;
+  const size_t at = first.find("replay: build/redsim ");
+  ASSERT_NE(at, std::string::npos) << first;
+  const size_t args = at + std::string("replay: build/redsim ").size();
+  const std::string replay_args = first.substr(args, first.find('\n', args) - args);
+  EXPECT_NE(
+      replay_args.find("--script-lock " + (kExamples / "blind-release").string() + " --seed "),
+      std::string::npos)
+      << replay_args;
+  std::string again;
+  EXPECT_EQ(run_redsim(replay_args, again), 1) << again;
+  EXPECT_EQ(again, first);
+}
+
+}  // namespace
+}  // namespace redsim::cli
