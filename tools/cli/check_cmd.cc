@@ -66,11 +66,6 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
   // What is explored: a built-in kind, or the script lock of a manifest.
   std::optional<ScriptLockManifest> manifest;
   if (!options.script_lock_dir.empty()) {
-    if (options.faults && options.faults->failover) {
-      err << "redsim: --faults failover is not available with --script-lock: the harness's "
-             "worlds have no replica to promote\n";
-      return 2;
-    }
     try {
       manifest = load_script_lock_manifest(options.script_lock_dir);
     } catch (const ManifestError& e) {

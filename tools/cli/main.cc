@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
                    "A lock written as Lua scripts: DIR holds lock.json (scripts, KEYS/ARGV "
                    "templates with {key} {token} {owner} {lease_ms}, what the replies mean, "
                    "lease, poll or pub/sub waiting; see tools/cli/script_lock_manifest.h and "
-                   "examples/script-locks/) and the scripts; every --faults name but failover")
+                   "examples/script-locks/) and the scripts. Without --faults: the budgeted "
+                   "profile (pauses, latency, crashes that keep live holders inside their lease)")
       ->excludes(lock_opt);
   std::string faults_list;
   std::string faults_help = "Comma list of faults to switch on, without the timing budget:";
