@@ -29,10 +29,13 @@ TEST(MakeLock, RejectsAZeroLeaseForStringKinds) {
   for (LockKind kind : {LockKind::kSimple, LockKind::kSetnxExpire, LockKind::kGetDel,
                         LockKind::kBlindDel, LockKind::kRedlock}) {
     EXPECT_THROW(make_lock(kind, env, "k", {.lease = 0ms}), std::invalid_argument);
+    EXPECT_THROW(make_lock(kind, env, "k", {.lease = kWatchdog}), std::invalid_argument);
   }
-  auto reentrant = make_lock(LockKind::kReentrant, env, "k", {.lease = 0ms});
+  EXPECT_THROW(make_lock(LockKind::kReentrant, env, "k", {.lease = 0ms}), std::invalid_argument)
+      << "no sentinel: a zero lease is an error, not the watchdog";
+  auto reentrant = make_lock(LockKind::kReentrant, env, "k", {.lease = kWatchdog});
   reentrant->lock();
-  EXPECT_EQ(env.spawned.size(), 1u) << "a zero lease means the watchdog";
+  EXPECT_EQ(env.spawned.size(), 1u) << "kWatchdog means the watchdog";
 }
 
 class EveryKind : public ::testing::TestWithParam<LockKind> {};
@@ -53,7 +56,7 @@ TEST_P(EveryKind, ExcludesThenHandsOver) {
   EXPECT_FALSE(lb->try_lock());
   EXPECT_FALSE(lb->try_lock_for(100ms));
   EXPECT_FALSE(lb->is_held_by_current_thread());
-  EXPECT_EQ(la->remaining_lease(), 9900ms);
+  EXPECT_EQ(la->remaining_lease().ttl, 9900ms);
   la->unlock();
   EXPECT_FALSE(la->is_locked());
   {
@@ -62,7 +65,7 @@ TEST_P(EveryKind, ExcludesThenHandsOver) {
     EXPECT_TRUE(la->is_locked());
   }
   EXPECT_FALSE(lb->is_locked());
-  EXPECT_THROW(lb->unlock(), LockNotOwned);
+  EXPECT_EQ(failure_of(lb->release()), UnlockError::Reason::kNotHeld);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, EveryKind,

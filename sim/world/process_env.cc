@@ -80,7 +80,7 @@ lock::SubscriptionId ProcessEnv::subscribe(const std::string& channel,
 
 void ProcessEnv::unsubscribe(lock::SubscriptionId id) { rt_.unsubscribe(p_, id); }
 
-lock::Micros ProcessEnv::now() { return lock::Micros{p_.clock.read(rt_.now())}; }
+lock::EnvTime ProcessEnv::now() { return lock::EnvTime{lock::Micros{p_.clock.read(rt_.now())}}; }
 
 void ProcessEnv::sleep_for(lock::Micros d) {
   detail::Task& t = rt_.current_task(p_);

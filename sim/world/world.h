@@ -294,7 +294,7 @@ class ProcessEnv final : public ClientEnv {
   // is left on that channel, UNSUBSCRIBE is sent without waiting for the reply.
   void unsubscribe(lock::SubscriptionId id) override;
   // The process clock, us: 0 at t = 0, then its drift and jumps (see Time above).
-  lock::Micros now() override;
+  lock::EnvTime now() override;
   // Lasts d on the process clock (its rate, not its jumps); see Time above.
   void sleep_for(lock::Micros d) override;
   // Event::wait_for(d) times out after d on the process clock, as sleep_for.
