@@ -6,7 +6,7 @@
 //
 //   void work(lock::Env& env) {
 //     lock::SimpleLock lock(env, "orders:42");
-//     std::unique_lock guard(lock);               // Lockable
+//     std::unique_lock guard(lock);               // Lockable; unlock() never throws
 //     env.connection().call({"INCR", "counter"});
 //   }
 //
