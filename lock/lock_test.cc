@@ -2,8 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <type_traits>
+#include <utility>
+
 #include "lock/errors.h"
+#include "lock/fair_lock.h"
 #include "lock/lock_test_util.h"
+#include "lock/read_write_lock.h"
+#include "lock/redlock.h"
+#include "lock/reentrant_lock.h"
+#include "lock/simple_lock.h"
 
 namespace redsim::lock {
 namespace {
@@ -75,6 +83,45 @@ INSTANTIATE_TEST_SUITE_P(Kinds, EveryKind,
                            std::erase(name, '-');
                            return name;
                          });
+
+}  // namespace
+}  // namespace redsim::lock
+
+namespace redsim::lock {
+namespace {
+
+// Movable, not copyable: a copy would share one token or one watchdog.
+static_assert(!std::is_copy_constructible_v<SimpleLock> &&
+              std::is_move_constructible_v<SimpleLock>);
+static_assert(!std::is_copy_constructible_v<ReentrantLock> &&
+              std::is_move_constructible_v<ReentrantLock>);
+static_assert(!std::is_copy_constructible_v<FairLock> && std::is_move_constructible_v<FairLock>);
+static_assert(!std::is_copy_constructible_v<Redlock> && std::is_move_constructible_v<Redlock>);
+static_assert(!std::is_copy_constructible_v<ReadWriteLock> &&
+              std::is_move_constructible_v<ReadWriteLock>);
+
+TEST(LockTime, TryLockUntilWaitsUntilTheDeadlineOnTheEnvClock) {
+  testing_util::DirectWorld world;
+  testing_util::DirectEnv a(world, "client-a"), b(world, "client-b");
+  SimpleLock la(a, "k", {.lease = std::chrono::seconds(10)});
+  SimpleLock lb(b, "k", {.lease = std::chrono::seconds(10)});
+  ASSERT_TRUE(la.try_lock());
+  const EnvTime start = b.now();
+  EXPECT_FALSE(lb.try_lock_until(start - std::chrono::seconds(1))) << "past: one attempt";
+  EXPECT_EQ(b.now(), start);
+  EXPECT_FALSE(lb.try_lock_until(start + std::chrono::milliseconds(300)));
+  EXPECT_EQ(b.now(), start + std::chrono::milliseconds(300)) << "it slept up to the deadline";
+}
+
+TEST(LockTime, MovedLockReleasesWhatTheOriginalTook) {
+  testing_util::DirectWorld world;
+  testing_util::DirectEnv a(world, "client-a");
+  SimpleLock first(a, "k", {.lease = std::chrono::seconds(10)});
+  ASSERT_TRUE(first.try_lock());
+  SimpleLock moved(std::move(first));
+  EXPECT_TRUE(moved.release().has_value());
+  EXPECT_FALSE(moved.is_locked());
+}
 
 }  // namespace
 }  // namespace redsim::lock
