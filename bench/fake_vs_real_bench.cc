@@ -409,7 +409,7 @@ void handoff_fake(benchmark::State& state, LockKind kind) {
     world::World w(options);
     int round_started = 0;
     int round_done = 0;
-    lock::Micros unlock_at{0};
+    lock::EnvTime unlock_at{};
     const lock::Micros poll{10};
     w.spawn_process("holder", [&](world::ProcessEnv& env) {
       auto lk = lock::make_lock(kind, env, kKey, lock_options());

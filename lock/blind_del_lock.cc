@@ -2,7 +2,7 @@
 
 namespace redsim::lock {
 
-bool BlindDelLock::release(const std::string& /*token*/) {
+bool BlindDelLock::release_token(const std::string& /*token*/) {
   call({"DEL", key()});
   return true;
 }

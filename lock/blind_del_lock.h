@@ -4,7 +4,7 @@
 // check exists to prevent. A holder whose lease ran out deletes the next
 // holder's lock, and a third client can enter beside it: a mutual-exclusion
 // failure, even more easily than GetDelLock's (no window needed).
-// release() is blind: it always reports success.
+// release_token() is blind: it always reports success.
 #pragma once
 
 #include "lock/token_lock.h"
@@ -15,10 +15,11 @@ class BlindDelLock final : public TokenLock {
  public:
   BlindDelLock(Env& env, std::string key, LockOptions options = {})
       : TokenLock(env, std::move(key), options) {}
+  BlindDelLock(BlindDelLock&&) = default;
   LockKind kind() const override { return LockKind::kBlindDel; }
 
  protected:
-  bool release(const std::string& token) override;
+  bool release_token(const std::string& token) override;
 };
 
 }  // namespace redsim::lock

@@ -24,7 +24,7 @@ TEST(SetnxExpireLock, AcquiresWithTwoCommands) {
   ASSERT_EQ(a.calls.size(), 2u);
   EXPECT_EQ(a.calls[0], (Argv{"SETNX", "k", lock.owner()}));
   EXPECT_EQ(a.calls[1], (Argv{"PEXPIRE", "k", "10000"}));
-  EXPECT_EQ(lock.remaining_lease(), 10000ms);
+  EXPECT_EQ(lock.remaining_lease().ttl, 10000ms);
   lock.unlock();
   EXPECT_FALSE(lock.is_locked());
 }
@@ -40,7 +40,7 @@ TEST(SetnxExpireLock, CrashBetweenSetnxAndExpireLeavesALockThatNeverExpires) {
   EXPECT_EQ(run(world, {"PTTL", "k"}), Reply::integer(-1));
 
   world.clock.advance_ms(100 * 1000);  // a hundred leases later
-  EXPECT_EQ(lb.remaining_lease(), -1ms);
+  EXPECT_EQ(lb.remaining_lease(), RemainingLease::from_pttl(-1));
   EXPECT_FALSE(lb.try_lock_for(5s));  // nobody ever gets it: the liveness failure
   EXPECT_TRUE(lb.is_locked());
 }
@@ -94,12 +94,12 @@ TEST(GetDelLock, ExpireBetweenGetAndDelDeletesAnothersLock) {
     world.clock.advance_ms(1001);
     ASSERT_TRUE(lb.try_lock());
   };
-  EXPECT_TRUE(la.try_unlock()) << "A believes it released its own lock";
+  EXPECT_TRUE(la.release().has_value()) << "A believes it released its own lock";
   EXPECT_TRUE(lb.believes_held());
   EXPECT_FALSE(lb.is_locked()) << "A's DEL removed B's lock";
   EXPECT_TRUE(lc.try_lock()) << "so C enters while B is inside: two holders";
   EXPECT_EQ(run(world, {"GET", "k"}).str(), lc.owner());
-  EXPECT_THROW(lb.unlock(), LockNotOwned);  // B finds its lock gone
+  EXPECT_EQ(failure_of(lb.release()), UnlockError::Reason::kNotHeld);  // B finds its lock gone
 }
 
 TEST(GetDelLock, GetShowingAnotherTokenDoesNotDelete) {
@@ -109,7 +109,7 @@ TEST(GetDelLock, GetShowingAnotherTokenDoesNotDelete) {
   la.lock();
   world.clock.advance_ms(1001);
   ASSERT_TRUE(lb.try_lock());
-  EXPECT_THROW(la.unlock(), LockNotOwned);
+  EXPECT_EQ(failure_of(la.release()), UnlockError::Reason::kNotHeld);
   EXPECT_TRUE(lb.is_held_by_current_thread());
 }
 
@@ -123,7 +123,7 @@ TEST(SimpleLock, TheExpireThenDeleteScheduleIsSafe) {
     world.clock.advance_ms(1001);
     ASSERT_TRUE(lb.try_lock());
   };
-  EXPECT_FALSE(la.try_unlock());
+  EXPECT_FALSE(la.release().has_value());
   EXPECT_TRUE(lb.is_held_by_current_thread());
   EXPECT_FALSE(lc.try_lock());
 }

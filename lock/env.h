@@ -6,7 +6,7 @@
 //
 //   void work(lock::Env& env) {
 //     lock::SimpleLock lock(env, "orders:42");
-//     std::unique_lock guard(lock);               // Lockable
+//     std::unique_lock guard(lock);               // Lockable; unlock() never throws
 //     env.connection().call({"INCR", "counter"});
 //   }
 //
@@ -35,6 +35,22 @@ using resp::Reply;
 using Argv = std::vector<std::string>;
 using Micros = std::chrono::microseconds;
 
+// The clock of an Env: each process's own monotonic clock, microseconds since
+// an arbitrary epoch (0 at a simulated process's start; the steady clock's
+// epoch for lock/hiredis). In the simulation it may drift or jump when a fault
+// plan says so, which is why is_steady is false: a lock must not assume two
+// readings bound the true time between them (Kleppmann's point about Redlock).
+struct EnvClock {
+  using duration = std::chrono::microseconds;
+  using rep = duration::rep;
+  using period = duration::period;
+  using time_point = std::chrono::time_point<EnvClock, duration>;
+  static constexpr bool is_steady = false;
+  // EnvClock has no static now(): time is read through an Env (Env::now), so
+  // EnvClock does not meet the standard's Clock requirements on purpose.
+};
+using EnvTime = EnvClock::time_point;
+
 // One connection to one Redis server.
 class Connection {
  public:
@@ -45,12 +61,10 @@ class Connection {
   virtual Reply call(const Argv& argv) = 0;
   // As call(argv), but waits at most `timeout` for the reply and then throws
   // TimeoutError; the connection is then broken and replaced (the command
-  // may have run). Redlock's per-server timeout uses it. Environments that
-  // cannot time out a call fall back to call(argv).
-  virtual Reply call(const Argv& argv, Micros timeout) {
-    (void)timeout;
-    return call(argv);
-  }
+  // may have run). Redlock's per-server timeout uses it, so every Connection
+  // implements it: none may drop the timeout (a `timeout` <= 0 means the
+  // connection's default command timeout).
+  virtual Reply call(const Argv& argv, Micros timeout) = 0;
 };
 
 // A wake-up signal a task can wait on, with a timeout. It remembers one
@@ -86,9 +100,9 @@ class Env {
                                    size_t server = 0) = 0;
   virtual void unsubscribe(SubscriptionId id) = 0;
 
-  // This process's clock: monotonic microseconds since an arbitrary epoch.
-  // (In the simulation it may drift or jump when a fault plan says so.)
-  virtual Micros now() = 0;
+  // This process's clock (EnvClock). Deadlines are EnvTime values; a
+  // duration is the difference of two readings.
+  virtual EnvTime now() = 0;
   // Blocks the calling task for `d`.
   virtual void sleep_for(Micros d) = 0;
   virtual std::unique_ptr<Event> make_event() = 0;

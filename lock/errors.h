@@ -2,9 +2,11 @@
 // A Redis error reply is not among them: it is a resp::Reply of kind kError,
 // and lock code turns an unexpected one into UnexpectedReply.
 //
-//   try { lock.unlock(); }
-//   catch (const lock::LockNotOwned&) { ... }      // not held by this task
+//   try { lock.lock(); }
 //   catch (const lock::ConnectionError&) { ... }   // transport failed
+//
+// Unlocking throws none of them: unlock() is BasicLockable's (throws
+// nothing) and release() returns a lock::UnlockError (lock/lock.h).
 #pragma once
 
 #include <stdexcept>
@@ -47,9 +49,9 @@ class UnexpectedReply : public Error {
   using Error::Error;
 };
 
-// unlock() by a task that does not hold the lock: Redisson's
-// IllegalMonitorStateException ("attempt to unlock lock, not locked by current
-// thread by node id: ... thread-id: ...").
+// PermitExpirableSemaphore::release() of a permit not held (Redisson: "Permit
+// with id ... has already been released or doesn't exist"). Locks report a
+// release by a non-holder as UnlockError::Reason::kNotHeld instead.
 class LockNotOwned : public Error {
  public:
   using Error::Error;

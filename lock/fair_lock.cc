@@ -77,7 +77,7 @@ std::string FairLock::channel_for(std::string_view owner) const {
 }
 
 std::string FairLock::now_ms_arg() {
-  return std::to_string(std::chrono::floor<milliseconds>(env().now()).count());
+  return std::to_string(std::chrono::floor<milliseconds>(env().now().time_since_epoch()).count());
 }
 
 std::optional<int64_t> FairLock::run_acquire(const std::string& owner, milliseconds lease,

@@ -42,8 +42,8 @@
 // until its own channel's message or the wait hint the script returns
 // (negative hint: until the message, re-checking every thread_wait_time,
 // where Redisson waits for the message only).
-// Deviations: when the lock is gone (expired) unlock() answers "not held"
-// (LockNotOwned) as the other kinds do; Redisson's answers true there.
+// Deviations: when the lock is gone (expired) release() answers kNotHeld as
+// the other kinds do; Redisson's unlock returns normally there.
 // channel() is "redisson_lock__channel:{<key>}", the prefix of the waiters'
 // channels.
 //
@@ -65,8 +65,8 @@ struct FairLockOptions {
   // The watchdog's lease, renewed every third of it (Redisson's
   // Config.lockWatchdogTimeout). Must be > 0.
   std::chrono::milliseconds lock_watchdog_timeout{30000};
-  // The lease of the calls that take none. <= 0: use the watchdog.
-  std::chrono::milliseconds default_lease{0};
+  // The lease of the calls that take none; kWatchdog (default): the watchdog.
+  Lease default_lease = kWatchdog;
   // How much longer than the one ahead a waiter's place is kept (Redisson's
   // threadWaitTime, 5000 ms). Must be > 0.
   std::chrono::milliseconds thread_wait_time{5000};
@@ -85,6 +85,7 @@ class FairLock : public ReentrantLock {
   // Throws std::invalid_argument when lock_watchdog_timeout or
   // thread_wait_time is <= 0.
   FairLock(Env& env, std::string key, FairLockOptions options = {});
+  FairLock(FairLock&&) = default;
   // Leaves held locks and their watchdogs alone, as ReentrantLock does.
   ~FairLock() override;
 

@@ -28,7 +28,7 @@ std::optional<int64_t> FencedLock::run_acquire(const std::string& owner,
   const int64_t second = reply.elements()[1].integer();
   if (reply.elements()[0].integer() == 0) return second;  // busy: the PTTL
   {
-    std::lock_guard<std::mutex> guard(mu_);
+    std::lock_guard<std::mutex> guard(mu_.mu);
     tokens_[env().task_id()] = second;
   }
   env().trace("fencing token " + std::to_string(second) + " for " + owner + " on " + key());
@@ -40,7 +40,7 @@ int64_t FencedLock::lock_and_get_token() {
   return *token();
 }
 
-int64_t FencedLock::lock_and_get_token(std::chrono::milliseconds lease) {
+int64_t FencedLock::lock_and_get_token(Lease lease) {
   lock(lease);
   return *token();
 }
@@ -51,7 +51,7 @@ std::optional<int64_t> FencedLock::try_lock_and_get_token() {
 }
 
 std::optional<int64_t> FencedLock::token() {
-  std::lock_guard<std::mutex> guard(mu_);
+  std::lock_guard<std::mutex> guard(mu_.mu);
   auto it = tokens_.find(env().task_id());
   if (it == tokens_.end()) return std::nullopt;
   return it->second;

@@ -37,16 +37,17 @@ namespace redsim::lock {
 class FencedLock final : public ReentrantLock {
  public:
   FencedLock(Env& env, std::string key, ReentrantLockOptions options = {});
+  FencedLock(FencedLock&&) = default;
 
   // lock() and returns the token of this acquisition.
   int64_t lock_and_get_token();
-  int64_t lock_and_get_token(std::chrono::milliseconds lease);
+  int64_t lock_and_get_token(Lease lease);
   // try_lock(): the token when taken, nullopt when the lock is busy.
   std::optional<int64_t> try_lock_and_get_token();
   // try_lock_for(wait, lease): the token when taken within `wait`.
   template <class Rep, class Period>
   std::optional<int64_t> try_lock_and_get_token(const std::chrono::duration<Rep, Period>& wait,
-                                                std::chrono::milliseconds lease) {
+                                                Lease lease) {
     if (!try_lock_for(wait, lease)) return std::nullopt;
     return token();
   }
@@ -69,7 +70,7 @@ class FencedLock final : public ReentrantLock {
 
  private:
   std::string token_key_;
-  std::mutex mu_;                       // guards tokens_; never held across an Env call
+  detail::FreshMutex mu_;               // guards tokens_; never held across an Env call
   std::map<uint64_t, int64_t> tokens_;  // by task id
 };
 

@@ -2,7 +2,7 @@
 
 namespace redsim::lock {
 
-bool GetDelLock::release(const std::string& token) {
+bool GetDelLock::release_token(const std::string& token) {
   const Reply current = call({"GET", key()});
   if (!current.is_bulk() || current.str() != token) return false;
   env().trace("GET " + key() + " matched our token; DEL follows as a separate command");

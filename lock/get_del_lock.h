@@ -6,7 +6,7 @@
 //   2. A's lease expires before its DEL
 //   3. client B acquires the lock
 //   4. A's DEL deletes B's lock, and a third client C can enter beside B.
-// The expire-then-delete race: a mutual-exclusion failure. release() returns
+// The expire-then-delete race: a mutual-exclusion failure. release_token() returns
 // true once GET matched (the client believes it deleted its own lock, whatever
 // the DEL hit), false when GET already showed another value.
 #pragma once
@@ -19,10 +19,11 @@ class GetDelLock final : public TokenLock {
  public:
   GetDelLock(Env& env, std::string key, LockOptions options = {})
       : TokenLock(env, std::move(key), options) {}
+  GetDelLock(GetDelLock&&) = default;
   LockKind kind() const override { return LockKind::kGetDel; }
 
  protected:
-  bool release(const std::string& token) override;
+  bool release_token(const std::string& token) override;
 };
 
 }  // namespace redsim::lock

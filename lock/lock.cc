@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "lock/blind_del_lock.h"
+#include "lock/errors.h"
 #include "lock/fair_lock.h"
 #include "lock/fenced_lock.h"
 #include "lock/get_del_lock.h"
@@ -22,6 +23,14 @@ constexpr std::array<LockKind, 9> kAllKinds = {
     LockKind::kSimple,    LockKind::kReentrant, LockKind::kSetnxExpire,
     LockKind::kGetDel,    LockKind::kBlindDel,  LockKind::kFenced,
     LockKind::kReadWrite, LockKind::kRedlock,   LockKind::kFair};
+
+// kRedlock needs a fixed lease; the check of its value is Redlock's.
+std::chrono::milliseconds fixed_lease(const Lease& lease, std::string_view kind) {
+  if (!lease) {
+    throw std::invalid_argument("make_lock: a " + std::string(kind) + " lock needs a fixed lease");
+  }
+  return *lease;
+}
 
 }  // namespace
 
@@ -63,6 +72,49 @@ bool is_reentrant_kind(LockKind kind) {
          kind == LockKind::kReadWrite || kind == LockKind::kFair;
 }
 
+std::string_view unlock_reason_name(UnlockError::Reason reason) {
+  switch (reason) {
+    case UnlockError::Reason::kNotHeld:
+      return "not-held";
+    case UnlockError::Reason::kConnection:
+      return "connection";
+    case UnlockError::Reason::kUnexpectedReply:
+      return "unexpected-reply";
+  }
+  return "unknown";
+}
+
+RemainingLease RemainingLease::from_pttl(int64_t pttl) {
+  if (pttl == -2) return RemainingLease{};
+  if (pttl < 0) return RemainingLease{.locked = true, .ttl = std::nullopt};
+  return RemainingLease{.locked = true, .ttl = std::chrono::milliseconds(pttl)};
+}
+
+UnlockResult DistributedLock::release() {
+  UnlockResult outcome;
+  // Only lock::Error is turned into an outcome: anything else (a simulated
+  // process's forced unwind above all) must keep unwinding.
+  try {
+    outcome = release_hold();
+  } catch (const ConnectionError& e) {
+    outcome = std::unexpected(UnlockError{UnlockError::Reason::kConnection, e.what()});
+  } catch (const Error& e) {
+    outcome = std::unexpected(UnlockError{UnlockError::Reason::kUnexpectedReply, e.what()});
+  }
+  const uint64_t task = env_->task_id();
+  std::lock_guard<std::mutex> guard(mu_.mu);
+  last_unlock_.insert_or_assign(task, outcome);
+  return outcome;
+}
+
+std::optional<UnlockResult> DistributedLock::last_unlock() {
+  const uint64_t task = env_->task_id();
+  std::lock_guard<std::mutex> guard(mu_.mu);
+  auto it = last_unlock_.find(task);
+  if (it == last_unlock_.end()) return std::nullopt;
+  return it->second;
+}
+
 std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string key,
                                            LockOptions options) {
   switch (kind) {
@@ -87,7 +139,7 @@ std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string 
     case LockKind::kRedlock:
       return std::make_unique<Redlock>(
           env, std::move(key),
-          RedlockOptions{.lease = options.lease,
+          RedlockOptions{.lease = fixed_lease(options.lease, "redlock"),
                          .retry_delay_min = options.retry_backoff_min,
                          .retry_delay_max = options.retry_backoff_max});
     case LockKind::kReadWrite:

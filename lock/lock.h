@@ -28,11 +28,25 @@
 //
 // Errors: Redis error replies and impossible reply shapes throw
 // UnexpectedReply; transport failures throw ConnectionError (and subclasses),
-// in which case the outcome of the command in flight is unknown. unlock()
-// throws LockNotOwned when the caller does not (or no longer) hold the lock.
-// Note: std::unique_lock's destructor calls unlock(), and an exception from a
-// destructor terminates; code that may outlive its lease should call
-// try_unlock() (or unlock() in a try block) itself.
+// in which case the outcome of the command in flight is unknown.
+//
+// Unlock: unlock() throws nothing, as BasicLockable requires, so a
+// std::unique_lock whose lease ran out (or whose unlock met a broken
+// connection) never terminates the program. The outcome is not lost:
+// release() is unlock() returning it (std::expected<void, UnlockError>), and
+// last_unlock() gives the calling task's latest one afterwards, e.g. after a
+// std::unique_lock's destructor ran:
+//
+//   { std::unique_lock guard(*lock); ... }                 // lease may run out
+//   if (auto last = lock->last_unlock(); last && !*last)
+//     log(last->error().message);                          // kNotHeld: lost it
+//
+// (In the simulation a crashed process's task is unwound by an exception that
+// is not a lock::Error; unlock() lets it pass, see sim/world/world.h.)
+//
+// Moves: lock objects are movable, not copyable: a copy would share one
+// token or one owner's watchdog. A lock is bound to its Env for life, so a
+// move constructs a new object (move assignment is deleted).
 //
 // Threading: a lock object uses only its Env, and lives no longer than it.
 // A kReentrant object may be shared by the tasks of one process (each task is
@@ -42,7 +56,11 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <expected>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -73,17 +91,64 @@ std::optional<LockKind> parse_lock_kind(std::string_view name);
 std::span<const LockKind> all_lock_kinds();
 // The kinds built on Redisson's reentrant hash lock (kReentrant, kFenced,
 // kReadWrite, kFair):
-// a lease <= 0 means the watchdog, a task may re-enter, the object may be
+// a Lease of kWatchdog means the watchdog, a task may re-enter, the object may be
 // shared by the tasks of a process, and make_lock returns a ReentrantLock
 // (a FairLock for kFair, which has the same hold_count()).
 bool is_reentrant_kind(LockKind kind);
 
+// The lease of an acquisition: how long the lock lives in Redis unless
+// released or renewed, or kWatchdog: no lease given, a watchdog renews
+// lock_watchdog_timeout every third of it (Redisson's leaseTime = -1; the
+// reentrant kinds only). A fixed lease must be > 0 (std::invalid_argument).
+using Lease = std::optional<std::chrono::milliseconds>;
+inline constexpr std::nullopt_t kWatchdog = std::nullopt;
+
+// Why an unlock did not release what the caller asked it to. Each reason
+// keeps the message that says which lock and which owner.
+struct UnlockError {
+  enum class Reason : uint8_t {
+    // The caller holds no lock here: it never took it through this object,
+    // released it already, or its lease ran out before the unlock (mutual
+    // exclusion may already have been broken). Redis was not changed.
+    // Redisson throws IllegalMonitorStateException here ("attempt to unlock
+    // lock, not locked by current thread by node id: ... thread-id: ...").
+    kNotHeld,
+    // The transport failed (ConnectionError: I/O error, timeout, closed): the
+    // unlock may or may not have run; the lock is released at the latest
+    // when its lease runs out (the watchdog, if any, was stopped).
+    kConnection,
+    // Redis answered with an error reply or a shape the unlock never returns
+    // (UnexpectedReply).
+    kUnexpectedReply,
+  };
+  Reason reason = Reason::kNotHeld;
+  std::string message;
+};
+// "not-held", "connection", "unexpected-reply".
+std::string_view unlock_reason_name(UnlockError::Reason reason);
+
+// The outcome of one unlock: void when the caller held the lock and released
+// one hold (for the string kinds and Redlock: when it believes it deleted its
+// own key), else why not.
+using UnlockResult = std::expected<void, UnlockError>;
+
+// What PTTL says about a lock key, without PTTL's sentinels (-2, -1).
+struct RemainingLease {
+  bool locked = false;  // the key exists
+  // The key's time to live; nullopt when it does not exist, or exists
+  // without expiry (SetnxExpireLock's leftover after a crash).
+  std::optional<std::chrono::milliseconds> ttl;
+
+  // From a PTTL reply: -2 no key, -1 no expiry, else the ms left.
+  static RemainingLease from_pttl(int64_t pttl);
+  bool operator==(const RemainingLease&) const = default;
+};
+
 struct LockOptions {
-  // How long the lock lives in Redis unless released or renewed (the PX of
-  // SET, the PEXPIRE of the others). Must be > 0 for the string kinds. For
-  // the reentrant kinds, <= 0 means "no lease given": lock()/try_lock()/try_lock_for()
-  // use the watchdog (Redisson's leaseTime = -1).
-  std::chrono::milliseconds lease{30000};
+  // The lease of lock()/try_lock()/try_lock_for(): the PX of SET, the
+  // PEXPIRE of the others. The string kinds and kRedlock need a fixed lease
+  // (> 0); for the reentrant kinds kWatchdog means the watchdog.
+  Lease lease{std::chrono::milliseconds(30000)};
   // Reentrant kinds only: the watchdog's lease, renewed every third of it
   // (Redisson's Config.lockWatchdogTimeout, default 30 s).
   std::chrono::milliseconds lock_watchdog_timeout{30000};
@@ -95,9 +160,23 @@ struct LockOptions {
   Micros retry_backoff_max{100000};
 };
 
+namespace detail {
+// A std::mutex for a movable object: a moved-to object gets a fresh one
+// (moving an object while another task uses it is a race anyway).
+struct FreshMutex {
+  FreshMutex() = default;
+  FreshMutex(FreshMutex&& /*other*/) noexcept {}
+  FreshMutex& operator=(FreshMutex&&) = delete;
+  std::mutex mu;
+};
+}  // namespace detail
+
 class DistributedLock {
  public:
   virtual ~DistributedLock() = default;
+  DistributedLock(const DistributedLock&) = delete;
+  DistributedLock& operator=(const DistributedLock&) = delete;
+  DistributedLock& operator=(DistributedLock&&) = delete;
 
   // Blocks until the lock is taken. Throws ConnectionError / UnexpectedReply.
   virtual void lock() = 0;
@@ -109,13 +188,21 @@ class DistributedLock {
   bool try_lock_for(const std::chrono::duration<Rep, Period>& wait) {
     return try_lock_wait(std::chrono::ceil<Micros>(wait));
   }
-  // Releases the caller's hold. Throws LockNotOwned when the caller holds no
-  // lock here, including when its lease ran out before the unlock (the
-  // message says which).
-  virtual void unlock() = 0;
-  // unlock() without the throw: true when the caller held the lock (and has
-  // now released one hold), false where unlock() throws LockNotOwned.
-  virtual bool try_unlock() = 0;
+  // Tries until taken or until the Env's clock reads `deadline` (an EnvTime:
+  // Env::now() plus a duration); true when taken. A deadline already passed
+  // makes exactly one attempt.
+  bool try_lock_until(EnvTime deadline) { return try_lock_wait(deadline - env_->now()); }
+
+  // BasicLockable: releases the caller's hold and throws nothing (no
+  // lock::Error); the outcome is last_unlock(). Equivalent to release().
+  void unlock() { (void)release(); }
+  // Releases the caller's hold (one hold, for the reentrant kinds) and says
+  // how it went; never throws a lock::Error. Also recorded for last_unlock().
+  UnlockResult release();
+  // The outcome of the calling task's latest unlock()/release() through this
+  // object; nullopt before its first. Kept per task (Env::task_id), as a
+  // reentrant object is shared by the tasks of a process.
+  std::optional<UnlockResult> last_unlock();
 
   virtual LockKind kind() const = 0;
   std::string_view kind_name() const { return lock_kind_name(kind()); }
@@ -129,16 +216,28 @@ class DistributedLock {
   virtual bool is_locked() = 0;
   // Asked of Redis, now: the caller holds it (its token or owner field is there).
   virtual bool is_held_by_current_thread() = 0;
-  // PTTL of the lock key: the lease left in ms, -2 when there is no lock,
-  // -1 when it has no expiry (SetnxExpireLock's leftover after a crash).
-  virtual std::chrono::milliseconds remaining_lease() = 0;
+  // PTTL of the lock key (Redlock: the time until fewer than a quorum hold it).
+  virtual RemainingLease remaining_lease() = 0;
 
  protected:
+  explicit DistributedLock(Env& env) : env_(&env) {}
+  DistributedLock(DistributedLock&&) = default;
+
   virtual bool try_lock_wait(Micros wait) = 0;
+  // One release of the caller's hold: void, or UnlockError kNotHeld. May
+  // throw lock::Error (ConnectionError, UnexpectedReply); release() turns
+  // those into kConnection / kUnexpectedReply. Other exceptions pass.
+  virtual UnlockResult release_hold() = 0;
+
+ private:
+  Env* env_;
+  detail::FreshMutex mu_;                         // guards last_unlock_
+  std::map<uint64_t, UnlockResult> last_unlock_;  // by task id
 };
 
 // A new lock of `kind` on `key`. Throws std::invalid_argument for options a
-// kind cannot use (a lease <= 0 for a string kind, a backoff min above max).
+// kind cannot use (a lease <= 0, kWatchdog for a string kind or kRedlock, a
+// backoff min above max).
 std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string key,
                                            LockOptions options = {});
 

@@ -2,8 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <type_traits>
+#include <utility>
+
 #include "lock/errors.h"
+#include "lock/fair_lock.h"
 #include "lock/lock_test_util.h"
+#include "lock/read_write_lock.h"
+#include "lock/redlock.h"
+#include "lock/reentrant_lock.h"
+#include "lock/simple_lock.h"
 
 namespace redsim::lock {
 namespace {
@@ -29,10 +37,13 @@ TEST(MakeLock, RejectsAZeroLeaseForStringKinds) {
   for (LockKind kind : {LockKind::kSimple, LockKind::kSetnxExpire, LockKind::kGetDel,
                         LockKind::kBlindDel, LockKind::kRedlock}) {
     EXPECT_THROW(make_lock(kind, env, "k", {.lease = 0ms}), std::invalid_argument);
+    EXPECT_THROW(make_lock(kind, env, "k", {.lease = kWatchdog}), std::invalid_argument);
   }
-  auto reentrant = make_lock(LockKind::kReentrant, env, "k", {.lease = 0ms});
+  EXPECT_THROW(make_lock(LockKind::kReentrant, env, "k", {.lease = 0ms}), std::invalid_argument)
+      << "no sentinel: a zero lease is an error, not the watchdog";
+  auto reentrant = make_lock(LockKind::kReentrant, env, "k", {.lease = kWatchdog});
   reentrant->lock();
-  EXPECT_EQ(env.spawned.size(), 1u) << "a zero lease means the watchdog";
+  EXPECT_EQ(env.spawned.size(), 1u) << "kWatchdog means the watchdog";
 }
 
 class EveryKind : public ::testing::TestWithParam<LockKind> {};
@@ -53,7 +64,7 @@ TEST_P(EveryKind, ExcludesThenHandsOver) {
   EXPECT_FALSE(lb->try_lock());
   EXPECT_FALSE(lb->try_lock_for(100ms));
   EXPECT_FALSE(lb->is_held_by_current_thread());
-  EXPECT_EQ(la->remaining_lease(), 9900ms);
+  EXPECT_EQ(la->remaining_lease().ttl, 9900ms);
   la->unlock();
   EXPECT_FALSE(la->is_locked());
   {
@@ -62,7 +73,7 @@ TEST_P(EveryKind, ExcludesThenHandsOver) {
     EXPECT_TRUE(la->is_locked());
   }
   EXPECT_FALSE(lb->is_locked());
-  EXPECT_THROW(lb->unlock(), LockNotOwned);
+  EXPECT_EQ(failure_of(lb->release()), UnlockError::Reason::kNotHeld);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, EveryKind,
@@ -72,6 +83,45 @@ INSTANTIATE_TEST_SUITE_P(Kinds, EveryKind,
                            std::erase(name, '-');
                            return name;
                          });
+
+}  // namespace
+}  // namespace redsim::lock
+
+namespace redsim::lock {
+namespace {
+
+// Movable, not copyable: a copy would share one token or one watchdog.
+static_assert(!std::is_copy_constructible_v<SimpleLock> &&
+              std::is_move_constructible_v<SimpleLock>);
+static_assert(!std::is_copy_constructible_v<ReentrantLock> &&
+              std::is_move_constructible_v<ReentrantLock>);
+static_assert(!std::is_copy_constructible_v<FairLock> && std::is_move_constructible_v<FairLock>);
+static_assert(!std::is_copy_constructible_v<Redlock> && std::is_move_constructible_v<Redlock>);
+static_assert(!std::is_copy_constructible_v<ReadWriteLock> &&
+              std::is_move_constructible_v<ReadWriteLock>);
+
+TEST(LockTime, TryLockUntilWaitsUntilTheDeadlineOnTheEnvClock) {
+  testing_util::DirectWorld world;
+  testing_util::DirectEnv a(world, "client-a"), b(world, "client-b");
+  SimpleLock la(a, "k", {.lease = std::chrono::seconds(10)});
+  SimpleLock lb(b, "k", {.lease = std::chrono::seconds(10)});
+  ASSERT_TRUE(la.try_lock());
+  const EnvTime start = b.now();
+  EXPECT_FALSE(lb.try_lock_until(start - std::chrono::seconds(1))) << "past: one attempt";
+  EXPECT_EQ(b.now(), start);
+  EXPECT_FALSE(lb.try_lock_until(start + std::chrono::milliseconds(300)));
+  EXPECT_EQ(b.now(), start + std::chrono::milliseconds(300)) << "it slept up to the deadline";
+}
+
+TEST(LockTime, MovedLockReleasesWhatTheOriginalTook) {
+  testing_util::DirectWorld world;
+  testing_util::DirectEnv a(world, "client-a");
+  SimpleLock first(a, "k", {.lease = std::chrono::seconds(10)});
+  ASSERT_TRUE(first.try_lock());
+  SimpleLock moved(std::move(first));
+  EXPECT_TRUE(moved.release().has_value());
+  EXPECT_FALSE(moved.is_locked());
+}
 
 }  // namespace
 }  // namespace redsim::lock

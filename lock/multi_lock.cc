@@ -10,7 +10,7 @@
 namespace redsim::lock {
 
 MultiLock::MultiLock(Env& env, std::vector<DistributedLock*> locks)
-    : env_(env), locks_(std::move(locks)) {
+    : env_(&env), locks_(std::move(locks)) {
   if (locks_.empty()) throw std::invalid_argument("MultiLock: no locks given");
   for (const DistributedLock* l : locks_) {
     if (l == nullptr) throw std::invalid_argument("MultiLock: a null lock");
@@ -27,16 +27,14 @@ bool MultiLock::try_lock() { return acquire(Micros(0)); }
 
 void MultiLock::release_quietly(size_t count) {
   for (size_t i = 0; i < count; ++i) {
-    try {
-      locks_[i]->try_unlock();
-    } catch (const Error& e) {
-      env_.trace("multi-lock could not release " + locks_[i]->key() + ": " + e.what());
+    if (UnlockResult r = locks_[i]->release(); !r) {
+      env_->trace("multi-lock could not release " + locks_[i]->key() + ": " + r.error().message);
     }
   }
 }
 
 bool MultiLock::acquire(Micros wait) {
-  const Micros start = env_.now();
+  const EnvTime start = env_->now();
   size_t taken = 0;
   while (taken < locks_.size()) {
     bool ok = false;
@@ -44,7 +42,7 @@ bool MultiLock::acquire(Micros wait) {
       if (wait.count() <= 0) {
         ok = locks_[taken]->try_lock();
       } else {
-        ok = locks_[taken]->try_lock_for(std::max(Micros(0), wait - (env_.now() - start)));
+        ok = locks_[taken]->try_lock_for(std::max(Micros(0), wait - (env_->now() - start)));
       }
     } catch (const Error&) {
       release_quietly(taken);
@@ -54,26 +52,33 @@ bool MultiLock::acquire(Micros wait) {
       ++taken;
       continue;
     }
-    env_.trace("multi-lock could not take " + locks_[taken]->key() + "; releasing " +
-               std::to_string(taken) + " taken");
+    env_->trace("multi-lock could not take " + locks_[taken]->key() + "; releasing " +
+                std::to_string(taken) + " taken");
     release_quietly(taken);
     taken = 0;
-    if (wait.count() <= 0 || env_.now() - start >= wait) return false;
+    if (wait.count() <= 0 || env_->now() - start >= wait) return false;
   }
   return true;
 }
 
-bool MultiLock::try_unlock() {
-  bool all = true;
-  for (DistributedLock* l : locks_) all = l->try_unlock() && all;
-  return all;
+UnlockResult MultiLock::release() {
+  UnlockResult outcome;
+  for (DistributedLock* l : locks_) {
+    UnlockResult r = l->release();
+    if (!r && outcome) outcome = std::move(r);
+  }
+  const uint64_t task = env_->task_id();
+  std::lock_guard<std::mutex> guard(mu_.mu);
+  last_unlock_.insert_or_assign(task, outcome);
+  return outcome;
 }
 
-void MultiLock::unlock() {
-  if (try_unlock()) return;
-  throw LockNotOwned("attempt to unlock a multi-lock of " + std::to_string(locks_.size()) +
-                     " locks, at least one not locked by current thread by node id: " +
-                     env_.client_id() + " thread-id: " + std::to_string(env_.task_id()));
+std::optional<UnlockResult> MultiLock::last_unlock() {
+  const uint64_t task = env_->task_id();
+  std::lock_guard<std::mutex> guard(mu_.mu);
+  auto it = last_unlock_.find(task);
+  if (it == last_unlock_.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace redsim::lock

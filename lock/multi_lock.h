@@ -20,12 +20,17 @@
 // Errors: a ConnectionError or UnexpectedReply while taking lock i releases
 // locks 0..i-1 (best effort) and is rethrown. A failure to release during
 // that clean-up is traced and ignored (the lease frees the lock), as in
-// Redisson's unlockInner. unlock() releases every lock, then throws
-// LockNotOwned if any was not held. The locks are not owned; they must
-// outlive the MultiLock.
+// Redisson's unlockInner. unlock()/release() release every lock (each one's
+// release(), so each lock's last_unlock() tells its own story) and never
+// throw a lock::Error; the outcome is the first failure in lock order, or
+// void when every lock was released (Redisson's unlockInner waits for each
+// unlock and rethrows the first failure). The locks are not owned; they must
+// outlive the MultiLock. Movable, not copyable.
 #pragma once
 
 #include <chrono>
+#include <map>
+#include <optional>
 #include <vector>
 
 #include "lock/lock.h"
@@ -36,6 +41,9 @@ class MultiLock {
  public:
   // Throws std::invalid_argument when `locks` is empty or holds a null.
   MultiLock(Env& env, std::vector<DistributedLock*> locks);
+  MultiLock(MultiLock&&) = default;
+  MultiLock(const MultiLock&) = delete;
+  MultiLock& operator=(const MultiLock&) = delete;
 
   void lock();
   // One attempt at each lock (try_lock()); all or none.
@@ -45,10 +53,14 @@ class MultiLock {
   bool try_lock_for(const std::chrono::duration<Rep, Period>& wait) {
     return acquire(std::chrono::ceil<Micros>(wait));
   }
-  // Releases every lock; LockNotOwned when at least one was not held.
-  void unlock();
-  // Releases every lock; true when all were held.
-  bool try_unlock();
+  // Takes all by `deadline` (Env clock), or none.
+  bool try_lock_until(EnvTime deadline) { return acquire(deadline - env_->now()); }
+  // BasicLockable: release(), throwing nothing.
+  void unlock() { (void)release(); }
+  // Releases every lock; void when each was held, else the first failure.
+  UnlockResult release();
+  // The calling task's latest unlock()/release() outcome; nullopt before its first.
+  std::optional<UnlockResult> last_unlock();
 
   size_t size() const { return locks_.size(); }
 
@@ -57,8 +69,10 @@ class MultiLock {
   bool acquire(Micros wait);
   void release_quietly(size_t count);
 
-  Env& env_;
+  Env* env_;
   std::vector<DistributedLock*> locks_;
+  detail::FreshMutex mu_;                         // guards last_unlock_
+  std::map<uint64_t, UnlockResult> last_unlock_;  // by task id
 };
 
 }  // namespace redsim::lock

@@ -27,7 +27,7 @@ TEST(MultiLock, TakesAllAndReleasesAll) {
   both.unlock();
   EXPECT_FALSE(x.is_locked());
   EXPECT_FALSE(y.is_locked());
-  EXPECT_THROW(both.unlock(), LockNotOwned);
+  EXPECT_EQ(failure_of(both.release()), UnlockError::Reason::kNotHeld);
 }
 
 TEST(MultiLock, AFailedAttemptReleasesWhatItTook) {
@@ -43,7 +43,7 @@ TEST(MultiLock, AFailedAttemptReleasesWhatItTook) {
   EXPECT_FALSE(ay.is_locked());
   EXPECT_FALSE(all.try_lock_for(500ms));
   EXPECT_FALSE(ax.is_locked());
-  EXPECT_GE(a.now() - Micros(0), Micros(500ms)) << "it waited out its budget";
+  EXPECT_GE(a.now() - EnvTime(), Micros(500ms)) << "it waited out its budget";
   bz.unlock();
   EXPECT_TRUE(all.try_lock_for(500ms));
   EXPECT_TRUE(az.is_held_by_current_thread());

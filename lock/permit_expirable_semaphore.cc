@@ -90,7 +90,7 @@ std::optional<std::string> PermitExpirableSemaphore::try_acquire(std::chrono::mi
 std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(
     Micros wait, std::chrono::milliseconds lease) {
   require_lease(lease);
-  const Micros start = env_.now();
+  const EnvTime start = env_.now();
   int64_t hint = -1;
   if (auto id = attempt(lease, hint)) return id;
   if (env_.now() - start >= wait) return std::nullopt;
@@ -99,7 +99,7 @@ std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(
   std::optional<std::string> id;
   try {
     while (!(id = attempt(lease, hint))) {
-      const Micros elapsed = env_.now() - start;
+      const auto elapsed = env_.now() - start;
       if (elapsed >= wait) break;
       Micros pause = options_.recheck_interval;
       // An expiring permit publishes nothing until someone runs a script: wake for it.

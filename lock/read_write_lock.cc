@@ -53,10 +53,10 @@ std::optional<int64_t> WriteLock::run_acquire(const std::string& owner,
 }
 
 ReadWriteLock::ReadWriteLock(Env& env, std::string key, ReentrantLockOptions options)
-    : env_(env), key_(std::move(key)), read_(env, key_, options), write_(env, key_, options) {}
+    : env_(&env), key_(std::move(key)), read_(env, key_, options), write_(env, key_, options) {}
 
 std::optional<std::string> ReadWriteLock::mode() {
-  const Reply reply = env_.connection().call({"HGET", key_, "mode"});
+  const Reply reply = env_->connection().call({"HGET", key_, "mode"});
   if (reply.is_nil()) return std::nullopt;
   if (!reply.is_bulk()) {
     throw UnexpectedReply("HGET '" + key_ + "' mode answered " + reply.debug_string());

@@ -16,7 +16,7 @@
 // the waiters of both halves.
 //
 // Each half is a ReentrantLock (hold counts per owner, subscribe-then-retry
-// waiting, lease or watchdog, LockNotOwned, the replica check) with its own
+// waiting, lease or watchdog, release() outcomes, the replica check) with its own
 // scripts. Lease: one PEXPIRE on the hash; a read acquisition or renewal
 // raises it to its lease and never lowers it, and a read release leaves it
 // alone (Redisson keeps one timeout key per read hold to shorten it exactly;
@@ -42,6 +42,7 @@ namespace redsim::lock {
 class ReadLock final : public ReentrantLock {
  public:
   ReadLock(Env& env, std::string key, ReentrantLockOptions options = {});
+  ReadLock(ReadLock&&) = default;
   LockKind kind() const override { return LockKind::kReadWrite; }
 
  protected:
@@ -54,6 +55,7 @@ class ReadLock final : public ReentrantLock {
 class WriteLock final : public ReentrantLock {
  public:
   WriteLock(Env& env, std::string key, ReentrantLockOptions options = {});
+  WriteLock(WriteLock&&) = default;
   LockKind kind() const override { return LockKind::kReadWrite; }
 
  protected:
@@ -64,6 +66,9 @@ class WriteLock final : public ReentrantLock {
 class ReadWriteLock {
  public:
   ReadWriteLock(Env& env, std::string key, ReentrantLockOptions options = {});
+  ReadWriteLock(ReadWriteLock&&) = default;
+  ReadWriteLock(const ReadWriteLock&) = delete;
+  ReadWriteLock& operator=(const ReadWriteLock&) = delete;
 
   ReadLock& read_lock() { return read_; }
   WriteLock& write_lock() { return write_; }
@@ -75,7 +80,7 @@ class ReadWriteLock {
   static std::string channel_name(std::string_view key);
 
  private:
-  Env& env_;
+  Env* env_;
   std::string key_;
   ReadLock read_;
   WriteLock write_;

@@ -57,7 +57,7 @@ TEST(RealRedis, RedlockOverThreeServers) {
   EXPECT_FALSE(lb.try_lock());
   EXPECT_FALSE(lb.try_lock_for(50ms));
   EXPECT_TRUE(la.extend(8s));
-  EXPECT_GT(la.remaining_lease(), 7900ms);
+  EXPECT_GT(la.remaining_lease().ttl, 7900ms);
   la.unlock();
   for (size_t i = 0; i < 3; ++i)
     EXPECT_EQ(a.connection(i).call({"EXISTS", "k"}), Reply::integer(0));

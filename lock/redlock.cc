@@ -13,7 +13,7 @@
 namespace redsim::lock {
 
 Redlock::Redlock(Env& env, std::string key, RedlockOptions options)
-    : env_(env), key_(std::move(key)), options_(options) {
+    : DistributedLock(env), env_(&env), key_(std::move(key)), options_(options) {
   if (options_.lease.count() <= 0) {
     throw std::invalid_argument("redlock '" + key_ + "': lease must be > 0 ms");
   }
@@ -33,36 +33,36 @@ Micros Redlock::drift(std::chrono::milliseconds lease) const {
 
 std::string Redlock::new_token() {
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(env_.random_u64()));
-  return env_.client_id() + ":" + std::to_string(env_.task_id()) + ":" + hex;
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(env_->random_u64()));
+  return env_->client_id() + ":" + std::to_string(env_->task_id()) + ":" + hex;
 }
 
 bool Redlock::attempt(const std::string& token) {
-  const Micros start = env_.now();
+  const EnvTime start = env_->now();
   const std::string px = std::to_string(options_.lease.count());
   size_t acquired = 0;
-  for (size_t i = 0; i < env_.server_count(); ++i) {
+  for (size_t i = 0; i < env_->server_count(); ++i) {
     try {
       const Reply reply =
-          env_.connection(i).call({"SET", key_, token, "NX", "PX", px}, options_.server_timeout);
+          env_->connection(i).call({"SET", key_, token, "NX", "PX", px}, options_.server_timeout);
       if (reply.is_status()) ++acquired;
     } catch (const ConnectionError& e) {
-      env_.trace("redlock: server " + std::to_string(i) + " failed: " + e.what());
+      env_->trace("redlock: server " + std::to_string(i) + " failed: " + e.what());
     }
   }
-  const Micros elapsed = env_.now() - start;
+  const auto elapsed = env_->now() - start;
   const Micros validity = Micros(options_.lease) - elapsed - drift(options_.lease);
   if (acquired >= quorum() && validity.count() > 0) {
     token_ = token;
     valid_until_ = start + Micros(options_.lease) - drift(options_.lease);
-    env_.trace("redlock acquired " + key_ + " on " + std::to_string(acquired) + "/" +
-               std::to_string(env_.server_count()) + " servers, validity " +
-               std::to_string(validity.count()) + " us");
+    env_->trace("redlock acquired " + key_ + " on " + std::to_string(acquired) + "/" +
+                std::to_string(env_->server_count()) + " servers, validity " +
+                std::to_string(validity.count()) + " us");
     return true;
   }
-  env_.trace("redlock attempt on " + key_ + " failed: " + std::to_string(acquired) + "/" +
-             std::to_string(env_.server_count()) + " servers, validity " +
-             std::to_string(validity.count()) + " us; releasing");
+  env_->trace("redlock attempt on " + key_ + " failed: " + std::to_string(acquired) + "/" +
+              std::to_string(env_->server_count()) + " servers, validity " +
+              std::to_string(validity.count()) + " us; releasing");
   release_all(token);
   return false;
 }
@@ -70,89 +70,87 @@ bool Redlock::attempt(const std::string& token) {
 size_t Redlock::release_all(const std::string& token) {
   static const Script& script = Script::get("simple_unlock");
   size_t deleted = 0;
-  for (size_t i = 0; i < env_.server_count(); ++i) {
+  for (size_t i = 0; i < env_->server_count(); ++i) {
     try {
       const Reply reply =
-          run_script(env_.connection(i), script, {key_}, {token}, options_.server_timeout);
+          run_script(env_->connection(i), script, {key_}, {token}, options_.server_timeout);
       if (reply.is_integer() && reply.integer() == 1) ++deleted;
     } catch (const ConnectionError& e) {
-      env_.trace("redlock: release on server " + std::to_string(i) + " failed: " + e.what());
+      env_->trace("redlock: release on server " + std::to_string(i) + " failed: " + e.what());
     }
   }
   return deleted;
 }
 
-bool Redlock::acquire_until(std::optional<Micros> deadline) {
+bool Redlock::acquire_until(std::optional<EnvTime> deadline) {
   for (;;) {
     if (attempt(new_token())) return true;
     const uint64_t span =
         static_cast<uint64_t>((options_.retry_delay_max - options_.retry_delay_min).count()) + 1;
-    Micros pause = options_.retry_delay_min + Micros(env_.random_u64() % span);
+    Micros pause = options_.retry_delay_min + Micros(env_->random_u64() % span);
     if (deadline) {
-      const Micros now = env_.now();
+      const EnvTime now = env_->now();
       if (now >= *deadline) return false;
       pause = std::min(pause, *deadline - now);
     }
-    env_.sleep_for(pause);
+    env_->sleep_for(pause);
   }
 }
 
 void Redlock::lock() { acquire_until(std::nullopt); }
 
-bool Redlock::try_lock() { return acquire_until(env_.now()); }
+bool Redlock::try_lock() { return acquire_until(env_->now()); }
 
 bool Redlock::try_lock_wait(Micros wait) {
-  return acquire_until(env_.now() + std::max(wait, Micros(0)));
+  return acquire_until(env_->now() + std::max(wait, Micros(0)));
 }
 
-bool Redlock::try_unlock() {
-  if (token_.empty()) return false;
+UnlockResult Redlock::release_hold() {
+  if (token_.empty()) {
+    return std::unexpected(UnlockError{
+        UnlockError::Reason::kNotHeld,
+        "attempt to unlock redlock '" + key_ + "', not locked by this object (node id: " +
+            env_->client_id() + " thread-id: " + std::to_string(env_->task_id()) + ")"});
+  }
   const std::string token = std::exchange(token_, std::string());
   const size_t deleted = release_all(token);
-  env_.trace("redlock released " + key_ + " on " + std::to_string(deleted) + " servers");
-  return deleted >= quorum();
-}
-
-void Redlock::unlock() {
-  const bool believed = !token_.empty();
-  if (try_unlock()) return;
-  throw LockNotOwned(believed ? "redlock '" + key_ +
-                                    "' was lost before unlock: fewer than a quorum of servers "
-                                    "still held this acquisition's token"
-                              : "attempt to unlock redlock '" + key_ +
-                                    "', not locked by this object (node id: " + env_.client_id() +
-                                    " thread-id: " + std::to_string(env_.task_id()) + ")");
+  env_->trace("redlock released " + key_ + " on " + std::to_string(deleted) + " servers");
+  if (deleted >= quorum()) return {};
+  return std::unexpected(UnlockError{UnlockError::Reason::kNotHeld,
+                                     "redlock '" + key_ +
+                                         "' was lost before unlock: fewer than a quorum of "
+                                         "servers still held this acquisition's token"});
 }
 
 bool Redlock::extend(std::chrono::milliseconds lease) {
   if (lease.count() <= 0) throw std::invalid_argument("redlock extend: lease must be > 0 ms");
   if (token_.empty()) return false;
   static const Script& script = Script::get("redlock_extend");
-  const Micros start = env_.now();
+  const EnvTime start = env_->now();
   size_t extended = 0;
-  for (size_t i = 0; i < env_.server_count(); ++i) {
+  for (size_t i = 0; i < env_->server_count(); ++i) {
     try {
       const Reply reply =
-          run_script(env_.connection(i), script, {key_}, {token_, std::to_string(lease.count())},
+          run_script(env_->connection(i), script, {key_}, {token_, std::to_string(lease.count())},
                      options_.server_timeout);
       if (reply.is_integer() && reply.integer() == 1) ++extended;
     } catch (const ConnectionError& e) {
-      env_.trace("redlock: extend on server " + std::to_string(i) + " failed: " + e.what());
+      env_->trace("redlock: extend on server " + std::to_string(i) + " failed: " + e.what());
     }
   }
-  const Micros validity = Micros(lease) - (env_.now() - start) - drift(lease);
+  const Micros validity = Micros(lease) - (env_->now() - start) - drift(lease);
   if (extended >= quorum() && validity.count() > 0) {
     valid_until_ = start + Micros(lease) - drift(lease);
     return true;
   }
-  env_.trace("redlock extend of " + key_ + " failed on " +
-             std::to_string(env_.server_count() - extended) + " servers");
+  env_->trace("redlock extend of " + key_ + " failed on " +
+              std::to_string(env_->server_count() - extended) + " servers");
   return false;
 }
 
 Micros Redlock::validity_left() {
   if (token_.empty()) return Micros(0);
-  return valid_until_ - env_.now();
+  return valid_until_ - env_->now();
 }
 
 namespace {
@@ -174,7 +172,7 @@ std::vector<std::optional<Reply>> ask_all(Env& env, const Argv& argv, Micros tim
 
 bool Redlock::is_locked() {
   size_t n = 0;
-  for (const auto& r : ask_all(env_, {"EXISTS", key_}, options_.server_timeout)) {
+  for (const auto& r : ask_all(*env_, {"EXISTS", key_}, options_.server_timeout)) {
     n += r && r->is_integer() && r->integer() == 1;
   }
   return n >= quorum();
@@ -183,23 +181,23 @@ bool Redlock::is_locked() {
 bool Redlock::is_held_by_current_thread() {
   if (token_.empty()) return false;
   size_t n = 0;
-  for (const auto& r : ask_all(env_, {"GET", key_}, options_.server_timeout)) {
+  for (const auto& r : ask_all(*env_, {"GET", key_}, options_.server_timeout)) {
     n += r && r->is_bulk() && r->str() == token_;
   }
   return n >= quorum();
 }
 
-std::chrono::milliseconds Redlock::remaining_lease() {
+RemainingLease Redlock::remaining_lease() {
   std::vector<int64_t> pttls;
-  for (const auto& r : ask_all(env_, {"PTTL", key_}, options_.server_timeout)) {
+  for (const auto& r : ask_all(*env_, {"PTTL", key_}, options_.server_timeout)) {
     if (!r || !r->is_integer() || r->integer() == -2) continue;
     // No expiry outlasts any lease: sort it first.
     pttls.push_back(r->integer() == -1 ? INT64_MAX : r->integer());
   }
-  if (pttls.size() < quorum()) return std::chrono::milliseconds(-2);
+  if (pttls.size() < quorum()) return RemainingLease{};
   std::sort(pttls.begin(), pttls.end(), std::greater<>());
   const int64_t q = pttls[quorum() - 1];
-  return std::chrono::milliseconds(q == INT64_MAX ? -1 : q);
+  return RemainingLease::from_pttl(q == INT64_MAX ? -1 : q);
 }
 
 }  // namespace redsim::lock

@@ -22,13 +22,16 @@
 // extend(lease): compare-and-PEXPIRE (scripts/redlock_extend.lua) on every
 // server, with the same quorum and validity rule, measured from the start of
 // the extension; on failure the lock is considered lost (not released).
-// unlock(): compare-and-delete on every server (reachable or not, so a
-// server that took the key but whose reply was lost is cleaned too).
+// unlock()/release(): compare-and-delete on every server (reachable or not,
+// so a server that took the key but whose reply was lost is cleaned too).
+// The outcome is kNotHeld when this object holds no acquisition, or when
+// fewer than a quorum of servers still had its token (servers that could not
+// be reached count as not having it; their keys expire with the lease).
 //
 //   lock::Redlock lock(env, "orders:42", {.lease = std::chrono::seconds(10)});
 //   if (lock.try_lock_for(std::chrono::seconds(1))) {
 //     ... // only while lock.validity_left() > 0
-//     lock.unlock();
+//     lock.unlock();               // throws nothing; lock.last_unlock() says how it went
 //   }
 //
 // The calls to the servers go one after the other (the Env has no
@@ -67,13 +70,10 @@ class Redlock final : public DistributedLock {
   // Throws std::invalid_argument for a lease <= 0, a server_timeout <= 0, or
   // retry delays not 0 < min <= max.
   Redlock(Env& env, std::string key, RedlockOptions options = {});
+  Redlock(Redlock&&) = default;
 
   void lock() override;
   bool try_lock() override;
-  // Releases on every server. Throws LockNotOwned when this object holds no
-  // acquisition, or fewer than a quorum of servers still had its token.
-  void unlock() override;
-  bool try_unlock() override;
   // Re-arms `lease` on every server holding the token; true when a quorum
   // did within the validity rule (then validity_left() is renewed).
   bool extend(std::chrono::milliseconds lease);
@@ -86,33 +86,34 @@ class Redlock final : public DistributedLock {
   // A quorum of servers has this acquisition's token.
   bool is_held_by_current_thread() override;
   // The time until fewer than a quorum of servers hold the key: the
-  // quorum-th largest PTTL (ms); -2 when fewer than a quorum have it, -1
-  // when that many have it without expiry.
-  std::chrono::milliseconds remaining_lease() override;
+  // quorum-th largest PTTL; not locked when fewer than a quorum have it, no
+  // ttl when that many have it without expiry.
+  RemainingLease remaining_lease() override;
   // What is left of the validity on the client's clock; <= 0 when expired or
   // not held.
   Micros validity_left();
 
-  size_t quorum() const { return env_.server_count() / 2 + 1; }
+  size_t quorum() const { return env_->server_count() / 2 + 1; }
   // lease x drift_factor + drift_min.
   Micros drift(std::chrono::milliseconds lease) const;
   const RedlockOptions& options() const { return options_; }
 
  protected:
   bool try_lock_wait(Micros wait) override;
+  UnlockResult release_hold() override;
 
  private:
-  bool acquire_until(std::optional<Micros> deadline);
+  bool acquire_until(std::optional<EnvTime> deadline);
   bool attempt(const std::string& token);
   // Compare-and-delete on every server; returns how many deleted our key.
   size_t release_all(const std::string& token);
   std::string new_token();
 
-  Env& env_;
+  Env* env_;  // a pointer, so the object can move
   std::string key_;
   RedlockOptions options_;
-  std::string token_;     // the held acquisition's token; empty when not held
-  Micros valid_until_{};  // client clock
+  std::string token_;      // the held acquisition's token; empty when not held
+  EnvTime valid_until_{};  // client clock
 };
 
 }  // namespace redsim::lock

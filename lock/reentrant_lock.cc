@@ -61,7 +61,8 @@ ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions opt
                     Flavor{channel_name(key), "", &unlock_script(), &renew_script()}) {}
 
 ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions options, Flavor flavor)
-    : env_(env),
+    : DistributedLock(env),
+      env_(&env),
       key_(std::move(key)),
       channel_(std::move(flavor.channel)),
       field_suffix_(std::move(flavor.field_suffix)),
@@ -74,6 +75,9 @@ ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions opt
   }
   if (options_.unlock_latch && &unlock_script_ != &unlock_script()) {
     throw std::invalid_argument("lock '" + key_ + "': unlock_latch needs the reentrant unlock");
+  }
+  if (options_.default_lease && options_.default_lease->count() <= 0) {
+    throw std::invalid_argument("lock '" + key_ + "': default_lease must be > 0 ms (or kWatchdog)");
   }
   if (options_.unlock_retries < 0) {
     throw std::invalid_argument("lock '" + key_ + "': unlock_retries must be >= 0");
@@ -91,12 +95,16 @@ std::string ReentrantLock::channel_name(std::string_view key) {
 }
 
 std::string ReentrantLock::owner() {
-  return env_.client_id() + ":" + std::to_string(env_.task_id());
+  return env_->client_id() + ":" + std::to_string(env_->task_id());
 }
 
 void ReentrantLock::lock() { acquire(std::nullopt, options_.default_lease); }
 
-void ReentrantLock::lock(milliseconds lease) { acquire(std::nullopt, lease); }
+void ReentrantLock::lock(Lease lease) { acquire(std::nullopt, lease); }
+
+milliseconds ReentrantLock::effective(Lease lease) const {
+  return lease ? *lease : options_.lock_watchdog_timeout;
+}
 
 bool ReentrantLock::try_lock() {
   const std::string me = owner();
@@ -112,7 +120,7 @@ bool ReentrantLock::try_lock_wait(Micros wait) {
 std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, milliseconds lease,
                                                   bool /*waiting*/) {
   const Reply reply =
-      run_script(env_.connection(), acquire_script(), {key_}, {ms_arg(lease), owner});
+      run_script(env_->connection(), acquire_script(), {key_}, {ms_arg(lease), owner});
   if (reply.is_nil()) return std::nullopt;
   if (!reply.is_integer()) {
     throw UnexpectedReply("reentrant_acquire on '" + key_ + "' answered " + reply.debug_string());
@@ -120,15 +128,15 @@ std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, mill
   return reply.integer();
 }
 
-std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, milliseconds lease,
+std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, Lease lease,
                                                   bool waiting) {
-  const milliseconds effective = lease.count() > 0 ? lease : options_.lock_watchdog_timeout;
+  const milliseconds effective = this->effective(lease);
   std::optional<int64_t> pttl = run_acquire(owner, effective, waiting);
   if (pttl || options_.sync_replicas <= 0) return pttl;
 
   // The replica check: WAIT on the connection that ran the acquire, so it
   // counts the replicas that have our write.
-  const Reply acked = env_.connection().call(
+  const Reply acked = env_->connection().call(
       {"WAIT", std::to_string(options_.sync_replicas), ms_arg(options_.sync_timeout)});
   if (acked.is_integer() && acked.integer() >= options_.sync_replicas) return std::nullopt;
   const std::string seen = acked.is_integer() ? std::to_string(acked.integer()) + " of "
@@ -140,31 +148,34 @@ std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, mill
   } catch (const ConnectionError& e) {
     released = std::string("releasing the hold failed: ") + e.what();
   }
-  env_.trace("replica check failed for " + key_ + ": " + seen +
-             std::to_string(options_.sync_replicas) + " replicas; " + released);
+  env_->trace("replica check failed for " + key_ + ": " + seen +
+              std::to_string(options_.sync_replicas) + " replicas; " + released);
   throw ReplicaSyncError("lock '" + key_ + "': only " + seen +
                          std::to_string(options_.sync_replicas) +
                          " replicas acknowledged the acquisition within " +
                          ms_arg(options_.sync_timeout) + " ms; " + released);
 }
 
-bool ReentrantLock::acquire(std::optional<Micros> wait, milliseconds lease) {
+bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
+  if (lease && lease->count() <= 0) {
+    throw std::invalid_argument("lock '" + key_ + "': a lease must be > 0 ms (or kWatchdog)");
+  }
   const std::string me = owner();
-  const Micros start = env_.now();
+  const EnvTime start = env_->now();
   std::optional<int64_t> hint = try_acquire(me, lease, /*waiting=*/true);
   if (!hint) {
     on_acquired(me, lease);
     return true;
   }
-  if (wait && env_.now() - start >= *wait) {
+  if (wait && env_->now() - start >= *wait) {
     stop_waiting(me);
-    env_.trace(gave_up_trace(*hint));
+    env_->trace(gave_up_trace(*hint));
     return false;
   }
 
   // Subscribe before the next attempt: an unlock published after this
   // returns wakes the wait, even one that lands before we wait.
-  Wakeup wakeup(env_, wait_channel(me));
+  Wakeup wakeup(*env_, wait_channel(me));
 
   bool acquired = false;
   try {
@@ -176,11 +187,11 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, milliseconds lease) {
       }
       Micros pause = pause_after(*hint);
       if (wait) {
-        const Micros elapsed = env_.now() - start;
+        const auto elapsed = env_->now() - start;
         if (elapsed >= *wait) break;
         pause = std::min(pause, *wait - elapsed);
       }
-      env_.trace(waiting_trace(*hint));
+      env_->trace(waiting_trace(*hint));
       wakeup.wait_for(pause);
     }
   } catch (const Error&) {
@@ -192,7 +203,7 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, milliseconds lease) {
   wakeup.close();
   if (!acquired) {
     stop_waiting(me);
-    env_.trace(gave_up_trace(*hint));
+    env_->trace(gave_up_trace(*hint));
   }
   return acquired;
 }
@@ -216,16 +227,16 @@ std::string ReentrantLock::gave_up_trace(int64_t hint) const {
 
 void ReentrantLock::stop_waiting(const std::string& /*owner*/) {}
 
-void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
-  const bool use_watchdog = lease.count() <= 0;
-  const milliseconds effective = use_watchdog ? options_.lock_watchdog_timeout : lease;
+void ReentrantLock::on_acquired(const std::string& owner, Lease lease) {
+  const bool use_watchdog = !lease;
+  const milliseconds effective = this->effective(lease);
   std::shared_ptr<Watchdog> candidate;
-  if (use_watchdog) candidate = std::make_shared<Watchdog>(env_.make_event());
+  if (use_watchdog) candidate = std::make_shared<Watchdog>(env_->make_event());
 
-  const uint64_t task = env_.task_id();
+  const uint64_t task = env_->task_id();
   bool start = false;
   {
-    std::lock_guard<std::mutex> guard(mu_);
+    std::lock_guard<std::mutex> guard(mu_.mu);
     OwnerState& state = owners_[task];
     state.lease = effective;
     if (use_watchdog && (!state.watchdog || state.watchdog->stopped)) {
@@ -233,51 +244,51 @@ void ReentrantLock::on_acquired(const std::string& owner, milliseconds lease) {
       start = true;
     }
   }
-  env_.trace("acquired " + key_ + " as " + owner + " lease=" + ms_arg(effective) + "ms" +
-             (use_watchdog ? " (watchdog)" : ""));
+  env_->trace("acquired " + key_ + " as " + owner + " lease=" + ms_arg(effective) + "ms" +
+              (use_watchdog ? " (watchdog)" : ""));
   if (!start) return;
 
   // Everything the task needs is copied: it must not touch `this`.
-  env_.spawn("watchdog " + key_ + " " + owner,
-             [&env = env_, dog = candidate, key = key_, owner = field(owner), lease = effective,
-              &renew = renew_script_, stops_on_error = options_.watchdog_stops_on_error] {
-               const Micros interval = std::chrono::ceil<Micros>(lease) / 3;
-               while (true) {
-                 if (dog->stop_event->wait_for(interval) || dog->stopped) {
-                   env.trace("watchdog stopped for " + key);
-                   break;
-                 }
-                 Reply reply;
-                 try {
-                   reply = run_script(env.connection(), renew, {key}, {ms_arg(lease), owner});
-                 } catch (const ClosedError&) {
-                   throw;  // the process is gone
-                 } catch (const ConnectionError& e) {
-                   if (stops_on_error) {
-                     env.trace("watchdog could not renew " + key + ": " + e.what() +
-                               "; stopping (watchdog_stops_on_error)");
-                     break;
-                   }
-                   env.trace("watchdog could not renew " + key + ": " + e.what() +
-                             "; trying again in lease/3");
-                   continue;
-                 }
-                 if (reply.is_integer() && reply.integer() == 1) {
-                   env.trace("watchdog renewed " + key + " for " + owner);
-                   continue;
-                 }
-                 env.trace("watchdog found " + key + " no longer held by " + owner + " (" +
-                           reply.debug_string() + "); stopping");
-                 break;
-               }
-               dog->stopped = true;
-             });
+  env_->spawn("watchdog " + key_ + " " + owner,
+              [&env = *env_, dog = candidate, key = key_, owner = field(owner), lease = effective,
+               &renew = renew_script_, stops_on_error = options_.watchdog_stops_on_error] {
+                const Micros interval = std::chrono::ceil<Micros>(lease) / 3;
+                while (true) {
+                  if (dog->stop_event->wait_for(interval) || dog->stopped) {
+                    env.trace("watchdog stopped for " + key);
+                    break;
+                  }
+                  Reply reply;
+                  try {
+                    reply = run_script(env.connection(), renew, {key}, {ms_arg(lease), owner});
+                  } catch (const ClosedError&) {
+                    throw;  // the process is gone
+                  } catch (const ConnectionError& e) {
+                    if (stops_on_error) {
+                      env.trace("watchdog could not renew " + key + ": " + e.what() +
+                                "; stopping (watchdog_stops_on_error)");
+                      break;
+                    }
+                    env.trace("watchdog could not renew " + key + ": " + e.what() +
+                              "; trying again in lease/3");
+                    continue;
+                  }
+                  if (reply.is_integer() && reply.integer() == 1) {
+                    env.trace("watchdog renewed " + key + " for " + owner);
+                    continue;
+                  }
+                  env.trace("watchdog found " + key + " no longer held by " + owner + " (" +
+                            reply.debug_string() + "); stopping");
+                  break;
+                }
+                dog->stopped = true;
+              });
 }
 
 void ReentrantLock::stop_watchdog(uint64_t task) {
   std::shared_ptr<Watchdog> dog;
   {
-    std::lock_guard<std::mutex> guard(mu_);
+    std::lock_guard<std::mutex> guard(mu_.mu);
     auto it = owners_.find(task);
     if (it == owners_.end()) return;
     dog = std::move(it->second.watchdog);
@@ -288,35 +299,34 @@ void ReentrantLock::stop_watchdog(uint64_t task) {
 
 milliseconds ReentrantLock::lease_of(uint64_t task) {
   {
-    std::lock_guard<std::mutex> guard(mu_);
+    std::lock_guard<std::mutex> guard(mu_.mu);
     auto it = owners_.find(task);
     if (it != owners_.end() && it->second.lease.count() > 0) return it->second.lease;
   }
   // Held through another object (or before a restart): the lease this
   // object would have used, as Redisson's internalLockLeaseTime.
-  return options_.default_lease.count() > 0 ? options_.default_lease
-                                            : options_.lock_watchdog_timeout;
+  return effective(options_.default_lease);
 }
 
 Reply ReentrantLock::run_unlock(const std::string& owner, milliseconds lease) {
-  return run_script(env_.connection(), unlock_script_, {key_, channel_},
+  return run_script(env_->connection(), unlock_script_, {key_, channel_},
                     {std::string(kUnlockMessage), ms_arg(lease), field(owner)});
 }
 
 Reply ReentrantLock::send_unlock(const std::string& me, uint64_t task, const std::string& latch) {
   if (latch.empty()) return run_unlock(me, lease_of(task));
-  return run_script(env_.connection(), unlock_latch_script(), {key_, channel_, latch},
+  return run_script(env_->connection(), unlock_latch_script(), {key_, channel_, latch},
                     {std::string(kUnlockMessage), ms_arg(lease_of(task)), field(me),
                      ms_arg(options_.unlock_latch_ttl)});
 }
 
-bool ReentrantLock::try_unlock() {
-  const uint64_t task = env_.task_id();
+UnlockResult ReentrantLock::release_hold() {
+  const uint64_t task = env_->task_id();
   const std::string me = owner();
   std::string latch;
   if (options_.unlock_latch) {
     char id[17];
-    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(env_.random_u64()));
+    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(env_->random_u64()));
     const std::string tagged = key_.find('{') != std::string::npos ? key_ : "{" + key_ + "}";
     latch = "redisson_unlock_latch:" + tagged + ":" + id;
   }
@@ -325,40 +335,47 @@ bool ReentrantLock::try_unlock() {
     try {
       reply = send_unlock(me, task, latch);
       break;
-    } catch (const ClosedError&) {
-      throw;
-    } catch (const ConnectionError& e) {
-      if (attempt >= options_.unlock_retries) throw;
-      env_.trace("unlock of " + key_ + " failed (" + e.what() + "); sending it again" +
-                 (latch.empty() ? "" : " with request id " + latch));
+    } catch (const Error& e) {
+      // Whatever went wrong, the renewal ends here (RedissonBaseLock.unlockAsync0
+      // cancels it in handle() before looking at the outcome): a lock whose
+      // unlock is in doubt expires after its lease instead of living on.
+      const bool retry = dynamic_cast<const ConnectionError*>(&e) != nullptr &&
+                         dynamic_cast<const ClosedError*>(&e) == nullptr &&
+                         attempt < options_.unlock_retries;
+      if (!retry) {
+        stop_watchdog(task);
+        env_->trace("unlock of " + key_ + " by " + me + " failed (" + e.what() +
+                    "); watchdog stopped");
+        throw;
+      }
+      env_->trace("unlock of " + key_ + " failed (" + e.what() + "); sending it again" +
+                  (latch.empty() ? "" : " with request id " + latch));
     }
   }
   if (reply.is_nil()) {
     stop_watchdog(task);  // nothing of ours left to renew
-    env_.trace("unlock of " + key_ + " by " + me + ": not held");
-    return false;
+    env_->trace("unlock of " + key_ + " by " + me + ": not held");
+    return std::unexpected(UnlockError{
+        UnlockError::Reason::kNotHeld,
+        "attempt to unlock lock, not locked by current thread by node id: " + env_->client_id() +
+            " thread-id: " + std::to_string(task)});
   }
   if (!reply.is_integer()) {
+    stop_watchdog(task);
     throw UnexpectedReply(unlock_script_.name() + " on '" + key_ + "' answered " +
                           reply.debug_string());
   }
   if (reply.integer() == 1) {
     stop_watchdog(task);
-    env_.trace("released " + key_ + " by " + me);
+    env_->trace("released " + key_ + " by " + me);
   } else {
-    env_.trace("unlocked one hold of " + key_ + " by " + me + "; still held");
+    env_->trace("unlocked one hold of " + key_ + " by " + me + "; still held");
   }
-  return true;
-}
-
-void ReentrantLock::unlock() {
-  if (try_unlock()) return;
-  throw LockNotOwned("attempt to unlock lock, not locked by current thread by node id: " +
-                     env_.client_id() + " thread-id: " + std::to_string(env_.task_id()));
+  return {};
 }
 
 bool ReentrantLock::run_force_unlock() {
-  const Reply reply = run_script(env_.connection(), force_unlock_script(), {key_, channel_},
+  const Reply reply = run_script(env_->connection(), force_unlock_script(), {key_, channel_},
                                  {std::string(kUnlockMessage)});
   if (!reply.is_integer()) {
     throw UnexpectedReply("reentrant_force_unlock on '" + key_ + "' answered " +
@@ -371,19 +388,19 @@ bool ReentrantLock::force_unlock() {
   const bool deleted = run_force_unlock();
   std::vector<std::shared_ptr<Watchdog>> dogs;
   {
-    std::lock_guard<std::mutex> guard(mu_);
+    std::lock_guard<std::mutex> guard(mu_.mu);
     for (auto& [task, state] : owners_) {
       if (state.watchdog) dogs.push_back(std::move(state.watchdog));
     }
     owners_.clear();
   }
   for (auto& dog : dogs) dog->stop();
-  env_.trace("force_unlock " + key_ + (deleted ? ": deleted" : ": no lock"));
+  env_->trace("force_unlock " + key_ + (deleted ? ": deleted" : ": no lock"));
   return deleted;
 }
 
 Reply ReentrantLock::call(const Argv& argv) {
-  Reply reply = env_.connection().call(argv);
+  Reply reply = env_->connection().call(argv);
   if (reply.is_error()) {
     throw UnexpectedReply(argv.front() + " on '" + key_ + "' failed: " + reply.str());
   }
@@ -410,12 +427,12 @@ int64_t ReentrantLock::hold_count() {
   return integer_of(call({"HGET", key_, field(owner())}), "HGET '" + key_ + "' hold count");
 }
 
-std::chrono::milliseconds ReentrantLock::remaining_lease() {
+RemainingLease ReentrantLock::remaining_lease() {
   const Reply reply = call({"PTTL", key_});
   if (!reply.is_integer()) {
     throw UnexpectedReply("PTTL '" + key_ + "' answered " + reply.debug_string());
   }
-  return milliseconds(reply.integer());
+  return RemainingLease::from_pttl(reply.integer());
 }
 
 }  // namespace redsim::lock

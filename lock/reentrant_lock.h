@@ -18,11 +18,16 @@
 // min(lock's PTTL, wait left) between attempts, and UNSUBSCRIBEs when done.
 //
 // Lease: calls without one (lock(), try_lock(), try_lock_for(wait)) use
-// options.default_lease; when that is <= 0 (the default, Redisson's
+// options.default_lease; when that is kWatchdog (the default, Redisson's
 // leaseTime = -1) the lease is lock_watchdog_timeout and a watchdog task
 // (Env::spawn) renews it every third of that while the owner holds the lock.
-// The watchdog stops when the owner's hold count reaches 0, on force_unlock,
-// and by itself when a renewal finds the lock gone. A renewal that fails to
+// The watchdog stops when the owner's hold count reaches 0, when an unlock
+// fails (whatever the failure: not held, a lost reply, an error reply; as
+// RedissonBaseLock.unlockAsync0 calls cancelExpirationRenewal in its
+// handle() whatever the unlock's outcome, so a failed unlock leaves a lock
+// that expires after its lease instead of one renewed for as long as the
+// process lives), on force_unlock, and by itself when a renewal finds the
+// lock gone. A renewal that fails to
 // reach Redis (ConnectionError) is tried again at the next interval, unless
 // options.watchdog_stops_on_error asks for the old behaviour. It shares nothing with this object
 // but a shared_ptr, so it outlives the object: a lock still held keeps being renewed after the
@@ -45,6 +50,10 @@
 //   lock.lock();                                    // hold_count() == 2
 //   lock.unlock(); lock.unlock();                   // released, waiters woken
 //   if (lock.try_lock_for(std::chrono::seconds(1), std::chrono::seconds(10))) ...
+//
+// Moves: a ReentrantLock is movable (not copyable): its watchdogs share
+// nothing with the object but their own state (see above), so moving the
+// object while no task of it is inside a call is sound.
 #pragma once
 
 #include <chrono>
@@ -65,8 +74,8 @@ struct ReentrantLockOptions {
   // The watchdog's lease, renewed every third of it (Redisson's
   // Config.lockWatchdogTimeout). Must be > 0.
   std::chrono::milliseconds lock_watchdog_timeout{30000};
-  // The lease of the calls that take none. <= 0: use the watchdog.
-  std::chrono::milliseconds default_lease{0};
+  // The lease of the calls that take none; kWatchdog (default): the watchdog.
+  Lease default_lease = kWatchdog;
   // Replica check (Redisson's Config.checkLockSyncedSlaves): when
   // sync_replicas > 0, every successful acquisition (re-entries included) is
   // followed on the same connection by `WAIT sync_replicas sync_timeout`; if
@@ -113,40 +122,45 @@ class ReentrantLock : public DistributedLock {
   // Redisson's LockPubSub.UNLOCK_MESSAGE.
   static constexpr std::string_view kUnlockMessage = "0";
 
-  // Throws std::invalid_argument when lock_watchdog_timeout <= 0.
+  // Throws std::invalid_argument when lock_watchdog_timeout <= 0 or a fixed
+  // default_lease <= 0.
   ReentrantLock(Env& env, std::string key, ReentrantLockOptions options = {});
+  ReentrantLock(ReentrantLock&&) = default;
   // Leaves held locks and their watchdogs alone (see above).
   ~ReentrantLock() override;
 
   using DistributedLock::try_lock_for;
+  using DistributedLock::try_lock_until;
 
   // Blocks until the calling task holds the lock (once more, if it already
-  // did). lease <= 0 means the watchdog.
+  // did). A fixed lease must be > 0 (std::invalid_argument); kWatchdog: the watchdog.
   void lock() override;
-  void lock(std::chrono::milliseconds lease);
+  void lock(Lease lease);
   // One attempt with the default lease.
   bool try_lock() override;
-  // Waits at most `wait` (Env clock) for the lock; lease <= 0 means the watchdog.
+  // Waits at most `wait` (Env clock) for the lock, with `lease`.
   template <class Rep, class Period>
-  bool try_lock_for(const std::chrono::duration<Rep, Period>& wait,
-                    std::chrono::milliseconds lease) {
+  bool try_lock_for(const std::chrono::duration<Rep, Period>& wait, Lease lease) {
     return acquire(std::chrono::ceil<Micros>(wait), lease);
   }
+  // Waits until the Env clock reads `deadline` at most, with `lease`.
+  bool try_lock_until(EnvTime deadline, Lease lease) {
+    return acquire(deadline - env().now(), lease);
+  }
 
-  // Releases one hold of the calling task. Throws LockNotOwned with
-  // Redisson's message, "attempt to unlock lock, not locked by current thread
-  // by node id: <client-id> thread-id: <task-id>", when it holds none (never
-  // did, or the lease ran out); the holder's lock is untouched.
-  void unlock() override;
-  bool try_unlock() override;
+  // unlock()/release() release one hold of the calling task. When it holds
+  // none (never did, or the lease ran out) the outcome is kNotHeld with
+  // Redisson's message, "attempt to unlock lock, not locked by current
+  // thread by node id: <client-id> thread-id: <task-id>", and the holder's
+  // lock is untouched. Any failure stops the task's watchdog (see above).
   // Deletes the lock whoever holds it and wakes the waiters; stops this
   // object's watchdogs. True when there was a lock to delete.
   bool force_unlock();
 
-  bool is_locked() override;                             // EXISTS key
-  bool is_held_by_current_thread() override;             // HEXISTS key owner
-  int64_t hold_count();                                  // HGET key owner; 0 when absent
-  std::chrono::milliseconds remaining_lease() override;  // PTTL key: ms, -2 none, -1 no expiry
+  bool is_locked() override;                  // EXISTS key
+  bool is_held_by_current_thread() override;  // HEXISTS key owner
+  int64_t hold_count();                       // HGET key owner; 0 when absent
+  RemainingLease remaining_lease() override;  // PTTL key
 
   LockKind kind() const override { return LockKind::kReentrant; }
   const std::string& key() const override { return key_; }
@@ -159,6 +173,7 @@ class ReentrantLock : public DistributedLock {
 
  protected:
   bool try_lock_wait(Micros wait) override;
+  UnlockResult release_hold() override;
 
   // The hooks of the locks built on this machinery (FencedLock, ReadLock,
   // WriteLock, FairLock). Each default is ReentrantLock's own behaviour.
@@ -205,22 +220,23 @@ class ReentrantLock : public DistributedLock {
   ReentrantLock(Env& env, std::string key, ReentrantLockOptions options, Flavor flavor);
   // The calling owner's hash field.
   std::string field(const std::string& owner) const { return owner + field_suffix_; }
-  Env& env() { return env_; }
+  Env& env() { return *env_; }
   const ReentrantLockOptions& options() const { return options_; }
 
  private:
   struct Watchdog;
   struct OwnerState {
-    std::chrono::milliseconds lease{0};  // re-armed by unlock while holds remain
+    std::chrono::milliseconds lease{0};  // > 0: re-armed by unlock while holds remain
     std::shared_ptr<Watchdog> watchdog;  // null when the owner's lease is explicit
   };
 
   // nullopt wait: forever.
-  bool acquire(std::optional<Micros> wait, std::chrono::milliseconds lease);
+  bool acquire(std::optional<Micros> wait, Lease lease);
   // run_acquire with the effective lease, then the replica check.
-  std::optional<int64_t> try_acquire(const std::string& owner, std::chrono::milliseconds lease,
-                                     bool waiting);
-  void on_acquired(const std::string& owner, std::chrono::milliseconds lease);
+  std::optional<int64_t> try_acquire(const std::string& owner, Lease lease, bool waiting);
+  void on_acquired(const std::string& owner, Lease lease);
+  // The lease the scripts set: `lease`, or lock_watchdog_timeout for kWatchdog.
+  std::chrono::milliseconds effective(Lease lease) const;
   void start_watchdog(const std::string& owner, OwnerState& state);
   void stop_watchdog(uint64_t task);
   std::chrono::milliseconds lease_of(uint64_t task);
@@ -228,14 +244,14 @@ class ReentrantLock : public DistributedLock {
   // One run of the unlock script for `me` (the latch's when `latch` is set).
   Reply send_unlock(const std::string& me, uint64_t task, const std::string& latch);
 
-  Env& env_;
+  Env* env_;  // a pointer, so the object can move
   std::string key_;
   std::string channel_;
   std::string field_suffix_;
   const Script& unlock_script_;
   const Script& renew_script_;
   ReentrantLockOptions options_;
-  std::mutex mu_;                          // guards owners_; never held across an Env call
+  detail::FreshMutex mu_;                  // guards owners_; never held across an Env call
   std::map<uint64_t, OwnerState> owners_;  // by task id
 };
 

@@ -45,9 +45,9 @@ TEST(ReentrantLock, UnlockWithHoldsLeftRearmsTheLease) {
   lock.lock(5s);
   lock.lock(5s);
   world.clock.advance_ms(4000);
-  EXPECT_EQ(lock.remaining_lease(), 1000ms);
+  EXPECT_EQ(lock.remaining_lease().ttl, 1000ms);
   lock.unlock();
-  EXPECT_EQ(lock.remaining_lease(), 5000ms);
+  EXPECT_EQ(lock.remaining_lease().ttl, 5000ms);
 }
 
 TEST(ReentrantLock, OtherProcessesAndOtherTasksAreOtherOwners) {
@@ -63,7 +63,7 @@ TEST(ReentrantLock, OtherProcessesAndOtherTasksAreOtherOwners) {
   EXPECT_FALSE(la.try_lock());
   EXPECT_FALSE(la.is_held_by_current_thread());
   EXPECT_EQ(la.hold_count(), 0);
-  EXPECT_THROW(la.unlock(), LockNotOwned);
+  EXPECT_EQ(failure_of(la.release()), UnlockError::Reason::kNotHeld);
   a.set_task_id(1);
   EXPECT_TRUE(la.is_held_by_current_thread());
   EXPECT_EQ(la.hold_count(), 1);
@@ -77,17 +77,17 @@ TEST(ReentrantLock, UnlockByNonOwnerThrowsRedissonsMessageAndLeavesTheLock) {
   la.lock();
   la.lock();
   world.clock.advance_ms(1000);
-  try {
-    lb.unlock();
-    FAIL() << "expected LockNotOwned";
-  } catch (const LockNotOwned& e) {
-    EXPECT_STREQ(e.what(),
-                 "attempt to unlock lock, not locked by current thread by node id: client-b "
-                 "thread-id: 7");
-  }
+  lb.unlock();  // BasicLockable: throws nothing
+  const std::optional<UnlockResult> last = lb.last_unlock();
+  ASSERT_TRUE(last.has_value());
+  ASSERT_FALSE(last->has_value());
+  EXPECT_EQ(last->error().reason, UnlockError::Reason::kNotHeld);
+  EXPECT_EQ(last->error().message,
+            "attempt to unlock lock, not locked by current thread by node id: client-b "
+            "thread-id: 7");
   EXPECT_EQ(la.hold_count(), 2);
-  EXPECT_EQ(la.remaining_lease(), 9000ms) << "the failed unlock did not touch the lease";
-  EXPECT_FALSE(lb.try_unlock());
+  EXPECT_EQ(la.remaining_lease().ttl, 9000ms) << "the failed unlock did not touch the lease";
+  EXPECT_FALSE(lb.release().has_value());
 }
 
 TEST(ReentrantLock, UnlockAfterTheLeaseRanOutThrows) {
@@ -97,7 +97,7 @@ TEST(ReentrantLock, UnlockAfterTheLeaseRanOutThrows) {
   lock.lock(1s);
   world.clock.advance_ms(1001);
   EXPECT_FALSE(lock.is_locked());
-  EXPECT_THROW(lock.unlock(), LockNotOwned);
+  EXPECT_EQ(failure_of(lock.release()), UnlockError::Reason::kNotHeld);
 }
 
 TEST(ReentrantLock, IsLockedAndRemainingLease) {
@@ -105,17 +105,17 @@ TEST(ReentrantLock, IsLockedAndRemainingLease) {
   DirectEnv a(world, "client-a");
   ReentrantLock lock(a, "k");
   EXPECT_FALSE(lock.is_locked());
-  EXPECT_EQ(lock.remaining_lease(), -2ms);
+  EXPECT_EQ(lock.remaining_lease(), RemainingLease{});
   lock.lock(10s);
   EXPECT_TRUE(lock.is_locked());
-  EXPECT_EQ(lock.remaining_lease(), 10000ms);
+  EXPECT_EQ(lock.remaining_lease().ttl, 10000ms);
   world.clock.advance_ms(4000);
-  EXPECT_EQ(lock.remaining_lease(), 6000ms);
+  EXPECT_EQ(lock.remaining_lease().ttl, 6000ms);
   world.clock.advance_ms(6001);
   EXPECT_FALSE(lock.is_locked());
-  EXPECT_EQ(lock.remaining_lease(), -2ms);
+  EXPECT_EQ(lock.remaining_lease(), RemainingLease{});
   run(world, {"HSET", "k", "someone:1", "1"});  // a lock with no expiry
-  EXPECT_EQ(lock.remaining_lease(), -1ms);
+  EXPECT_EQ(lock.remaining_lease(), RemainingLease::from_pttl(-1));
 }
 
 TEST(ReentrantLock, FullUnlockPublishesOnTheChannel) {
@@ -130,7 +130,7 @@ TEST(ReentrantLock, FullUnlockPublishesOnTheChannel) {
   EXPECT_TRUE(messages.empty()) << "a hold is left: no message";
   lock.unlock();
   EXPECT_EQ(messages, (std::vector<std::string>{"0"}));
-  EXPECT_THROW(lock.unlock(), LockNotOwned);
+  EXPECT_EQ(failure_of(lock.release()), UnlockError::Reason::kNotHeld);
   EXPECT_EQ(messages.size(), 1u) << "a refused unlock publishes nothing";
 }
 
@@ -147,7 +147,7 @@ TEST(ReentrantLock, ForceUnlockDeletesAnyonesLockAndPublishes) {
   EXPECT_EQ(messages, 1);
   EXPECT_FALSE(lb.force_unlock()) << "nothing left to delete";
   EXPECT_EQ(messages, 1);
-  EXPECT_THROW(la.unlock(), LockNotOwned);
+  EXPECT_EQ(failure_of(la.release()), UnlockError::Reason::kNotHeld);
 }
 
 TEST(ReentrantLock, WaiterIsWokenByTheUnlockMessage) {
@@ -232,12 +232,12 @@ TEST(ReentrantLock, WatchdogOnlyWithoutALease) {
   ReentrantLock lock(a, "k", {.lock_watchdog_timeout = 9s});
   lock.lock(5s);
   EXPECT_TRUE(a.spawned.empty());
-  EXPECT_EQ(lock.remaining_lease(), 5000ms);
+  EXPECT_EQ(lock.remaining_lease().ttl, 5000ms);
   lock.unlock();
 
   lock.lock();
   ASSERT_EQ(a.spawned.size(), 1u);
-  EXPECT_EQ(lock.remaining_lease(), 9000ms) << "lease = lock_watchdog_timeout";
+  EXPECT_EQ(lock.remaining_lease().ttl, 9000ms) << "lease = lock_watchdog_timeout";
   lock.lock();
   EXPECT_TRUE(lock.try_lock());
   EXPECT_EQ(a.spawned.size(), 1u) << "re-entry does not start a second watchdog";
@@ -375,8 +375,12 @@ TEST(ReentrantLock, UnlockRetriesGiveUpAfterTheLimit) {
       throw IoError("connection reset (test)");
     }
   };
-  EXPECT_THROW(lock.unlock(), IoError);
+  EXPECT_NO_THROW(lock.unlock());
   EXPECT_EQ(sent, 3) << "the first send and two retries";
+  const std::optional<UnlockResult> last = lock.last_unlock();
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(failure_of(*last), UnlockError::Reason::kConnection);
+  EXPECT_NE(last->error().message.find("connection reset (test)"), std::string::npos);
 }
 
 TEST(ReentrantLock, WatchdogStopsPromptlyOnFullUnlock) {
@@ -441,7 +445,7 @@ TEST(ReentrantLock, TryLockForWithLeaseUsesThatLease) {
   DirectEnv a(world, "client-a");
   ReentrantLock lock(a, "k");
   EXPECT_TRUE(lock.try_lock_for(1s, 4s));
-  EXPECT_EQ(lock.remaining_lease(), 4000ms);
+  EXPECT_EQ(lock.remaining_lease().ttl, 4000ms);
   EXPECT_TRUE(a.spawned.empty());
 }
 

@@ -204,6 +204,8 @@ bool ScriptLock::try_lock_for(Micros wait) {
 
 bool ScriptLock::try_lock() { return acquire_until(env_.now()); }
 
+bool ScriptLock::try_lock_until(EnvTime deadline) { return acquire_until(deadline); }
+
 void ScriptLock::lock() { acquire_until(std::nullopt); }
 
 const std::string& ScriptLock::token() const {
@@ -239,7 +241,7 @@ ScriptLock::Attempt ScriptLock::attempt(const TemplateValues& values) {
   return Attempt{true, std::nullopt};
 }
 
-bool ScriptLock::acquire_until(std::optional<Micros> deadline) {
+bool ScriptLock::acquire_until(std::optional<EnvTime> deadline) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(env_.random_u64()));
   TemplateValues values{key_, hex, env_.client_id() + ":" + std::to_string(env_.task_id()),
@@ -279,7 +281,7 @@ bool ScriptLock::acquire_until(std::optional<Micros> deadline) {
         pause = jittered(std::get<PollWait>(spec_->wait).interval);
       }
       if (deadline) {
-        const Micros now = env_.now();
+        const EnvTime now = env_.now();
         if (now >= *deadline) {
           close_wakeup();
           env_.trace("gave up on " + key_ + " after " + std::to_string(n) + " attempts");

@@ -170,6 +170,8 @@ class ScriptLock {
   // Tries until taken or until `wait` has passed on the Env's clock; a zero
   // or negative wait makes one attempt. True when taken.
   bool try_lock_for(Micros wait);
+  // Tries until taken or until the Env's clock reads `deadline` (TimedLockable).
+  bool try_lock_until(EnvTime deadline);
   bool try_lock();  // one attempt
   void lock();      // until taken
 
@@ -213,7 +215,7 @@ class ScriptLock {
     std::optional<int64_t> pttl_ms;  // from a Redisson-style reply
   };
 
-  bool acquire_until(std::optional<Micros> deadline);
+  bool acquire_until(std::optional<EnvTime> deadline);
   Attempt attempt(const TemplateValues& values);
   Reply call(const ScriptCall& call, const TemplateValues& values, std::string_view role);
   void start_watchdog(const TemplateValues& values);

@@ -79,7 +79,7 @@ void Semaphore::release(int64_t permits) {
 
 bool Semaphore::acquire_within(int64_t permits, std::optional<Micros> wait) {
   require_positive(permits, "acquire");
-  const Micros start = env_.now();
+  const EnvTime start = env_.now();
   if (try_acquire(permits)) return true;
   if (wait && env_.now() - start >= *wait) return false;
 
@@ -89,7 +89,7 @@ bool Semaphore::acquire_within(int64_t permits, std::optional<Micros> wait) {
     while (!(taken = try_acquire(permits))) {
       Micros pause = options_.recheck_interval;
       if (wait) {
-        const Micros elapsed = env_.now() - start;
+        const auto elapsed = env_.now() - start;
         if (elapsed >= *wait) break;
         pause = std::min(pause, *wait - elapsed);
       }

@@ -16,6 +16,6 @@ bool SetnxExpireLock::acquire_once(const std::string& token) {
   return true;
 }
 
-bool SetnxExpireLock::release(const std::string& token) { return compare_and_delete(token); }
+bool SetnxExpireLock::release_token(const std::string& token) { return compare_and_delete(token); }
 
 }  // namespace redsim::lock

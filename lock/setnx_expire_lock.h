@@ -22,11 +22,12 @@ class SetnxExpireLock final : public TokenLock {
  public:
   SetnxExpireLock(Env& env, std::string key, LockOptions options = {})
       : TokenLock(env, std::move(key), options) {}
+  SetnxExpireLock(SetnxExpireLock&&) = default;
   LockKind kind() const override { return LockKind::kSetnxExpire; }
 
  protected:
   bool acquire_once(const std::string& token) override;
-  bool release(const std::string& token) override;
+  bool release_token(const std::string& token) override;
 };
 
 }  // namespace redsim::lock

@@ -2,6 +2,6 @@
 
 namespace redsim::lock {
 
-bool SimpleLock::release(const std::string& token) { return compare_and_delete(token); }
+bool SimpleLock::release_token(const std::string& token) { return compare_and_delete(token); }
 
 }  // namespace redsim::lock

@@ -8,14 +8,14 @@
 //   lock::SimpleLock lock(env, "orders:42", {.lease = std::chrono::seconds(10)});
 //   if (lock.try_lock_for(std::chrono::milliseconds(500))) {
 //     ...                       // critical section, shorter than the lease
-//     lock.unlock();            // LockNotOwned if the lease ran out meanwhile
+//     if (auto r = lock.release(); !r) ...   // kNotHeld: the lease ran out meanwhile
 //   }
 //
-// unlock() when the compare-and-delete returns 0 throws LockNotOwned: the
-// lease expired while the caller thought it held the lock, so mutual
-// exclusion may already have been broken (someone else may have entered);
-// the literature's clients silently return "not released", which hides
-// exactly the failure a test wants to see. try_unlock() reports it as false.
+// A release whose compare-and-delete returns 0 answers UnlockError kNotHeld
+// (and unlock() records it for last_unlock()): the lease expired while the
+// caller thought it held the lock, so mutual exclusion may already have been
+// broken (someone else may have entered); the literature's clients silently
+// return "not released", which hides exactly the failure a test wants to see.
 // Not reentrant; no watchdog (the lease is fixed).
 #pragma once
 
@@ -27,10 +27,11 @@ class SimpleLock final : public TokenLock {
  public:
   SimpleLock(Env& env, std::string key, LockOptions options = {})
       : TokenLock(env, std::move(key), options) {}
+  SimpleLock(SimpleLock&&) = default;
   LockKind kind() const override { return LockKind::kSimple; }
 
  protected:
-  bool release(const std::string& token) override;
+  bool release_token(const std::string& token) override;
 };
 
 }  // namespace redsim::lock

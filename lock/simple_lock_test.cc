@@ -24,7 +24,7 @@ TEST(SimpleLock, AcquiresWithSetNxPx) {
   ASSERT_EQ(a.calls.size(), 1u);
   EXPECT_EQ(a.calls[0], (Argv{"SET", "k", lock.owner(), "NX", "PX", "10000"}));
   EXPECT_EQ(get(world, "k"), lock.owner());
-  EXPECT_EQ(lock.remaining_lease(), 10000ms);
+  EXPECT_EQ(lock.remaining_lease().ttl, 10000ms);
   EXPECT_TRUE(lock.is_locked());
   EXPECT_TRUE(lock.is_held_by_current_thread());
 }
@@ -77,10 +77,11 @@ TEST(SimpleLock, CompareAndDeleteNeverDeletesAnothersLock) {
   ASSERT_TRUE(lb.try_lock());
   const std::string b_token = lb.owner();
 
-  EXPECT_THROW(la.unlock(), LockNotOwned);  // A's lease ran out: reported, not hidden
-  EXPECT_EQ(get(world, "k"), b_token);      // B's lock intact
+  EXPECT_EQ(failure_of(la.release()),
+            UnlockError::Reason::kNotHeld);  // A's lease ran out: reported, not hidden
+  EXPECT_EQ(get(world, "k"), b_token);       // B's lock intact
   EXPECT_TRUE(lb.is_held_by_current_thread());
-  EXPECT_FALSE(la.try_unlock()) << "the acquisition is over after the failed unlock";
+  EXPECT_FALSE(la.release().has_value()) << "the acquisition is over after the failed unlock";
   lb.unlock();
   EXPECT_FALSE(lb.is_locked());
 }
@@ -89,8 +90,8 @@ TEST(SimpleLock, UnlockWithoutLockThrowsAndSendsNothing) {
   DirectWorld world;
   DirectEnv a(world, "client-a");
   SimpleLock lock(a, "k");
-  EXPECT_THROW(lock.unlock(), LockNotOwned);
-  EXPECT_FALSE(lock.try_unlock());
+  EXPECT_EQ(failure_of(lock.release()), UnlockError::Reason::kNotHeld);
+  EXPECT_FALSE(lock.release().has_value());
   EXPECT_TRUE(a.calls.empty());
 }
 
@@ -100,12 +101,11 @@ TEST(SimpleLock, LostLockMessageSaysTheLeaseRanOut) {
   SimpleLock lock(a, "k", {.lease = 50ms});
   lock.lock();
   world.clock.advance_ms(51);
-  try {
-    lock.unlock();
-    FAIL() << "expected LockNotOwned";
-  } catch (const LockNotOwned& e) {
-    EXPECT_NE(std::string(e.what()).find("lost before unlock"), std::string::npos) << e.what();
-  }
+  const UnlockResult r = lock.release();
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().reason, UnlockError::Reason::kNotHeld);
+  EXPECT_NE(r.error().message.find("lost before unlock"), std::string::npos) << r.error().message;
+  EXPECT_EQ(failure_of(*lock.last_unlock()), UnlockError::Reason::kNotHeld);
 }
 
 TEST(SimpleLock, TryLockForRetriesWithBackoffAndStopsAtTheDeadline) {

@@ -11,8 +11,8 @@
 namespace redsim::lock {
 
 TokenLock::TokenLock(Env& env, std::string key, LockOptions options)
-    : env_(env), key_(std::move(key)), options_(options) {
-  if (options_.lease.count() <= 0) {
+    : DistributedLock(env), env_(&env), key_(std::move(key)), options_(options) {
+  if (!options_.lease || options_.lease->count() <= 0) {
     throw std::invalid_argument("lock '" + key_ + "': lease must be > 0 ms");
   }
   if (options_.retry_backoff_min.count() <= 0 ||
@@ -23,55 +23,54 @@ TokenLock::TokenLock(Env& env, std::string key, LockOptions options)
 
 void TokenLock::lock() { acquire_until(std::nullopt); }
 
-bool TokenLock::try_lock() { return acquire_until(env_.now()); }
+bool TokenLock::try_lock() { return acquire_until(env_->now()); }
 
 bool TokenLock::try_lock_wait(Micros wait) {
-  return acquire_until(env_.now() + std::max(wait, Micros(0)));
+  return acquire_until(env_->now() + std::max(wait, Micros(0)));
 }
 
-bool TokenLock::acquire_until(std::optional<Micros> deadline) {
+bool TokenLock::acquire_until(std::optional<EnvTime> deadline) {
   const std::string token = new_token();
   Micros backoff = options_.retry_backoff_min;
   for (int attempt = 1;; ++attempt) {
     if (acquire_once(token)) {
       token_ = token;
-      env_.trace("acquired " + key_ + " token=" + token + " attempt=" + std::to_string(attempt));
+      env_->trace("acquired " + key_ + " token=" + token + " attempt=" + std::to_string(attempt));
       return true;
     }
     Micros pause = jittered(backoff);
     if (deadline) {
-      const Micros now = env_.now();
+      const EnvTime now = env_->now();
       if (now >= *deadline) {
-        env_.trace("gave up on " + key_ + " after " + std::to_string(attempt) + " attempts");
+        env_->trace("gave up on " + key_ + " after " + std::to_string(attempt) + " attempts");
         return false;
       }
       pause = std::min(pause, *deadline - now);
     }
-    env_.sleep_for(pause);
+    env_->sleep_for(pause);
     backoff = std::min(backoff * 2, options_.retry_backoff_max);
   }
 }
 
-void TokenLock::unlock() {
-  const bool believed = believes_held();
-  if (try_unlock()) return;
-  if (!believed) {
-    throw LockNotOwned("attempt to unlock lock '" + key_ + "', not locked by this " +
-                       std::string(kind_name()) + " lock object (node id: " + env_.client_id() +
-                       " thread-id: " + std::to_string(env_.task_id()) + ")");
+UnlockResult TokenLock::release_hold() {
+  if (token_.empty()) {
+    return std::unexpected(UnlockError{UnlockError::Reason::kNotHeld,
+                                       "attempt to unlock lock '" + key_ +
+                                           "', not locked by this " + std::string(kind_name()) +
+                                           " lock object (node id: " + env_->client_id() +
+                                           " thread-id: " + std::to_string(env_->task_id()) + ")"});
   }
-  throw LockNotOwned("lock '" + key_ + "' was lost before unlock: its " +
-                     std::to_string(options_.lease.count()) +
-                     " ms lease ran out and the key no longer holds this acquisition's token");
-}
-
-bool TokenLock::try_unlock() {
-  if (token_.empty()) return false;
   // Forget the token first: whatever the release finds, this acquisition is over.
   const std::string token = std::exchange(token_, std::string());
-  const bool released = release(token);
-  env_.trace(released ? "released " + key_ : "unlock found " + key_ + " lost (lease expired)");
-  return released;
+  if (release_token(token)) {
+    env_->trace("released " + key_);
+    return {};
+  }
+  env_->trace("unlock found " + key_ + " lost (lease expired)");
+  return std::unexpected(
+      UnlockError{UnlockError::Reason::kNotHeld,
+                  "lock '" + key_ + "' was lost before unlock: its " + lease_ms_arg() +
+                      " ms lease ran out and the key no longer holds this acquisition's token"});
 }
 
 bool TokenLock::acquire_once(const std::string& token) {
@@ -83,7 +82,7 @@ bool TokenLock::acquire_once(const std::string& token) {
 
 bool TokenLock::compare_and_delete(const std::string& token) {
   static const Script& script = Script::get("simple_unlock");
-  const Reply reply = run_script(env_.connection(), script, {key_}, {token});
+  const Reply reply = run_script(env_->connection(), script, {key_}, {token});
   if (!reply.is_integer()) {
     throw UnexpectedReply("simple_unlock on '" + key_ + "' answered " + reply.debug_string());
   }
@@ -104,28 +103,28 @@ bool TokenLock::is_held_by_current_thread() {
   return reply.is_bulk() && reply.str() == token_;
 }
 
-std::chrono::milliseconds TokenLock::remaining_lease() {
+RemainingLease TokenLock::remaining_lease() {
   const Reply reply = call({"PTTL", key_});
   if (!reply.is_integer()) {
     throw UnexpectedReply("PTTL '" + key_ + "' answered " + reply.debug_string());
   }
-  return std::chrono::milliseconds(reply.integer());
+  return RemainingLease::from_pttl(reply.integer());
 }
 
 Reply TokenLock::call(const Argv& argv) {
-  Reply reply = env_.connection().call(argv);
+  Reply reply = env_->connection().call(argv);
   if (reply.is_error()) {
     throw UnexpectedReply(argv.front() + " on '" + key_ + "' failed: " + reply.str());
   }
   return reply;
 }
 
-std::string TokenLock::lease_ms_arg() const { return std::to_string(options_.lease.count()); }
+std::string TokenLock::lease_ms_arg() const { return std::to_string(options_.lease->count()); }
 
 std::string TokenLock::new_token() {
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(env_.random_u64()));
-  return env_.client_id() + ":" + std::to_string(env_.task_id()) + ":" + hex;
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(env_->random_u64()));
+  return env_->client_id() + ":" + std::to_string(env_->task_id()) + ":" + hex;
 }
 
 Micros TokenLock::jittered(Micros delay) {
@@ -133,7 +132,7 @@ Micros TokenLock::jittered(Micros delay) {
   // without ever retrying at once.
   const int64_t half = delay.count() / 2;
   const int64_t span = delay.count() - half + 1;
-  return Micros(half + static_cast<int64_t>(env_.random_u64() % static_cast<uint64_t>(span)));
+  return Micros(half + static_cast<int64_t>(env_->random_u64() % static_cast<uint64_t>(span)));
 }
 
 }  // namespace redsim::lock

@@ -62,7 +62,7 @@ RC_GTEST_PROP(FairLock, FifoAmongLiveWaiters, ()) {
   }
   RC_LOG() << drawn.str() << "\n";
 
-  const milliseconds lease = watchdog ? milliseconds(0) : milliseconds(1000);
+  const lock::Lease lease = watchdog ? lock::kWatchdog : lock::Lease(milliseconds(1000));
   const lock::FairLockOptions fair{.lock_watchdog_timeout = milliseconds(1000)};
   world::World w(options);
   std::vector<int> order;
@@ -123,7 +123,7 @@ RC_GTEST_PROP(FairLock, NeverTwoHoldersUnderPausesBelowTheLease, ()) {
            << " attempts, lease " << (watchdog ? "watchdog " : "") << "1000 ms, threadWaitTime "
            << thread_wait_ms << " ms, latency <= " << options.faults.latency_max_us << " us, pause "
            << options.faults.pause_ppm << " ppm, crash " << options.faults.crash_ppm << " ppm\n";
-  const milliseconds lease = watchdog ? milliseconds(0) : milliseconds(1000);
+  const lock::Lease lease = watchdog ? lock::kWatchdog : lock::Lease(milliseconds(1000));
   const lock::FairLockOptions fair{.lock_watchdog_timeout = milliseconds(1000),
                                    .thread_wait_time = milliseconds(thread_wait_ms)};
   world::World w(options);
@@ -146,7 +146,7 @@ RC_GTEST_PROP(FairLock, NeverTwoHoldersUnderPausesBelowTheLease, ()) {
         }
         env.sleep_for(Micros(env.random_u64() % 300000));
         env.leave_critical("k");
-        lock.try_unlock();
+        lock.unlock();
       }
     });
   }
@@ -218,7 +218,7 @@ RC_GTEST_PROP(PermitExpirableSemaphore, PermitsNeverNegativeNorDuplicatedAndExpi
             if (!id) continue;
             ++taken;
             duplicate_ids += !ids.insert(*id).second;
-            const Micros start = env.now();
+            const auto start = env.now();
             env.sleep_for(Micros(env.random_u64() % static_cast<uint64_t>(lease_ms * 1000)));
             // Without drift, the process clock is true time; the lease began
             // at the server a latency before `start`, so "late" is certain

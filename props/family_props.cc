@@ -64,7 +64,7 @@ RC_GTEST_PROP(FencedLock, NeverAcceptsAStaleToken, ()) {
     w.spawn_process("client" + std::to_string(c + 1), [&](world::ProcessEnv& env) {
       lock::ReentrantLockOptions o;
       o.lock_watchdog_timeout = milliseconds(lease_ms);
-      o.default_lease = watchdog ? milliseconds(0) : milliseconds(lease_ms);
+      o.default_lease = watchdog ? lock::kWatchdog : lock::Lease(milliseconds(lease_ms));
       lock::FencedLock lock(env, "k", o);
       for (int a = 0; a < attempts; ++a) {
         env.sleep_for(Micros(env.random_u64() % 20000));
@@ -74,7 +74,7 @@ RC_GTEST_PROP(FencedLock, NeverAcceptsAStaleToken, ()) {
         env.sleep_for(Micros(env.random_u64() % static_cast<uint64_t>(lease_ms * 1000)));
         storage.write(env, *token);
         ++writes;
-        lock.try_unlock();
+        lock.unlock();
       }
     });
   }
@@ -155,17 +155,17 @@ RC_GTEST_PROP(ReadWriteLock, NeverAWriterWithAnyOtherHolder, ()) {
             env.enter_critical("read");
             env.sleep_for(work);
             env.leave_critical("read");
-            rw.read_lock().try_unlock();
+            rw.read_lock().unlock();
           }
           env.leave_critical("write");
-          rw.write_lock().try_unlock();
+          rw.write_lock().unlock();
         } else if (choice == 1) {  // write
           if (!rw.write_lock().try_lock_for(milliseconds(3000))) continue;
           env.enter_critical("write");
           ++writes;
           env.sleep_for(work);
           env.leave_critical("write");
-          rw.write_lock().try_unlock();
+          rw.write_lock().unlock();
         } else {  // read, sometimes trying to upgrade
           if (!rw.read_lock().try_lock_for(milliseconds(3000))) continue;
           env.enter_critical("read");
@@ -173,10 +173,10 @@ RC_GTEST_PROP(ReadWriteLock, NeverAWriterWithAnyOtherHolder, ()) {
           env.sleep_for(work);
           if (choice == 3 && rw.write_lock().try_lock()) {
             ++upgrades_granted;
-            rw.write_lock().try_unlock();
+            rw.write_lock().unlock();
           }
           env.leave_critical("read");
-          rw.read_lock().try_unlock();
+          rw.read_lock().unlock();
         }
       }
     });
@@ -293,7 +293,7 @@ RC_GTEST_PROP(MultiLock, AllOrNone, ()) {
         for (lock::DistributedLock* l : set) env.enter_critical(l->key());
         env.sleep_for(Micros(env.random_u64() % 30000));
         for (lock::DistributedLock* l : set) env.leave_critical(l->key());
-        multi.try_unlock();
+        multi.unlock();
       }
     });
   }
@@ -336,7 +336,7 @@ RC_GTEST_PROP(Redlock, NeverTwoHoldersWithoutFaults, ()) {
           env.sleep_for(Micros(env.random_u64() % static_cast<uint64_t>(left.count())));
         }
         env.leave_critical("k");
-        lock.try_unlock();
+        lock.unlock();
       }
     });
   }

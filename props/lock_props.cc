@@ -115,7 +115,7 @@ RC_GTEST_PROP(ReentrantLock, HoldCountFollowsTheModel, ()) {
           ++model;
           break;
         case kUnlock:
-          if (lk.try_unlock() != (model > 0))
+          if (lk.release().has_value() != (model > 0))
             failures.push_back(at + "unlock disagreed with model");
           if (model > 0) --model;
           break;
@@ -175,7 +175,7 @@ RC_GTEST_PROP(Liveness, WaiterAcquiresWithinLeaseAfterHolderCrashes, ()) {
       [&](world::ProcessEnv& env) {
         auto lk = make(env);
         if (lk->try_lock_for(milliseconds(lease_ms * 4 + 1000)))
-          waiter_acquired_us = env.now().count();
+          waiter_acquired_us = env.now().time_since_epoch().count();
       },
       Micros(15000));  // the holder has the lock by then (a few round trips of <= 3 ms)
   w.crash_process(holder, Micros(crash_at_us));
@@ -204,8 +204,9 @@ RC_GTEST_PROP(ReentrantLock, WatchdogKeepsALiveHoldersLock, ()) {
     lock::ReentrantLock lk(env, "k", o);
     lk.lock();
     env.sleep_for(milliseconds(hold_ms));
-    held_to_the_end = lk.is_held_by_current_thread() && lk.remaining_lease().count() > 0;
-    unlock_start_us = env.now().count();
+    held_to_the_end = lk.is_held_by_current_thread() &&
+                      lk.remaining_lease().ttl.value_or(milliseconds(0)) > milliseconds(0);
+    unlock_start_us = env.now().time_since_epoch().count();
     lk.unlock();
   });
   w.spawn_process(
@@ -216,7 +217,7 @@ RC_GTEST_PROP(ReentrantLock, WatchdogKeepsALiveHoldersLock, ()) {
           env.sleep_for(milliseconds(timeout_ms / 2));
           if (lk.try_lock()) {
             // Won before the holder even began to unlock: two holders.
-            if (unlock_start_us < 0 || env.now().count() < unlock_start_us) {
+            if (unlock_start_us < 0 || env.now().time_since_epoch().count() < unlock_start_us) {
               ++probes_won_while_held;
             } else {
               won_after_release = true;

@@ -63,7 +63,7 @@ TYPED_TEST(FairSuite, WaitersGetTheLockInQueueOrder) {
       FairLock lock(env, "k", kTenSeconds);
       ASSERT_TRUE(await(env, "held"));
       ASSERT_TRUE(await_queued(env, i));
-      const Micros start = env.now();
+      const auto start = env.now();
       lock.lock();
       waited[static_cast<size_t>(i)] = env.now() - start;
       env.connection().call({"RPUSH", "order", std::to_string(i + 1)});

@@ -539,8 +539,10 @@ void HiredisEnv::unsubscribe(SubscriptionId id) {
   sub->unsubscribe(id);
 }
 
-Micros HiredisEnv::now() {
-  return std::chrono::duration_cast<Micros>(std::chrono::steady_clock::now().time_since_epoch());
+EnvTime HiredisEnv::now() {
+  // The steady clock, converted: EnvClock's epoch is the steady clock's.
+  return EnvTime(
+      std::chrono::duration_cast<Micros>(std::chrono::steady_clock::now().time_since_epoch()));
 }
 
 void HiredisEnv::sleep_for(Micros d) {

@@ -94,7 +94,7 @@ class HiredisEnv final : public Env {
                            size_t server = 0) override;
   void unsubscribe(SubscriptionId id) override;
   // steady_clock, microseconds since its epoch.
-  Micros now() override;
+  EnvTime now() override;
   // Sleeps, or returns early once the Env is closing.
   void sleep_for(Micros d) override;
   std::unique_ptr<Event> make_event() override;

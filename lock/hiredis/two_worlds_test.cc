@@ -17,6 +17,7 @@ namespace {
 using namespace std::chrono_literals;
 using testing_util::await;
 using testing_util::expect_three_holds_unwind;
+using testing_util::failure_of;
 using testing_util::RealLockWorld;
 using testing_util::signal;
 using testing_util::SimLockWorld;
@@ -70,7 +71,7 @@ TYPED_TEST(LockSuite, HashHoldsOwnerAndHoldCount) {
   EXPECT_EQ(seen, Reply::array({Reply::bulk(owner), Reply::bulk("2")}));
 }
 
-TYPED_TEST(LockSuite, OtherOwnerIsRefusedAndGetsLockNotOwned) {
+TYPED_TEST(LockSuite, OtherOwnerIsRefusedAndItsUnlockIsNotHeld) {
   TypeParam world;
   world.run({[](Env& env) {
                ReentrantLock lock(env, "k", kTenSeconds);
@@ -87,15 +88,14 @@ TYPED_TEST(LockSuite, OtherOwnerIsRefusedAndGetsLockNotOwned) {
                EXPECT_TRUE(lock.is_locked());
                EXPECT_FALSE(lock.is_held_by_current_thread());
                EXPECT_EQ(lock.hold_count(), 0);
-               try {
-                 lock.unlock();
-                 ADD_FAILURE() << "expected LockNotOwned";
-               } catch (const LockNotOwned& e) {
-                 EXPECT_EQ(std::string(e.what()),
-                           "attempt to unlock lock, not locked by current thread by node id: " +
-                               env.client_id() + " thread-id: " + std::to_string(env.task_id()));
-               }
-               EXPECT_FALSE(lock.try_unlock());
+               lock.unlock();  // throws nothing; the outcome is kept
+               const auto last = lock.last_unlock();
+               ASSERT_TRUE(last.has_value());
+               ASSERT_FALSE(last->has_value());
+               EXPECT_EQ(last->error().message,
+                         "attempt to unlock lock, not locked by current thread by node id: " +
+                             env.client_id() + " thread-id: " + std::to_string(env.task_id()));
+               EXPECT_FALSE(lock.release().has_value());
                signal(env, "checked");
              }});
   EXPECT_EQ(world.redis({"EXISTS", "k"}), Reply::integer(0));
@@ -110,7 +110,7 @@ TYPED_TEST(LockSuite, ForceUnlockDeletesAnyonesLock) {
                signal(env, "held");
                ASSERT_TRUE(await(env, "forced"));
                EXPECT_FALSE(lock.is_locked());
-               EXPECT_THROW(lock.unlock(), LockNotOwned);
+               EXPECT_EQ(failure_of(lock.release()), UnlockError::Reason::kNotHeld);
              },
              [](Env& env) {
                ReentrantLock lock(env, "k");
@@ -135,7 +135,7 @@ TYPED_TEST(LockSuite, UnlockMessageWakesTheWaiter) {
              [&](Env& env) {
                ReentrantLock lock(env, "k", kTenSeconds);
                ASSERT_TRUE(await(env, "held"));
-               const Micros start = env.now();
+               const auto start = env.now();
                acquired = lock.try_lock_for(20s);
                waited = env.now() - start;
                EXPECT_TRUE(lock.is_held_by_current_thread());
@@ -154,7 +154,7 @@ TYPED_TEST(LockSuite, WatchdogRenewsAndStopsOnUnlock) {
     lock.lock();  // no lease: the watchdog renews every 100 ms
     env.sleep_for(1000ms);
     EXPECT_TRUE(lock.is_held_by_current_thread()) << "renewed past three leases";
-    const auto left = lock.remaining_lease();
+    const auto left = lock.remaining_lease().ttl.value_or(0ms);
     EXPECT_GT(left, 0ms);
     EXPECT_LE(left, 300ms);
     const std::string owner = lock.owner();
@@ -178,7 +178,7 @@ TYPED_TEST(LockSuite, ReentrantLockExpiresAfterItsLease) {
                signal(env, "held");
                env.sleep_for(500ms);
                EXPECT_FALSE(lock.is_held_by_current_thread());
-               EXPECT_THROW(lock.unlock(), LockNotOwned);
+               EXPECT_EQ(failure_of(lock.release()), UnlockError::Reason::kNotHeld);
              },
              [](Env& env) {
                ReentrantLock lock(env, "k", kTenSeconds);
@@ -198,8 +198,8 @@ TYPED_TEST(LockSuite, SimpleLockExpiresAfterItsLease) {
                signal(env, "held");
                env.sleep_for(500ms);
                EXPECT_FALSE(lock.is_locked());
-               EXPECT_EQ(lock.remaining_lease(), -2ms);
-               EXPECT_THROW(lock.unlock(), LockNotOwned);
+               EXPECT_EQ(lock.remaining_lease(), RemainingLease{});
+               EXPECT_EQ(failure_of(lock.release()), UnlockError::Reason::kNotHeld);
              },
              [](Env& env) {
                SimpleLock lock(env, "k", {.lease = 10s});
@@ -226,7 +226,7 @@ TYPED_TEST(LockSuite, SimpleLockRefusesOthersAndTheirUnlock) {
                ASSERT_TRUE(await(env, "held"));
                EXPECT_FALSE(lock.try_lock());
                EXPECT_FALSE(lock.is_held_by_current_thread());
-               EXPECT_THROW(lock.unlock(), LockNotOwned);
+               EXPECT_EQ(failure_of(lock.release()), UnlockError::Reason::kNotHeld);
                signal(env, "checked");
              }});
 }

@@ -13,7 +13,10 @@
 // - call(): runs the command at once with Server::execute on the env's own
 //   Session; `before_call` (if set) runs first and may act as another
 //   process, advance the clock, or throw SimulatedCrash to model a crash
-//   between two commands.
+//   between two commands. call(argv, timeout) with timeout > 0 throws
+//   lock::TimeoutError when the clock moved by more than `timeout` during
+//   the call (a hook stood for a slow server): the command ran, as with a
+//   reply lost to a real client's timeout.
 // - sleep_for(d): advances the shared clock by d.
 // - Event::wait_for(t): runs `before_wait` (if set; it may e.g. unlock from
 //   another env, whose PUBLISH signals this event), then returns true at once
@@ -33,6 +36,7 @@
 #include <vector>
 
 #include "lock/env.h"
+#include "lock/errors.h"
 #include "sim/clock.h"
 #include "sim/server.h"
 #include "sim/world/prng.h"
@@ -107,7 +111,7 @@ class DirectEnv final : public lock::Env {
     world_.server.execute(*sub_session_, {"UNSUBSCRIBE", channel});
   }
 
-  Micros now() override { return Micros(world_.clock.now_us()); }
+  lock::EnvTime now() override { return lock::EnvTime(Micros(world_.clock.now_us())); }
   void sleep_for(Micros d) override {
     slept += d;
     world_.clock.advance_us(d.count());
@@ -172,6 +176,16 @@ class DirectEnv final : public lock::Env {
         env->before_call(argv);
       }
       return env->world_.server.execute(*session, argv);
+    }
+    Reply call(const Argv& argv, Micros timeout) override {
+      const int64_t start_us = env->world_.clock.now_us();
+      Reply reply = call(argv);
+      const int64_t took_us = env->world_.clock.now_us() - start_us;
+      if (timeout.count() > 0 && took_us > timeout.count()) {
+        throw lock::TimeoutError("no reply within " + std::to_string(timeout.count()) +
+                                 " us (the call took " + std::to_string(took_us) + " us)");
+      }
+      return reply;
     }
     DirectEnv* env = nullptr;
     std::unique_ptr<sim::Session> session;

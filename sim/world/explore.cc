@@ -18,6 +18,11 @@ namespace redsim::world {
 
 namespace {
 
+// What a workload throws when a nested unlock found its lock gone.
+struct UnlockFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 using lock::LockKind;
 using std::chrono::milliseconds;
 
@@ -84,15 +89,18 @@ void run_attempts(const ExplorePlan& plan, const std::vector<Attempt>& attempts,
     env.sleep_for(lock::Micros(a.work_us));
     if (fenced != nullptr) storage.write(env, fenced->token().value_or(0));
     for (int i = 0; i < a.nested; ++i) {
-      lk->unlock();
+      // A nested unlock that finds the lock gone ends the task, as the
+      // throwing unlock() of round one did: the history then shows the task
+      // error instead of a hold count the model cannot explain.
+      if (lock::UnlockResult r = lk->release(); !r) throw UnlockFailed(r.error().message);
       env.record_hold(kExploreKey, HoldOp::kUnlock, observed_hold_count(*lk));
     }
     env.leave_critical(kExploreKey);
     inside = false;
-    if (lk->try_unlock()) {
+    if (lk->release()) {
       if (reentrant) env.record_hold(kExploreKey, HoldOp::kUnlock, observed_hold_count(*lk));
     } else {
-      env.record("unlock: the lock was no longer ours (LockNotOwned)");
+      env.record("unlock: the lock was no longer ours (not held)");
       if (reentrant) env.record_hold(kExploreKey, HoldOp::kUnlockRejected, -1);
     }
   }

@@ -337,7 +337,7 @@ TEST(AllFaults, SimpleLockStaysSafeUnderNetworkFaults) {
             env.enter_critical("res");
             env.sleep_for(milliseconds(2));
             env.leave_critical("res");
-            l.try_unlock();
+            l.unlock();
           } catch (const lock::ConnectionError&) {
             ++io_errors;
           }

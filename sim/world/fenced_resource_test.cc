@@ -83,7 +83,7 @@ TEST(FencedResource, RejectsTheWriteOfAHolderPausedPastItsLease) {
     env.sleep_for(50ms);
     writes.emplace_back(*token, storage.write(env, *token));
     env.leave_critical("k");
-    lock.try_unlock();
+    lock.unlock();
   };
   const ProcessId first = w.spawn_process("first", client);
   w.spawn_process("second", client, Micros(10000));

@@ -40,7 +40,7 @@ class ForwardingEnv : public Base {
     return inner_.subscribe(channel, std::move(on_message), server);
   }
   void unsubscribe(lock::SubscriptionId id) override { inner_.unsubscribe(id); }
-  lock::Micros now() override { return inner_.now(); }
+  lock::EnvTime now() override { return inner_.now(); }
   void sleep_for(lock::Micros d) override { inner_.sleep_for(d); }
   std::unique_ptr<lock::Event> make_event() override { return inner_.make_event(); }
   void spawn(std::string name, std::function<void()> fn) override {

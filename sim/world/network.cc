@@ -19,7 +19,10 @@ resp::Reply SimConnection::call(const lock::Argv& argv) { return call(argv, lock
 resp::Reply SimConnection::call(const lock::Argv& argv, lock::Micros timeout) {
   Process& p = *task_.process;
   Task& t = rt_.current_task(p);
-  if (p.dying) throw lock::ClosedError(gone(p));
+  if (p.dying) {
+    rt_.call_after_crash(t);
+    throw lock::ClosedError(gone(p));
+  }
   rt_.fault_point(p, t);
   const int64_t timeout_us = timeout.count() > 0 ? timeout.count() : rt_.options.command_timeout_us;
   // hiredis-style: a broken connection is not reused; the next call opens a
@@ -33,7 +36,10 @@ resp::Reply SimConnection::call(const lock::Argv& argv, lock::Micros timeout) {
 
 lock::Connection& Runtime::connection(Task& t, size_t server) {
   Process& p = *t.process;
-  if (p.dying) throw lock::ClosedError(gone(p));
+  if (p.dying) {
+    call_after_crash(t);
+    throw lock::ClosedError(gone(p));
+  }
   if (server >= server_count()) {
     throw std::out_of_range("no server " + std::to_string(server) + " in this world");
   }
@@ -280,7 +286,12 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
         }
         after_command(node);
       });
-  suspend(t);
+  try {
+    suspend(t);
+  } catch (const lock::ClosedError&) {
+    std::erase_if(link.in_flight, [&](const InFlight& f) { return f.task == &t; });
+    throw;
+  }
   std::erase_if(link.in_flight, [&](const InFlight& f) { return f.task == &t; });
   switch (t.call_end) {
     case Task::CallEnd::kReply:
@@ -465,7 +476,10 @@ lock::SubscriptionId Runtime::subscribe(Process& p, const std::string& channel,
                                         std::function<void(const std::string&)> on_message,
                                         size_t server) {
   Task& t = current_task(p);
-  if (p.dying) throw lock::ClosedError(gone(p));
+  if (p.dying) {
+    call_after_crash(t);
+    throw lock::ClosedError(gone(p));
+  }
   if (server >= server_count()) {
     throw std::out_of_range("no server " + std::to_string(server) + " in this world");
   }

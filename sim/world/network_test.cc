@@ -140,10 +140,10 @@ TEST(Network, SubscribeReturnsAfterConfirmationSoLaterPublishesArrive) {
     auto ev = env.make_event();
     env.subscribe("lock:ch", [&](const std::string& m) {
       message = m;
-      message_at = env.now().count();
+      message_at = env.now().time_since_epoch().count();
       ev->signal();
     });
-    subscribed_at = env.now().count();
+    subscribed_at = env.now().time_since_epoch().count();
     env.connection().call({"PUBLISH", "lock:ch", "0"});
     EXPECT_TRUE(ev->wait_for(milliseconds(100)));
   });
@@ -215,9 +215,11 @@ TEST(Network, PausedProcessGetsItsRepliesAndPushesOnResume) {
   int64_t reply_at = -1;
   std::vector<int64_t> pushes_at;
   auto pid = w.spawn_process("p", [&](ProcessEnv& env) {
-    env.subscribe("ch", [&](const std::string&) { pushes_at.push_back(env.now().count()); });
+    env.subscribe("ch", [&](const std::string&) {
+      pushes_at.push_back(env.now().time_since_epoch().count());
+    });
     env.connection().call({"GET", "k"});  // sent at 2 ms, runs at 3 ms
-    reply_at = env.now().count();
+    reply_at = env.now().time_since_epoch().count();
   });
   w.spawn_process(
       "publisher",

@@ -30,7 +30,10 @@ class SimEvent final : public lock::Event {
 
   bool wait_for(lock::Micros timeout) override {
     detail::Task& t = rt_.current_task(p_);
-    if (p_.dying) return false;
+    if (p_.dying) {
+      rt_.call_after_crash(t);
+      return false;
+    }
     rt_.fault_point(p_, t);
     if (signaled_) {
       signaled_ = false;
@@ -80,11 +83,14 @@ lock::SubscriptionId ProcessEnv::subscribe(const std::string& channel,
 
 void ProcessEnv::unsubscribe(lock::SubscriptionId id) { rt_.unsubscribe(p_, id); }
 
-lock::Micros ProcessEnv::now() { return lock::Micros{p_.clock.read(rt_.now())}; }
+lock::EnvTime ProcessEnv::now() { return lock::EnvTime{lock::Micros{p_.clock.read(rt_.now())}}; }
 
 void ProcessEnv::sleep_for(lock::Micros d) {
   detail::Task& t = rt_.current_task(p_);
-  if (p_.dying) return;
+  if (p_.dying) {
+    rt_.call_after_crash(t);
+    return;
+  }
   rt_.fault_point(p_, t);
   if (d.count() <= 0) {
     rt_.yield(t);

@@ -92,6 +92,10 @@ struct Task {
   CallEnd call_end = CallEnd::kReply;
   std::string call_error;
   std::vector<std::unique_ptr<SimConnection>> connections;  // per server, made on first use
+  // Crash cancellation (world.h): true while teardown() runs the task on
+  // after failing its blocked call; counts its Env calls meanwhile.
+  bool cancelling = false;
+  int calls_after_crash = 0;
 };
 
 struct Subscription {
@@ -225,7 +229,13 @@ struct Runtime {
   // Blocking, called on a task's fiber (world.cc).
   Task& current_task(Process& p);  // std::logic_error when not on a task of p
   uint64_t block(Task& t);
+  // Throws lock::ClosedError when the task was resumed by a crash's teardown.
   void suspend(Task& t);
+  // Called by each Env call of a task whose process is gone, before it
+  // fails or returns at once: a task that keeps calling (a retry loop) is
+  // suspended after kCallsAfterCrash calls and then force-unwound.
+  void call_after_crash(Task& t);
+  static constexpr int kCallsAfterCrash = 1000;
   bool wake(Task& t, uint64_t token);
   void yield(Task& t);
   void fault_point(Process& p, Task& t);

@@ -55,7 +55,7 @@ void critical_section(ClientEnv& env, Micros work) {
 }
 
 void unlock_and_record(ClientEnv& env, lock::DistributedLock& lk) {
-  env.record(lk.try_unlock() ? "unlocked" : "unlock: LockNotOwned (the lock was no longer ours)");
+  env.record(lk.release() ? "unlocked" : "unlock: not held (the lock was no longer ours)");
 }
 
 Violation expectation_failed(std::string what) {
@@ -180,7 +180,7 @@ std::vector<Scenario> build_catalogue() {
       "the holder crashes; with no watchdog left the lock frees within its timeout",
       "seeds 001, 002", "a crash of client A at t=5 s", run_watchdog_dies);
   add_reentrant("unlock-not-owner", Verdict::kSafe,
-                "unlock by a non-owner throws LockNotOwned and leaves the owner's lock intact",
+                "unlock by a non-owner reports not held and leaves the owner's lock intact",
                 "seed 001 (IllegalMonitorStateException)", run_unlock_not_owner);
   // Faults from the locking debate: each a scripted world, so they all need faults.
   auto add_fault = [&c](std::string name, LockKind kind, Verdict expected, std::string description,

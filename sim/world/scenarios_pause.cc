@@ -50,7 +50,7 @@ ScenarioResult run_pause_past_lease_reentrant(Verdict expected, uint64_t seed) {
     lock::ReentrantLock lk(env, kKey, reentrant_options(3000));
     lock_recorded(env, lk);
     critical_section(env, ms(5000));
-    env.record(lk.try_unlock() ? "unlocked" : "unlock: LockNotOwned (the lease ran out)");
+    env.record(lk.release() ? "unlocked" : "unlock: not held (the lease ran out)");
   });
   world.spawn_process(
       "B",
@@ -100,7 +100,7 @@ ScenarioResult run_pause_past_lease_fenced(LockKind, Verdict expected, uint64_t 
       env.record(std::string("write with token ") + std::to_string(*token) +
                  (ok ? ": accepted" : ": rejected (stale token)"));
       env.sleep_for(ms(is_a ? 0 : 80));
-      env.record(lk.try_unlock() ? "unlocked" : "unlock: LockNotOwned (the lease ran out)");
+      env.record(lk.release() ? "unlocked" : "unlock: not held (the lease ran out)");
     };
   };
   ProcessId a = world.spawn_process("A", client(true));

@@ -24,7 +24,7 @@ ScenarioResult run_pubsub_wakeup(ScenarioRunner& world, Verdict expected) {
     if (!ok) return;
     critical_section(env, ms(200));
     lk.unlock();
-    s.unlocked_us = env.now().count();
+    s.unlocked_us = env.now().time_since_epoch().count();
     env.record("unlocked");
   });
   world.spawn(
@@ -35,7 +35,7 @@ ScenarioResult run_pubsub_wakeup(ScenarioRunner& world, Verdict expected) {
         bool ok = lk.try_lock_for(ms(30000), milliseconds(10000));
         env.record_acquire_end(kKey, ok);
         if (!ok) return;
-        s.b_acquired_us = env.now().count();
+        s.b_acquired_us = env.now().time_since_epoch().count();
         critical_section(env, ms(10));
         lk.unlock();
       },
@@ -78,7 +78,7 @@ ScenarioResult run_lost_wakeup(LockKind, Verdict expected, uint64_t seed) {
     if (!ok) return;
     critical_section(env, ms(300));
     lk.unlock();
-    s->unlocked_us = env.now().count();
+    s->unlocked_us = env.now().time_since_epoch().count();
     env.record("unlocked");
   });
   ProcessId b = world.spawn_process(
@@ -89,7 +89,7 @@ ScenarioResult run_lost_wakeup(LockKind, Verdict expected, uint64_t seed) {
         bool ok = lk.try_lock_for(ms(10000), milliseconds(2000));
         env.record_acquire_end(kKey, ok);
         if (!ok) return;
-        s->b_acquired_us = env.now().count();
+        s->b_acquired_us = env.now().time_since_epoch().count();
         critical_section(env, ms(10));
         lk.unlock();
       },

@@ -38,9 +38,9 @@ void redlock_holder(ProcessEnv& env, RedlockRun& run, Micros work) {
                             : "acquisition rejected (no quorum, or no validity left)");
   if (!run.a_acquired) return;
   env.enter_critical(kKey);
-  run.a_entered_us = env.now().count();
+  run.a_entered_us = env.now().time_since_epoch().count();
   env.sleep_for(std::min(work, lk.validity_left()));
-  run.a_left_us = env.now().count();
+  run.a_left_us = env.now().time_since_epoch().count();
   env.leave_critical(kKey);
   env.record("validity over: left the section, the lock expires by itself");
 }
@@ -53,10 +53,10 @@ void redlock_second(ProcessEnv& env, RedlockRun& run) {
   env.record_acquire_end(kKey, ok);
   if (!ok) return;
   env.enter_critical(kKey);
-  run.b_entered_us = env.now().count();
+  run.b_entered_us = env.now().time_since_epoch().count();
   env.sleep_for(std::min(ms(100), lk.validity_left()));
   env.leave_critical(kKey);
-  env.record(lk.try_unlock() ? "unlocked" : "unlock: LockNotOwned");
+  env.record(lk.release() ? "unlocked" : "unlock: not held");
 }
 
 WorldOptions redlock_world(uint64_t seed) {

@@ -39,13 +39,12 @@ ScenarioResult run_reentrant_hold_count(ScenarioRunner& world, Verdict expected)
     env.leave_critical(kKey);
     lk.unlock();
     env.record_hold(kKey, HoldOp::kUnlock, lk.hold_count());
-    try {
-      lk.unlock();
+    if (const lock::UnlockResult r = lk.release()) {
       env.record_hold(kKey, HoldOp::kUnlock, lk.hold_count());
-    } catch (const lock::LockNotOwned& e) {
-      s.extra_unlock_refused = true;
+    } else {
+      s.extra_unlock_refused = r.error().reason == lock::UnlockError::Reason::kNotHeld;
       env.record_hold(kKey, HoldOp::kUnlockRejected, lk.hold_count());
-      env.record(std::string("4th unlock: LockNotOwned: ") + e.what());
+      env.record("4th unlock: not held: " + r.error().message);
     }
   });
   world.spawn(
@@ -80,13 +79,14 @@ ScenarioResult run_reentrant_hold_count(ScenarioRunner& world, Verdict expected)
     j.extra.push_back(expectation_failed("A's unlock beyond its holds was not refused"));
   }
   j.findings.push_back("B refused 3 times while A's hold count was > 0; A's 4th unlock: " +
-                       std::string(s.extra_unlock_refused ? "LockNotOwned" : "accepted"));
+                       std::string(s.extra_unlock_refused ? "not held" : "accepted"));
   return judge(world, expected, 200 * kMs + world.timing_slack().count(), std::move(j),
                /*hold_counts=*/true);
 }
 
-// unlock-not-owner: B unlocks a lock A holds: LockNotOwned, and A's lock
-// (its hash field and hold count) is intact.
+// unlock-not-owner: B unlocks a lock A holds: unlock() throws nothing, B's
+// last_unlock() says kNotHeld, and A's lock (its hash field and hold count)
+// is intact.
 ScenarioResult run_unlock_not_owner(ScenarioRunner& world, Verdict expected) {
   struct Shared {
     std::string b_error;
@@ -105,23 +105,24 @@ ScenarioResult run_unlock_not_owner(ScenarioRunner& world, Verdict expected) {
       "B",
       [&s](ClientEnv& env) {
         lock::ReentrantLock lk(env, kKey, reentrant_options());
-        try {
-          lk.unlock();
+        lk.unlock();  // BasicLockable: throws nothing; the outcome is kept
+        const std::optional<lock::UnlockResult> last = lk.last_unlock();
+        if (last && !*last && last->error().reason == lock::UnlockError::Reason::kNotHeld) {
+          s.b_error = last->error().message;
+          env.record("unlock: not held: " + s.b_error);
+        } else {
           env.record("unlock by a non-owner succeeded");
-        } catch (const lock::LockNotOwned& e) {
-          s.b_error = e.what();
-          env.record(std::string("LockNotOwned: ") + e.what());
         }
       },
       ms(10));
   world.run();
   Judged j;
   if (s.b_error.empty())
-    j.extra.push_back(expectation_failed("B's unlock did not throw LockNotOwned"));
+    j.extra.push_back(expectation_failed("B's unlock was not reported as not held"));
   if (!s.a_held_after || s.a_count_after != 1) {
     j.extra.push_back(expectation_failed("A's lock was not intact after B's unlock"));
   }
-  j.findings.push_back("B: LockNotOwned \"" + s.b_error + "\"; A still holds it, hold count " +
+  j.findings.push_back("B: not held \"" + s.b_error + "\"; A still holds it, hold count " +
                        std::to_string(s.a_count_after));
   return judge(world, expected, 200 * kMs + world.timing_slack().count(), std::move(j));
 }
@@ -148,16 +149,16 @@ ScenarioResult run_unlock_retry(bool latch, Verdict expected, uint64_t seed) {
     env.record_hold(kKey, HoldOp::kLock, lk.hold_count());
     lk.lock();
     env.record_hold(kKey, HoldOp::kLock, lk.hold_count());
-    env.sleep_for(ms(100) - env.now());
+    env.sleep_for(ms(100) - env.now().time_since_epoch());
     lk.unlock();  // its reply is delayed: TimeoutError, sent again
     count_after_first = lk.hold_count();
     env.record_hold(kKey, HoldOp::kUnlock, count_after_first);
     env.sleep_for(ms(20));
     env.leave_critical(kKey);
-    if (lk.try_unlock()) {
+    if (lk.release()) {
       env.record_hold(kKey, HoldOp::kUnlock, lk.hold_count());
     } else {
-      env.record("last unlock: LockNotOwned (the retry had released it)");
+      env.record("last unlock: not held (the retry had released it)");
       env.record_hold(kKey, HoldOp::kUnlockRejected, lk.hold_count());
     }
   });

@@ -178,7 +178,23 @@ void Runtime::teardown(Process& p) {
   for (auto& t : p.tasks) {
     if (t->state == Task::State::kDone) continue;
     current = t.get();
-    t->fiber.reset();  // unwinds a suspended fiber (forced_unwind)
+    // A task blocked in an Env call gets that call failed with ClosedError
+    // and runs on (its Env calls fail or return at once) until it ends. Only
+    // a task that then blocks again is unwound with forced_unwind. So an
+    // unlock() suspended inside a noexcept destructor (std::unique_lock's)
+    // returns normally instead of letting forced_unwind reach std::terminate.
+    if (t->fiber->started() && !t->fiber->done() && t->state != Task::State::kRunning) {
+      t->state = Task::State::kRunning;
+      t->cancelling = true;
+      try {
+        t->fiber->resume();
+      } catch (...) {
+        // What escapes a task of a crashed process (ClosedError, mostly) is
+        // not an error of the process: it is gone already.
+      }
+      t->cancelling = false;
+    }
+    t->fiber.reset();  // unwinds a fiber that suspended again (forced_unwind)
     t->state = Task::State::kDone;
   }
   current = outer;
@@ -318,7 +334,18 @@ uint64_t Runtime::block(Task& t) {
 
 void Runtime::suspend(Task& t) {
   t.fiber->suspend();
-  // Back on the fiber: run_task set state = kRunning and current = &t.
+  // Back on the fiber: run_task set state = kRunning and current = &t, or
+  // the process crashed meanwhile and teardown() resumed us to fail the call.
+  if (t.process->dying) {
+    throw lock::ClosedError("process c" + std::to_string(t.process->pid) +
+                            " is gone: it crashed while this call was waiting");
+  }
+}
+
+void Runtime::call_after_crash(Task& t) {
+  if (!t.cancelling || ++t.calls_after_crash <= kCallsAfterCrash) return;
+  // Back to teardown(), which unwinds the fiber from here (forced_unwind).
+  t.fiber->suspend();
 }
 
 bool Runtime::wake(Task& t, uint64_t token) {
@@ -339,7 +366,7 @@ void Runtime::fault_point(Process& p, Task& t) {
   if (p.fault_rng.chance(plan.crash_ppm)) {
     sched.at(now(), [this, &p] { crash(p, "random"); });
     block(t);
-    suspend(t);  // never returns: the crash unwinds this fiber
+    suspend(t);  // throws ClosedError: the crash's teardown resumes this fiber
     throw lock::ClosedError("process crashed");
   }
   if (p.fault_rng.chance(plan.pause_ppm)) {

@@ -68,15 +68,27 @@
 // faults after each command a server runs, each with a probability per call.
 // Every fault is a history event (history.h) a timeline can draw.
 //
-// Crash and cancellation: a crashed (or ended) process's suspended fibers are
-// destroyed; Boost.Context unwinds each stack with its forced_unwind
-// exception, so RAII cleanup runs. Code on a fiber must never swallow it:
-// `catch (...)` must rethrow (a swallowed unwind aborts the program with a
-// message). While unwinding, Env calls do not block: connection() and
-// Connection::call() throw lock::ClosedError, sleep_for returns at once,
-// Event::wait_for returns false, subscribe throws ClosedError, and
+// Crash and cancellation: when a process crashes (or its main task ends),
+// each of its tasks blocked in an Env call (a round trip, sleep_for,
+// Event::wait_for, subscribe) gets that call failed with lock::ClosedError
+// and runs on, at once, as a thread whose sockets were closed would: from
+// then on Env calls do not block: connection() and Connection::call() throw
+// lock::ClosedError, sleep_for returns at once, Event::wait_for returns
+// false, subscribe throws ClosedError, spawn does nothing, and
 // enter/leave/record calls are ignored (a crash ends the process's critical
-// sections by itself).
+// sections by itself). Whatever escapes such a task is dropped. Failing the
+// call, rather than unwinding the fiber from inside it, is what lets an
+// unlock() that std::unique_lock's noexcept destructor called return
+// normally (its outcome: kConnection) instead of calling std::terminate.
+// A task that keeps calling after that (a retry loop that swallows
+// ClosedError) is stopped after 1000 calls and its stack unwound with
+// Boost.Context's forced_unwind, as is every fiber of a World destroyed
+// while its tasks are blocked: RAII cleanup runs, and code on a fiber must
+// never swallow that exception: `catch (...)` must rethrow (a swallowed
+// unwind aborts the program with a message). Env calls made while unwinding
+// behave as above. So a World should be run until its processes are done
+// before it is destroyed when a task may be blocked inside a noexcept
+// function.
 //
 // An exception other than that escaping a task is recorded (kTaskError) and
 // crashes the process, as std::terminate would.
@@ -308,7 +320,7 @@ class ProcessEnv final : public ClientEnv {
   // is left on that channel, UNSUBSCRIBE is sent without waiting for the reply.
   void unsubscribe(lock::SubscriptionId id) override;
   // The process clock, us: 0 at t = 0, then its drift and jumps (see Time above).
-  lock::Micros now() override;
+  lock::EnvTime now() override;
   // Lasts d on the process clock (its rate, not its jumps); see Time above.
   void sleep_for(lock::Micros d) override;
   // Event::wait_for(d) times out after d on the process clock, as sleep_for.

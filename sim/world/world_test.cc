@@ -28,7 +28,7 @@ TEST(World, FibersInterleaveByVirtualTime) {
     return [&log, name, step_ms](ProcessEnv& env) {
       for (int i = 0; i < 3; ++i) {
         env.sleep_for(milliseconds(step_ms));
-        log.push_back(name + "@" + std::to_string(env.now().count() / 1000));
+        log.push_back(name + "@" + std::to_string(env.now().time_since_epoch().count() / 1000));
       }
     };
   };
@@ -46,13 +46,13 @@ TEST(World, SleepAdvancesVirtualTimeExactly) {
   w.spawn_process(
       "sleeper",
       [&](ProcessEnv& env) {
-        seen.push_back(env.now().count());
+        seen.push_back(env.now().time_since_epoch().count());
         env.sleep_for(std::chrono::microseconds(1234));
-        seen.push_back(env.now().count());
+        seen.push_back(env.now().time_since_epoch().count());
         env.sleep_for(std::chrono::microseconds(0));  // a yield: no time passes
-        seen.push_back(env.now().count());
+        seen.push_back(env.now().time_since_epoch().count());
         env.sleep_for(std::chrono::seconds(2));
-        seen.push_back(env.now().count());
+        seen.push_back(env.now().time_since_epoch().count());
       },
       std::chrono::microseconds(500));
   w.run();
@@ -124,7 +124,7 @@ TEST(World, EventWakesAWaiterFromAnotherTask) {
       ev->signal();
     });
     result = ev->wait_for(milliseconds(1000));
-    woke_at = env.now().count();
+    woke_at = env.now().time_since_epoch().count();
   });
   w.run();
   EXPECT_TRUE(result);
@@ -160,11 +160,11 @@ TEST(World, PauseHoldsEveryTaskOfTheProcess) {
     env.spawn("watchdog", [&] {
       for (int i = 0; i < 10; ++i) {
         env.sleep_for(milliseconds(10));
-        ticks.push_back(env.now().count() / 1000);
+        ticks.push_back(env.now().time_since_epoch().count() / 1000);
       }
     });
     env.sleep_for(milliseconds(25));
-    main_wake.push_back(env.now().count() / 1000);
+    main_wake.push_back(env.now().time_since_epoch().count() / 1000);
     env.sleep_for(milliseconds(200));
   });
   w.pause_process(pid, milliseconds(15), milliseconds(50));  // paused in [15, 65) ms
@@ -296,7 +296,7 @@ TEST(World, RandomPausesAndCrashesComeFromTheSeed) {
   int64_t end = 0;
   w.spawn_process("p", [&](ProcessEnv& env) {
     env.sleep_for(milliseconds(1));
-    end = env.now().count();
+    end = env.now().time_since_epoch().count();
   });
   w.run();
   EXPECT_EQ(end, 1500);  // paused 0.5 ms, then slept 1 ms
@@ -341,7 +341,7 @@ TEST(World, PauseInsidePauseExtendsIt) {
   int64_t woke = -1;
   auto pid = w.spawn_process("p", [&](ProcessEnv& env) {
     env.sleep_for(milliseconds(1));
-    woke = env.now().count();
+    woke = env.now().time_since_epoch().count();
   });
   w.pause_process(pid, microseconds(100), milliseconds(10));  // until 10.1 ms
   w.pause_process(pid, milliseconds(5), milliseconds(20));    // until 25 ms

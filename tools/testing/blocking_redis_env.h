@@ -109,8 +109,9 @@ class SocketEnv final : public Env {
     throw Error("SocketEnv (test-only) has no pub/sub");
   }
   void unsubscribe(SubscriptionId) override {}
-  Micros now() override {
-    return std::chrono::duration_cast<Micros>(std::chrono::steady_clock::now().time_since_epoch());
+  EnvTime now() override {
+    return EnvTime(
+        std::chrono::duration_cast<Micros>(std::chrono::steady_clock::now().time_since_epoch()));
   }
   void sleep_for(Micros d) override { std::this_thread::sleep_for(d); }
   std::unique_ptr<Event> make_event() override { return std::make_unique<CvEvent>(); }

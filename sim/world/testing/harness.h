@@ -5,7 +5,8 @@
 // generators (sim/world/testing/generators.h) are built on it.
 //
 //   // Any type with try_lock_for(std::chrono::microseconds) -> bool and
-//   // unlock() (void, or bool = "released") works; unlock() may throw.
+//   // unlock() (void, or bool = "released") works; unlock() may throw. A
+//   // release() -> lock::UnlockResult (redsim's locks) is used when present.
 //   auto make = harness::lock_factory([](lock::Env& env, const std::string& key) {
 //     return MyLock(env, key, std::chrono::milliseconds(100));
 //   });
@@ -70,6 +71,7 @@
 
 #include "lock/env.h"
 #include "lock/errors.h"
+#include "lock/lock.h"
 #include "sim/world/checkers.h"
 #include "sim/world/explore.h"
 #include "sim/world/fenced_resource.h"
@@ -170,7 +172,18 @@ class Holder final : public LockUnderTest {
     // Only std::exception: the simulation unwinds a crashed client with an
     // exception of its own, which must pass.
     try {
-      if constexpr (std::is_void_v<decltype(deref(lock_).unlock())>) {
+      // redsim's own locks: release() says why an unlock failed (their
+      // unlock() throws nothing, as BasicLockable requires).
+      if constexpr (requires {
+                      { deref(lock_).release() } -> std::same_as<lock::UnlockResult>;
+                    }) {
+        const lock::UnlockResult released = deref(lock_).release();
+        if (released) return world::UnlockOutcome::kReleased;
+        detail = released.error().message;
+        return released.error().reason == lock::UnlockError::Reason::kConnection
+                   ? world::UnlockOutcome::kError
+                   : world::UnlockOutcome::kNotReleased;
+      } else if constexpr (std::is_void_v<decltype(deref(lock_).unlock())>) {
         deref(lock_).unlock();
         return world::UnlockOutcome::kReleased;
       } else {
@@ -641,7 +654,7 @@ inline RunResult run_expire_then_delete(const LockFactory& make,
       return;
     }
     env.enter_critical(key);
-    const Micros until(lease_us * 9 / 10);
+    const lock::EnvTime until(Micros(lease_us * 9 / 10));
     if (env.now() < until) env.sleep_for(until - env.now());
     env.leave_critical(key);
     armed = true;
