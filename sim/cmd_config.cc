@@ -295,6 +295,16 @@ Reply config(CommandContext& ctx) {
     if (sub == "rewrite") return Reply::error("ERR The server is running without a config file");
     return Reply::ok();
   }
+  if (sub == "help") {
+    if (argv.size() != 2) return sub_arity("config", sub);
+    return help_reply(
+        "CONFIG", {"GET <pattern>",
+                   "    Return parameters matching the glob-like <pattern> and their "
+                   "values.",
+                   "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+                   "RESETSTAT", "    Reset statistics reported by the INFO command.", "REWRITE",
+                   "    Rewrite the configuration file."});
+  }
   return unknown_subcommand(argv[1], "CONFIG");
 }
 

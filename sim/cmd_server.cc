@@ -1,5 +1,6 @@
 // Connection and server commands: PING ECHO SELECT FLUSHDB FLUSHALL DBSIZE
 // TIME DEBUG QUIT RESET. Arity, flags and texts as Redis 7.0.15.
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <string>
@@ -78,11 +79,18 @@ Reply time(CommandContext& ctx) {
 Reply debug(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
   if (equals_ci(argv[1], "sleep") && argv.size() == 3) {
+    // Redis (debug.c) converts seconds * 1e6 to a long long and hands the
+    // result to nanosleep. A product that does not fit (1e300, inf, nan)
+    // converts to LLONG_MIN on x86-64, a negative time nanosleep refuses
+    // at once, as it refuses any negative one: +OK without sleeping
+    // (checked on redis-server 7.0.15). The rest sleeps. The clock must
+    // stay representable, so a virtual clock stops at INT64_MAX; a wall
+    // clock's sleep ends early when its owner stops (see WallClock).
     double us = parse_double_prefix(argv[2]) * 1000000;
-    // Redis's nanosleep does nothing for a negative time; cap absurd ones.
-    if (us >= 1)
-      ctx.server.clock().sleep_us(us < 4e18 ? static_cast<int64_t>(us)
-                                            : INT64_C(4000000000000000000));
+    if (us >= 1 && us < 9223372036854775808.0) {
+      int64_t room_us = INT64_MAX - std::max<int64_t>(0, ctx.server.clock().now_us());
+      ctx.server.clock().sleep_us(std::min(static_cast<int64_t>(us), room_us));
+    }
     return Reply::ok();
   }
   if (equals_ci(argv[1], "set-active-expire") && argv.size() == 3) {

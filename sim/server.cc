@@ -56,9 +56,8 @@ bool allowed_while_busy(const CommandSpec& spec, const Argv& argv) {
   return false;
 }
 
-bool arity_ok(const CommandSpec& spec, size_t argc) {
-  return spec.arity >= 0 ? argc == static_cast<size_t>(spec.arity)
-                         : argc >= static_cast<size_t>(-spec.arity);
+bool arity_ok(int arity, size_t argc) {
+  return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
 }
 
 }  // namespace
@@ -143,17 +142,28 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     // Redis 7.0 scriptCall's checks, in its order; the Lua engine appends
     // the " script: ..." suffix.
     if (spec == nullptr) return resp::Reply::error("ERR Unknown Redis command called from script");
-    if (!arity_ok(*spec, argv.size())) {
+    // Redis looks a container's subcommand up as a command of its own
+    // (lookupCommand): its arity and flags decide, CONFIG HELP runs and
+    // CONFIG GET is refused, and an unknown subcommand is an unknown command.
+    int arity = spec->arity;
+    uint32_t flags = spec->flags;
+    if (argv.size() > 1 && commands_.has_subcommands(*spec)) {
+      const SubcommandSpec* sub = commands_.find_subcommand(*spec, argv[1]);
+      if (sub == nullptr) return resp::Reply::error("ERR Unknown Redis command called from script");
+      arity = sub->arity;
+      flags = sub->flags;
+    }
+    if (!arity_ok(arity, argv.size())) {
       return resp::Reply::error("ERR Wrong number of args calling Redis command from script");
     }
-    if (spec->flags & kCmdNoScript) {
+    if (flags & kCmdNoScript) {
       return resp::Reply::error("ERR This Redis command is not allowed from script");
     }
-    if (read_only && (spec->flags & (kCmdWrite | kCmdMayReplicate))) {
+    if (read_only && (flags & (kCmdWrite | kCmdMayReplicate))) {
       return resp::Reply::error("ERR Write commands are not allowed from read-only scripts.");
     }
     // Redis's SCRIPT_WRITE_DIRTY: from here on SCRIPT KILL is refused.
-    if (spec->flags & kCmdWrite) scripts_->note_write();
+    if (flags & kCmdWrite) scripts_->note_write();
     int db_before = session.db_;
     resp::Reply reply = call(session, *spec, argv, /*in_script=*/true);
     if (session.db_ != db_before) script_changed_db_ = true;
@@ -171,7 +181,7 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
   }
   // Redis 7.0 processCommand's checks, in its order.
   if (spec == nullptr) return reject(session, nullptr, unknown_command(argv));
-  if (!arity_ok(*spec, argv.size())) return reject(session, spec, errors::arity(spec->name));
+  if (!arity_ok(spec->arity, argv.size())) return reject(session, spec, errors::arity(spec->name));
   // RESP2: a subscribed connection may only (un)subscribe, ping, quit, reset.
   if (!(spec->flags & kCmdPubSub) && (!session.channels_.empty() || !session.patterns_.empty())) {
     return reject(session, spec,
