@@ -1,5 +1,5 @@
 // Connection and server commands: PING ECHO SELECT FLUSHDB FLUSHALL DBSIZE
-// TIME DEBUG QUIT RESET. Arity, flags and texts as Redis 7.0.15.
+// TIME DEBUG QUIT RESET SHUTDOWN. Arity, flags and texts as Redis 7.0.15.
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -8,6 +8,7 @@
 
 #include "sim/args.h"
 #include "sim/internal.h"
+#include "sim/lua/script_engine.h"
 
 namespace redsim::sim {
 
@@ -113,6 +114,42 @@ Reply debug(CommandContext& ctx) {
                                argv[1] + "'. Try DEBUG HELP."));
 }
 
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], as Redis 7.0.15's
+// shutdownCommand parses it. No shutdown is ever in progress (nothing waits
+// for replicas), so ABORT always answers "No shutdown in progress."; a
+// busy script lets only NOSAVE through, which ends the script even after
+// writes. Otherwise +OK and Server::shutdown_requested() (see server.h; a
+// transport sends nothing and stops). SAVE saves nothing: no persistence.
+Reply shutdown(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  bool nosave = false;
+  bool save = false;
+  bool other = false;  // NOW or FORCE
+  bool abort = false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (equals_ci(argv[i], "nosave")) {
+      nosave = true;
+    } else if (equals_ci(argv[i], "save")) {
+      save = true;
+    } else if (equals_ci(argv[i], "now") || equals_ci(argv[i], "force")) {
+      other = true;
+    } else if (equals_ci(argv[i], "abort")) {
+      abort = true;
+    } else {
+      return errors::syntax();
+    }
+  }
+  if ((abort && (nosave || save || other)) || (nosave && save)) return errors::syntax();
+  if (abort) return Reply::error("ERR No shutdown in progress.");
+  if (!nosave && ctx.server.scripts().busy()) {
+    return Reply::error(
+        "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+  }
+  if (ctx.server.scripts().running()) ctx.server.scripts().kill(/*force=*/true);
+  ServerAccess::request_shutdown(ctx.server);
+  return Reply::ok();
+}
+
 // The connection stays open here: closing it is the caller's business.
 Reply quit(CommandContext&) { return Reply::ok(); }
 
@@ -140,6 +177,7 @@ void register_server_commands(CommandTable& table) {
   table.add({"debug", -2, kCmdNoScript, &debug});
   table.add({"quit", -1, kCmdNoScript | kCmdNoMulti | kCmdPubSub | kCmdFast, &quit});
   table.add({"reset", 1, kCmdNoScript | kCmdNoMulti | kCmdPubSub | kCmdFast, &reset});
+  table.add({"shutdown", -1, kCmdNoScript | kCmdDenyInMulti, &shutdown});
 }
 
 }  // namespace redsim::sim

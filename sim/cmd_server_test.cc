@@ -119,6 +119,28 @@ TEST_F(ServerCommandsTest, DebugSleepOfAnUnrepresentableTimeDoesNotSleep) {
   EXPECT_EQ(clock_.now_us(), INT64_MAX);
 }
 
+// Issue 15, item 4. Texts from redis-server 7.0.15 (started with --save '').
+TEST_F(ServerCommandsTest, ShutdownParsesAsRedisAndRequestsTheStop) {
+  EXPECT_EQ(run({"SHUTDOWN", "ABORT"}), Err("ERR No shutdown in progress."));
+  for (std::initializer_list<std::string> argv :
+       {std::initializer_list<std::string>{"SHUTDOWN", "nosave", "save"},
+        {"SHUTDOWN", "foo"},
+        {"SHUTDOWN", "abort", "now"},
+        {"SHUTDOWN", "now", "abort"}}) {
+    EXPECT_EQ(run(argv), Err(kSyntax));
+  }
+  EXPECT_FALSE(server_->shutdown_requested());
+  EXPECT_EQ(run({"MULTI"}), Ok());
+  EXPECT_EQ(run({"SHUTDOWN", "NOSAVE", "FOO"}),
+            Err("ERR Command not allowed inside a transaction"));
+  EXPECT_EQ(run({"EXEC"}), Err("EXECABORT Transaction discarded because of previous errors."));
+  EXPECT_EQ(run({"EVAL", "return redis.pcall('shutdown')", "0"}),
+            Err("ERR This Redis command is not allowed from script"));
+  EXPECT_FALSE(server_->shutdown_requested());
+  EXPECT_EQ(run({"SHUTDOWN", "SAVE", "NOW", "FORCE"}), Ok());
+  EXPECT_TRUE(server_->shutdown_requested());
+}
+
 TEST_F(ServerCommandsTest, DebugSleepExpiresKeys) {
   run({"SET", "k", "v", "PX", "500"});
   run({"DEBUG", "SLEEP", "0.501"});

@@ -33,6 +33,9 @@ enum CommandFlag : uint32_t {
   // May grow memory: refused with -OOM while used memory > maxmemory under
   // the noeviction policy (Redis's denyoom; see Server::used_memory_bytes).
   kCmdDenyOom = 1u << 8,
+  // Redis's no_multi (SHUTDOWN): refused inside MULTI with "ERR Command not
+  // allowed inside a transaction" (kCmdNoMulti is another thing: run at once).
+  kCmdDenyInMulti = 1u << 9,
 };
 
 struct CommandContext {

@@ -137,6 +137,40 @@ TEST_F(ScriptLimitsTest, ScriptThatWroteIsUnkillable) {
   EXPECT_EQ(run({"GET", "k"}), Bulk("v"));
 }
 
+// Issue 15, item 4: the UNKILLABLE text names SHUTDOWN NOSAVE, and it
+// works: plain SHUTDOWN, SAVE and ABORT answer as redis-server 7.0.15 does
+// while the script is busy; NOSAVE ends the script and requests the stop.
+TEST_F(ScriptLimitsTest, ShutdownNosaveEndsAnUnkillableScript) {
+  const std::string script = "redis.call('set', 'k', 'v') while true do end";
+  std::vector<resp::Reply> seen;
+  server_->set_busy_script_handler([&](Session&) {
+    if (!seen.empty()) return;
+    seen.push_back(run(*other_, {"SCRIPT", "KILL"}));
+    seen.push_back(run(*other_, {"SHUTDOWN"}));
+    seen.push_back(run(*other_, {"SHUTDOWN", "ABORT"}));
+    seen.push_back(run(*other_, {"SHUTDOWN", "SAVE"}));
+    seen.push_back(run(*other_, {"SHUTDOWN", "foo"}));
+    seen.push_back(run(*other_, {"SHUTDOWN", "NOSAVE"}));
+  });
+  EXPECT_EQ(eval(script), killed(script));
+  EXPECT_EQ(seen, (std::vector<resp::Reply>{Err(kUnkillable), Err(kBusy),
+                                            Err("ERR No shutdown in progress."), Err(kBusy),
+                                            Err(kSyntax), Ok()}));
+  EXPECT_TRUE(server_->shutdown_requested());
+}
+
+// A stop check (a transport's signal) ends a script even with
+// busy-reply-threshold 0, when Redis sets no hook at all.
+TEST_F(ScriptLimitsTest, StopCheckEndsAScriptWithoutTimeLimit) {
+  EXPECT_EQ(run({"CONFIG", "SET", "busy-reply-threshold", "0"}), Ok());
+  int checks = 0;
+  server_->set_stop_check([&] { return ++checks == 100; });
+  const std::string script = "redis.call('set', 'k', 'v') while true do end";
+  EXPECT_EQ(eval(script), killed(script));
+  EXPECT_EQ(checks, 100);
+  server_->set_stop_check(nullptr);
+}
+
 TEST_F(ScriptLimitsTest, ReadsAndRefusedWritesKeepTheScriptKillable) {
   // Only a write command that passed the script checks makes it dirty.
   const std::string script =
