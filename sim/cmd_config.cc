@@ -92,6 +92,8 @@ std::string param_value(Server& server, const Param& p) {
     return std::to_string(c.busy_reply_threshold_ms);
   }
   if (n == "maxmemory") return std::to_string(c.maxmemory_bytes);
+  if (n == "maxclients") return std::to_string(c.maxclients);
+  if (n == "timeout") return std::to_string(c.timeout_s);
   if (n == "proto-max-bulk-len") return std::to_string(c.proto_max_bulk_len);
   if (n == "client-query-buffer-limit") return std::to_string(c.client_query_buffer_limit);
   if (n == "dir") {
@@ -232,6 +234,13 @@ void apply_param(Server& server, const Param& p, const std::string& value, int64
     c.busy_reply_threshold_ms = number;
   } else if (n == "maxmemory") {
     c.maxmemory_bytes = number;
+  } else if (n == "maxclients") {
+    c.maxclients = number;
+  } else if (n == "timeout") {
+    c.timeout_s = number;
+  } else if (n == "maxmemory-policy") {
+    c.maxmemory_noeviction = value == "noeviction";
+    c.others[std::string(n)] = value;
   } else if (n == "proto-max-bulk-len") {
     c.proto_max_bulk_len = number;
   } else if (n == "client-query-buffer-limit") {
@@ -294,6 +303,16 @@ Reply config(CommandContext& ctx) {
     if (argv.size() != 2) return sub_arity("config", sub);
     if (sub == "rewrite") return Reply::error("ERR The server is running without a config file");
     return Reply::ok();
+  }
+  if (sub == "help") {
+    if (argv.size() != 2) return sub_arity("config", sub);
+    return help_reply(
+        "CONFIG", {"GET <pattern>",
+                   "    Return parameters matching the glob-like <pattern> and their "
+                   "values.",
+                   "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+                   "RESETSTAT", "    Reset statistics reported by the INFO command.", "REWRITE",
+                   "    Rewrite the configuration file."});
   }
   return unknown_subcommand(argv[1], "CONFIG");
 }

@@ -203,6 +203,57 @@ Reply client(CommandContext& ctx) {
     if (equals_ci(argv[2], "on") || equals_ci(argv[2], "off")) return Reply::ok();
     return errors::syntax();
   }
+  if (sub == "help") {
+    if (argc != 2) return sub_arity("client", sub);
+    // Redis 7.0.15's text, including the subcommands the fake does not have.
+    return help_reply(
+        "CLIENT",
+        {"CACHING (YES|NO)",
+         "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+         "GETREDIR",
+         "    Return the client ID we are redirecting to when tracking is enabled.",
+         "GETNAME",
+         "    Return the name of the current connection.",
+         "ID",
+         "    Return the ID of the current connection.",
+         "INFO",
+         "    Return information about the current client connection.",
+         "KILL <ip:port>",
+         "    Kill connection made from <ip:port>.",
+         "KILL <option> <value> [<option> <value> [...]]",
+         "    Kill connections. Options are:",
+         "    * ADDR (<ip:port>|<unixsocket>:0)",
+         "      Kill connections made from the specified address",
+         "    * LADDR (<ip:port>|<unixsocket>:0)",
+         "      Kill connections made to specified local address",
+         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+         "      Kill connections by type.",
+         "    * USER <username>",
+         "      Kill connections authenticated by <username>.",
+         "    * SKIPME (YES|NO)",
+         "      Skip killing current connection (default: yes).",
+         "LIST [options ...]",
+         "    Return information about client connections. Options:",
+         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+         "      Return clients of specified type.",
+         "UNPAUSE",
+         "    Stop the current client pause, resuming traffic.",
+         "PAUSE <timeout> [WRITE|ALL]",
+         "    Suspend all, or just write, clients for <timeout> milliseconds.",
+         "REPLY (ON|OFF|SKIP)",
+         "    Control the replies sent to the current connection.",
+         "SETNAME <name>",
+         "    Assign the name <name> to the current connection.",
+         "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+         "    Unblock the specified blocked client.",
+         "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+         "         [OPTIN] [OPTOUT] [NOLOOP]",
+         "    Control server assisted client side caching.",
+         "TRACKINGINFO",
+         "    Report tracking status for the current connection.",
+         "NO-EVICT (ON|OFF)",
+         "    Protect current client connection from eviction."});
+  }
   return unknown_subcommand(argv[1], "CLIENT");
 }
 
@@ -246,6 +297,43 @@ Reply redsim_advance(CommandContext& ctx) {
 
 namespace redsim::sim {
 
+namespace {
+
+// Redis 7.0.15's subcommands of the containers registered here (COMMAND
+// INFO's subcommand arities and flags): what a script may run.
+constexpr SubcommandSpec kClientSubcommands[] = {
+    {"caching", 3, kCmdNoScript},   {"getname", 2, kCmdNoScript},
+    {"getredir", 2, kCmdNoScript},  {"help", 2, 0},
+    {"id", 2, kCmdNoScript},        {"info", 2, kCmdNoScript},
+    {"kill", -3, kCmdNoScript},     {"list", -2, kCmdNoScript},
+    {"no-evict", 3, kCmdNoScript},  {"pause", -3, kCmdNoScript},
+    {"reply", 3, kCmdNoScript},     {"setname", 3, kCmdNoScript},
+    {"tracking", -3, kCmdNoScript}, {"trackinginfo", 2, kCmdNoScript},
+    {"unblock", -3, kCmdNoScript},  {"unpause", 2, kCmdNoScript},
+};
+constexpr SubcommandSpec kConfigSubcommands[] = {
+    {"get", -3, kCmdNoScript},      {"help", 2, 0},
+    {"resetstat", 2, kCmdNoScript}, {"rewrite", 2, kCmdNoScript},
+    {"set", -4, kCmdNoScript},
+};
+constexpr SubcommandSpec kCommandSubcommands[] = {
+    {"count", 2, 0}, {"docs", -2, 0}, {"getkeys", -4, 0}, {"getkeysandflags", -4, 0},
+    {"help", 2, 0},  {"info", -2, 0}, {"list", -2, 0},
+};
+constexpr SubcommandSpec kFunctionSubcommands[] = {
+    {"delete", 3, kCmdWrite | kCmdNoScript},
+    {"dump", 2, kCmdNoScript},
+    {"flush", -2, kCmdWrite | kCmdNoScript},
+    {"help", 2, 0},
+    {"kill", 2, kCmdNoScript},
+    {"list", -2, kCmdNoScript},
+    {"load", -3, kCmdWrite | kCmdDenyOom | kCmdNoScript},
+    {"restore", -3, kCmdWrite | kCmdDenyOom | kCmdNoScript},
+    {"stats", 2, kCmdNoScript},
+};
+
+}  // namespace
+
 void register_connection_commands(CommandTable& table) {
   table.add({"hello", -1, kCmdNoScript | kCmdFast, &admin::hello});
   table.add({"client", -2, kCmdNoScript | kCmdContainer, &admin::client});
@@ -254,6 +342,10 @@ void register_connection_commands(CommandTable& table) {
   table.add({"command", -1, kCmdContainer, &admin::command});
   table.add({"function", -2, kCmdContainer | kCmdNoScript | kCmdWrite, &admin::function});
   table.add({"redsim.advance", 2, kCmdNoScript, &admin::redsim_advance});
+  table.add_subcommands("client", kClientSubcommands);
+  table.add_subcommands("config", kConfigSubcommands);
+  table.add_subcommands("command", kCommandSubcommands);
+  table.add_subcommands("function", kFunctionSubcommands);
 }
 
 }  // namespace redsim::sim

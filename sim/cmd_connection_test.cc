@@ -50,6 +50,12 @@ TEST_F(ConnectionCommandsTest, ClientNameAndId) {
             Err("ERR wrong number of arguments for 'client|getname' command"));
   EXPECT_EQ(run({"CLIENT"}), Err("ERR wrong number of arguments for 'client' command"));
   EXPECT_EQ(run({"CLIENT", "bogus"}), Err("ERR unknown subcommand 'bogus'. Try CLIENT HELP."));
+  EXPECT_EQ(run({"CLIENT", "help", "x"}),
+            Err("ERR wrong number of arguments for 'client|help' command"));
+  resp::Reply help = run({"CLIENT", "HELP"});
+  ASSERT_TRUE(help.is_array());
+  ASSERT_EQ(help.elements().size(), 48u);  // redis-server 7.0.15's 48 lines
+  EXPECT_EQ(help.elements()[1], Status("CACHING (YES|NO)"));
   // CLIENT SETINFO is Redis 7.2; 7.0 does not know it.
   EXPECT_EQ(run({"CLIENT", "SETINFO", "lib-name", "x"}),
             Err("ERR unknown subcommand 'SETINFO'. Try CLIENT HELP."));
@@ -118,6 +124,12 @@ TEST_F(ConnectionCommandsTest, ConfigGet) {
   EXPECT_EQ(run({"CONFIG", "GET"}), Err("ERR wrong number of arguments for 'config|get' command"));
   EXPECT_EQ(run({"CONFIG"}), Err("ERR wrong number of arguments for 'config' command"));
   EXPECT_EQ(run({"CONFIG", "bogus"}), Err("ERR unknown subcommand 'bogus'. Try CONFIG HELP."));
+  EXPECT_EQ(run({"CONFIG", "help", "x"}),
+            Err("ERR wrong number of arguments for 'config|help' command"));
+  resp::Reply help = run({"CONFIG", "HELP"});
+  ASSERT_TRUE(help.is_array());
+  ASSERT_EQ(help.elements().size(), 11u);  // redis-server 7.0.15's 11 lines
+  EXPECT_EQ(help.elements()[10], Status("    Prints this help."));
 }
 
 TEST_F(ConnectionCommandsTest, ConfigSet) {

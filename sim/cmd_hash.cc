@@ -285,19 +285,19 @@ Reply hscan(CommandContext& ctx) {
 }  // namespace
 
 void register_hash_commands(CommandTable& table) {
-  table.add({"hset", -4, kCmdWrite | kCmdFast, &hset});
-  table.add({"hsetnx", 4, kCmdWrite | kCmdFast, &hsetnx});
+  table.add({"hset", -4, kCmdWrite | kCmdDenyOom | kCmdFast, &hset});
+  table.add({"hsetnx", 4, kCmdWrite | kCmdDenyOom | kCmdFast, &hsetnx});
   table.add({"hget", 3, kCmdReadonly | kCmdFast, &hget});
   table.add({"hmget", -3, kCmdReadonly | kCmdFast, &hmget});
-  table.add({"hmset", -4, kCmdWrite | kCmdFast, &hmset});
+  table.add({"hmset", -4, kCmdWrite | kCmdDenyOom | kCmdFast, &hmset});
   table.add({"hdel", -3, kCmdWrite | kCmdFast, &hdel});
   table.add({"hexists", 3, kCmdReadonly | kCmdFast, &hexists});
-  table.add({"hincrby", 4, kCmdWrite | kCmdFast, &hincrby});
+  table.add({"hincrby", 4, kCmdWrite | kCmdDenyOom | kCmdFast, &hincrby});
   table.add({"hgetall", 2, kCmdReadonly, &hgetall});
   table.add({"hkeys", 2, kCmdReadonly, &hkeys});
   table.add({"hvals", 2, kCmdReadonly, &hvals});
   table.add({"hlen", 2, kCmdReadonly | kCmdFast, &hlen});
-  table.add({"hincrbyfloat", 4, kCmdWrite | kCmdFast, &hincrbyfloat});
+  table.add({"hincrbyfloat", 4, kCmdWrite | kCmdDenyOom | kCmdFast, &hincrbyfloat});
   table.add({"hstrlen", 3, kCmdReadonly | kCmdFast, &hstrlen});
   table.add({"hrandfield", -2, kCmdReadonly, &hrandfield});
   table.add({"hscan", -3, kCmdReadonly, &hscan});

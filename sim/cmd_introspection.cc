@@ -152,6 +152,7 @@ Reply command_flags(const CommandSpec& spec) {
   std::vector<Reply> flags;
   if (spec.flags & kCmdWrite) flags.push_back(Reply::status("write"));
   if (spec.flags & kCmdReadonly) flags.push_back(Reply::status("readonly"));
+  if (spec.flags & kCmdDenyOom) flags.push_back(Reply::status("denyoom"));
   if (spec.flags & kCmdNoScript) flags.push_back(Reply::status("noscript"));
   if (spec.flags & kCmdPubSub) flags.push_back(Reply::status("pubsub"));
   if (spec.flags & kCmdNoMulti) flags.push_back(Reply::status("no_multi"));

@@ -340,9 +340,15 @@ void register_key_commands(CommandTable& table) {
   table.add({"rename", 3, kCmdWrite, &rename});
   table.add({"renamenx", 3, kCmdWrite | kCmdFast, &renamenx});
   table.add({"randomkey", 1, kCmdReadonly, &randomkey});
-  table.add({"copy", -3, kCmdWrite, &copy});
+  table.add({"copy", -3, kCmdWrite | kCmdDenyOom, &copy});
   table.add({"touch", -2, kCmdReadonly | kCmdFast, &touch});
   table.add({"object", -2, kCmdReadonly, &object});
+  // Redis 7.0.15's OBJECT subcommands (COMMAND INFO): a script may run them all.
+  static constexpr SubcommandSpec kObjectSubcommands[] = {
+      {"encoding", 3, kCmdReadonly}, {"freq", 3, kCmdReadonly},     {"help", 2, 0},
+      {"idletime", 3, kCmdReadonly}, {"refcount", 3, kCmdReadonly},
+  };
+  table.add_subcommands("object", kObjectSubcommands);
 }
 
 }  // namespace redsim::sim

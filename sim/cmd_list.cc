@@ -319,21 +319,21 @@ Reply rpoplpush(CommandContext& ctx) { return move_generic(ctx, End::kTail, End:
 }  // namespace
 
 void register_list_commands(CommandTable& table) {
-  table.add({"lpush", -3, kCmdWrite | kCmdFast, &lpush});
-  table.add({"rpush", -3, kCmdWrite | kCmdFast, &rpush});
-  table.add({"lpushx", -3, kCmdWrite | kCmdFast, &lpushx});
-  table.add({"rpushx", -3, kCmdWrite | kCmdFast, &rpushx});
+  table.add({"lpush", -3, kCmdWrite | kCmdDenyOom | kCmdFast, &lpush});
+  table.add({"rpush", -3, kCmdWrite | kCmdDenyOom | kCmdFast, &rpush});
+  table.add({"lpushx", -3, kCmdWrite | kCmdDenyOom | kCmdFast, &lpushx});
+  table.add({"rpushx", -3, kCmdWrite | kCmdDenyOom | kCmdFast, &rpushx});
   table.add({"lpop", -2, kCmdWrite | kCmdFast, &lpop});
   table.add({"rpop", -2, kCmdWrite | kCmdFast, &rpop});
   table.add({"llen", 2, kCmdReadonly | kCmdFast, &llen});
   table.add({"lrange", 4, kCmdReadonly, &lrange});
   table.add({"lindex", 3, kCmdReadonly, &lindex});
-  table.add({"lset", 4, kCmdWrite, &lset});
+  table.add({"lset", 4, kCmdWrite | kCmdDenyOom, &lset});
   table.add({"lrem", 4, kCmdWrite, &lrem});
-  table.add({"linsert", 5, kCmdWrite, &linsert});
+  table.add({"linsert", 5, kCmdWrite | kCmdDenyOom, &linsert});
   table.add({"lpos", -3, kCmdReadonly, &lpos});
-  table.add({"lmove", 5, kCmdWrite, &lmove});
-  table.add({"rpoplpush", 3, kCmdWrite, &rpoplpush});
+  table.add({"lmove", 5, kCmdWrite | kCmdDenyOom, &lmove});
+  table.add({"rpoplpush", 3, kCmdWrite | kCmdDenyOom, &rpoplpush});
 }
 
 }  // namespace redsim::sim

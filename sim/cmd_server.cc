@@ -1,5 +1,6 @@
 // Connection and server commands: PING ECHO SELECT FLUSHDB FLUSHALL DBSIZE
-// TIME DEBUG QUIT RESET. Arity, flags and texts as Redis 7.0.15.
+// TIME DEBUG QUIT RESET SHUTDOWN. Arity, flags and texts as Redis 7.0.15.
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "sim/args.h"
 #include "sim/internal.h"
+#include "sim/lua/script_engine.h"
 
 namespace redsim::sim {
 
@@ -78,11 +80,18 @@ Reply time(CommandContext& ctx) {
 Reply debug(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
   if (equals_ci(argv[1], "sleep") && argv.size() == 3) {
+    // Redis (debug.c) converts seconds * 1e6 to a long long and hands the
+    // result to nanosleep. A product that does not fit (1e300, inf, nan)
+    // converts to LLONG_MIN on x86-64, a negative time nanosleep refuses
+    // at once, as it refuses any negative one: +OK without sleeping
+    // (checked on redis-server 7.0.15). The rest sleeps. The clock must
+    // stay representable, so a virtual clock stops at INT64_MAX; a wall
+    // clock's sleep ends early when its owner stops (see WallClock).
     double us = parse_double_prefix(argv[2]) * 1000000;
-    // Redis's nanosleep does nothing for a negative time; cap absurd ones.
-    if (us >= 1)
-      ctx.server.clock().sleep_us(us < 4e18 ? static_cast<int64_t>(us)
-                                            : INT64_C(4000000000000000000));
+    if (us >= 1 && us < 9223372036854775808.0) {
+      int64_t room_us = INT64_MAX - std::max<int64_t>(0, ctx.server.clock().now_us());
+      ctx.server.clock().sleep_us(std::min(static_cast<int64_t>(us), room_us));
+    }
     return Reply::ok();
   }
   if (equals_ci(argv[1], "set-active-expire") && argv.size() == 3) {
@@ -103,6 +112,42 @@ Reply debug(CommandContext& ctx) {
   }
   return Reply::error(one_line("ERR unknown subcommand or wrong number of arguments for '" +
                                argv[1] + "'. Try DEBUG HELP."));
+}
+
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], as Redis 7.0.15's
+// shutdownCommand parses it. No shutdown is ever in progress (nothing waits
+// for replicas), so ABORT always answers "No shutdown in progress."; a
+// busy script lets only NOSAVE through, which ends the script even after
+// writes. Otherwise +OK and Server::shutdown_requested() (see server.h; a
+// transport sends nothing and stops). SAVE saves nothing: no persistence.
+Reply shutdown(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  bool nosave = false;
+  bool save = false;
+  bool other = false;  // NOW or FORCE
+  bool abort = false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (equals_ci(argv[i], "nosave")) {
+      nosave = true;
+    } else if (equals_ci(argv[i], "save")) {
+      save = true;
+    } else if (equals_ci(argv[i], "now") || equals_ci(argv[i], "force")) {
+      other = true;
+    } else if (equals_ci(argv[i], "abort")) {
+      abort = true;
+    } else {
+      return errors::syntax();
+    }
+  }
+  if ((abort && (nosave || save || other)) || (nosave && save)) return errors::syntax();
+  if (abort) return Reply::error("ERR No shutdown in progress.");
+  if (!nosave && ctx.server.scripts().busy()) {
+    return Reply::error(
+        "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+  }
+  if (ctx.server.scripts().running()) ctx.server.scripts().kill(/*force=*/true);
+  ServerAccess::request_shutdown(ctx.server);
+  return Reply::ok();
 }
 
 // The connection stays open here: closing it is the caller's business.
@@ -132,6 +177,7 @@ void register_server_commands(CommandTable& table) {
   table.add({"debug", -2, kCmdNoScript, &debug});
   table.add({"quit", -1, kCmdNoScript | kCmdNoMulti | kCmdPubSub | kCmdFast, &quit});
   table.add({"reset", 1, kCmdNoScript | kCmdNoMulti | kCmdPubSub | kCmdFast, &reset});
+  table.add({"shutdown", -1, kCmdNoScript | kCmdDenyInMulti, &shutdown});
 }
 
 }  // namespace redsim::sim

@@ -104,6 +104,43 @@ TEST_F(ServerCommandsTest, DebugSleepAdvancesTheClock) {
   EXPECT_EQ(clock_.now_us() - before, 2250000);
 }
 
+// Issue 15, item 2: redis-server 7.0.15 answers +OK at once when seconds
+// * 1e6 does not fit a long long (its nanosleep gets a negative time).
+TEST_F(ServerCommandsTest, DebugSleepOfAnUnrepresentableTimeDoesNotSleep) {
+  int64_t before = clock_.now_us();
+  for (const char* v : {"1e300", "inf", "-inf", "nan", "9223372036854.775807", "9300000000000"}) {
+    EXPECT_EQ(run({"DEBUG", "SLEEP", v}), Ok()) << v;
+    EXPECT_EQ(clock_.now_us(), before) << v;
+  }
+  // The largest that fits sleeps; a virtual clock saturates instead of wrapping.
+  EXPECT_EQ(run({"DEBUG", "SLEEP", "9223372036854"}), Ok());
+  EXPECT_EQ(clock_.now_us(), INT64_MAX);
+  EXPECT_EQ(run({"DEBUG", "SLEEP", "1"}), Ok());
+  EXPECT_EQ(clock_.now_us(), INT64_MAX);
+}
+
+// Issue 15, item 4. Texts from redis-server 7.0.15 (started with --save '').
+TEST_F(ServerCommandsTest, ShutdownParsesAsRedisAndRequestsTheStop) {
+  EXPECT_EQ(run({"SHUTDOWN", "ABORT"}), Err("ERR No shutdown in progress."));
+  for (std::initializer_list<std::string> argv :
+       {std::initializer_list<std::string>{"SHUTDOWN", "nosave", "save"},
+        {"SHUTDOWN", "foo"},
+        {"SHUTDOWN", "abort", "now"},
+        {"SHUTDOWN", "now", "abort"}}) {
+    EXPECT_EQ(run(argv), Err(kSyntax));
+  }
+  EXPECT_FALSE(server_->shutdown_requested());
+  EXPECT_EQ(run({"MULTI"}), Ok());
+  EXPECT_EQ(run({"SHUTDOWN", "NOSAVE", "FOO"}),
+            Err("ERR Command not allowed inside a transaction"));
+  EXPECT_EQ(run({"EXEC"}), Err("EXECABORT Transaction discarded because of previous errors."));
+  EXPECT_EQ(run({"EVAL", "return redis.pcall('shutdown')", "0"}),
+            Err("ERR This Redis command is not allowed from script"));
+  EXPECT_FALSE(server_->shutdown_requested());
+  EXPECT_EQ(run({"SHUTDOWN", "SAVE", "NOW", "FORCE"}), Ok());
+  EXPECT_TRUE(server_->shutdown_requested());
+}
+
 TEST_F(ServerCommandsTest, DebugSleepExpiresKeys) {
   run({"SET", "k", "v", "PX", "500"});
   run({"DEBUG", "SLEEP", "0.501"});

@@ -197,7 +197,7 @@ Reply sscan(CommandContext& ctx) {
 }  // namespace
 
 void register_set_commands(CommandTable& table) {
-  table.add({"sadd", -3, kCmdWrite | kCmdFast, &sadd});
+  table.add({"sadd", -3, kCmdWrite | kCmdDenyOom | kCmdFast, &sadd});
   table.add({"srem", -3, kCmdWrite | kCmdFast, &srem});
   table.add({"sismember", 3, kCmdReadonly | kCmdFast, &sismember});
   table.add({"smismember", -3, kCmdReadonly | kCmdFast, &smismember});

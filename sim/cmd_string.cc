@@ -457,27 +457,27 @@ Reply getbit(CommandContext& ctx) {
 }  // namespace
 
 void register_string_commands(CommandTable& table) {
-  table.add({"set", -3, kCmdWrite, &set});
-  table.add({"setnx", 3, kCmdWrite | kCmdFast, &setnx});
-  table.add({"setex", 4, kCmdWrite, &setex});
-  table.add({"psetex", 4, kCmdWrite, &psetex});
+  table.add({"set", -3, kCmdWrite | kCmdDenyOom, &set});
+  table.add({"setnx", 3, kCmdWrite | kCmdDenyOom | kCmdFast, &setnx});
+  table.add({"setex", 4, kCmdWrite | kCmdDenyOom, &setex});
+  table.add({"psetex", 4, kCmdWrite | kCmdDenyOom, &psetex});
   table.add({"get", 2, kCmdReadonly | kCmdFast, &get});
-  table.add({"getset", 3, kCmdWrite | kCmdFast, &getset});
+  table.add({"getset", 3, kCmdWrite | kCmdDenyOom | kCmdFast, &getset});
   table.add({"getdel", 2, kCmdWrite | kCmdFast, &getdel});
   table.add({"mget", -2, kCmdReadonly | kCmdFast, &mget});
-  table.add({"mset", -3, kCmdWrite, &mset});
-  table.add({"incr", 2, kCmdWrite | kCmdFast, &incr});
-  table.add({"incrby", 3, kCmdWrite | kCmdFast, &incrby});
-  table.add({"decr", 2, kCmdWrite | kCmdFast, &decr});
-  table.add({"decrby", 3, kCmdWrite | kCmdFast, &decrby});
-  table.add({"append", 3, kCmdWrite, &append});
+  table.add({"mset", -3, kCmdWrite | kCmdDenyOom, &mset});
+  table.add({"incr", 2, kCmdWrite | kCmdDenyOom | kCmdFast, &incr});
+  table.add({"incrby", 3, kCmdWrite | kCmdDenyOom | kCmdFast, &incrby});
+  table.add({"decr", 2, kCmdWrite | kCmdDenyOom | kCmdFast, &decr});
+  table.add({"decrby", 3, kCmdWrite | kCmdDenyOom | kCmdFast, &decrby});
+  table.add({"append", 3, kCmdWrite | kCmdDenyOom, &append});
   table.add({"strlen", 2, kCmdReadonly | kCmdFast, &strlen});
   table.add({"getex", -2, kCmdWrite | kCmdFast, &getex});
-  table.add({"msetnx", -3, kCmdWrite, &msetnx});
-  table.add({"incrbyfloat", 3, kCmdWrite | kCmdFast, &incrbyfloat});
+  table.add({"msetnx", -3, kCmdWrite | kCmdDenyOom, &msetnx});
+  table.add({"incrbyfloat", 3, kCmdWrite | kCmdDenyOom | kCmdFast, &incrbyfloat});
   table.add({"getrange", 4, kCmdReadonly, &getrange});
-  table.add({"setrange", 4, kCmdWrite, &setrange});
-  table.add({"setbit", 4, kCmdWrite, &setbit});
+  table.add({"setrange", 4, kCmdWrite | kCmdDenyOom, &setrange});
+  table.add({"setbit", 4, kCmdWrite | kCmdDenyOom, &setbit});
   table.add({"getbit", 3, kCmdReadonly | kCmdFast, &getbit});
 }
 

@@ -532,8 +532,8 @@ Reply zscan(CommandContext& ctx) {
 }  // namespace
 
 void register_zset_commands(CommandTable& table) {
-  table.add({"zadd", -4, kCmdWrite | kCmdFast, &zadd});
-  table.add({"zincrby", 4, kCmdWrite | kCmdFast, &zincrby});
+  table.add({"zadd", -4, kCmdWrite | kCmdDenyOom | kCmdFast, &zadd});
+  table.add({"zincrby", 4, kCmdWrite | kCmdDenyOom | kCmdFast, &zincrby});
   table.add({"zrem", -3, kCmdWrite | kCmdFast, &zrem});
   table.add({"zscore", 3, kCmdReadonly | kCmdFast, &zscore});
   table.add({"zmscore", -3, kCmdReadonly | kCmdFast, &zmscore});

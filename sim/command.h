@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -29,6 +30,12 @@ enum CommandFlag : uint32_t {
   kCmdFast = 1u << 5,      // informational, as Redis's @fast
   kCmdMayReplicate = 1u << 6,  // PUBLISH: not a write, yet refused by read-only scripts (7.0)
   kCmdContainer = 1u << 7,  // has subcommands (CLIENT, CONFIG): CLIENT LIST shows cmd=client|list
+  // May grow memory: refused with -OOM while used memory > maxmemory under
+  // the noeviction policy (Redis's denyoom; see Server::used_memory_bytes).
+  kCmdDenyOom = 1u << 8,
+  // Redis's no_multi (SHUTDOWN): refused inside MULTI with "ERR Command not
+  // allowed inside a transaction" (kCmdNoMulti is another thing: run at once).
+  kCmdDenyInMulti = 1u << 9,
 };
 
 struct CommandContext {
@@ -48,9 +55,27 @@ struct CommandSpec {
   CommandHandler handler;
 };
 
+// One subcommand of a container command (CONFIG GET, SCRIPT KILL): Redis 7.0
+// looks these up as commands of their own, so a script is refused or
+// allowed per subcommand (CONFIG HELP runs in a script, CONFIG GET does
+// not) and an unknown one is an unknown command there. Top-level arity and
+// unknown-subcommand errors stay the container handler's business.
+struct SubcommandSpec {
+  std::string_view name;  // lower case: "get"
+  int arity;              // as CommandSpec::arity, the container's name included
+  uint32_t flags;
+};
+
 class CommandTable {
  public:
   void add(const CommandSpec& spec);
+  // Registers the subcommands of `container` (already added; the table
+  // keeps the span: pass static storage).
+  void add_subcommands(std::string_view container, std::span<const SubcommandSpec> subs);
+  // Case-insensitive; nullptr when `spec` has no subcommand table or none
+  // is named `sub`. has_subcommands tells the two apart.
+  bool has_subcommands(const CommandSpec& spec) const;
+  const SubcommandSpec* find_subcommand(const CommandSpec& spec, std::string_view sub) const;
   size_t size() const { return by_name_.size(); }
   // Every command, in no particular order (COMMAND, COMMAND DOCS).
   template <typename Fn>
@@ -68,6 +93,8 @@ class CommandTable {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, CommandSpec, NameHash, std::equal_to<>> by_name_;
+  std::unordered_map<std::string, std::span<const SubcommandSpec>, NameHash, std::equal_to<>>
+      subcommands_;
 };
 
 // Registration, one per family (each in its own cmd_*.cc).

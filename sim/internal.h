@@ -42,6 +42,7 @@ struct ServerAccess {
   static resp::Reply call(Server& server, Session& s, const CommandSpec& spec, const Argv& argv) {
     return server.call(s, spec, argv, /*in_script=*/false);
   }
+  static void request_shutdown(Server& server) { server.shutdown_requested_ = true; }
 };
 
 // The db the command runs against.

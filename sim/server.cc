@@ -13,6 +13,9 @@ namespace redsim::sim {
 
 namespace {
 
+// Redis's shared.oomerr.
+constexpr std::string_view kOomError = "OOM command not allowed when used memory > 'maxmemory'.";
+
 // Redis 7.0's processCommand text for an unknown command: the name cut at
 // 128 bytes, then each argument quoted while the list is under 128 bytes,
 // each cut so the list stays near that size; CR/LF become spaces.
@@ -56,9 +59,8 @@ bool allowed_while_busy(const CommandSpec& spec, const Argv& argv) {
   return false;
 }
 
-bool arity_ok(const CommandSpec& spec, size_t argc) {
-  return spec.arity >= 0 ? argc == static_cast<size_t>(spec.arity)
-                         : argc >= static_cast<size_t>(-spec.arity);
+bool arity_ok(int arity, size_t argc) {
+  return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
 }
 
 }  // namespace
@@ -143,17 +145,33 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     // Redis 7.0 scriptCall's checks, in its order; the Lua engine appends
     // the " script: ..." suffix.
     if (spec == nullptr) return resp::Reply::error("ERR Unknown Redis command called from script");
-    if (!arity_ok(*spec, argv.size())) {
+    // Redis looks a container's subcommand up as a command of its own
+    // (lookupCommand): its arity and flags decide, CONFIG HELP runs and
+    // CONFIG GET is refused, and an unknown subcommand is an unknown command.
+    int arity = spec->arity;
+    uint32_t flags = spec->flags;
+    if (argv.size() > 1 && commands_.has_subcommands(*spec)) {
+      const SubcommandSpec* sub = commands_.find_subcommand(*spec, argv[1]);
+      if (sub == nullptr) return resp::Reply::error("ERR Unknown Redis command called from script");
+      arity = sub->arity;
+      flags = sub->flags;
+    }
+    if (!arity_ok(arity, argv.size())) {
       return resp::Reply::error("ERR Wrong number of args calling Redis command from script");
     }
-    if (spec->flags & kCmdNoScript) {
+    if (flags & kCmdNoScript) {
       return resp::Reply::error("ERR This Redis command is not allowed from script");
     }
-    if (read_only && (spec->flags & (kCmdWrite | kCmdMayReplicate))) {
+    if (read_only && (flags & (kCmdWrite | kCmdMayReplicate))) {
       return resp::Reply::error("ERR Write commands are not allowed from read-only scripts.");
     }
+    // scriptVerifyOOM: a script that has not written yet may not run a
+    // denyoom command when memory was over maxmemory as it started.
+    if (script_oom_ && (flags & kCmdDenyOom) && !scripts_->wrote() && !scripts_->allows_oom()) {
+      return resp::Reply::error(std::string(kOomError));
+    }
     // Redis's SCRIPT_WRITE_DIRTY: from here on SCRIPT KILL is refused.
-    if (spec->flags & kCmdWrite) scripts_->note_write();
+    if (flags & kCmdWrite) scripts_->note_write();
     int db_before = session.db_;
     resp::Reply reply = call(session, *spec, argv, /*in_script=*/true);
     if (session.db_ != db_before) script_changed_db_ = true;
@@ -171,7 +189,10 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
   }
   // Redis 7.0 processCommand's checks, in its order.
   if (spec == nullptr) return reject(session, nullptr, unknown_command(argv));
-  if (!arity_ok(*spec, argv.size())) return reject(session, spec, errors::arity(spec->name));
+  if (!arity_ok(spec->arity, argv.size())) return reject(session, spec, errors::arity(spec->name));
+  if (std::optional<resp::Reply> oom = check_oom(session, *spec, argv)) {
+    return reject(session, spec, std::move(*oom));
+  }
   // RESP2: a subscribed connection may only (un)subscribe, ping, quit, reset.
   if (!(spec->flags & kCmdPubSub) && (!session.channels_.empty() || !session.patterns_.empty())) {
     return reject(session, spec,
@@ -183,6 +204,10 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     return reject(session, spec,
                   resp::Reply::error("BUSY Redis is busy running a script. You can only call "
                                      "SCRIPT KILL or SHUTDOWN NOSAVE."));
+  }
+  if (session.in_multi_ && (spec->flags & kCmdDenyInMulti)) {
+    return reject(session, spec,
+                  resp::Reply::error("ERR Command not allowed inside a transaction"));
   }
   if (session.in_multi_ && !(spec->flags & kCmdNoMulti)) {
     session.queued_.push_back(argv);
@@ -225,6 +250,70 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
   if (script_changed_db_) session.db_ = db_before;
   script_changed_db_ = changed_before;
   return reply;
+}
+
+std::optional<resp::Reply> Server::check_oom(Session& session, const CommandSpec& spec,
+                                             const Argv& argv) {
+  // EXEC records it too: its queue may hold scripts.
+  bool is_script = spec.name == "eval" || spec.name == "evalsha" || spec.name == "eval_ro" ||
+                   spec.name == "evalsha_ro" || spec.name == "exec";
+  if (is_script) script_oom_ = false;
+  // processCommand skips the check while a script is busy.
+  if (config_.maxmemory_bytes <= 0 || !config_.maxmemory_noeviction || scripts_->busy()) {
+    return std::nullopt;
+  }
+  uint32_t flags = spec.flags;
+  if (argv.size() > 1 && commands_.has_subcommands(spec)) {
+    if (const SubcommandSpec* sub = commands_.find_subcommand(spec, argv[1])) flags = sub->flags;
+  }
+  bool deny = (flags & kCmdDenyOom) != 0;
+  if (spec.name == "exec" && session.in_multi_) {
+    for (const Argv& queued : session.queued_) {
+      const CommandSpec* q = commands_.find(queued[0]);
+      if (q != nullptr && (q->flags & kCmdDenyOom)) deny = true;
+    }
+  }
+  // Queuing may grow memory without bound: inside MULTI everything but
+  // EXEC, DISCARD, QUIT and RESET is refused.
+  if (session.in_multi_ && spec.name != "exec" && spec.name != "discard" && spec.name != "quit" &&
+      spec.name != "reset") {
+    deny = true;
+  }
+  if (!deny && !is_script) return std::nullopt;
+  bool oom = used_memory_bytes() > config_.maxmemory_bytes;
+  if (is_script) script_oom_ = oom;
+  if (oom && deny) return resp::Reply::error(std::string(kOomError));
+  return std::nullopt;
+}
+
+int64_t Server::used_memory_bytes() {
+  int64_t used = kBaseUsedMemoryBytes;
+  auto elements = [](const auto& items, auto bytes) {
+    int64_t n = 0;
+    for (const auto& item : items) n += bytes(item) + kElementOverheadBytes;
+    return n;
+  };
+  for (int i = 0; i < keyspace_->databases(); ++i) {
+    keyspace_->db(i).for_each([&](const std::string& key, const Entry& e) {
+      auto size_of = [](const std::string& x) { return static_cast<int64_t>(x.size()); };
+      used += kKeyOverheadBytes + size_of(key);
+      if (const auto* str = std::get_if<std::string>(&e.value)) {
+        used += size_of(*str);
+      } else if (const auto* hash = std::get_if<Hash>(&e.value)) {
+        used += elements(hash->entries(), [&](const Hash::Field& f) {
+          return size_of(f.first) + size_of(f.second);
+        });
+      } else if (const auto* list = std::get_if<List>(&e.value)) {
+        used += elements(*list, size_of);
+      } else if (const auto* set = std::get_if<Set>(&e.value)) {
+        used += elements(set->members(), size_of);
+      } else if (const auto* zset = std::get_if<Zset>(&e.value)) {
+        used += elements(zset->items(),
+                         [&](const Zset::Item& item) { return size_of(item.member) + 8; });
+      }
+    });
+  }
+  return used;
 }
 
 size_t Server::active_expire_cycle() {

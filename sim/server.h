@@ -73,10 +73,21 @@ struct ServerOptions {
 // Redis 7.0 with persistence off reports them. A transport (redsim server)
 // fills in `port` and `bind`.
 struct ServerConfig {
-  int hz = 10;                                       // 1..500, Redis's default 10
-  bool active_expire_enabled = true;                 // DEBUG SET-ACTIVE-EXPIRE
-  int64_t busy_reply_threshold_ms = 5000;            // alias lua-time-limit
-  int64_t maxmemory_bytes = 0;                       // 0: no limit
+  int hz = 10;                             // 1..500, Redis's default 10
+  bool active_expire_enabled = true;       // DEBUG SET-ACTIVE-EXPIRE
+  int64_t busy_reply_threshold_ms = 5000;  // alias lua-time-limit
+  // maxmemory: with the noeviction policy, commands flagged denyoom are
+  // refused while Server::used_memory_bytes() > maxmemory_bytes (see there).
+  // The other policies are accepted and reported, but nothing is evicted
+  // and nothing refused: eviction is not simulated.
+  int64_t maxmemory_bytes = 0;       // 0: no limit
+  bool maxmemory_noeviction = true;  // maxmemory-policy is noeviction (the default)
+  // Enforced by a transport (redsim server), kept here for CONFIG GET/SET:
+  // the most connections at once (Redis's maxclients; a transport may lower
+  // it to what its file-descriptor limit allows), and the seconds after
+  // which an idle client is closed (Redis's timeout; 0: never).
+  int64_t maxclients = 10000;
+  int64_t timeout_s = 0;
   int port = 6379;                                   // the TCP port, 0 when not listening
   std::string bind = "* -::*";                       // Redis's default bind list
   int64_t proto_max_bulk_len = 512LL * 1024 * 1024;  // bytes: the transport's bulk limit
@@ -282,6 +293,43 @@ class Server {
   ServerConfig& config() { return config_; }
   // The connected sessions by id (CLIENT LIST, INFO clients).
   const std::map<uint64_t, Session*>& sessions() const { return sessions_; }
+
+  // ---- SHUTDOWN and stopping (sim/cmd_server.cc).
+  // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] answers as Redis 7.0.15 and,
+  // when it would stop Redis, answers +OK and sets shutdown_requested(): the
+  // owner stops serving (redsim server closes every connection, sending
+  // nothing more, and exits, as Redis does). The fake has no persistence:
+  // SAVE saves nothing, so SAVE and NOSAVE stop alike (but a busy script
+  // still lets only SHUTDOWN NOSAVE through, as Redis does, and it ends the
+  // script even after writes). In process nothing else changes: the server
+  // keeps answering whoever still calls it.
+  bool shutdown_requested() const { return shutdown_requested_; }
+  // A transport that must stop (a signal) while a script runs: `check` is
+  // called from the script hook every ScriptEngine::kHookInstructions Lua
+  // instructions, whatever busy-reply-threshold says (also 0); once it
+  // returns true the script fails as if killed, even after writes. Must be
+  // cheap; the simulation sets none, so its scripts run unhooked as before.
+  using StopCheck = std::function<bool()>;
+  void set_stop_check(StopCheck check) { stop_check_ = std::move(check); }
+  const StopCheck& stop_check() const { return stop_check_; }
+
+  // ---- Memory (maxmemory).
+  // What the fake counts as used memory, in bytes: a fixed base of
+  // kBaseUsedMemoryBytes (about what an empty redis-server 7.0.15 reports
+  // as used_memory, so `CONFIG SET maxmemory 1` refuses writes as there),
+  // plus for every key kKeyOverheadBytes, the key's bytes and its value's
+  // payload: a string's bytes; each hash field and value, list element or
+  // set member's bytes plus kElementOverheadBytes; each sorted-set member's
+  // bytes plus 8 for the score plus kElementOverheadBytes. Scripts, clients
+  // and buffers are not counted. Computed by a walk over the keyspace, only
+  // when maxmemory is set and a command may be refused: O(data) then.
+  static constexpr int64_t kBaseUsedMemoryBytes = 876'000;
+  static constexpr int64_t kKeyOverheadBytes = 56;
+  static constexpr int64_t kElementOverheadBytes = 16;
+  int64_t used_memory_bytes();
+  // Redis's server.script_oom: used memory was over maxmemory (noeviction)
+  // when the running EVAL was dispatched.
+  bool script_oom() const { return script_oom_; }
   // Server-clock time (ms) the server was created: INFO's uptime.
   int64_t start_ms() const { return start_ms_; }
   uint64_t connections_received() const { return next_session_id_ - 1; }
@@ -296,6 +344,9 @@ class Server {
  private:
   friend class Session;
   friend struct ServerAccess;  // for the command families in sim/*.cc
+  // processCommand's maxmemory check: the -OOM reply when `argv` must be
+  // refused, else nullopt (also records script_oom_ for EVAL).
+  std::optional<resp::Reply> check_oom(Session& session, const CommandSpec& spec, const Argv& argv);
   // processCommand (client) or scriptCall (redis.call): lookup, arity and
   // the state checks, then call().
   resp::Reply dispatch(Session& session, const Argv& argv, bool in_script, bool read_only);
@@ -322,6 +373,10 @@ class Server {
   int call_depth_ = 0;
   uint64_t random_state_;  // splitmix64 state, see random_below()
   BusyScriptHandler busy_script_handler_;
+  StopCheck stop_check_;
+  bool shutdown_requested_ = false;
+  // Redis's server.script_oom: out of memory when the running EVAL started.
+  bool script_oom_ = false;
 };
 
 }  // namespace redsim::sim

@@ -175,5 +175,42 @@ TEST_F(DispatchTest, ScriptSelectDoesNotLeakToTheCaller) {
   EXPECT_EQ(run({"GET", "k"}), Bulk("v"));
 }
 
+// Issue 15, item 6: maxmemory with noeviction. Texts and which commands are
+// refused from redis-server 7.0.15 with `CONFIG SET maxmemory 1`.
+TEST_F(DispatchTest, MaxmemoryNoevictionRefusesDenyoomCommands) {
+  constexpr const char* kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+  EXPECT_EQ(run({"SET", "a", "1"}), Ok());
+  EXPECT_EQ(run({"CONFIG", "SET", "maxmemory", "1"}), Ok());
+  EXPECT_GT(server_->used_memory_bytes(), 1);
+  EXPECT_EQ(run({"SET", "b", "1"}), Err(kOom));
+  EXPECT_EQ(run({"INCR", "a"}), Err(kOom));
+  EXPECT_EQ(run({"GET", "a"}), Bulk("1"));
+  EXPECT_EQ(run({"EVAL", "return redis.call('set','x','1')", "0"}),
+            Err(std::string(kOom) +
+                " script: 8b2ae6dd76cda7fc3e27f97431ae27d7b08a221d, on @user_script:1."));
+  EXPECT_EQ(run({"EVAL", "return redis.pcall('set','x','1')", "0"}), Err(kOom));
+  EXPECT_EQ(run({"EVAL", "#!lua\nreturn redis.call('set','x','1')", "0"}), Err(kOom));
+  EXPECT_EQ(run({"EVAL", "#!lua flags=allow-oom\nreturn redis.call('set','x','1')", "0"}), Ok());
+  EXPECT_EQ(run({"DEL", "a", "x"}), Int(2));  // not denyoom
+  // Inside MULTI everything but EXEC/DISCARD/QUIT/RESET is refused.
+  EXPECT_EQ(run({"MULTI"}), Ok());
+  EXPECT_EQ(run({"GET", "a"}), Err(kOom));
+  EXPECT_EQ(run({"EXEC"}), Err("EXECABORT Transaction discarded because of previous errors."));
+  // Other policies: accepted; eviction is not simulated and nothing is refused.
+  EXPECT_EQ(run({"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}), Ok());
+  EXPECT_EQ(run({"SET", "b", "1"}), Ok());
+  EXPECT_EQ(run({"CONFIG", "SET", "maxmemory-policy", "noeviction"}), Ok());
+  EXPECT_EQ(run({"SET", "b", "2"}), Err(kOom));
+  // A limit above what is used: writes pass until the data outgrows it.
+  int64_t limit = server_->used_memory_bytes() + 1000;
+  EXPECT_EQ(run({"CONFIG", "SET", "maxmemory", std::to_string(limit)}), Ok());
+  EXPECT_EQ(run({"SET", "big", std::string(900, 'x')}), Ok());
+  EXPECT_EQ(run({"SET", "more", std::string(200, 'x')}), Ok());  // was under before
+  EXPECT_EQ(run({"SET", "again", "x"}), Err(kOom));
+  EXPECT_EQ(run({"CONFIG", "SET", "maxmemory", "0"}), Ok());
+  EXPECT_EQ(run({"SET", "again", "x"}), Ok());
+  EXPECT_EQ(run({"EVAL", "return redis.call('set','x','1')", "0"}), Ok());
+}
+
 }  // namespace
 }  // namespace redsim::sim

@@ -115,6 +115,42 @@ TEST_F(ScriptErrorTest, ErrorsRaisedByRedisCall) {
                 "7c68d668d023b85513e67166b8fa50b0f2387f38, on @user_script:2."));
 }
 
+// Issue 15, item 1: a script could turn off its own time limit with CONFIG
+// SET. Redis refuses every noscript command, per subcommand for containers
+// (CONFIG HELP runs, CONFIG GET does not); texts from redis-server 7.0.15.
+TEST_F(ScriptErrorTest, NoscriptSubcommandsAreRefused) {
+  EXPECT_EQ(eval("redis.call('CONFIG','SET','busy-reply-threshold','0') while true do end"),
+            Err("ERR This Redis command is not allowed from script script: "
+                "ab90588b2392304565a9f1d22f9f0d7e2aede9c6, on @user_script:1."));
+  EXPECT_EQ(run({"CONFIG", "GET", "busy-reply-threshold"}),
+            Bulks({"busy-reply-threshold", "5000"}));
+  EXPECT_EQ(eval("return redis.call('script','kill')"),
+            Err("ERR This Redis command is not allowed from script script: "
+                "85073dc6220ac3778f9893410ca017ef1d528c74, on @user_script:1."));
+  EXPECT_EQ(eval("return redis.call('CONFIG','GET')"),
+            Err("ERR Wrong number of args calling Redis command from script script: "
+                "aca51ba474f244b5253168e3b0da0cea0ff2b5e0, on @user_script:1."));
+  EXPECT_EQ(eval("return redis.call('command','count','x')"),
+            Err("ERR Wrong number of args calling Redis command from script script: "
+                "8e9d9b768ca90bd994bad2a3c883d438bc393e2b, on @user_script:1."));
+  EXPECT_EQ(eval("return redis.call('object','foo','x')"),
+            Err("ERR Unknown Redis command called from script script: "
+                "fcde5a5468c3f2c2a5553341b65ee65dcc2cac66, on @user_script:1."));
+  for (const char* call : {"'config','get','hz'", "'config','resetstat'", "'client','id'",
+                           "'client','list'", "'client','setname','x'", "'function','list'",
+                           "'function','stats'", "'script','flush'", "'script','exists','x'"}) {
+    std::string script = std::string("return redis.pcall(") + call + ")";
+    EXPECT_EQ(eval(script), Err("ERR This Redis command is not allowed from script")) << call;
+  }
+  EXPECT_EQ(eval("return redis.call('CLIENT','HELP')[1]"),
+            Status("CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+  EXPECT_EQ(eval("return redis.call('config','help')[1]"),
+            Status("CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+  EXPECT_EQ(eval("return redis.call('script','help')[1]"),
+            Status("SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"));
+  EXPECT_EQ(eval("return redis.call('command','count') > 0"), Int(1));
+}
+
 TEST_F(ScriptErrorTest, RedisPcallReturnsTheErrorWithoutSuffix) {
   EXPECT_EQ(eval("return redis.pcall(\"get\")"),
             Err("ERR Wrong number of args calling Redis command from script"));

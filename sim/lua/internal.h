@@ -35,6 +35,7 @@ struct EngineState {
   Server* server = nullptr;
   Session* session = nullptr;   // the EVAL caller while a script runs, else null
   bool read_only = false;       // EVAL_RO / EVALSHA_RO / shebang no-writes
+  bool allow_oom = false;       // shebang allow-oom: writes past maxmemory
   uint64_t rand48 = 0;          // math.random state (Redis's redisLrand48)
   Argv argv;                    // scratch argv reused by redis.call
   std::deque<std::string> log;  // redis.log lines, newest last, bounded

@@ -137,6 +137,40 @@ TEST_F(ScriptLimitsTest, ScriptThatWroteIsUnkillable) {
   EXPECT_EQ(run({"GET", "k"}), Bulk("v"));
 }
 
+// Issue 15, item 4: the UNKILLABLE text names SHUTDOWN NOSAVE, and it
+// works: plain SHUTDOWN, SAVE and ABORT answer as redis-server 7.0.15 does
+// while the script is busy; NOSAVE ends the script and requests the stop.
+TEST_F(ScriptLimitsTest, ShutdownNosaveEndsAnUnkillableScript) {
+  const std::string script = "redis.call('set', 'k', 'v') while true do end";
+  std::vector<resp::Reply> seen;
+  server_->set_busy_script_handler([&](Session&) {
+    if (!seen.empty()) return;
+    seen.push_back(run(*other_, {"SCRIPT", "KILL"}));
+    seen.push_back(run(*other_, {"SHUTDOWN"}));
+    seen.push_back(run(*other_, {"SHUTDOWN", "ABORT"}));
+    seen.push_back(run(*other_, {"SHUTDOWN", "SAVE"}));
+    seen.push_back(run(*other_, {"SHUTDOWN", "foo"}));
+    seen.push_back(run(*other_, {"SHUTDOWN", "NOSAVE"}));
+  });
+  EXPECT_EQ(eval(script), killed(script));
+  EXPECT_EQ(seen, (std::vector<resp::Reply>{Err(kUnkillable), Err(kBusy),
+                                            Err("ERR No shutdown in progress."), Err(kBusy),
+                                            Err(kSyntax), Ok()}));
+  EXPECT_TRUE(server_->shutdown_requested());
+}
+
+// A stop check (a transport's signal) ends a script even with
+// busy-reply-threshold 0, when Redis sets no hook at all.
+TEST_F(ScriptLimitsTest, StopCheckEndsAScriptWithoutTimeLimit) {
+  EXPECT_EQ(run({"CONFIG", "SET", "busy-reply-threshold", "0"}), Ok());
+  int checks = 0;
+  server_->set_stop_check([&] { return ++checks == 100; });
+  const std::string script = "redis.call('set', 'k', 'v') while true do end";
+  EXPECT_EQ(eval(script), killed(script));
+  EXPECT_EQ(checks, 100);
+  server_->set_stop_check(nullptr);
+}
+
 TEST_F(ScriptLimitsTest, ReadsAndRefusedWritesKeepTheScriptKillable) {
   // Only a write command that passed the script checks makes it dirty.
   const std::string script =
@@ -164,6 +198,34 @@ TEST_F(ScriptLimitsTest, PcallCannotSwallowTheKill) {
   ASSERT_TRUE(r.is_error());
   EXPECT_TRUE(r.str().starts_with("ERR Script killed by user with SCRIPT KILL... script: "))
       << r.str();
+}
+
+// Issue 15, item 3: a handler that loops. Redis 7.0.15 cannot kill the
+// first script (its hook is off while the handler of a kill runs): it
+// hangs. The fake does better: a kill never runs the script's handler.
+TEST_F(ScriptLimitsTest, XpcallWithALoopingHandlerIsKillable) {
+  int kills = 0;
+  server_->set_busy_script_handler([&](Session&) {
+    ++kills;
+    run(*other_, {"SCRIPT", "KILL"});
+  });
+  for (const std::string script :
+       {"xpcall(function() while true do end end, function(e) while true do end end)",
+        "xpcall(function() error('x') end, function(e) while true do end end)",
+        "while true do xpcall(function() while true do end end, function(e) return e end) end"}) {
+    kills = 0;
+    EXPECT_EQ(eval(script), killed(script)) << script;
+    EXPECT_EQ(kills, 1) << script;
+  }
+  // Outside a kill the handler runs, as in 5.1 (texts from redis-server 7.0.15).
+  EXPECT_EQ(eval("return {xpcall(function() error('x', 0) end, function(e) return e .. '!' end)}"),
+            resp::Reply::array({Nil(), Bulk("x!")}));
+  EXPECT_EQ(eval("return {xpcall(function(...) return select('#', ...) end, error, 1, 2)}"),
+            resp::Reply::array({Int(1), Int(0)}));
+  EXPECT_EQ(eval("return {xpcall(function() error('x') end, 5)}"),
+            resp::Reply::array({Nil(), Bulk("error in error handling")}));
+  EXPECT_EQ(eval("return {xpcall(function() error('x') end, function(e) error('y') end)}"),
+            resp::Reply::array({Nil(), Bulk("error in error handling")}));
 }
 
 TEST_F(ScriptLimitsTest, TransactionCommandsWhileBusy) {

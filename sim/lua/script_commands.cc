@@ -30,6 +30,13 @@ void register_script_commands(CommandTable& table) {
   table.add({"eval_ro", -3, kCmdNoScript | kCmdReadonly, eval_ro_command});
   table.add({"evalsha_ro", -3, kCmdNoScript | kCmdReadonly, evalsha_ro_command});
   table.add({"script", -2, kCmdNoScript, script_command});
+  // Redis 7.0.15's SCRIPT subcommands (COMMAND INFO): only HELP runs in a script.
+  static constexpr SubcommandSpec kScriptSubcommands[] = {
+      {"debug", 3, kCmdNoScript},  {"exists", -3, kCmdNoScript},
+      {"flush", -2, kCmdNoScript}, {"help", 2, 0},
+      {"kill", 2, kCmdNoScript},   {"load", 3, kCmdNoScript},
+  };
+  table.add_subcommands("script", kScriptSubcommands);
 }
 
 }  // namespace redsim::sim

@@ -91,6 +91,11 @@ void count_hook(lua_State* L, lua_Debug*) {
   lua::ScriptRun& run = st.run;
   if (run.killed) raise_killed(L);
   run.instructions += ScriptEngine::kHookInstructions;
+  // The owner stopping (a signal to redsim server) ends any script.
+  if (const Server::StopCheck& stop = st.server->stop_check(); stop && stop()) {
+    run.killed = true;
+    raise_killed(L);
+  }
   if (!run.busy) {
     int64_t threshold_ms = st.server->config().busy_reply_threshold_ms;
     if (threshold_ms <= 0 || elapsed_ms(st) < threshold_ms) return;
@@ -285,6 +290,7 @@ struct ScriptEngine::Impl {
         impl.running = false;
         impl.state.session = nullptr;
         impl.state.read_only = false;
+        impl.state.allow_oom = false;
         impl.heap.limit = SIZE_MAX;
         lua_sethook(impl.L, nullptr, 0, 0);
       }
@@ -294,8 +300,9 @@ struct ScriptEngine::Impl {
     state.read_only = read_only;
     state.run = lua::ScriptRun{};
     Server& server = *state.server;
-    // As Redis, no hook at all when busy-reply-threshold is 0.
-    if (server.config().busy_reply_threshold_ms > 0) {
+    // As Redis, no hook at all when busy-reply-threshold is 0, unless the
+    // owner must be able to stop the script (Server::set_stop_check).
+    if (server.config().busy_reply_threshold_ms > 0 || server.stop_check()) {
       if (server.options().script_time == ScriptTime::kClock) {
         state.run.start_us = server.clock().now_us();
       }
@@ -385,6 +392,10 @@ bool ScriptEngine::running() const { return impl_->running; }
 
 bool ScriptEngine::busy() const { return impl_->running && impl_->state.run.busy; }
 
+bool ScriptEngine::wrote() const { return impl_->running && impl_->state.run.wrote; }
+
+bool ScriptEngine::allows_oom() const { return impl_->running && impl_->state.allow_oom; }
+
 int64_t ScriptEngine::elapsed_ms() const {
   return impl_->running ? ::redsim::sim::elapsed_ms(impl_->state) : 0;
 }
@@ -448,9 +459,16 @@ resp::Reply ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only)
     }
   }
   bool no_writes = (script->flags & lua::kScriptFlagNoWrites) != 0;
+  bool allow_oom = (script->flags & lua::kScriptFlagAllowOom) != 0;
   if (read_only && script->shebang && !no_writes) {
     return resp::Reply::error("ERR Can not execute a script with write flag using *_ro command.");
   }
+  // Redis makes such an EVAL a denyoom command (scriptFlagsToCmdFlags):
+  // the dispatcher found memory over maxmemory as it started.
+  if (script->shebang && !no_writes && !allow_oom && ctx.server.script_oom()) {
+    return resp::Reply::error("OOM command not allowed when used memory > 'maxmemory'.");
+  }
+  impl.state.allow_oom = allow_oom;
   return impl.run(ctx, *script, sha, static_cast<size_t>(numkeys), read_only || no_writes);
 }
 

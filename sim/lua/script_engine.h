@@ -22,9 +22,10 @@
 // - "#!lua flags=no-writes,..." shebang lines, with Redis 7.0's errors
 //   ("Unexpected engine in script shebang: ...", "Unknown lua shebang
 //   option: ...", "Unexpected flag in script shebang: ...", "Invalid script
-//   shebang"); no-writes refuses writes as EVAL_RO does. allow-oom,
-//   allow-stale, no-cluster and allow-cross-slot-keys are accepted and
-//   change nothing (no maxmemory, replicas or cluster here).
+//   shebang"); no-writes refuses writes as EVAL_RO does; allow-oom lets a
+//   script write past maxmemory. allow-stale, no-cluster and
+//   allow-cross-slot-keys are accepted and change nothing (no replicas or
+//   cluster here).
 //
 // Limits (see "Script limits" in sim/server.h):
 // - Time: busy-reply-threshold (CONFIG SET busy-reply-threshold /
@@ -66,11 +67,19 @@
 //   error({}) answers "ERR unknown error" (redis-server 7.0.15 crashes).
 // - Script time in the simulation is instruction-charged, not measured
 //   (see Limits); Redis's hook runs every 100,000 instructions, ours every
-//   10,000, so BUSY may start up to one hook period apart. There is no
-//   SHUTDOWN command, so SHUTDOWN NOSAVE cannot end a busy script; a
-//   transport that stops ends it (ScriptEngine::kill with force). After a
-//   kill every instruction raises (Redis raises on every new line): either
-//   way a pcall in the script cannot keep it alive.
+//   10,000, so BUSY may start up to one hook period apart. SHUTDOWN NOSAVE
+//   ends a busy script, even after writes; so does a transport that stops
+//   (Server::set_stop_check, checked even with busy-reply-threshold 0).
+//   After a kill every instruction raises (Redis raises on every new line):
+//   either way a pcall in the script cannot keep it alive.
+// - Better than Redis 7.0: an xpcall message handler never runs for a
+//   kill, so xpcall(function() while true do end end, function(e) while
+//   true do end end) is killable (Redis 7.0.15 hangs: its hook is off while
+//   the handler of an error raised by the hook runs).
+// - maxmemory (noeviction): a shebang script without allow-oom or
+//   no-writes is refused with -OOM at once, as Redis refuses such an EVAL;
+//   other scripts get -OOM from their first denyoom redis.call before any
+//   write (Redis's scriptVerifyOOM).
 // - The Lua memory cap (Redis has none) may fail a script Redis would run.
 #pragma once
 
@@ -121,6 +130,10 @@ class ScriptEngine {
   // Called by the server when the running script's redis.call runs a write
   // command (Redis's SCRIPT_WRITE_DIRTY: SCRIPT KILL is refused from then on).
   void note_write();
+  // True once the running script called a write command (false when none runs).
+  bool wrote() const;
+  // True when the running script's shebang has allow-oom.
+  bool allows_oom() const;
 
   // Number of cached scripts (SCRIPT FLUSH empties the cache).
   size_t script_count() const;

@@ -91,6 +91,47 @@ TEST_F(BusyScriptTest, ScriptThatWroteIsUnkillableAndStopEndsIt) {
   EXPECT_TRUE(a.line().starts_with(kKilledPrefix));
 }
 
+// Issue 15, item 4: the UNKILLABLE hint works. Replies from redis-server
+// 7.0.15 for the same sequence; SHUTDOWN NOSAVE closes everything unanswered.
+TEST_F(BusyScriptTest, ShutdownNosaveStopsTheServerDuringAnUnkillableScript) {
+  RawClient a(port_);
+  RawClient b(port_);
+  start_script(a, "100", "redis.call('set', 'k', 'v') while true do end");
+  b.command({"SCRIPT", "KILL"});
+  EXPECT_TRUE(b.line().starts_with("-UNKILLABLE "));
+  b.command({"SHUTDOWN"});
+  EXPECT_EQ(b.line(), kBusyLine);
+  b.command({"SHUTDOWN", "ABORT"});
+  EXPECT_EQ(b.line(), "-ERR No shutdown in progress.\r\n");
+  b.command({"SHUTDOWN", "NOSAVE"});
+  EXPECT_TRUE(b.closed_by_server());
+  EXPECT_TRUE(a.closed_by_server());
+  EXPECT_TRUE(fake_.shutdown_requested());
+}
+
+// Issue 15, item 2: a stop (SIGTERM in redsim server) ends a script that
+// runs with busy-reply-threshold 0 (no BUSY, no SCRIPT KILL possible) and
+// a DEBUG SLEEP of a day. Either would hang this test if it did not.
+TEST_F(BusyScriptTest, StopEndsAScriptWithoutTimeLimit) {
+  RawClient a(port_);
+  start_script(a, "0", kForever);
+  RawClient b(port_);  // accepted only after the script: it is not read meanwhile
+  stop();
+  EXPECT_TRUE(a.line().starts_with(kKilledPrefix));
+  EXPECT_TRUE(a.closed_by_server());
+}
+
+TEST_F(BusyScriptTest, StopEndsADebugSleep) {
+  clock_.set_interrupt_fd(serving_.tcp().interrupt_fd());
+  RawClient a(port_);
+  a.command({"PING"});
+  EXPECT_EQ(a.line(), "+PONG\r\n");
+  a.command({"DEBUG", "SLEEP", "86400"});
+  stop();
+  EXPECT_EQ(a.line(), "+OK\r\n");
+  EXPECT_TRUE(a.closed_by_server());
+}
+
 // `redsim server --clock virtual`: the clock cannot move during a script,
 // so busy-reply-threshold counts the instruction-charged time.
 TEST(BusyScriptVirtualClock, ThresholdCountsLuaInstructions) {

@@ -45,6 +45,8 @@ int run_server(const ServerCmdOptions& options, std::ostream& out, std::ostream&
         << e.what() << "\n";
     return 1;
   }
+  // SIGTERM / SIGINT end a DEBUG SLEEP too.
+  wall.set_interrupt_fd(tcp.interrupt_fd());
   g_running = &tcp;
   struct sigaction sa {};
   sa.sa_handler = &on_signal;

@@ -46,6 +46,7 @@ class ServingThread {
   ServingThread& operator=(const ServingThread&) = delete;
 
   int port() const { return port_; }
+  TcpServer& tcp() { return tcp_; }
   // request_stop() and join; the server closes every connection. Idempotent.
   void stop() {
     if (!thread_.joinable()) return;

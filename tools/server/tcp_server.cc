@@ -1,16 +1,19 @@
 #include "tools/server/tcp_server.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <system_error>
 
@@ -29,6 +32,19 @@ constexpr int kMaxCyclesPerWake = 100;
 // epoll tags for the two non-connection descriptors.
 char kListenTag;
 char kStopTag;
+
+// Redis's CONFIG_MIN_RESERVED_FDS: descriptors kept for everything but clients.
+constexpr int64_t kReservedFds = 32;
+constexpr int64_t kAcceptPauseUs = 100 * 1000;
+constexpr std::string_view kMaxClientsError = "-ERR max number of clients reached\r\n";
+
+// Accept pauses are measured on the machine's steady clock, not the fake's
+// (which may be virtual).
+int64_t steady_now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 [[noreturn]] void throw_errno(const std::string& what) {
   throw std::system_error(errno, std::generic_category(), what);
@@ -58,7 +74,8 @@ struct TcpServer::Conn {
   std::string in;
   std::string out;
   size_t out_pos = 0;
-  std::string own_pushes;  // pushes raised by this connection's running command
+  std::string own_pushes;           // pushes raised by this connection's running command
+  int64_t last_interaction_us = 0;  // server clock: last read or write (timeout)
   bool executing = false;
   bool close_after_reply = false;
   bool writable_interest = false;
@@ -72,10 +89,13 @@ TcpServer::TcpServer(sim::Server& server, TcpServerOptions options)
       read_buf_(kReadChunkBytes),
       busy_read_buf_(kReadChunkBytes) {
   server_.set_busy_script_handler([this](sim::Session&) { serve_while_busy(); });
+  server_.set_stop_check([this] { return stop_requested_.load(std::memory_order_relaxed); });
 }
 
 TcpServer::~TcpServer() {
   server_.set_busy_script_handler(nullptr);
+  server_.set_stop_check(nullptr);
+  if (spare_fd_ >= 0) ::close(spare_fd_);
   for (auto& [fd, c] : conns_) ::close(fd);
   conns_.clear();
   if (listen_fd_ >= 0) ::close(listen_fd_);
@@ -127,30 +147,60 @@ int TcpServer::listen() {
 
   server_.config().port = bound_port;
   server_.config().bind = options_.bind;
+  adjust_open_files_limit();
+  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   return bound_port;
 }
 
+// Redis's adjustOpenFilesLimit: room for maxclients plus the reserved
+// descriptors, or fewer clients.
+void TcpServer::adjust_open_files_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  int64_t& maxclients = server_.config().maxclients;
+  const rlim_t wanted = static_cast<rlim_t>(maxclients + kReservedFds);
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < wanted) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < wanted) {
+    maxclients = std::max<int64_t>(1, static_cast<int64_t>(limit.rlim_cur) - kReservedFds);
+  }
+}
+
 void TcpServer::request_stop() {
+  stop_requested_.store(true, std::memory_order_relaxed);
   uint64_t one = 1;
   ssize_t n = ::write(stop_fd_, &one, sizeof one);
   (void)n;
 }
 
 int TcpServer::wait_timeout_ms() const {
-  if (!options_.wall_clock) return -1;
-  int64_t wait_us = next_cycle_us_ - server_.clock().now_us();
-  if (wait_us <= 0) return 0;
-  return static_cast<int>(wait_us / 1000 + 1);
+  int timeout_ms = -1;
+  if (options_.wall_clock) {
+    int64_t wait_us = next_cycle_us_ - server_.clock().now_us();
+    timeout_ms = wait_us <= 0 ? 0 : static_cast<int>(wait_us / 1000 + 1);
+  }
+  if (!accepting_) {
+    int64_t wait_us = accept_resume_us_ - steady_now_us();
+    int resume_ms = wait_us <= 0 ? 0 : static_cast<int>(wait_us / 1000 + 1);
+    timeout_ms = timeout_ms < 0 ? resume_ms : std::min(timeout_ms, resume_ms);
+  }
+  return timeout_ms;
 }
 
 void TcpServer::run_expiry_cycles() {
   int64_t now_us = server_.clock().now_us();
   int64_t period_us = 1000000 / std::max(1, server_.config().hz);
   if (next_cycle_us_ == 0) next_cycle_us_ = now_us + period_us;
+  bool ran = false;
   for (int i = 0; i < kMaxCyclesPerWake && now_us >= next_cycle_us_; ++i) {
     server_.active_expire_cycle();
     next_cycle_us_ += period_us;
+    ran = true;
   }
+  if (ran) close_idle_clients();
   if (now_us >= next_cycle_us_) next_cycle_us_ = now_us + period_us;
 }
 
@@ -177,6 +227,8 @@ void TcpServer::run() {
         if (!c.doomed && (events[i].events & EPOLLOUT)) flush(c);
       }
     }
+    // SHUTDOWN: Redis exits without sending what is still queued.
+    if (server_.shutdown_requested()) break;
     // Pushes received by other connections during this batch.
     for (size_t i = 0; i < to_flush_.size(); ++i) {
       Conn* c = to_flush_[i];
@@ -186,6 +238,7 @@ void TcpServer::run() {
     to_flush_.clear();
     run_expiry_cycles();
     close_doomed();
+    if (!accepting_ && steady_now_us() >= accept_resume_us_) set_accepting(true);
     if (stop) break;
   }
   for (auto& [fd, c] : conns_) {
@@ -201,7 +254,15 @@ void TcpServer::accept_all() {
     socklen_t len = sizeof peer;
     int fd =
         accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;  // EAGAIN, or a connection that died before accept
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE) on_accept_failed();
+      return;  // EAGAIN, or a connection that died before accept
+    }
+    // Redis's acceptCommonHandler: the connections already open count.
+    if (static_cast<int64_t>(conns_.size()) >= server_.config().maxclients) {
+      reject_connection(fd);
+      continue;
+    }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     sockaddr_storage local{};
@@ -218,11 +279,64 @@ void TcpServer::accept_all() {
     ev.events = EPOLLIN;
     ev.data.ptr = c;
     epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+    c->last_interaction_us = server_.clock().now_us();
     conns_.emplace(fd, std::move(conn));
   }
 }
 
+void TcpServer::reject_connection(int fd) {
+  // Best effort, as Redis: the socket buffer of a new connection has room.
+  ssize_t n = ::send(fd, kMaxClientsError.data(), kMaxClientsError.size(), MSG_NOSIGNAL);
+  (void)n;
+  ::close(fd);
+}
+
+// Out of descriptors: the pending client would keep the listening socket
+// readable and epoll_wait would return at once, forever. Free the spare
+// descriptor to take the client and tell it why it is refused; failing
+// that, stop watching the listening socket for a while.
+void TcpServer::on_accept_failed() {
+  if (spare_fd_ >= 0) {
+    ::close(spare_fd_);
+    spare_fd_ = -1;
+    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd >= 0) reject_connection(fd);
+    spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && spare_fd_ >= 0) return;
+  }
+  accept_resume_us_ = steady_now_us() + kAcceptPauseUs;
+  set_accepting(false);
+}
+
+void TcpServer::set_accepting(bool on) {
+  if (accepting_ == on) return;
+  accepting_ = on;
+  if (on) {
+    if (spare_fd_ < 0) spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = &kListenTag;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+  } else {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+  }
+}
+
+// Redis's clientsCronHandleTimeout: idle longer than `timeout` seconds,
+// neither subscribed nor running a command (a busy script's caller).
+void TcpServer::close_idle_clients() {
+  int64_t timeout_s = server_.config().timeout_s;
+  if (timeout_s <= 0) return;
+  int64_t now_us = server_.clock().now_us();
+  for (auto& [fd, conn] : conns_) {
+    Conn& c = *conn;
+    if (c.doomed || c.executing || c.session->subscription_count() > 0) continue;
+    if (now_us - c.last_interaction_us > timeout_s * 1000000) doom(c);
+  }
+}
+
 void TcpServer::on_readable(Conn& c) {
+  c.last_interaction_us = server_.clock().now_us();
   c.parser.set_max_bulk_len(server_.config().proto_max_bulk_len);  // CONFIG SET applies at once
   size_t pending = c.parser.pending_bulk_bytes(c.in.size());
   ssize_t n = 0;
@@ -268,7 +382,7 @@ void TcpServer::on_readable(Conn& c) {
 }
 
 void TcpServer::process_input(Conn& c, std::string_view buf, size_t& pos) {
-  while (!c.close_after_reply && !c.doomed) {
+  while (!c.close_after_reply && !c.doomed && !server_.shutdown_requested()) {
     RequestParser::Status s = c.parser.parse(buf, &pos);
     if (s == RequestParser::Status::kNeedMore) break;
     if (s == RequestParser::Status::kError) {
@@ -296,6 +410,7 @@ void TcpServer::run_command(Conn& c) {
   c.executing = true;
   resp::Reply reply = server_.execute(s, argv);
   c.executing = false;
+  if (server_.shutdown_requested()) return;  // Redis exits without a reply
   if (!s.reply_suppressed()) resp::encode_to(c.out, reply);
   if (!c.own_pushes.empty()) {
     c.out += c.own_pushes;
@@ -327,6 +442,7 @@ void TcpServer::flush(Conn& c) {
     ssize_t n = ::send(c.fd, c.out.data() + c.out_pos, c.out.size() - c.out_pos, MSG_NOSIGNAL);
     if (n > 0) {
       c.out_pos += static_cast<size_t>(n);
+      c.last_interaction_us = server_.clock().now_us();
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -388,7 +504,7 @@ void TcpServer::serve_while_busy() {
   for (int i = 0; i < n; ++i) {
     void* tag = events[i].data.ptr;
     if (tag == &kStopTag) {
-      server_.scripts().kill(/*force=*/true);  // the eventfd stays readable for run()
+      // The stop check ends the script; the eventfd stays readable for run().
     } else if (tag == &kListenTag) {
       accept_all();
     } else {

@@ -33,10 +33,30 @@
 //   re-entered from the script's hook; other connections are read and get
 //   -BUSY (or SCRIPT KILL's answer, which ends the script), new ones are
 //   accepted, and the script's own connection is not read until it ends.
-//   A stop request while a script is busy ends the script (even after its
-//   writes), so run() can return.
+//   A stop request (SIGTERM/SIGINT in redsim server) ends a running script
+//   (even after its writes, even with busy-reply-threshold 0: see
+//   sim::Server::set_stop_check), so run() can return; interrupt_fd() lets
+//   a blocking clock (WallClock's DEBUG SLEEP) end early too.
+// - SHUTDOWN (sim::Server::shutdown_requested) stops the loop: its own
+//   reply and everything after it is not sent, every connection is closed
+//   and run() returns, as Redis exits.
+// - maxclients (CONFIG SET maxclients, default 10000): a connection beyond
+//   it gets "-ERR max number of clients reached" and is closed. As Redis's
+//   adjustOpenFilesLimit, listen() raises the soft RLIMIT_NOFILE to
+//   maxclients + 32 when it can, and otherwise lowers maxclients to the
+//   limit - 32. Should accept() still fail for want of descriptors
+//   (EMFILE/ENFILE: other descriptors in use, a lowered limit), a spare
+//   descriptor kept open for the purpose is closed to accept the client,
+//   send it the same error and close it (the listening socket would
+//   otherwise stay readable and the loop spin); if even that fails,
+//   accepting pauses until a connection closes or 100 ms pass.
+// - timeout (CONFIG SET timeout, seconds, default 0 = never): a connection
+//   idle (nothing read or written) longer than that on the server clock is
+//   closed, checked with the expiry cycles; subscribers and the connection
+//   of a running script are kept, as in Redis's clientsCronHandleTimeout.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -72,6 +92,9 @@ class TcpServer {
   void run();
   // Async-signal-safe and thread-safe: makes run() return soon.
   void request_stop();
+  // Readable once request_stop() was called (valid after listen()): a
+  // clock that blocks may poll it to stop early.
+  int interrupt_fd() const { return stop_fd_; }
 
   size_t connection_count() const { return conns_.size(); }
 
@@ -89,6 +112,11 @@ class TcpServer {
   void run_expiry_cycles();
   int wait_timeout_ms() const;
   void serve_while_busy();
+  void reject_connection(int fd);
+  void on_accept_failed();
+  void set_accepting(bool on);
+  void close_idle_clients();
+  void adjust_open_files_limit();
 
   sim::Server& server_;
   TcpServerOptions options_;
@@ -104,6 +132,10 @@ class TcpServer {
   // request being run.
   std::vector<char> busy_read_buf_;
   bool serving_while_busy_ = false;
+  std::atomic<bool> stop_requested_ = false;
+  int spare_fd_ = -1;             // closed to accept one client past EMFILE
+  bool accepting_ = true;         // the listening socket is in the epoll set
+  int64_t accept_resume_us_ = 0;  // steady-clock time to resume accepting
 };
 
 }  // namespace redsim::server

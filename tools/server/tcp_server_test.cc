@@ -5,7 +5,11 @@
 #include "tools/server/tcp_server.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -233,6 +237,91 @@ TEST_F(TcpServerTest, ClientListShowsTheTransportsFacts) {
   std::string port = std::to_string(port_);
   std::string want = "*2\r\n$4\r\nport\r\n$" + std::to_string(port.size()) + "\r\n" + port + "\r\n";
   EXPECT_TRUE(c.reads(want));
+}
+
+// Issue 15, item 5: maxclients, with redis-server 7.0.15's error line.
+TEST_F(TcpServerTest, MaxclientsRefusesConnectionsBeyondIt) {
+  RawClient a(port_);
+  EXPECT_TRUE(a.replies("CONFIG GET maxclients\r\n", "*2\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n"));
+  EXPECT_TRUE(a.replies("CONFIG SET maxclients 2\r\n", "+OK\r\n"));
+  RawClient b(port_);
+  EXPECT_TRUE(b.replies("PING\r\n", "+PONG\r\n"));
+  RawClient c(port_);
+  EXPECT_TRUE(c.reads("-ERR max number of clients reached\r\n"));
+  EXPECT_TRUE(c.closed_by_server());
+  EXPECT_TRUE(a.replies("PING\r\n", "+PONG\r\n"));
+  EXPECT_TRUE(b.replies("PING\r\n", "+PONG\r\n"));
+}
+
+// Issue 15, item 6: timeout closes idle clients, not subscribers (as
+// redis-server 7.0.15 with CONFIG SET timeout 1). On the virtual clock
+// DEBUG SLEEP makes the time pass.
+TEST_F(TcpServerTest, TimeoutClosesIdleClientsButNotSubscribers) {
+  RawClient a(port_);
+  RawClient idle(port_);
+  RawClient sub(port_);
+  EXPECT_TRUE(idle.replies("PING\r\n", "+PONG\r\n"));
+  EXPECT_TRUE(sub.replies("SUBSCRIBE c\r\n", "*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n"));
+  EXPECT_TRUE(a.replies("CONFIG SET timeout 1\r\n", "+OK\r\n"));
+  EXPECT_TRUE(a.replies("DEBUG SLEEP 1\r\n", "+OK\r\n"));  // not more than 1 s yet
+  EXPECT_TRUE(idle.replies("PING\r\n", "+PONG\r\n"));
+  EXPECT_TRUE(a.replies("DEBUG SLEEP 1.5\r\n", "+OK\r\n"));
+  EXPECT_TRUE(idle.closed_by_server());
+  EXPECT_TRUE(sub.replies("PING\r\n", "*2\r\n$4\r\npong\r\n$0\r\n\r\n"));
+  EXPECT_TRUE(a.replies("PING\r\n", "+PONG\r\n"));
+}
+
+// Issue 15, item 5: at the descriptor limit the server neither spins nor
+// leaves clients hanging. A child process serves with RLIMIT_NOFILE 64
+// (maxclients drops to 64 - 32, as Redis's adjustOpenFilesLimit does) and
+// every descriptor but three taken, so accept() fails with EMFILE before
+// maxclients is reached: those clients get maxclients' error and are
+// closed, the others are served, and SHUTDOWN NOSAVE ends the child.
+TEST(TcpServerFdLimit, ClientsPastEmfileGetTheMaxClientsError) {
+  int port_pipe[2];
+  ASSERT_EQ(::pipe(port_pipe), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    rlimit limit{64, 64};
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) _exit(2);
+    sim::ManualClock clock;
+    sim::Server fake(clock);
+    TcpServer tcp(fake, {.bind = "127.0.0.1", .port = 0});
+    int port = tcp.listen();
+    if (fake.config().maxclients != 32) _exit(3);
+    std::vector<int> taken;
+    for (int fd; (fd = ::dup(0)) >= 0;) taken.push_back(fd);
+    for (int i = 0; i < 3 && !taken.empty(); ++i) {
+      ::close(taken.back());
+      taken.pop_back();
+    }
+    if (::write(port_pipe[1], &port, sizeof port) != sizeof port) _exit(4);
+    tcp.run();
+    _exit(fake.shutdown_requested() ? 0 : 5);
+  }
+  ::close(port_pipe[1]);
+  int port = 0;
+  ASSERT_EQ(::read(port_pipe[0], &port, sizeof port), static_cast<ssize_t>(sizeof port));
+  ::close(port_pipe[0]);
+  std::vector<std::unique_ptr<RawClient>> served;
+  for (int i = 0; i < 3; ++i) {
+    served.push_back(std::make_unique<RawClient>(port));
+    EXPECT_TRUE(served.back()->replies("PING\r\n", "+PONG\r\n")) << i;
+  }
+  for (int i = 0; i < 5; ++i) {
+    RawClient refused(port);
+    EXPECT_TRUE(refused.reads("-ERR max number of clients reached\r\n")) << i;
+    EXPECT_TRUE(refused.closed_by_server()) << i;
+  }
+  EXPECT_TRUE(
+      served[0]->replies("CONFIG GET maxclients\r\n", "*2\r\n$10\r\nmaxclients\r\n$2\r\n32\r\n"));
+  served[1]->command({"SHUTDOWN", "NOSAVE"});
+  EXPECT_TRUE(served[1]->closed_by_server());
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace
