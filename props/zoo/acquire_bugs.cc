@@ -164,7 +164,7 @@ void add_acquire_bugs(std::vector<Entry>& out) {
                  .factory = factory<SetnxThenExpireLock>(lease),
                  .plan = budgeted,
                  .checkers = {"liveness"},
-                 .cause = "SETNX"});
+                 .causes = {"SETNX"}});
   out.push_back({.name = "check-then-set",
                  .source = "seeds articles; Redis SETNX page",
                  .what = "EXISTS, then SET without NX: two waiters both see it free",
@@ -172,7 +172,7 @@ void add_acquire_bugs(std::vector<Entry>& out) {
                  .factory = factory<CheckThenSetLock>(lease),
                  .plan = budgeted,
                  .checkers = {"mutual-exclusion", "foreign-write", "held-past-lease"},
-                 .cause = "SET"});
+                 .causes = {"SET"}});
   out.push_back({.name = "set-without-nx",
                  .source = "Redis SET page (NX)",
                  .what = "SET without NX always succeeds and overwrites the holder",
@@ -180,7 +180,7 @@ void add_acquire_bugs(std::vector<Entry>& out) {
                  .factory = factory<SetWithoutNxLock>(lease),
                  .plan = budgeted,
                  .checkers = {"mutual-exclusion", "foreign-write", "held-past-lease"},
-                 .cause = "SET"});
+                 .causes = {"SET"}});
   out.push_back({.name = "timestamp-getset",
                  .source = "Redis SETNX page, \"Locking with SETNX\" (old pattern)",
                  .what = "expiry judged by client clocks; GETSET and DEL overwrite another's "
@@ -189,7 +189,7 @@ void add_acquire_bugs(std::vector<Entry>& out) {
                  .factory = factory<TimestampGetsetLock>(lease),
                  .plan = unbounded,
                  .checkers = {"foreign-write"},
-                 .cause = "GETSET"});
+                 .causes = {"GETSET"}});
   out.push_back({.name = "lost-reply-gives-up",
                  .source = "Redis distributed-lock page (release even where acquiring failed)",
                  .what = "a SET whose reply was lost is taken as not acquired: a ghost lock",
@@ -197,7 +197,7 @@ void add_acquire_bugs(std::vector<Entry>& out) {
                  .factory = factory<LostReplyGivesUpLock>(lease),
                  .plan = budgeted,
                  .checkers = {"ghost-lock"},
-                 .cause = "SET"});
+                 .causes = {"SET"}});
   out.push_back({.name = "timeout-means-acquired",
                  .source = "Kleppmann 2016 (unreliable networks); Redis distributed-lock page",
                  .what = "a timed-out SET is taken as acquired: in beside the holder, no key",
@@ -205,7 +205,7 @@ void add_acquire_bugs(std::vector<Entry>& out) {
                  .factory = factory<TimeoutMeansAcquiredLock>(lease),
                  .plan = budgeted,
                  .checkers = {"held-past-lease", "mutual-exclusion"},
-                 .cause = "SET"});
+                 .causes = {"BROKEN", "LOST", "refused"}});
 }
 
 }  // namespace redsim::zoo

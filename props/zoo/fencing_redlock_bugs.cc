@@ -122,7 +122,7 @@ void add_fencing_and_redlock_bugs(std::vector<Entry>& out) {
                  .factory = fenced_factory<ClientCountedFenceLock>(lease),
                  .plan = budgeted,
                  .checkers = {"fencing"},
-                 .cause = "fenced"});
+                 .causes = {"WRITE lock:test token"}});
   out.push_back({.name = "get-set-fence-counter",
                  .source = "Kleppmann 2016 (pauses anywhere; token issued with the grant)",
                  .what = "the fencing counter is GET, then SET n+1: a paused holder reissues the "
@@ -131,7 +131,7 @@ void add_fencing_and_redlock_bugs(std::vector<Entry>& out) {
                  .factory = fenced_factory<GetSetFenceLock>(lease),
                  .plan = unbounded,
                  .checkers = {"fencing"},
-                 .cause = "fenced"});
+                 .causes = {"WRITE lock:test token"}});
   harness::PlanOptions five = budgeted;
   five.servers = 5;
   out.push_back({.name = "redlock-half-quorum",
@@ -143,7 +143,7 @@ void add_fencing_and_redlock_bugs(std::vector<Entry>& out) {
                  }),
                  .plan = five,
                  .checkers = {"held-past-lease", "mutual-exclusion"},
-                 .cause = "SET"});
+                 .causes = {"SET"}});
 }
 
 }  // namespace redsim::zoo

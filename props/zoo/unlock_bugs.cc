@@ -113,7 +113,7 @@ void add_unlock_bugs(std::vector<Entry>& out) {
                  .factory = factory<GetThenDelLock>(lease),
                  .plan = unbounded,
                  .checkers = {"foreign-write"},
-                 .cause = "DEL"});
+                 .causes = {"DEL"}});
   out.push_back({.name = "blind-del",
                  .source = "seeds articles (SETNX + DEL); Redis SET page",
                  .what = "unlock is a plain DEL: a holder past its lease deletes another's lock",
@@ -121,7 +121,7 @@ void add_unlock_bugs(std::vector<Entry>& out) {
                  .factory = factory<BlindDelLock>(lease),
                  .plan = unbounded,
                  .checkers = {"foreign-write"},
-                 .cause = "DEL"});
+                 .causes = {"DEL"}});
   out.push_back({.name = "constant-token",
                  .source = "Redis SET page (the value must be unique)",
                  .what = "every client's token is \"1\": compare-and-delete deletes the next "
@@ -130,7 +130,7 @@ void add_unlock_bugs(std::vector<Entry>& out) {
                  .factory = factory<ConstantTokenLock>(lease),
                  .plan = unbounded,
                  .checkers = {"foreign-write"},
-                 .cause = "EVAL"});
+                 .causes = {"EVAL"}});
   harness::PlanOptions threads = budgeted;
   threads.max_tasks = 3;
   harness::RunOptions shared;
@@ -144,7 +144,7 @@ void add_unlock_bugs(std::vector<Entry>& out) {
                  .plan = threads,
                  .run = shared,
                  .checkers = {"ghost-lock", "liveness"},
-                 .cause = "SET"});
+                 .causes = {"SET"}});
   out.push_back({.name = "release-error-swallowed",
                  .source = "redis-py pull #4258 (token cleared before the release round trip)",
                  .what = "release drops its token and swallows a connection error: the caller "
@@ -153,7 +153,7 @@ void add_unlock_bugs(std::vector<Entry>& out) {
                  .factory = factory<ReleaseErrorSwallowedLock>(lease),
                  .plan = budgeted,
                  .checkers = {"ghost-lock"},
-                 .cause = "SET"});
+                 .causes = {"SET"}});
 }
 
 }  // namespace redsim::zoo

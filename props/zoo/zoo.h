@@ -38,9 +38,10 @@ struct Entry {
   std::optional<world::FaultSet> unbounded_faults{};
   harness::RunOptions run{};  // shared_lock for locks shared by a process's tasks
   // Buggy: the checkers any of which may find it (the first one is the
-  // usual finder), and a command the failure's excerpt must show (the cause).
+  // usual finder), and what the failure's excerpt must show of the cause
+  // (any of these: the offending command, or the broken call).
   std::vector<std::string> checkers;
-  std::string cause;
+  std::vector<std::string> causes;
 };
 
 // Families, each in its own file.

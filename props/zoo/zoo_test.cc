@@ -36,7 +36,7 @@ constexpr int kMaxCases = 200;
 int env_int(const char* name, int fallback) {
   const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return fallback;
-  return std::max(1, std::atoi(text));
+  return std::max(0, std::atoi(text));
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -54,6 +54,9 @@ struct Outcome {
 Outcome run_property(const Entry& e, const harness::PlanOptions& options, uint64_t seed,
                      int cases, bool shrink) {
   Outcome out;
+  harness::RunOptions run = e.run;
+  // REDSIM_ZOO_WHOLE_TIMELINE=1: failures print the whole history.
+  run.excerpt.whole_timeline = env_int("REDSIM_ZOO_WHOLE_TIMELINE", 0) == 1;
   rc::detail::TestParams params;
   params.seed = seed;
   params.maxSuccess = cases;
@@ -61,7 +64,7 @@ Outcome run_property(const Entry& e, const harness::PlanOptions& options, uint64
   const rc::detail::TestResult result = rc::detail::checkTestable(
       [&] {
         const harness::LockSchedule plan = *harness::gen_plan(e.lease, options);
-        const harness::RunResult r = harness::run_plan(plan, e.factory, e.run);
+        const harness::RunResult r = harness::run_plan(plan, e.factory, run);
         if (!r.safe()) out.shrunk = plan;
         harness::rc_assert_safe(plan, r);
       },
@@ -74,6 +77,13 @@ Outcome run_property(const Entry& e, const harness::PlanOptions& options, uint64
   }
   return out;
 }
+
+}  // namespace
+
+// How GoogleTest names an entry in a failure.
+void PrintTo(const Entry& e, std::ostream* os) { *os << e.name; }
+
+namespace {
 
 std::vector<Entry> pick(bool buggy) {
   std::vector<Entry> out;
@@ -101,7 +111,7 @@ TEST(Zoo, HasSixteenBuggyAndSixCorrectLocksEachWithItsSource) {
     if (e.buggy) {
       ++buggy;
       EXPECT_FALSE(e.checkers.empty());
-      EXPECT_FALSE(e.cause.empty());
+      EXPECT_FALSE(e.causes.empty());
     }
     names.push_back(e.name);
   }
@@ -118,46 +128,65 @@ TEST_P(BuggyLock, FoundByTheDefaultPropertyAndShrunk) {
   const int shrink_seeds = std::min(env_int("REDSIM_ZOO_SHRINK_SEEDS", 2), kSeeds);
   std::vector<int> cases;
   int found = 0;
+  int shrunk_ok = 0;
+  std::string sizes;
   size_t max_clients = 0;
   for (int s = 1; s <= kSeeds; ++s) {
     const auto seed = static_cast<uint64_t>(s);
     const bool shrink = s <= shrink_seeds;
     const Outcome o = run_property(e, e.plan, seed, kMaxCases, shrink);
     if (!o.failed) {
-      ADD_FAILURE() << e.name << ": not found in " << kMaxCases << " cases with RapidCheck seed "
-                    << seed;
+      std::cout << e.name << ": not found in " << kMaxCases << " cases with RapidCheck seed "
+                << seed << "\n";
       continue;
     }
     ++found;
     cases.push_back(o.cases);
     if (!shrink) continue;
-    SCOPED_TRACE("RapidCheck seed " + std::to_string(seed));
-    ASSERT_TRUE(o.shrunk.has_value());
-    max_clients = std::max(max_clients, o.shrunk->clients.size());
-    EXPECT_LE(o.shrunk->clients.size(), 3u) << o.description;
-    // The shrunk plan replays (REDSIM_PLAN), and its violation of an
-    // expected checker shows the offending command in its own excerpt.
-    const harness::RunResult r = harness::run_plan(*o.shrunk, e.factory, e.run);
+    if (!o.shrunk) {
+      ADD_FAILURE() << "no failing plan kept for seed " << seed;
+      continue;
+    }
+    const size_t clients = o.shrunk->clients.size();
+    max_clients = std::max(max_clients, clients);
+    sizes += (sizes.empty() ? "" : ",") + std::to_string(clients);
+    // The shrunk plan replays (REDSIM_PLAN), and a violation of an expected
+    // checker shows the cause in its own excerpt, as report() prints it.
+    harness::RunResult r = harness::run_plan(*o.shrunk, e.factory, e.run);
     bool expected = false;
     bool cause_shown = false;
     for (const world::Violation& v : r.violations) {
       if (std::find(e.checkers.begin(), e.checkers.end(), v.checker) == e.checkers.end()) continue;
       expected = true;
-      cause_shown = cause_shown || contains(v.timeline, e.cause);
+      harness::RunResult one;
+      one.violations = {v};
+      one.history = r.history;
+      one.excerpt = r.excerpt;
+      const std::string text = harness::report(one, "");
+      EXPECT_TRUE(contains(text, "VIOLATION (" + v.checker + ")"));
+      for (const std::string& cause : e.causes) cause_shown = cause_shown || contains(text, cause);
     }
-    EXPECT_TRUE(expected) << "none of the expected checkers reported it:\n" << o.description;
-    EXPECT_TRUE(cause_shown) << "the excerpt does not show " << e.cause << ":\n"
-                             << o.description;
-    EXPECT_TRUE(contains(o.description, "REDSIM_PLAN='" + harness::encode_plan(*o.shrunk) + "'"))
-        << o.description;
+    const bool replay = contains(o.description, "REDSIM_PLAN='" + harness::encode_plan(*o.shrunk) + "'");
+    const bool ok = clients <= 3 && expected && cause_shown && replay;
+    shrunk_ok += ok ? 1 : 0;
+    if (!ok) {
+      std::cout << e.name << ", RapidCheck seed " << seed << ": shrunk to " << clients
+                << " clients; expected checker " << (expected ? "yes" : "no") << ", cause shown "
+                << (cause_shown ? "yes" : "no") << ", replay line " << (replay ? "yes" : "no")
+                << "\n"
+                << o.description << "\n";
+    }
   }
   std::sort(cases.begin(), cases.end());
   const int median = cases.empty() ? -1 : cases[cases.size() / 2];
   std::cout << "zoo: " << e.name << " | " << profile_name(e.plan.profile) << " | found by "
-            << found << "/" << kSeeds << " seeds | median cases " << median
-            << " | max shrunk clients " << max_clients << " (" << shrink_seeds
-            << " seeds shrunk)\n";
-  EXPECT_GE(found, kSeeds - 1);
+            << found << "/" << kSeeds << " seeds | median cases " << median << " | shrunk ok "
+            << shrunk_ok << "/" << shrink_seeds << " | shrunk clients " << sizes << " (max "
+            << max_clients << ")\n";
+  EXPECT_GE(found, kSeeds - 1) << "found within " << kMaxCases << " cases";
+  // At least 19 of 20 seeds: of the seeds shrunk, one in 20 may miss.
+  EXPECT_GE(shrunk_ok, shrink_seeds - shrink_seeds / 20)
+      << "shrunk to at most 3 clients, by an expected checker, with its cause in the excerpt";
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, BuggyLock, ::testing::ValuesIn(pick(true)), test_name);
