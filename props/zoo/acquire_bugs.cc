@@ -197,7 +197,8 @@ void add_acquire_bugs(std::vector<Entry>& out) {
                  .factory = factory<LostReplyGivesUpLock>(lease),
                  .plan = budgeted,
                  .checkers = {"ghost-lock"},
-                 .causes = {"SET"}});
+                 .causes = {"SET"},
+                 .shrunk_clients_max = 6});
   out.push_back({.name = "timeout-means-acquired",
                  .source = "Kleppmann 2016 (unreliable networks); Redis distributed-lock page",
                  .what = "a timed-out SET is taken as acquired: in beside the holder, no key",
@@ -205,7 +206,8 @@ void add_acquire_bugs(std::vector<Entry>& out) {
                  .factory = factory<TimeoutMeansAcquiredLock>(lease),
                  .plan = budgeted,
                  .checkers = {"held-past-lease", "mutual-exclusion"},
-                 .causes = {"BROKEN", "LOST", "refused"}});
+                 .causes = {"BROKEN", "LOST", "refused"},
+                 .shrunk_clients_max = 5});
 }
 
 }  // namespace redsim::zoo

@@ -196,8 +196,7 @@ void add_correct_locks(std::vector<Entry>& out) {
                         factory<VerifyAfterSetLock>(lease)));
   out.push_back(correct(
       "owner-checked-watchdog", "Redisson RLock watchdog; #2515's fix",
-      "compare-and-pexpire every lease/4, failed renewals retried; sections up to 2 leases",
-      lease,
+      "compare-and-pexpire every lease/4, failed renewals retried; sections up to 2 leases", lease,
       harness::lock_factory(
           [lease](lock::Env& env, const std::string& key) {
             return WatchdogLock<OwnerCheckedRenewal>(env, key, lease);

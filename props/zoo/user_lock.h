@@ -64,9 +64,7 @@ class SetNxLock {
  protected:
   // One SET NX PX with `token`: true when it set the key.
   bool set_nx(const std::string& token, size_t server = 0) {
-    return env_.connection(server)
-        .call({"SET", key_, token, "NX", "PX", ms(lease_)})
-        .is_status();
+    return env_.connection(server).call({"SET", key_, token, "NX", "PX", ms(lease_)}).is_status();
   }
   // The compare-and-delete script: true when it deleted the key.
   bool compare_and_delete(const std::string& token, size_t server = 0) {

@@ -36,10 +36,9 @@ class WatchdogLock : public SetNxLock {
     token_ = random_token(env_);
     if (!poll(env_, wait, [this] { return set_nx(token_); })) return false;
     const uint64_t generation = ++state_->generation;
-    env_.spawn("watchdog", [env = &env_, key = key_, token = token_, lease = lease_,
-                            state = state_, generation] {
-      Watchdog{}(*env, key, token, lease, *state, generation);
-    });
+    env_.spawn("watchdog",
+               [env = &env_, key = key_, token = token_, lease = lease_, state = state_,
+                generation] { Watchdog{}(*env, key, token, lease, *state, generation); });
     return true;
   }
   bool unlock() {

@@ -106,7 +106,8 @@ void add_watchdog_bugs(std::vector<Entry>& out) {
                  .factory = watchdog_factory<BlindPexpire>(lease),
                  .plan = budgeted,
                  .checkers = {"foreign-write"},
-                 .causes = {"PEXPIRE"}});
+                 .causes = {"PEXPIRE"},
+                 .shrunk_clients_max = 5});
   out.push_back({.name = "watchdog-check-then-pexpire",
                  .source = "Redis SET page (one script); Kleppmann 2016",
                  .what = "the watchdog GETs, then PEXPIREs: a pause between extends another's "
@@ -115,7 +116,8 @@ void add_watchdog_bugs(std::vector<Entry>& out) {
                  .factory = watchdog_factory<CheckThenPexpire>(lease),
                  .plan = unbounded,
                  .checkers = {"foreign-write"},
-                 .causes = {"PEXPIRE"}});
+                 .causes = {"PEXPIRE"},
+                 .shrunk_clients_max = 4});
   // Its cause (the renewal that failed) comes a lease before the violation:
   // the excerpt shows 40 events around each event of it.
   harness::RunOptions wide;
@@ -129,29 +131,31 @@ void add_watchdog_bugs(std::vector<Entry>& out) {
                  .plan = budgeted,
                  .run = wide,
                  .checkers = {"held-past-lease", "mutual-exclusion"},
-                 .causes = {"BROKEN", "LOST"}});
-  out.push_back(
-      {.name = "extend-by-set",
-       .source = "redlock-rb #36; RedLock.net pull #49",
-       .what = "extend re-SETs the key with its token whatever holds it: overwrites the next "
-               "holder",
-       .lease = lease,
-       .factory = harness::lock_factory(
-           [lease](lock::Env& env, const std::string& key) {
-             return ExtendBySetLock(env, key, lease);
-           },
-           [](harness::Section& s, ExtendBySetLock& lock) {
-             s.do_work();
-             try {
-               lock.extend();
-             } catch (const lock::ConnectionError&) {
-               // the next extend will do
-             }
-             s.do_work();
-           }),
-       .plan = unbounded,
-       .checkers = {"foreign-write"},
-       .causes = {"SET"}});
+                 .causes = {"BROKEN", "LOST"},
+                 .shrunk_clients_max = 5});
+  out.push_back({.name = "extend-by-set",
+                 .source = "redlock-rb #36; RedLock.net pull #49",
+                 .what =
+                     "extend re-SETs the key with its token whatever holds it: overwrites the next "
+                     "holder",
+                 .lease = lease,
+                 .factory = harness::lock_factory(
+                     [lease](lock::Env& env, const std::string& key) {
+                       return ExtendBySetLock(env, key, lease);
+                     },
+                     [](harness::Section& s, ExtendBySetLock& lock) {
+                       s.do_work();
+                       try {
+                         lock.extend();
+                       } catch (const lock::ConnectionError&) {
+                         // the next extend will do
+                       }
+                       s.do_work();
+                     }),
+                 .plan = unbounded,
+                 .checkers = {"foreign-write"},
+                 .causes = {"SET"},
+                 .shrunk_clients_max = 6});
 }
 
 }  // namespace redsim::zoo
