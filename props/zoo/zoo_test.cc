@@ -205,7 +205,8 @@ void expect_clean(const Entry& e, harness::FaultProfile profile) {
   const uint64_t seed = harness::default_seed(1);
   const Outcome o = run_property(e, plan_for(e, profile), seed, cases, /*shrink=*/true);
   std::cout << "zoo: " << e.name << " | " << profile_name(profile) << " | " << cases << " cases | "
-            << (o.failed ? 1 : 0) << " violation(s)\n";
+            << (o.failed ? "flagged at case " + std::to_string(o.cases) : std::string("clean"))
+            << "\n";
   EXPECT_FALSE(o.failed) << e.name << " flagged under " << profile_name(profile)
                          << " (RapidCheck seed " << seed
                          << ", replay the whole run with REDSIM_SEED=" << seed
