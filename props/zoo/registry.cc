@@ -1,0 +1,36 @@
+#include "props/zoo/zoo.h"
+
+namespace redsim::zoo {
+
+std::vector<Entry> entries() {
+  std::vector<Entry> out;
+  add_unlock_bugs(out);
+  add_acquire_bugs(out);
+  add_watchdog_bugs(out);
+  add_fencing_and_redlock_bugs(out);
+  add_correct_locks(out);
+  return out;
+}
+
+harness::PlanOptions plan_for(const Entry& e, harness::FaultProfile profile) {
+  harness::PlanOptions o = e.plan;
+  o.profile = profile;
+  if (profile == harness::FaultProfile::kUnbounded && e.unbounded_faults) {
+    o.faults = *e.unbounded_faults;
+  }
+  return o;
+}
+
+const char* profile_name(harness::FaultProfile p) {
+  switch (p) {
+    case harness::FaultProfile::kNone:
+      return "none";
+    case harness::FaultProfile::kBudgeted:
+      return "budgeted";
+    case harness::FaultProfile::kUnbounded:
+      return "unbounded";
+  }
+  return "?";
+}
+
+}  // namespace redsim::zoo
