@@ -95,7 +95,7 @@ class TimestampGetsetLock {
   }
 
  private:
-  Millis now() { return std::chrono::duration_cast<Millis>(env_.now()); }
+  Millis now() { return std::chrono::duration_cast<Millis>(env_.now().time_since_epoch()); }
 
   lock::Env& env_;
   std::string key_;

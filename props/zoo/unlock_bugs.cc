@@ -157,7 +157,7 @@ void add_unlock_bugs(std::vector<Entry>& out) {
                  .plan = budgeted,
                  .checkers = {"ghost-lock"},
                  .causes = {"SET"},
-                 .shrunk_clients_max = 5});
+                 .shrunk_clients_max = 6});
 }
 
 }  // namespace redsim::zoo

@@ -42,7 +42,7 @@ inline std::string ms(Millis d) { return std::to_string(d.count()); }
 // (false), sleeping kPoll between tries.
 template <class F>
 bool poll(lock::Env& env, Micros wait, F&& try_once) {
-  const Micros deadline = env.now() + wait;
+  const lock::EnvTime deadline = env.now() + wait;
   for (;;) {
     if (try_once()) return true;
     if (env.now() >= deadline) return false;

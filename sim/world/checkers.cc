@@ -162,7 +162,31 @@ std::vector<Violation> check_hold_counts(const History& h) {
 }
 
 std::vector<Violation> check_liveness(const History& h, int64_t bound_us) {
-  const auto free = free_spans(h);
+  return check_liveness(h, bound_us, {});
+}
+
+std::vector<Violation> check_liveness(
+    const History& h, int64_t bound_us,
+    const std::map<std::string, std::vector<std::pair<int64_t, int64_t>>>& held) {
+  auto free = free_spans(h);
+  // Cut the stretches in which the resource counts as taken out of its free ones.
+  for (auto& [resource, spans] : free) {
+    auto hit = held.find(resource);
+    if (hit == held.end()) continue;
+    std::vector<Span> cut;
+    for (const Span& f : spans) {
+      int64_t from = f.from;
+      std::optional<size_t> from_event = f.from_event;
+      for (const auto& [a, b] : hit->second) {
+        if (b <= from || a >= f.to) continue;
+        if (a > from) cut.push_back(Span{from, a, from_event});
+        from = std::max(from, b);
+        from_event.reset();
+      }
+      if (from < f.to) cut.push_back(Span{from, f.to, from_event});
+    }
+    spans = std::move(cut);
+  }
   const auto paused = paused_spans(h);
 
   struct Attempt {

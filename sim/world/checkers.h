@@ -13,7 +13,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/world/history.h"
@@ -59,6 +61,12 @@ std::vector<Violation> check_hold_counts(const History& history);
 // the resource sat idle for longer than the bound while someone able to take
 // it wanted it. One violation per attempt, at the first such stretch.
 std::vector<Violation> check_liveness(const History& history, int64_t bound_us);
+// The same, with `held`: per resource, stretches [from, to) in which it
+// counts as taken although nobody is inside (excused_holds: a lock key
+// whose owner was told the outcome of its acquire or unlock is unknown).
+std::vector<Violation> check_liveness(
+    const History& history, int64_t bound_us,
+    const std::map<std::string, std::vector<std::pair<int64_t, int64_t>>>& held);
 
 // Fencing (Kleppmann's fencing tokens), from the kFencedWrite events of each
 // resource in history order. Violations:
@@ -119,6 +127,17 @@ struct GhostLockOptions {
 // then blocks everyone for a whole lease. Tasks that record no acquire or
 // unlock outcome are not judged. One violation per mark.
 std::vector<Violation> check_ghost_locks(const History& history, const GhostLockOptions& options);
+
+// Per lock key, the stretches in which it held a mark that no workload
+// decision explains but an error does: its owner's last acquire or unlock
+// failed with an error (or did not release), or the command that wrote it
+// ran after its caller had given up (an orphaned command: a request still
+// on the wire when the call timed out), while the key has a deadline (a key
+// that can no longer expire is never excused). The lock is taken then, by nobody;
+// check_liveness counts these as held, so a correct lock that reports its
+// unknown outcomes is not blamed for the lease they cost.
+std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> excused_holds(
+    const History& history);
 
 // Held past lease: a holder inside its critical section (kEnterCritical to
 // kLeaveCritical, outermost nesting, or its process's crash or end) while

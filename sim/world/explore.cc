@@ -237,6 +237,9 @@ void draw_faults_from(Prng& rng, ExplorePlan& plan, const FaultSet& f, FaultMode
   if (f.loss || f.lost_reply || f.partition || f.restart || (f.failover && !budget)) {
     plan.command_timeout_us = budget ? lease_us / 10 : lease_us / 4;
   }
+  // Drawn after every other fault: the unbounded draws above keep their
+  // historical order, so `redsim check --faults` seeds replay as before.
+  if (f.pause) fp.task_pause_ppm = static_cast<uint32_t>(draw(rng, 0, 200000));
   if (budget) {
     fp.stall_budget_us = lease_us / 5;
     fp.stall_budget_window_us = lease_us;
@@ -446,6 +449,9 @@ std::string describe_plan(const ExplorePlan& plan) {
     const FaultPlan& f = plan.faults;
     out << "explicit faults: " << fault_set_name(*plan.fault_set)
         << (plan.fault_mode == FaultMode::kBudgeted ? " (budgeted)" : "") << "\n";
+    if (f.task_pause_ppm) {
+      out << "  task pause " << f.task_pause_ppm << " ppm per blocking call\n";
+    }
     if (f.stall_budget_us) {
       out << "  stall budget " << f.stall_budget_us / 1000.0 << " ms per "
           << f.stall_budget_window_us / 1000.0 << " ms\n";

@@ -353,6 +353,38 @@ TEST(AllFaults, SimpleLockStaysSafeUnderNetworkFaults) {
   EXPECT_GT(sections, 100u);  // and many attempts (of 300) still got the lock
 }
 
+TEST(TaskPauses, StallOneTaskWhileTheOthersRunOn) {
+  WorldOptions o;
+  o.faults.task_pause_ppm = 1000000;
+  o.faults.pause_min_us = 10000;
+  o.faults.pause_max_us = 10000;
+  World w(o);
+  std::vector<int64_t> main_wakes;
+  int64_t other_steps = 0;
+  w.spawn_process("p", [&](ProcessEnv& env) {
+    env.spawn("other", [&] {
+      for (int i = 0; i < 3; ++i) {
+        env.sleep_for(milliseconds(1));
+        ++other_steps;
+      }
+    });
+    env.sleep_for(milliseconds(1));
+    main_wakes.push_back(w.now().count());
+    env.sleep_for(milliseconds(40));
+  });
+  w.run();
+  // Each blocking call first stalls its own task for 10 ms, then sleeps.
+  ASSERT_EQ(main_wakes.size(), 1u);
+  EXPECT_EQ(main_wakes[0], 11000);
+  EXPECT_EQ(other_steps, 3) << "the other task ran on through the main task's pauses";
+  EXPECT_EQ(count(w.history(), EventKind::kProcessPause), 0u) << "no process-wide pause";
+  size_t traces = 0;
+  for (const auto& e : w.history().events()) {
+    traces += e.kind == EventKind::kTrace && e.text == "task paused for 10.000ms (fault)";
+  }
+  EXPECT_EQ(traces, 5u);  // main: 2 calls, other: 3 calls
+}
+
 TEST(AllFaults, SameSeedSameHistoryDifferentSeedDifferentHistory) {
   EXPECT_EQ(run_everything(21), run_everything(21));
   EXPECT_NE(run_everything(21), run_everything(22));

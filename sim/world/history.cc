@@ -260,7 +260,8 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
     case EventKind::kTaskError:
       return "uncaught exception: " + cut(e.text, max_chars * 2);
     case EventKind::kCommand:
-      return server_tag + format_argv(e.argv, max_chars) + " -> " + cut(e.reply, max_chars);
+      return server_tag + format_argv(e.argv, max_chars) + " -> " + cut(e.reply, max_chars) +
+             (e.text.empty() ? "" : "  (" + e.text + ")");
     case EventKind::kPush:
       return server_tag + "<- message " + quote(e.text, max_chars) + " " + cut(e.reply, max_chars);
     case EventKind::kDisconnect:

@@ -36,7 +36,10 @@ enum class EventKind : uint8_t {
   kTaskStart,      // a spawned task; text: its name
   kTaskEnd,        //
   kTaskError,      // an exception escaped the task; text: what(). The process then crashes.
-  kCommand,        // server executed argv and answered reply
+  kCommand,        // server executed argv and answered reply; value: the sender's
+                   // incarnation (its restarts before it sent); text "orphaned" when
+                   // the caller no longer waited for it (it timed out, its connection
+                   // broke or its process crashed while the request travelled)
   kPush,           // a pub/sub message reached the process; text: channel, reply: payload
   kDisconnect,     // the server closed a crashed or ended process's connection
   kServerNote,     // text: e.g. "active expire deleted 2 keys"

@@ -66,6 +66,10 @@ struct Mark {
   size_t created = 0;              // the kKeyState event that first showed it
   int64_t to_us = kForever;        // when it ended; kForever: still there at the end
   std::optional<size_t> ended_by;  // the event that removed it (none: its deadline passed)
+  bool orphaned = false;  // written by a command its caller no longer waited for
+  // From when its key had no deadline while holding it (kForever: never):
+  // a lock that can no longer expire, which no error excuses.
+  int64_t persistent_from_us = kForever;
 };
 
 struct KeyLog {
@@ -167,12 +171,18 @@ KeyLog read_key_log(const History& h) {
     std::vector<size_t> restored;
     resolve_suspended(id, next, e.t_us, restored);
 
-    const Who writer{e.process, e.process != 0 ? incarnation[e.process] : 0, e.task};
     const HistoryEvent* command = nullptr;
     if (e.process != 0) {
       auto c = last_command.find(e.server);
       if (c != last_command.end() && h[c->second].process == e.process) command = &h[c->second];
     }
+    // The sender's incarnation is the command's own (it may have been sent
+    // before a restart that came while it travelled).
+    const Who writer{e.process,
+                     command != nullptr ? static_cast<uint32_t>(command->value)
+                     : e.process != 0   ? incarnation[e.process]
+                                        : 0,
+                     e.task};
     auto in_next = [&next](const std::string& text) {
       return std::ranges::find(next.texts, text) != next.texts.end();
     };
@@ -243,8 +253,14 @@ KeyLog read_key_log(const History& h) {
       mark.owner = writer;
       mark.from_us = e.t_us;
       mark.created = i;
+      mark.orphaned = command->text == "orphaned";
       kept.push_back(out.marks.size());
       out.marks.push_back(std::move(mark));
+    }
+    for (size_t m : kept) {
+      if (next.present && next.deadline_us < 0 && out.marks[m].persistent_from_us == kForever) {
+        out.marks[m].persistent_from_us = e.t_us;
+      }
     }
     next.marks = std::move(kept);
     k = std::move(next);
@@ -290,26 +306,37 @@ std::vector<Violation> check_foreign_writes(const History& h) {
   return read_key_log(h).foreign_writes;
 }
 
-std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOptions& options) {
-  const KeyLog log = read_key_log(h);
-  if (log.marks.empty()) return {};
-  // Per owner task: the stretches in which its workload holds nothing and
-  // was told nothing is uncertain ("clean"), each with the event that began it.
-  struct Clean {
-    int64_t from;
-    int64_t to;
-    size_t began;
-  };
-  struct TaskState {
-    bool judged = false;  // recorded an acquire or unlock outcome
-    std::optional<std::pair<int64_t, size_t>> clean_since;
-    std::vector<Clean> clean;
-  };
-  std::map<std::tuple<ProcessId, uint32_t, TaskId>, TaskState> tasks;
+namespace {
+
+// What each owner task's workload said it holds, over time: "clean"
+// stretches (its last acquire gave up or its last unlock released: it holds
+// nothing and knows it) and "excused" ones (its last acquire or unlock
+// failed with an error or did not release: it was told the outcome is
+// unknown), each with the event that began it.
+struct Stretch {
+  int64_t from;
+  int64_t to;
+  size_t began;
+};
+struct TaskState {
+  bool judged = false;  // recorded an acquire or unlock outcome
+  enum class Mode : uint8_t { kBusy, kClean, kExcused } mode = Mode::kBusy;
+  int64_t since = 0;
+  size_t began = 0;
+  std::vector<Stretch> clean;
+  std::vector<Stretch> excused;
+};
+using TaskKey = std::tuple<ProcessId, uint32_t, TaskId>;
+
+std::map<TaskKey, TaskState> task_states(const History& h) {
+  std::map<TaskKey, TaskState> tasks;
   std::map<ProcessId, uint32_t> incarnation;
-  auto close = [](TaskState& s, int64_t t) {
-    if (s.clean_since) s.clean.push_back(Clean{s.clean_since->first, t, s.clean_since->second});
-    s.clean_since.reset();
+  auto set_mode = [](TaskState& s, TaskState::Mode mode, int64_t t, size_t i) {
+    if (s.mode == TaskState::Mode::kClean) s.clean.push_back(Stretch{s.since, t, s.began});
+    if (s.mode == TaskState::Mode::kExcused) s.excused.push_back(Stretch{s.since, t, s.began});
+    s.mode = mode;
+    s.since = t;
+    s.began = i;
   };
   for (size_t i = 0; i < h.size(); ++i) {
     const HistoryEvent& e = h[i];
@@ -318,10 +345,12 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
       continue;
     }
     if (e.kind == EventKind::kProcessCrash) {
-      // A crashed holder explains its key until the lease ends.
+      // A crashed holder explains its key until the lease ends (not as an
+      // excuse for liveness: a key that outlives a crash is the bug of
+      // SETNX-then-EXPIRE).
       for (auto& [id, s] : tasks) {
         if (std::get<0>(id) == e.process && std::get<1>(id) == incarnation[e.process]) {
-          close(s, e.t_us);
+          set_mode(s, TaskState::Mode::kBusy, e.t_us, i);
         }
       }
       continue;
@@ -332,29 +361,67 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
       case EventKind::kAcquireStart:
       case EventKind::kEnterCritical:
       case EventKind::kLeaveCritical:
-        close(s, e.t_us);
+        set_mode(s, TaskState::Mode::kBusy, e.t_us, i);
         break;
       case EventKind::kAcquireEnd:
         s.judged = true;
-        close(s, e.t_us);
-        if (e.value == 0) s.clean_since = {e.t_us, i};
+        set_mode(s,
+                 e.value == 0   ? TaskState::Mode::kClean
+                 : e.value == 2 ? TaskState::Mode::kExcused
+                                : TaskState::Mode::kBusy,
+                 e.t_us, i);
         break;
       case EventKind::kUnlockEnd:
         s.judged = true;
-        close(s, e.t_us);
-        if (static_cast<UnlockOutcome>(e.value) == UnlockOutcome::kReleased) {
-          s.clean_since = {e.t_us, i};
-        }
+        set_mode(s,
+                 static_cast<UnlockOutcome>(e.value) == UnlockOutcome::kReleased
+                     ? TaskState::Mode::kClean
+                     : TaskState::Mode::kExcused,
+                 e.t_us, i);
         break;
       default:
         break;
     }
   }
-  for (auto& [id, s] : tasks) close(s, h.end_us());
+  for (auto& [id, s] : tasks) set_mode(s, TaskState::Mode::kBusy, h.end_us(), h.size());
+  return tasks;
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> excused_holds(const History& h) {
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> out;
+  const KeyLog log = read_key_log(h);
+  if (log.marks.empty()) return out;
+  const auto tasks = task_states(h);
+  for (const Mark& m : log.marks) {
+    // A key without a deadline is a lock that never frees: not excused.
+    const int64_t mark_end = std::min({m.to_us, h.end_us(), m.persistent_from_us});
+    if (m.orphaned) {
+      out[m.key].emplace_back(m.from_us, mark_end);
+      continue;
+    }
+    auto it = tasks.find({m.owner.process, m.owner.incarnation, m.owner.task});
+    if (it == tasks.end()) continue;
+    for (const Stretch& x : it->second.excused) {
+      const int64_t from = std::max(x.from, m.from_us);
+      const int64_t to = std::min(x.to, mark_end);
+      if (from < to) out[m.key].emplace_back(from, to);
+    }
+  }
+  for (auto& [key, list] : out) list = merged(std::move(list));
+  return out;
+}
+
+std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOptions& options) {
+  const KeyLog log = read_key_log(h);
+  if (log.marks.empty()) return {};
+  const auto tasks = task_states(h);
   const auto paused = paused_spans(h);
 
   std::vector<Violation> out;
   for (const Mark& m : log.marks) {
+    if (m.orphaned) continue;  // nobody decided it: its caller had given up
     auto it = tasks.find({m.owner.process, m.owner.incarnation, m.owner.task});
     if (it == tasks.end() || !it->second.judged) continue;
     const int64_t mark_end = std::min(m.to_us, h.end_us());
@@ -363,7 +430,7 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
       for (const auto& span : p->second) pauses.emplace_back(span.from, span.to);
     }
     pauses = merged(std::move(pauses));
-    for (const Clean& c : it->second.clean) {
+    for (const Stretch& c : it->second.clean) {
       // The unexplained part of this clean stretch while the mark lives,
       // cut by pauses; the first piece longer than the bound is the ghost.
       const int64_t from = std::max(c.from, m.from_us);

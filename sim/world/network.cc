@@ -219,7 +219,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
   }
   send_to_server(
       link, [this, &link, &t, token, argv = std::move(argv), on_arrival = std::move(on_arrival),
-             lost, lost_after_run, reply_lost]() mutable {
+             lost, lost_after_run, reply_lost, incarnation = p.incarnation]() mutable {
         if (!link.session) return;  // cannot happen: a close is queued behind every request
         if (lost && !lost_after_run) {
           HistoryEvent e = event(EventKind::kMessageLost, link.process, t.id);
@@ -260,6 +260,15 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
         e.server = static_cast<int32_t>(link.server);
         e.argv = std::move(argv);
         e.reply = format_reply(reply);
+        // Who sent it: the process incarnation then (a restart may have come
+        // since), and whether its caller still waits for it or had given up
+        // (timed out, its connection broken, its process gone): an orphaned
+        // command's effects are nobody's decision.
+        e.value = static_cast<int64_t>(incarnation);
+        if (t.state != Task::State::kBlocked || t.block_token != token ||
+            incarnation != link.process->incarnation) {
+          e.text = "orphaned";
+        }
         record(std::move(e));
         note_key_states(link.server, link.process, t.id);
         if (lost) {

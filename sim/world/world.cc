@@ -378,6 +378,21 @@ void Runtime::fault_point(Process& p, Task& t) {
       yield(t);  // held until the pause ends
     }
   }
+  if (p.fault_rng.chance(plan.task_pause_ppm)) {
+    // Only this task stalls (a descheduled thread): the process's other
+    // tasks, its watchdog included, run on.
+    const int64_t length =
+        std::min(p.fault_rng.uniform(plan.pause_min_us, plan.pause_max_us), stall_allowance(p));
+    if (length > 0 && length >= plan.pause_min_us) {
+      note_stall(p, length);
+      HistoryEvent e = event(EventKind::kTrace, &p, t.id);
+      e.text = "task paused for " + format_time_ms(length) + " (fault)";
+      record(std::move(e));
+      const uint64_t token = block(t);
+      sched.after(length, [this, task = &t, token] { wake(*task, token); });
+      suspend(t);
+    }
+  }
   if (p.clock_rng.chance(plan.clock_jump_ppm)) {
     const int64_t delta = p.clock_rng.uniform(-plan.clock_jump_max_us, plan.clock_jump_max_us);
     p.clock.jump(now(), delta);

@@ -188,6 +188,12 @@ struct FaultPlan {
   uint32_t pause_ppm = 0;
   int64_t pause_min_us = 0;
   int64_t pause_max_us = 0;
+  // Random task pauses: at each blocking call the calling task alone (a
+  // thread the OS does not schedule) stalls with probability
+  // task_pause_ppm / 1e6, for a length drawn as for a pause; the process's
+  // other tasks run on (a watchdog keeps renewing while its holder is stuck).
+  // Recorded as a kTrace "task paused for ...".
+  uint32_t task_pause_ppm = 0;
 
   // Random crashes: at each blocking call a process crashes with probability
   // crash_ppm / 1e6, before the call sends or waits for anything.

@@ -207,6 +207,7 @@ void visit_fault_fields(Plan& f, Visit&& visit) {
   visit(f.pause_ppm);
   visit(f.pause_min_us);
   visit(f.pause_max_us);
+  visit(f.task_pause_ppm);
   visit(f.crash_ppm);
   visit(f.restart_ppm);
   visit(f.restart_min_us);
@@ -468,16 +469,37 @@ namespace redsim::world {
 inline void showValue(const ExplorePlan& plan, std::ostream& os) { os << describe_plan(plan); }
 // Every field of a FaultPlan that is not zero, "name value" with its unit.
 inline void showValue(const FaultPlan& f, std::ostream& os) {
-  const char* names[] = {"latency_distribution",  "latency_min_us",      "latency_max_us",
-                         "latency_tail_ppm",      "latency_tail_max_us", "loss_ppm",
-                         "loss_executed_ppm",     "lost_reply_ppm",      "delay_ppm",
-                         "delay_min_us",          "delay_max_us",        "partition_ppm",
-                         "partition_min_us",      "partition_max_us",    "pause_ppm",
-                         "pause_min_us",          "pause_max_us",        "crash_ppm",
-                         "restart_ppm",           "restart_min_us",      "restart_max_us",
-                         "clock_drift_ppm_max",   "clock_jump_ppm",      "server_clock_jump_ppm",
-                         "clock_jump_max_us",     "server_crash_ppm",    "server_down_min_us",
-                         "server_down_max_us",    "failover_ppm",        "stall_budget_us",
+  const char* names[] = {"latency_distribution",
+                         "latency_min_us",
+                         "latency_max_us",
+                         "latency_tail_ppm",
+                         "latency_tail_max_us",
+                         "loss_ppm",
+                         "loss_executed_ppm",
+                         "lost_reply_ppm",
+                         "delay_ppm",
+                         "delay_min_us",
+                         "delay_max_us",
+                         "partition_ppm",
+                         "partition_min_us",
+                         "partition_max_us",
+                         "pause_ppm",
+                         "pause_min_us",
+                         "pause_max_us",
+                         "task_pause_ppm",
+                         "crash_ppm",
+                         "restart_ppm",
+                         "restart_min_us",
+                         "restart_max_us",
+                         "clock_drift_ppm_max",
+                         "clock_jump_ppm",
+                         "server_clock_jump_ppm",
+                         "clock_jump_max_us",
+                         "server_crash_ppm",
+                         "server_down_min_us",
+                         "server_down_max_us",
+                         "failover_ppm",
+                         "stall_budget_us",
                          "stall_budget_window_us"};
   size_t i = 0;
   bool any = false;
