@@ -35,6 +35,26 @@ class ClientCountedFenceLock : public PollingSetNxLock {
   int64_t fence_ = 0;
 };
 
+// A fencing token drawn at random with each acquisition ("unique is
+// enough"). Source: Kleppmann, "How to do distributed locking" (2016): the
+// storage can only reject a stale holder if tokens grow with every grant.
+// What goes wrong: a holder paused past its lease writes after the next
+// holder, and its token is larger half of the time: the stale write is
+// accepted.
+class RandomFenceLock : public PollingSetNxLock {
+ public:
+  using PollingSetNxLock::PollingSetNxLock;
+  bool try_lock_for(Micros wait) {
+    if (!PollingSetNxLock::try_lock_for(wait)) return false;
+    fence_ = static_cast<int64_t>(env_.random_u64() >> 2);
+    return true;
+  }
+  int64_t fence() const { return fence_; }
+
+ private:
+  int64_t fence_ = 0;
+};
+
 // A fencing counter incremented by GET, then SET n+1, "safe because we hold
 // the lock". Source: Kleppmann 2016 (the holder may be paused anywhere;
 // the token must be issued with the grant). What goes wrong: a holder
@@ -126,6 +146,15 @@ void add_fencing_and_redlock_bugs(std::vector<Entry>& out) {
                  .lease = lease,
                  .factory = fenced_factory<ClientCountedFenceLock>(lease),
                  .plan = budgeted,
+                 .checkers = {"fencing"},
+                 .causes = {"WRITE lock:test token"}});
+  out.push_back({.name = "random-fence-token",
+                 .source = "Kleppmann 2016 (fencing tokens must increase with every grant)",
+                 .what = "the fencing token is random: a paused holder's stale write is "
+                         "accepted whenever its token happens to be larger",
+                 .lease = lease,
+                 .factory = fenced_factory<RandomFenceLock>(lease),
+                 .plan = unbounded,
                  .checkers = {"fencing"},
                  .causes = {"WRITE lock:test token"}});
   out.push_back({.name = "get-set-fence-counter",

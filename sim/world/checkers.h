@@ -139,6 +139,15 @@ std::vector<Violation> check_ghost_locks(const History& history, const GhostLock
 std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> excused_holds(
     const History& history);
 
+// Fencing order (Kleppmann 2016, judged from the lock key): a FencedResource
+// accepts a write from a holder that took its lock before another holder
+// whose write it had already accepted. Whatever the tokens are (random, a
+// counter that a restart reset, one read before re-acquiring), they must
+// follow the order of the acquisitions the lock key shows; check_fencing
+// judges the tokens among themselves. Acquisition time: the newest of the
+// writer's own marks on the section's lock key live at its enter.
+std::vector<Violation> check_fenced_order(const History& history);
+
 // Held past lease: a holder inside its critical section (kEnterCritical to
 // kLeaveCritical, outermost nesting, or its process's crash or end) while
 // its lock key holds none of its own marks (its process and incarnation):

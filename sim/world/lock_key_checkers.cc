@@ -66,7 +66,7 @@ struct Mark {
   size_t created = 0;              // the kKeyState event that first showed it
   int64_t to_us = kForever;        // when it ended; kForever: still there at the end
   std::optional<size_t> ended_by;  // the event that removed it (none: its deadline passed)
-  bool orphaned = false;  // written by a command its caller no longer waited for
+  bool orphaned = false;           // written by a command its caller no longer waited for
   // From when its key had no deadline while holding it (kForever: never):
   // a lock that can no longer expire, which no error excuses.
   int64_t persistent_from_us = kForever;
@@ -591,6 +591,83 @@ std::vector<Violation> check_held_past_lease(const History& h) {
                            " from t=" + format_time_ms(s.from) + " to t=" + format_time_ms(s.to) +
                            " but its lock was gone from t=" + format_time_ms(*gap) + ": " + why,
                        std::move(events)));
+  }
+  return out;
+}
+
+}  // namespace redsim::world
+
+namespace redsim::world {
+
+std::vector<Violation> check_fenced_order(const History& h) {
+  const KeyLog log = read_key_log(h);
+  if (log.marks.empty()) return {};
+  std::map<std::string, std::vector<const Mark*>> by_key;
+  for (const Mark& m : log.marks) by_key[m.key].push_back(&m);
+  // When `who` took the lock on `key` that it holds at `t`: the newest of
+  // its marks there that is live at t (on any server).
+  auto acquired_at = [&](const std::string& key, const Who& who,
+                         int64_t t) -> std::optional<std::pair<int64_t, size_t>> {
+    std::optional<std::pair<int64_t, size_t>> best;
+    auto it = by_key.find(key);
+    if (it == by_key.end()) return best;
+    for (const Mark* m : it->second) {
+      if (!same_owner(m->owner, who) || m->from_us > t || m->to_us <= t) continue;
+      if (!best || m->from_us > best->first) best = std::make_pair(m->from_us, m->created);
+    }
+    return best;
+  };
+  struct Open {
+    int depth = 0;
+    std::optional<std::pair<int64_t, size_t>> acquired;  // time, event
+  };
+  std::map<std::tuple<ProcessId, TaskId>, Open> open;
+  std::map<ProcessId, uint32_t> incarnation;
+  struct Newest {
+    int64_t acquired_us;
+    Who who;
+    size_t write_event;
+    size_t acquired_event;
+  };
+  std::map<std::string, Newest> newest;  // per fenced resource
+  std::vector<Violation> out;
+  for (size_t i = 0; i < h.size(); ++i) {
+    const HistoryEvent& e = h[i];
+    if (e.kind == EventKind::kProcessRestart) {
+      ++incarnation[e.process];
+    } else if (e.kind == EventKind::kEnterCritical) {
+      Open& o = open[{e.process, e.task}];
+      if (o.depth++ == 0) {
+        o.acquired =
+            acquired_at(e.resource, Who{e.process, incarnation[e.process], e.task}, e.t_us);
+      }
+    } else if (e.kind == EventKind::kLeaveCritical) {
+      auto it = open.find({e.process, e.task});
+      if (it != open.end() && --it->second.depth <= 0) open.erase(it);
+    } else if (ends_process(e.kind)) {
+      std::erase_if(open, [&](const auto& kv) { return std::get<0>(kv.first) == e.process; });
+    } else if (e.kind == EventKind::kFencedWrite && e.text == "accepted") {
+      auto it = open.find({e.process, e.task});
+      if (it == open.end() || !it->second.acquired) continue;
+      const Who who{e.process, incarnation[e.process], e.task};
+      const auto [acquired_us, acquired_event] = *it->second.acquired;
+      auto n = newest.find(e.resource);
+      if (n != newest.end() && acquired_us < n->second.acquired_us &&
+          !same_owner(n->second.who, who)) {
+        out.push_back(make_violation(
+            h, "fencing",
+            "t=" + format_time_ms(e.t_us) + " " + e.resource + " accepted " + who_name(who) +
+                "'s write with token " + std::to_string(e.value) + ", though " + who_name(who) +
+                " took its lock at t=" + format_time_ms(acquired_us) + ", before " +
+                who_name(n->second.who) + " (t=" + format_time_ms(n->second.acquired_us) +
+                ") whose write was accepted already: its token does not follow the lock's order",
+            {acquired_event, n->second.acquired_event, n->second.write_event, i}));
+        continue;
+      }
+      if (n == newest.end() || acquired_us >= n->second.acquired_us) {
+        newest[e.resource] = Newest{acquired_us, who, i, acquired_event};
+      }
+    }
   }
   return out;
 }

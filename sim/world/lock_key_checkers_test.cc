@@ -274,6 +274,41 @@ TEST(HeldPastLease, AFencedSectionIsJudgedByItsTokenInstead) {
   EXPECT_TRUE(check_held_past_lease(w.history()).empty());
 }
 
+// A holder paused past its lease writes after the next holder: a fencing
+// token that follows the acquisition order is rejected; a random one is
+// accepted, and check_fenced_order sees the stale write.
+TEST(FencedOrder, AStaleWriteAcceptedThroughARandomTokenIsFlagged) {
+  for (const bool counter : {true, false}) {
+    SCOPED_TRACE(counter ? "counter tokens" : "random tokens");
+    World w;
+    auto client = [counter](ProcessEnv& env, int64_t random_token) {
+      env.record_acquire_start(kKey, milliseconds(1000));
+      while (!set_nx(env, 20)) env.sleep_for(milliseconds(1));
+      env.record_acquire_end(kKey, true);
+      const int64_t token =
+          counter ? env.connection().call({"INCR", "fence"}).integer() : random_token;
+      env.enter_critical(kKey);
+      env.sleep_for(milliseconds(5));
+      env.fenced_resource("storage").write(env, token);
+      env.leave_critical(kKey);
+    };
+    const ProcessId a = w.spawn_process("a", [&](ProcessEnv& env) { client(env, 100); });
+    w.spawn_process(
+        "b", [&](ProcessEnv& env) { client(env, 5); }, milliseconds(2));
+    w.pause_process(a, milliseconds(1), milliseconds(60));
+    w.run();
+    const auto v = check_fenced_order(w.history());
+    if (counter) {
+      EXPECT_TRUE(v.empty()) << format_violations(v);
+    } else {
+      ASSERT_EQ(v.size(), 1u);
+      EXPECT_EQ(v[0].checker, "fencing");
+      EXPECT_TRUE(mentions(v, "accepted c1/1's write with token 100")) << v[0].description;
+    }
+    EXPECT_TRUE(check_fencing(w.history()).empty()) << "the tokens alone look fine";
+  }
+}
+
 TEST(HeldPastLease, RedlockNeedsAMajorityOfServers) {
   WorldOptions o;
   o.servers = 3;

@@ -416,7 +416,10 @@ inline std::vector<world::Violation> check_all(const world::History& h, const Ch
   if (o.liveness_bound.count() > 0) {
     add(world::check_liveness(h, o.liveness_bound.count(), world::excused_holds(h)));
   }
-  if (o.fencing) add(world::check_fencing(h));
+  if (o.fencing) {
+    add(world::check_fencing(h));
+    add(world::check_fenced_order(h));
+  }
   if (o.task_errors) add(check_task_errors(h));
   return out;
 }
