@@ -197,8 +197,7 @@ void add_acquire_bugs(std::vector<Entry>& out) {
                  .factory = factory<LostReplyGivesUpLock>(lease),
                  .plan = budgeted,
                  .checkers = {"ghost-lock"},
-                 .causes = {"SET"},
-                 .shrunk_clients_max = 6});
+                 .causes = {"SET"}});
   out.push_back({.name = "timeout-means-acquired",
                  .source = "Kleppmann 2016 (unreliable networks); Redis distributed-lock page",
                  .what = "a timed-out SET is taken as acquired: in beside the holder, no key",
@@ -206,8 +205,7 @@ void add_acquire_bugs(std::vector<Entry>& out) {
                  .factory = factory<TimeoutMeansAcquiredLock>(lease),
                  .plan = budgeted,
                  .checkers = {"held-past-lease", "mutual-exclusion"},
-                 .causes = {"BROKEN", "LOST", "refused"},
-                 .shrunk_clients_max = 5});
+                 .causes = {"BROKEN", "LOST", "refused"}});
 }
 
 }  // namespace redsim::zoo

@@ -165,8 +165,7 @@ void add_fencing_and_redlock_bugs(std::vector<Entry>& out) {
                  .factory = fenced_factory<GetSetFenceLock>(lease),
                  .plan = unbounded,
                  .checkers = {"fencing"},
-                 .causes = {"WRITE lock:test token"},
-                 .shrunk_clients_max = 6});
+                 .causes = {"WRITE lock:test token"}});
   harness::PlanOptions five = budgeted;
   five.servers = 5;
   out.push_back({.name = "redlock-half-quorum",
@@ -178,8 +177,7 @@ void add_fencing_and_redlock_bugs(std::vector<Entry>& out) {
                  }),
                  .plan = five,
                  .checkers = {"held-past-lease", "mutual-exclusion"},
-                 .causes = {"SET"},
-                 .shrunk_clients_max = 5});
+                 .causes = {"SET"}});
 }
 
 }  // namespace redsim::zoo

@@ -113,8 +113,7 @@ void add_unlock_bugs(std::vector<Entry>& out) {
                  .factory = factory<GetThenDelLock>(lease),
                  .plan = unbounded,
                  .checkers = {"foreign-write"},
-                 .causes = {"DEL"},
-                 .shrunk_clients_max = 5});
+                 .causes = {"DEL"}});
   out.push_back({.name = "blind-del",
                  .source = "seeds articles (SETNX + DEL); Redis SET page",
                  .what = "unlock is a plain DEL: a holder past its lease deletes another's lock",
@@ -122,8 +121,7 @@ void add_unlock_bugs(std::vector<Entry>& out) {
                  .factory = factory<BlindDelLock>(lease),
                  .plan = unbounded,
                  .checkers = {"foreign-write"},
-                 .causes = {"DEL"},
-                 .shrunk_clients_max = 6});
+                 .causes = {"DEL"}});
   out.push_back({.name = "constant-token",
                  .source = "Redis SET page (the value must be unique)",
                  .what = "every client's token is \"1\": compare-and-delete deletes the next "
@@ -132,8 +130,7 @@ void add_unlock_bugs(std::vector<Entry>& out) {
                  .factory = factory<ConstantTokenLock>(lease),
                  .plan = unbounded,
                  .checkers = {"foreign-write"},
-                 .causes = {"EVAL"},
-                 .shrunk_clients_max = 6});
+                 .causes = {"EVAL"}});
   harness::PlanOptions threads = budgeted;
   threads.max_tasks = 3;
   harness::RunOptions shared;
@@ -156,8 +153,7 @@ void add_unlock_bugs(std::vector<Entry>& out) {
                  .factory = factory<ReleaseErrorSwallowedLock>(lease),
                  .plan = budgeted,
                  .checkers = {"ghost-lock"},
-                 .causes = {"SET"},
-                 .shrunk_clients_max = 6});
+                 .causes = {"SET"}});
 }
 
 }  // namespace redsim::zoo

@@ -106,8 +106,7 @@ void add_watchdog_bugs(std::vector<Entry>& out) {
                  .factory = watchdog_factory<BlindPexpire>(lease),
                  .plan = budgeted,
                  .checkers = {"foreign-write"},
-                 .causes = {"PEXPIRE"},
-                 .shrunk_clients_max = 5});
+                 .causes = {"PEXPIRE"}});
   out.push_back({.name = "watchdog-check-then-pexpire",
                  .source = "Redis SET page (one script); Kleppmann 2016",
                  .what = "the watchdog GETs, then PEXPIREs: a pause between extends another's "
@@ -116,8 +115,7 @@ void add_watchdog_bugs(std::vector<Entry>& out) {
                  .factory = watchdog_factory<CheckThenPexpire>(lease),
                  .plan = unbounded,
                  .checkers = {"foreign-write"},
-                 .causes = {"PEXPIRE"},
-                 .shrunk_clients_max = 4});
+                 .causes = {"PEXPIRE"}});
   // Its cause (the renewal that failed) comes a lease before the violation:
   // the excerpt shows 40 events around each event of it.
   harness::RunOptions wide;
@@ -131,8 +129,7 @@ void add_watchdog_bugs(std::vector<Entry>& out) {
                  .plan = budgeted,
                  .run = wide,
                  .checkers = {"held-past-lease", "mutual-exclusion"},
-                 .causes = {"BROKEN", "LOST"},
-                 .shrunk_clients_max = 5});
+                 .causes = {"BROKEN", "LOST"}});
   out.push_back({.name = "extend-by-set",
                  .source = "redlock-rb #36; RedLock.net pull #49",
                  .what =
@@ -154,8 +151,7 @@ void add_watchdog_bugs(std::vector<Entry>& out) {
                      }),
                  .plan = unbounded,
                  .checkers = {"foreign-write"},
-                 .causes = {"SET"},
-                 .shrunk_clients_max = 6});
+                 .causes = {"SET"}});
 }
 
 }  // namespace redsim::zoo

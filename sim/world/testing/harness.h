@@ -77,6 +77,7 @@
 #include "sim/world/fenced_resource.h"
 #include "sim/world/forwarding_env.h"
 #include "sim/world/history.h"
+#include "sim/world/prng.h"
 #include "sim/world/world.h"
 
 namespace redsim::harness {
@@ -561,6 +562,58 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
   RunOptions run;
   run.key = key;
   return run_plan(plan, make, run);
+}
+
+// A smaller failing plan after RapidCheck's shrinking: drops clients, then
+// attempts, while `fails` still holds of the run. Each smaller plan is
+// tried with its world seed and up to `reseeds` others, because dropping a
+// client moves the random faults the others draw (they are drawn per
+// blocking call, and a polling client's calls depend on its rivals):
+// another seed often puts the failure back. Returns `plan` itself when
+// nothing smaller fails; at most `max_runs` runs. Deterministic.
+inline world::ExplorePlan minimize_plan(world::ExplorePlan plan, const LockFactory& make,
+                                        const RunOptions& run,
+                                        const std::function<bool(const RunResult&)>& fails,
+                                        int reseeds = 16, int max_runs = 3000) {
+  int runs = 0;
+  auto failing_variant = [&](world::ExplorePlan candidate) -> std::optional<world::ExplorePlan> {
+    const uint64_t base = candidate.seed;
+    for (int k = 0; k <= reseeds && runs < max_runs; ++k) {
+      // Seeds stay in gen_seed's range, so the plan prints and replays as any other.
+      candidate.seed = k == 0 ? base : 1 + (world::Prng(base).fork(uint64_t(k)).next_u64() >> 34);
+      ++runs;
+      if (fails(run_plan(candidate, make, run))) return candidate;
+    }
+    return std::nullopt;
+  };
+  bool progress = true;
+  while (progress && runs < max_runs) {
+    progress = false;
+    for (size_t c = 0; c < plan.clients.size() && plan.clients.size() > 1; ++c) {
+      world::ExplorePlan candidate = plan;
+      candidate.clients.erase(candidate.clients.begin() + static_cast<ptrdiff_t>(c));
+      if (auto smaller = failing_variant(candidate)) {
+        plan = *smaller;
+        progress = true;
+        break;
+      }
+    }
+    if (progress) continue;
+    for (size_t c = 0; c < plan.clients.size() && !progress; ++c) {
+      for (size_t a = 0; a < plan.clients[c].attempts.size() && plan.clients[c].attempts.size() > 1;
+           ++a) {
+        world::ExplorePlan candidate = plan;
+        auto& attempts = candidate.clients[c].attempts;
+        attempts.erase(attempts.begin() + static_cast<ptrdiff_t>(a));
+        if (auto smaller = failing_variant(candidate)) {
+          plan = *smaller;
+          progress = true;
+          break;
+        }
+      }
+    }
+  }
+  return plan;
 }
 
 // An Env that forwards every call to another, and runs `after_reply` after
