@@ -75,25 +75,54 @@ TEST(RealRedis, RedlockOverThreeServers) {
   EXPECT_EQ(a.connection(0).call({"EXISTS", "k"}), Reply::integer(0));
 }
 
+// Whether the server on `port` is stuck in a command (here DEBUG SLEEP): a
+// PING on a fresh connection gets no answer within `wait`. Redis runs one
+// command at a time, so an unanswered PING is the server's state, not a guess.
+bool server_is_busy(int port, Micros wait = 100ms) {
+  SocketConnection probe(port);
+  try {
+    return probe.call({"PING"}, wait) != Reply::status("PONG");
+  } catch (const TimeoutError&) {
+    return true;
+  }
+}
+
+// Polls until the server is busy (at most `tries` probes).
+bool await_busy(int port, int tries = 100) {
+  for (int i = 0; i < tries; ++i) {
+    if (server_is_busy(port)) return true;
+  }
+  return false;
+}
+
 // A server that answers too late counts as a failure (the per-server
-// timeout): DEBUG SLEEP holds server 1 for 300 ms, longer than the 50 ms
-// timeout, and 2 of 3 still make the quorum.
+// timeout): DEBUG SLEEP holds server 1 for 2 s, far longer than the 50 ms
+// timeout, and 2 of 3 still make the quorum. Both ends are checked on the
+// server itself: the sleep has begun before try_lock (server 1 does not
+// answer a PING), and try_lock returned while it still had not ended (a
+// Redlock that waited for server 1's reply would find it awake again: with
+// a 5 s server_timeout this test fails).
 TEST(RealRedis, RedlockPerServerTimeout) {
   RedisServerProcess s0, s1, s2;
   SocketEnv a({s0.port(), s1.port(), s2.port()}, "client-a");
+  ASSERT_FALSE(server_is_busy(s1.port())) << "server 1 answers before the sleep";
   SocketConnection sleeper(s1.port());
   std::thread slow([&] {
     try {
-      sleeper.call({"DEBUG", "SLEEP", "0.3"});
+      sleeper.call({"DEBUG", "SLEEP", "2"});
     } catch (const Error&) {
     }
   });
-  std::this_thread::sleep_for(30ms);  // the sleep has begun
+  const bool asleep = await_busy(s1.port());
   Redlock lock(a, "k", {.lease = 5s, .server_timeout = 50ms});
-  const bool taken = lock.try_lock();
+  const bool taken = asleep && lock.try_lock();
+  const bool still_asleep = asleep && server_is_busy(s1.port());
   slow.join();
+  ASSERT_TRUE(asleep) << "DEBUG SLEEP never held server 1";
   EXPECT_TRUE(taken);
+  EXPECT_TRUE(still_asleep) << "try_lock waited for the sleeping server";
   EXPECT_EQ(a.connection(0).call({"GET", "k"}), Reply::bulk(lock.owner()));
+  EXPECT_EQ(a.connection(2).call({"GET", "k"}), Reply::bulk(lock.owner()));
   lock.unlock();
 }
 
@@ -102,6 +131,12 @@ int64_t integer(SocketEnv& env, const Argv& argv) {
   if (r.is_integer()) return r.integer();
   if (r.is_nil()) return 0;
   return std::stoll(r.str());
+}
+
+// The server's clock in milliseconds (TIME).
+int64_t server_time_ms(SocketEnv& env) {
+  const Reply time = env.connection().call({"TIME"});
+  return std::stoll(time.elements()[0].str()) * 1000 + std::stoll(time.elements()[1].str()) / 1000;
 }
 
 TEST(RealRedis, PermitExpirableSemaphoreIdsLeasesAndRelease) {
@@ -141,7 +176,14 @@ TEST(RealRedis, PermitExpirableSemaphoreAnExpiredPermitComesBackOnce) {
   sem.try_set_permits(1);
   const auto stale = sem.try_acquire(100ms);
   ASSERT_TRUE(stale);
-  std::this_thread::sleep_for(150ms);  // its holder "paused" past the lease
+  // Its holder "paused" past the lease: wait until the server's own clock
+  // (TIME) is past the permit's deadline (its score in the timeout set).
+  const int64_t deadline_ms =
+      std::stoll(env.connection().call({"ZSCORE", "{s}:timeout", *stale}).str());
+  for (int i = 0; i < 1000 && server_time_ms(env) <= deadline_ms; ++i) {
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_GT(server_time_ms(env), deadline_ms);
   const auto fresh = sem.try_acquire(10s);
   ASSERT_TRUE(fresh) << "the expired permit came back";
   EXPECT_FALSE(sem.try_release(*stale)) << "the late holder cannot return it again";

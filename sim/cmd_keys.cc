@@ -142,7 +142,8 @@ Reply persist(CommandContext& ctx) {
   return Reply::integer(1);
 }
 
-// KEYS pattern: live keys only (an expired key is skipped, not deleted).
+// KEYS pattern: live keys only (an expired key is skipped, not deleted), in
+// key order (Db::for_each: by scan hash, the order a full SCAN returns).
 Reply keys(CommandContext& ctx) {
   const std::string& pattern = ctx.argv[1];
   const bool all = pattern == "*";
@@ -154,7 +155,7 @@ Reply keys(CommandContext& ctx) {
   return Reply::array(std::move(out));
 }
 
-// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: see scan_page()
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: see Db::scan()
 // for the cursor; expired keys met on the way are deleted, as Redis does.
 Reply scan(CommandContext& ctx) {
   uint64_t cursor = 0;
@@ -163,15 +164,10 @@ Reply scan(CommandContext& ctx) {
   Reply error;
   if (!parse_scan_options(ctx.argv, 2, /*allow_type=*/true, &opts, &error)) return error;
   Db& db = current_db(ctx);
-  std::vector<std::string> names;
-  names.reserve(db.size());
-  db.for_each([&](const std::string& key, const Entry&) { names.push_back(key); });
-  std::vector<std::string_view> views(names.begin(), names.end());
-  uint64_t next = 0;
-  std::vector<size_t> page = scan_page(views, cursor, opts.count, &next);
+  std::vector<std::string> page;
+  const uint64_t next = db.scan(cursor, opts.count, &page);
   std::vector<Reply> out;
-  for (size_t i : page) {
-    const std::string& key = names[i];
+  for (const std::string& key : page) {
     if (opts.has_pattern && !glob_match(opts.pattern, key)) continue;
     Entry* e = db.lookup(key, ctx.now_ms);
     if (e == nullptr) continue;

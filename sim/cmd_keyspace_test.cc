@@ -2,8 +2,12 @@
 // values are what redis-server 7.0.15 answered to the same commands.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "sim/keyspace.h"
 #include "sim/sim_test_util.h"
 
 namespace redsim::sim {
@@ -12,6 +16,12 @@ namespace {
 using namespace testing;  // NOLINT
 
 class KeyspaceCmdTest : public ServerTest {};
+
+resp::Reply bulks_of(const std::vector<std::string>& items) {
+  std::vector<resp::Reply> out;
+  for (const std::string& i : items) out.push_back(resp::Reply::bulk(i));
+  return resp::Reply::array(std::move(out));
+}
 
 std::set<std::string> as_set(const resp::Reply& r) {
   std::set<std::string> out;
@@ -174,6 +184,94 @@ TEST_F(KeyspaceCmdTest, ObjectEncoding) {
   EXPECT_EQ(run({"OBJECT", "help", "x"}),
             Err("ERR wrong number of arguments for 'object|help' command"));
   EXPECT_EQ(run({"OBJECT", "HELP"}).elements().size(), 15u);
+}
+
+// The key order (KEYS, a full SCAN, RANDOMKEY's draw) is (scan_hash, key):
+// computed here from the keys alone, so it cannot depend on the standard
+// library's hash tables.
+TEST_F(KeyspaceCmdTest, KeysAndRandomkeyFollowTheScanHashOrder) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 200; ++i) keys.push_back("key:" + std::to_string(i));
+  for (const std::string& k : keys) run({"SET", k, "v"});
+  std::sort(keys.begin(), keys.end(), [](const std::string& a, const std::string& b) {
+    return scan_hash(a) != scan_hash(b) ? scan_hash(a) < scan_hash(b) : a < b;
+  });
+  EXPECT_EQ(run({"KEYS", "*"}), bulks_of(keys));
+  const resp::Reply full = run({"SCAN", "0", "COUNT", "1000"});
+  EXPECT_EQ(full, Arr({Bulk("0"), bulks_of(keys)}));
+  Db& db = server_->keyspace().db(0);
+  for (size_t r : {size_t{0}, size_t{17}, size_t{199}, size_t{200 + 5}}) {
+    ASSERT_NE(db.key_at(r), nullptr);
+    EXPECT_EQ(*db.key_at(r), keys[r % keys.size()]);
+  }
+}
+
+// SCAN over 100k keys with COUNT 10 steps over about 10 keys per call (a
+// counter in Db::scan), not every key: no sort of the db per page.
+TEST_F(KeyspaceCmdTest, ScanCostIsProportionalToCount) {
+  Db& db = server_->keyspace().db(0);
+  for (int i = 0; i < 100000; ++i) db.set_string("k" + std::to_string(i), "v", false);
+  std::string cursor = "0";
+  size_t returned = 0;
+  for (int call = 0; call < 50; ++call) {
+    const uint64_t before = db.scan_keys_visited();
+    const resp::Reply r = run({"SCAN", cursor, "COUNT", "10"});
+    const uint64_t visited = db.scan_keys_visited() - before;
+    cursor = r.elements()[0].str();
+    returned += r.elements()[1].elements().size();
+    ASSERT_NE(cursor, "0");
+    // 10 keys, any sharing the 10th's hash, and the one that ends the page.
+    EXPECT_LE(visited, 12u) << "call " << call;
+    EXPECT_GE(visited, 10u) << "call " << call;
+  }
+  EXPECT_GE(returned, 500u);
+  EXPECT_LE(returned, 550u);
+}
+
+// SCAN's guarantee while keys come and go between calls: every key present
+// for the whole scan is returned (the fake returns it exactly once), and a
+// key deleted before the scan began never is. Seeded; the seed is printed.
+TEST_F(KeyspaceCmdTest, ScanReturnsEveryStableKeyUnderConcurrentInsertsAndDeletes) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    run({"FLUSHALL"});
+    uint64_t x = seed * 0x9E3779B97F4A7C15ULL;
+    auto next = [&x] {  // splitmix64
+      uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+      return z ^ (z >> 31);
+    };
+    for (int i = 0; i < 2000; ++i) run({"SET", "stable:" + std::to_string(i), "v"});
+    for (int i = 0; i < 500; ++i) run({"SET", "churn:" + std::to_string(i), "v"});
+    for (int i = 0; i < 100; ++i) run({"DEL", "churn:" + std::to_string(i)});  // gone before
+    std::multiset<std::string> seen;
+    std::string cursor = "0";
+    int calls = 0;
+    int added = 0;
+    do {
+      const resp::Reply r = run({"SCAN", cursor, "COUNT", "7"});
+      cursor = r.elements()[0].str();
+      for (const auto& e : r.elements()[1].elements()) seen.insert(e.str());
+      ++calls;
+      for (int n = 0; n < 5; ++n) {  // churn: adds, deletes, re-adds
+        const std::string k = "churn:" + std::to_string(next() % 600 + 100);
+        if (next() % 2) {
+          run({"SET", k, "v"});
+        } else {
+          run({"DEL", k});
+        }
+        run({"SET", "new:" + std::to_string(added++), "v"});
+      }
+    } while (cursor != "0" && calls < 100000);
+    ASSERT_EQ(cursor, "0") << "seed " << seed;
+    for (int i = 0; i < 2000; ++i) {
+      ASSERT_EQ(seen.count("stable:" + std::to_string(i)), 1u) << "seed " << seed << " key " << i;
+    }
+    for (int i = 0; i < 100; ++i) {
+      EXPECT_EQ(seen.count("churn:" + std::to_string(i)), 0u) << "seed " << seed;
+    }
+    for (const std::string& k : seen) EXPECT_EQ(seen.count(k), 1u) << "seed " << seed << " " << k;
+  }
 }
 
 }  // namespace

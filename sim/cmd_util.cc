@@ -89,20 +89,6 @@ namespace errors {
 resp::Reply not_float() { return resp::Reply::error("ERR value is not a valid float"); }
 }  // namespace errors
 
-uint64_t scan_hash(std::string_view name) {
-  // FNV-1a then splitmix64's mixer: fixed across runs and platforms.
-  uint64_t h = 0xCBF29CE484222325ULL;
-  for (char c : name) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 0x100000001B3ULL;
-  }
-  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
-  h ^= h >> 31;
-  // 1..2^63-1: never the cursor 0, which means "start" and "done".
-  return (h >> 1) | 1;
-}
-
 bool parse_scan_cursor(std::string_view s, uint64_t* out) {
   if (!s.empty() && std::isspace(static_cast<unsigned char>(s[0]))) return false;
   std::string text(s);

@@ -58,11 +58,8 @@ namespace errors {
 resp::Reply not_float();  // ERR value is not a valid float
 }
 
-// The SCAN family's cursor over a collection of names: the fake orders
-// names by a fixed 63-bit hash (ties by name) and a cursor is the hash to
-// resume from, so a name present for the whole scan is returned at least
-// once whatever is added or removed in between. 0 starts and ends a scan.
-uint64_t scan_hash(std::string_view name);
+// The SCAN family's cursor over a collection of names: scan_hash
+// (sim/keyspace.h) orders them.
 
 // Parses a SCAN-family cursor (strtoull over the whole text, as Redis's
 // parseScanCursorOrReply); false when invalid ("ERR invalid cursor").

@@ -236,7 +236,29 @@ void Zset::erase_ranks(size_t from, size_t to) {
                items_.begin() + static_cast<std::ptrdiff_t>(to));
 }
 
+uint64_t scan_hash(std::string_view name) {
+  // FNV-1a then splitmix64's mixer: fixed across runs and platforms.
+  uint64_t h = 0xCBF29CE484222325ULL;
+  for (char c : name) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 0x100000001B3ULL;
+  }
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+  h ^= h >> 31;
+  // 1..2^63-1: never the cursor 0, which means "start" and "done".
+  return (h >> 1) | 1;
+}
+
 // ---- Db --------------------------------------------------------------------
+
+Db::Map::iterator Db::find_or_insert(std::string_view key) {
+  auto it = map_.find(key);
+  if (it != map_.end()) return it;
+  it = map_.try_emplace(std::string(key)).first;
+  order_.emplace(OrderPos{scan_hash(it->first), &it->first}, &it->second);
+  return it;
+}
 
 Entry* Db::lookup(std::string_view key, int64_t now_ms) {
   auto it = map_.find(key);
@@ -254,8 +276,7 @@ Entry* Db::peek(std::string_view key) {
 }
 
 Entry& Db::add(std::string_view key, Value value) {
-  auto [it, inserted] = map_.try_emplace(std::string(key));
-  (void)inserted;
+  auto it = find_or_insert(key);
   it->second.value = std::move(value);
   return it->second;
 }
@@ -263,7 +284,7 @@ Entry& Db::add(std::string_view key, Value value) {
 Entry& Db::set_string(std::string_view key, std::string value, bool keep_ttl) {
   auto it = map_.find(key);
   if (it == map_.end()) {
-    it = map_.try_emplace(std::string(key)).first;
+    it = find_or_insert(key);
   } else if (!keep_ttl && it->second.has_expire()) {
     set_expire(key, it->second, Entry::kNoExpire);
   }
@@ -286,8 +307,7 @@ bool Db::remove(std::string_view key) {
 }
 
 Entry& Db::put(std::string_view key, Entry entry) {
-  auto it = map_.find(key);
-  if (it == map_.end()) it = map_.try_emplace(std::string(key)).first;
+  auto it = find_or_insert(key);
   Entry& e = it->second;
   int64_t deadline = entry.expire_ms;
   e.value = std::move(entry.value);
@@ -297,11 +317,26 @@ Entry& Db::put(std::string_view key, Entry entry) {
 }
 
 const std::string* Db::key_at(size_t r) const {
-  if (map_.empty()) return nullptr;
-  // Bucket order is deterministic for a given history, which is all RANDOMKEY needs.
-  auto it = map_.begin();
-  std::advance(it, static_cast<std::ptrdiff_t>(r % map_.size()));
-  return &it->first;
+  if (order_.empty()) return nullptr;
+  auto it = order_.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(r % order_.size()));
+  return it->first.second;
+}
+
+uint64_t Db::scan(uint64_t cursor, int64_t count, std::vector<std::string>* out) const {
+  // The first key at or after the cursor: the smallest name of that hash.
+  static const std::string kSmallest;
+  auto it = order_.lower_bound(OrderPos{cursor, &kSmallest});
+  int64_t taken = 0;
+  uint64_t last_hash = 0;
+  for (; it != order_.end(); ++it) {
+    ++scan_keys_visited_;
+    if (taken >= count && it->first.first != last_hash) return it->first.first;
+    out->push_back(*it->first.second);
+    last_hash = it->first.first;
+    ++taken;
+  }
+  return 0;
 }
 
 void Db::set_expire(std::string_view key, Entry& e, int64_t deadline_ms) {
@@ -321,6 +356,7 @@ void Db::erase(Map::iterator it, TouchKind kind) {
     auto v = volatile_.find(std::string_view(it->first));
     if (v != volatile_.end()) volatile_.erase(v);
   }
+  order_.erase(OrderPos{scan_hash(it->first), &it->first});
   if (watchers_.empty()) {
     map_.erase(it);
     return;
@@ -345,11 +381,13 @@ void Db::clear(int64_t now_ms) {
       present.emplace_back(key,
                            it->second.expired_at(now_ms) ? TouchKind::kExpired : TouchKind::kFlush);
     }
+    order_.clear();
     map_.clear();
     volatile_.clear();
     std::sort(present.begin(), present.end());
     for (const auto& [key, kind] : present) notify(key, kind);
   } else {
+    order_.clear();
     map_.clear();
     volatile_.clear();
   }

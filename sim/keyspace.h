@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -162,6 +163,14 @@ class Zset {
   bool listpack_ = true;
 };
 
+// The SCAN family's order over names (keys, hash fields, set members): the
+// fake orders names by this fixed 63-bit hash (FNV-1a, then splitmix64's
+// mixer; ties by name) and a cursor is the hash to resume from, so a name
+// present for the whole scan is returned at least once whatever is added or
+// removed in between. Never 0: the cursor 0 starts and ends a scan. The same
+// on every platform and standard library.
+uint64_t scan_hash(std::string_view name);
+
 using Value = std::variant<std::string, Hash, List, Set, Zset>;
 
 // How a string value was last written, for OBJECT ENCODING: Redis runs
@@ -211,6 +220,12 @@ using WatchTouchFn = void (*)(Session& session, int db, std::string_view key, To
 class Db {
  public:
   Db(int index, WatchTouchFn on_touch) : index_(index), on_touch_(on_touch) {}
+  // Movable (the map's nodes, which the key order points into, move along),
+  // not copyable.
+  Db(Db&&) = default;
+  Db& operator=(Db&&) = default;
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
 
   int index() const { return index_; }
   // Keys stored, including expired ones not yet deleted (as DBSIZE counts).
@@ -234,8 +249,18 @@ class Db {
   // is stored there. Does not touch: the caller does (RENAME, COPY, MOVE).
   Entry& put(std::string_view key, Entry entry);
   // A uniformly drawn stored key (expired or not) given a draw `r` in
-  // [0, size()); nullptr when the db is empty. For RANDOMKEY.
+  // [0, size()): the (r % size())-th key in key order (below); nullptr when
+  // the db is empty. For RANDOMKEY. O(r).
   const std::string* key_at(size_t r) const;
+
+  // One SCAN page over the stored keys (expired or not) in key order:
+  // appends to `out` the keys whose scan_hash is at or after `cursor`, at
+  // least `count` of them (fewer at the end; a page never splits keys of
+  // equal hash), and returns the cursor to continue from (0 at the end).
+  // Costs O(log size() + the keys returned), not a pass over the db.
+  uint64_t scan(uint64_t cursor, int64_t count, std::vector<std::string>* out) const;
+  // Keys scan() has stepped over since the db was made (a cost counter for tests).
+  uint64_t scan_keys_visited() const { return scan_keys_visited_; }
   // Sets or clears (deadline_ms == Entry::kNoExpire) the deadline of the
   // stored entry `e` of `key`. Does not touch: commands call touch().
   void set_expire(std::string_view key, Entry& e, int64_t deadline_ms);
@@ -255,10 +280,13 @@ class Db {
 
   // Number of keys with a deadline.
   size_t volatile_count() const { return volatile_.size(); }
-  // Keys in the order of the map (unspecified but deterministic for a given history).
+  // Every stored key (expired or not) with its entry, in key order: by
+  // (scan_hash(key), key), the order of SCAN, KEYS and RANDOMKEY. It depends
+  // only on the set of keys, never on hash-table iteration, so it is the
+  // same on every standard library. `fn` must not add or remove keys.
   template <typename Fn>
   void for_each(Fn&& fn) const {
-    for (const auto& [key, entry] : map_) fn(key, entry);
+    for (const auto& [pos, entry] : order_) fn(*pos.second, *entry);
   }
 
   // WATCH bookkeeping: which sessions watch which keys of this db.
@@ -268,12 +296,23 @@ class Db {
 
  private:
   using Map = std::unordered_map<std::string, Entry, StringHash, std::equal_to<>>;
+  // Key order: (scan_hash, key). Points into map_'s nodes, which stay put.
+  using OrderPos = std::pair<uint64_t, const std::string*>;
+  struct OrderLess {
+    bool operator()(const OrderPos& a, const OrderPos& b) const {
+      return a.first != b.first ? a.first < b.first : *a.second < *b.second;
+    }
+  };
+  // Finds `key` or creates it (empty entry) in map_ and order_.
+  Map::iterator find_or_insert(std::string_view key);
   void erase(Map::iterator it, TouchKind kind);
   void notify(std::string_view key, TouchKind kind);
 
   int index_;
   WatchTouchFn on_touch_;
   Map map_;
+  std::map<OrderPos, Entry*, OrderLess> order_;  // every key of map_, in key order
+  mutable uint64_t scan_keys_visited_ = 0;
   // Keys with a deadline, ordered, for the deterministic active cycle.
   std::set<std::string, std::less<>> volatile_;
   std::string cursor_;  // last key the active cycle examined

@@ -93,12 +93,17 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
   uint64_t commands = 0;
   int64_t simulated_us = 0;
   auto summary_json = [&](uint64_t explored) {
-    out << "{\"lock\": " << json_string(kind_name);
-    if (manifest) out << ", \"script_lock\": " << json_string(options.script_lock_dir);
-    out << ", \"faults\": " << json_string(faults_text(options)) << ", \"first_seed\": " << first
-        << ", \"last_seed\": " << last << ", \"seeds_explored\": " << explored
-        << ", \"commands\": " << commands << ", \"simulated_seconds\": " << simulated_us / 1e6
-        << ", \"elapsed_seconds\": " << elapsed_s();
+    Json o;
+    o["lock"] = kind_name;
+    if (manifest) o["script_lock"] = options.script_lock_dir;
+    o["faults"] = faults_text(options);
+    o["first_seed"] = first;
+    o["last_seed"] = last;
+    o["seeds_explored"] = explored;
+    o["commands"] = commands;
+    o["simulated_seconds"] = static_cast<double>(simulated_us) / 1e6;
+    o["elapsed_seconds"] = elapsed_s();
+    return o;
   };
   for (uint64_t seed = first; seed <= last; ++seed) {
     if (options.progress) draw_progress(err, seed - first, total);
@@ -118,15 +123,18 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
     const std::string timeline = world::render_timeline(small.history);
     const std::string replay = check_replay_command(options, seed);
     if (options.json) {
-      summary_json(seed - first + 1);
-      out << ", \"violation\": true, \"seed\": " << seed << ", \"replay\": " << json_string(replay)
-          << ", \"shrink_runs\": " << runs << ", \"plan\": " << json_string(describe(shrunk))
-          << ", \"violations\": [";
-      for (size_t i = 0; i < small.violations.size(); ++i) {
-        out << (i ? ", " : "") << "{\"checker\": " << json_string(small.violations[i].checker)
-            << ", \"description\": " << json_string(small.violations[i].description) << "}";
+      Json o = summary_json(seed - first + 1);
+      o["violation"] = true;
+      o["seed"] = seed;
+      o["replay"] = replay;
+      o["shrink_runs"] = runs;
+      o["plan"] = describe(shrunk);
+      o["violations"] = Json::array();
+      for (const auto& v : small.violations) {
+        o["violations"].push_back(Json{{"checker", v.checker}, {"description", v.description}});
       }
-      out << "], \"timeline\": " << json_string(timeline) << "}\n";
+      o["timeline"] = timeline;
+      out << dump_json(o) << "\n";
     } else {
       out << "violation found: " << label << ", seed " << seed;
       if (options.faults) out << ", faults " << faults_text(options);
@@ -159,8 +167,9 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
     err << "\n";
   }
   if (options.json) {
-    summary_json(total);
-    out << ", \"violation\": false}\n";
+    Json o = summary_json(total);
+    o["violation"] = false;
+    out << dump_json(o) << "\n";
     return 0;
   }
   out << "no violation: " << label;

@@ -1,6 +1,7 @@
 // The CLI's subcommands as functions: verdicts, exit codes, replay lines.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "sim/world/explore.h"
@@ -67,9 +68,13 @@ TEST(ScenarioRun, JsonCarriesVerdictAndReplay) {
   options.name = "expire-then-delete";
   options.json = true;
   EXPECT_EQ(scenario_run(options, out, err), 0);
-  EXPECT_NE(out.str().find("\"observed\": \"violation: mutual exclusion\""), std::string::npos);
-  EXPECT_NE(out.str().find("\"replay\": \"build/redsim scenario run expire-then-delete --seed 1\""),
-            std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["name"], "expire-then-delete");
+  EXPECT_EQ(j["observed"], "violation: mutual exclusion");
+  EXPECT_EQ(j["replay"], "build/redsim scenario run expire-then-delete --seed 1");
+  EXPECT_EQ(j["history_hash"].get<std::string>().size(), 16u);
+  EXPECT_EQ(j["passed"], true);
+  EXPECT_FALSE(j["violations"].empty());
 }
 
 TEST(ScenarioRun, SameSeedSameHistory) {
@@ -137,18 +142,20 @@ TEST(Check, JsonSummary) {
   options.json = true;
   EXPECT_EQ(check(options, out, err), 0) << out.str();
   const std::string text = out.str();
-  EXPECT_EQ(text.rfind("{\"lock\": \"simple\", \"faults\": \"latency,lost-reply\"", 0), 0u) << text;
-  EXPECT_NE(text.find("\"seeds_explored\": 5"), std::string::npos) << text;
-  EXPECT_NE(text.find("\"violation\": false}"), std::string::npos) << text;
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_EQ(text.rfind("{\"lock\":\"simple\",\"faults\":\"latency,lost-reply\"", 0), 0u) << text;
+  EXPECT_EQ(j["seeds_explored"], 5);
+  EXPECT_EQ(j["violation"], false);
   EXPECT_TRUE(err.str().empty()) << "no progress bar unless asked: " << err.str();
 
   std::ostringstream bad, bad_err;
   options.faults = world::parse_fault_set("pause");
   options.seeds = 200;
   EXPECT_EQ(check(options, bad, bad_err), 1);
-  EXPECT_NE(bad.str().find("\"violation\": true"), std::string::npos) << bad.str();
-  EXPECT_NE(bad.str().find("--faults pause\""), std::string::npos) << bad.str();
-  EXPECT_NE(bad.str().find("\"checker\": \"mutual-exclusion\""), std::string::npos) << bad.str();
+  const nlohmann::json v = nlohmann::json::parse(bad.str());
+  EXPECT_EQ(v["violation"], true);
+  EXPECT_TRUE(v["replay"].get<std::string>().ends_with("--faults pause")) << bad.str();
+  EXPECT_EQ(v["violations"][0]["checker"], "mutual-exclusion");
 }
 
 TEST(Check, ProgressBarGoesToErr) {

@@ -60,31 +60,29 @@ void print_text(const Scenario& s, const ScenarioResult& r, const std::string& r
       << rerun_line(s, r, real_url) << "\n\n";
 }
 
-void print_json(const Scenario& s, const ScenarioResult& r, const std::string& real_url,
-                std::ostream& out) {
-  out << "{\"name\": " << json_string(s.name)
-      << ", \"world\": " << json_string(real_url.empty() ? "simulated" : "real")
-      << ", \"lock\": " << json_string(lock::lock_kind_name(s.kind))
-      << ", \"expected\": " << json_string(world::verdict_name(r.expected))
-      << ", \"observed\": " << json_string(world::verdict_name(r.observed))
-      << ", \"passed\": " << (r.passed() ? "true" : "false");
+Json scenario_json(const Scenario& s, const ScenarioResult& r, const std::string& real_url) {
+  Json o;
+  o["name"] = s.name;
+  o["world"] = real_url.empty() ? "simulated" : "real";
+  o["lock"] = std::string(lock::lock_kind_name(s.kind));
+  o["expected"] = std::string(world::verdict_name(r.expected));
+  o["observed"] = std::string(world::verdict_name(r.observed));
+  o["passed"] = r.passed();
   if (real_url.empty()) {
-    out << ", \"seed\": " << r.seed
-        << ", \"history_hash\": " << json_string(hex64(r.history.hash()))
-        << ", \"replay\": " << json_string(replay_command(s, r.seed));
+    o["seed"] = r.seed;
+    o["history_hash"] = hex64(r.history.hash());
+    o["replay"] = replay_command(s, r.seed);
   } else {
-    out << ", \"server\": " << json_string(real_url);
+    o["server"] = real_url;
   }
-  out << ", \"violations\": [";
-  for (size_t i = 0; i < r.violations.size(); ++i) {
-    out << (i ? ", " : "") << "{\"checker\": " << json_string(r.violations[i].checker)
-        << ", \"description\": " << json_string(r.violations[i].description) << "}";
+  o["violations"] = Json::array();
+  for (const auto& v : r.violations) {
+    o["violations"].push_back(Json{{"checker", v.checker}, {"description", v.description}});
   }
-  out << "], \"findings\": [";
-  for (size_t i = 0; i < r.findings.size(); ++i) {
-    out << (i ? ", " : "") << json_string(r.findings[i]);
-  }
-  out << "], \"timeline\": " << json_string(world::render_timeline(r.history)) << "}";
+  o["findings"] = Json::array();
+  for (const std::string& f : r.findings) o["findings"].push_back(f);
+  o["timeline"] = world::render_timeline(r.history);
+  return o;
 }
 
 }  // namespace
@@ -151,7 +149,7 @@ int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostr
   }
 
   std::vector<ScenarioResult> results;
-  if (options.json && options.all) out << "[";
+  Json all_json = Json::array();
   for (size_t i = 0; i < chosen.size(); ++i) {
     ScenarioResult r;
     if (real) {
@@ -179,14 +177,18 @@ int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostr
       }
     }
     if (options.json) {
-      if (i) out << ",\n ";
-      print_json(*chosen[i], r, options.real_url, out);
+      Json one = scenario_json(*chosen[i], r, options.real_url);
+      if (options.all) {
+        all_json.push_back(std::move(one));
+      } else {
+        out << dump_json(one) << "\n";
+      }
     } else {
       print_text(*chosen[i], r, options.real_url, out);
     }
     results.push_back(std::move(r));
   }
-  if (options.json) out << (options.all ? "]\n" : "\n");
+  if (options.json && options.all) out << dump_json(all_json) << "\n";
 
   size_t passed = 0;
   for (const ScenarioResult& r : results) passed += r.passed() ? 1 : 0;

@@ -29,6 +29,12 @@ struct ScenarioRunOptions {
 // one did not, 2 for an unknown name, an SVG file that cannot be written, a
 // bad or unreachable --real URL, or a named scenario that needs a fault with
 // --real (message on `err`).
+//
+// JSON (--json): one line per run, {"name", "world", "lock", "expected",
+// "observed", "passed", then "seed", "history_hash" (16 hex digits) and
+// "replay" (simulated) or "server" (--real), "violations" [{"checker",
+// "description"}], "findings" [...], "timeline"}; with --all one array of
+// them. Written by nlohmann-json: valid UTF-8 for any bytes (tools/cli/json.h).
 int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace redsim::cli

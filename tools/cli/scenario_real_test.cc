@@ -1,6 +1,7 @@
 // The fault-free scenarios against a real redis-server started by the test.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "lock/hiredis/hiredis_env.h"
@@ -88,8 +89,10 @@ TEST(ScenarioRunReal, NamedFaultFreeScenarioRuns) {
   options.real_url = server().url();
   options.json = true;
   EXPECT_EQ(scenario_run(options, out, err), 0) << out.str() << err.str();
-  EXPECT_NE(out.str().find("\"world\": \"real\""), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("\"observed\": \"safe\""), std::string::npos) << out.str();
+  const nlohmann::json j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["world"], "real") << out.str();
+  EXPECT_EQ(j["observed"], "safe") << out.str();
+  EXPECT_EQ(j["server"], options.real_url);
 }
 
 TEST(ScenarioRunReal, BadOrUnreachableUrlIsAUsageError) {

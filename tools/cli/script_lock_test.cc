@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -289,11 +290,41 @@ TEST(CheckScriptLock, JsonNamesTheScriptLock) {
   options.json = true;
   std::ostringstream out, err;
   EXPECT_EQ(check(options, out, err), 0) << err.str();
-  EXPECT_EQ(out.str().rfind("{\"lock\": \"set-nx-px\", \"script_lock\": \"" +
-                                options.script_lock_dir + "\", \"faults\": \"\"",
-                            0),
-            0u)
-      << out.str();
+  const nlohmann::json j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["lock"], "set-nx-px");
+  EXPECT_EQ(j["script_lock"], options.script_lock_dir);
+  EXPECT_EQ(j["faults"], "");
+  EXPECT_EQ(j["violation"], false);
+  EXPECT_EQ(out.str().rfind("{\"lock\":\"set-nx-px\",\"script_lock\":", 0), 0u) << out.str();
+}
+
+// Any bytes in a name give valid JSON: a script lock in a directory whose
+// name is not UTF-8 (0xff, a lone continuation byte, a truncated sequence)
+// next to valid UTF-8 (é). nlohmann's strict parser reads the output back;
+// each invalid byte became U+FFFD, the valid é stayed, in the directory and
+// in the replay line of the violation found.
+TEST(CheckScriptLock, JsonIsValidForAnyBytesInNames) {
+  const std::string name = "lock-\xff\x80-\xc3-\xc3\xa9";
+  const fs::path dir = fs::path(::testing::TempDir()) / name;
+  fs::create_directories(dir);
+  for (const auto& f : fs::directory_iterator(kExamples / "setnx-then-pexpire")) {
+    fs::copy_file(f.path(), dir / f.path().filename(), fs::copy_options::overwrite_existing);
+  }
+  CheckOptions options;
+  options.script_lock_dir = dir.string();
+  options.json = true;
+  std::ostringstream out, err;
+  EXPECT_EQ(check(options, out, err), 1) << err.str();
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(out.str())) << out.str();
+  const std::string shown = "lock-\uFFFD\uFFFD-\uFFFD-\u00e9";
+  const std::string shown_utf8 = nlohmann::json::parse("\"" + shown + "\"").get<std::string>();
+  const std::string dir_shown = (fs::path(::testing::TempDir()) / shown_utf8).string();
+  EXPECT_EQ(j["script_lock"], dir_shown);
+  EXPECT_EQ(j["violation"], true);
+  EXPECT_NE(j["replay"].get<std::string>().find(dir_shown), std::string::npos)  // shell-quoted
+      << j["replay"];
+  EXPECT_EQ(j["violations"][0]["checker"], "liveness");
 }
 
 TEST(CheckScriptLock, ABadManifestIsAUsageError) {
