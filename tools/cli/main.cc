@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
             }
             return "--shard wants K/N with 1 <= K <= N, got '" + v + "'";
           });
+  shard_opt->excludes(seed_opt);
   std::string strategy_text = "random";
   check
       ->add_option("--strategy", strategy_text,
