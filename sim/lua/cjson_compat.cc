@@ -4,6 +4,7 @@
 // Redis (5.4 would print "5.0"). Error messages keep cjson's text and gain
 // the caller's position exactly as when cjson raises on its own.
 #include <cmath>
+#include <mutex>
 
 #include "sim/lua/internal.h"
 
@@ -67,7 +68,14 @@ int decode51(lua_State* L) {
 }  // namespace
 
 int open_cjson(lua_State* L) {
-  luaopen_cjson(L);
+  {
+    // lua-cjson 2.1.0's luaopen_cjson calls fpconv_init(), which writes a
+    // file-static (the locale's decimal point): worlds opening their Lua
+    // states on several threads (redsim check --jobs) take turns.
+    static std::mutex open_mutex;
+    std::lock_guard lock(open_mutex);
+    luaopen_cjson(L);
+  }
   lua_getfield(L, -1, "decode");
   lua_pushcclosure(L, decode51, 1);
   lua_setfield(L, -2, "decode");

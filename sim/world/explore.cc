@@ -321,9 +321,19 @@ int64_t liveness_bound_us(const ExplorePlan& plan) {
   return bound;
 }
 
+uint64_t pct_steps(const ExplorePlan& plan) {
+  uint64_t steps = 0;
+  for (const ClientPlan& c : plan.clients) {
+    steps += 8 * c.attempts.size() * static_cast<uint64_t>(std::max(c.tasks, 1));
+  }
+  return std::max<uint64_t>(steps, 8);
+}
+
 ExploreOutcome run_plan(const ExplorePlan& plan) {
   WorldOptions options;
   options.seed = plan.seed;
+  options.strategy = plan.strategy;
+  options.pct_steps = pct_steps(plan);
   options.faults = plan.faults;
   options.time_limit_us = int64_t{600} * 1000 * kMs;
   options.command_timeout_us = plan.command_timeout_us;
@@ -445,6 +455,10 @@ std::string describe_plan(const ExplorePlan& plan) {
       << plan.faults.latency_max_us / 1000.0 << " ms, pause " << plan.faults.pause_ppm
       << " ppm per blocking call (" << plan.faults.pause_min_us / 1000.0 << ".."
       << plan.faults.pause_max_us / 1000.0 << " ms), crash " << plan.faults.crash_ppm << " ppm\n";
+  if (plan.strategy.depth > 0) {
+    out << "strategy: " << strategy_name(plan.strategy) << " (k = " << pct_steps(plan)
+        << " steps)\n";
+  }
   if (plan.fault_set) {
     const FaultPlan& f = plan.faults;
     out << "explicit faults: " << fault_set_name(*plan.fault_set)

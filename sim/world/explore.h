@@ -52,6 +52,7 @@
 
 #include "lock/lock.h"
 #include "sim/world/checkers.h"
+#include "sim/world/pct.h"
 #include "sim/world/world.h"
 
 namespace redsim::world {
@@ -146,7 +147,14 @@ struct ExplorePlan {
   // live holders inside their lease; explicit faults (apply by
   // generate_plan) are unbounded.
   FaultMode fault_mode = FaultMode::kBudgeted;
+  // How same-time events and latencies are chosen (pct.h): random, or PCT
+  // with k = pct_steps(plan) steps.
+  Strategy strategy;
 };
+
+// PCT's k for a plan (pct.h): about the messages its clients send, 8 per
+// attempt of each task (a SET, a reply, a GET or script, a reply, ...).
+uint64_t pct_steps(const ExplorePlan& plan);
 
 // Draws the faults of `set` for a lock with lease `lease_us`, from `seed`,
 // into plan.faults, command_timeout_us, replicas, replication_lag_max_us,

@@ -91,15 +91,27 @@ Link& Runtime::pubsub_link(Process& p, size_t server) {
   return link;
 }
 
+int64_t Runtime::uniform_latency(Link& link) {
+  const FaultPlan& plan = options.faults;
+  if (!pct) return link.rng.uniform(plan.latency_min_us, plan.latency_max_us);
+  // PCT: the process's rank picks its slice of the range (pct.h).
+  const auto [rank, count] = pct->rank(link.process->pid);
+  const int64_t span = plan.latency_max_us - plan.latency_min_us;
+  const int64_t n = static_cast<int64_t>(std::max<size_t>(count, 1));
+  const int64_t low = plan.latency_min_us + span * static_cast<int64_t>(rank) / n;
+  const int64_t high = plan.latency_min_us + span * (static_cast<int64_t>(rank) + 1) / n;
+  return link.rng.uniform(low, std::max(low, high));
+}
+
 int64_t Runtime::draw_latency(Link& link) {
   const FaultPlan& plan = options.faults;
   switch (plan.latency_distribution) {
     case LatencyDistribution::kUniform:
-      return link.rng.uniform(plan.latency_min_us, plan.latency_max_us);
+      return uniform_latency(link);
     case LatencyDistribution::kFixed:
       return plan.latency_min_us;
     case LatencyDistribution::kLongTail: {
-      int64_t latency = link.rng.uniform(plan.latency_min_us, plan.latency_max_us);
+      int64_t latency = uniform_latency(link);
       const int64_t cap = plan.latency_tail_max_us > 0
                               ? plan.latency_tail_max_us
                               : 1024 * std::max<int64_t>(plan.latency_max_us, 1);
@@ -154,8 +166,12 @@ void Runtime::send_to_client(Link& link, std::function<void()> fn, std::string_v
 void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
                    std::string_view what) {
   if (link.broken) return;
+  // A PCT step of the link's process (its change points demote it).
+  if (pct) pct->step(link.process->pid);
   // Never before an earlier message in the same direction: FIFO. Equal times
-  // keep their order through the scheduler's sequence numbers.
+  // keep their order through the scheduler's sequence numbers (and, under
+  // PCT, one link's messages all belong to its process, whose priority
+  // never rises).
   const int64_t sent = now();
   const int64_t arrival =
       std::max(now() + draw_latency(link) + draw_delay(link, what), last_arrival_us);
@@ -163,16 +179,19 @@ void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
   if (options.record_messages) {
     record_message(link, EventKind::kMessageSent, std::string(what), arrival);
   }
-  sched.at(arrival, [this, &link, fn = std::move(fn), what = std::string(what), sent] {
-    if (link.broken) {  // lost with the connection
-      record_message(link, EventKind::kMessageLost, what + " (connection broken)");
-      return;
-    }
-    if (options.record_messages) {
-      record_message(link, EventKind::kMessageDelivered, what, sent);
-    }
-    fn();
-  });
+  sched.at(
+      arrival,
+      [this, &link, fn = std::move(fn), what = std::string(what), sent] {
+        if (link.broken) {  // lost with the connection
+          record_message(link, EventKind::kMessageLost, what + " (connection broken)");
+          return;
+        }
+        if (options.record_messages) {
+          record_message(link, EventKind::kMessageDelivered, what, sent);
+        }
+        fn();
+      },
+      /*daemon=*/false, link.process->pid);
 }
 
 void Runtime::fail_call(Task& t, uint64_t token, Task::CallEnd end, std::string error,

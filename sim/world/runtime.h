@@ -29,6 +29,7 @@
 #include "sim/world/fenced_resource.h"
 #include "sim/world/fiber.h"
 #include "sim/world/history.h"
+#include "sim/world/pct.h"
 #include "sim/world/prng.h"
 #include "sim/world/scheduler.h"
 #include "sim/world/world.h"
@@ -245,6 +246,8 @@ struct Runtime {
   Link& new_link(Process& p, TaskId task, size_t server);
   Link& pubsub_link(Process& p, size_t server);
   int64_t draw_latency(Link& link);
+  // A latency in the plan's uniform range; under PCT, in the process's slice.
+  int64_t uniform_latency(Link& link);
   int64_t draw_delay(Link& link, std::string_view what);
   void send_to_server(Link& link, std::function<void()> fn, std::string_view what = "request");
   void send_to_client(Link& link, std::function<void()> fn, std::string_view what = "reply");
@@ -299,6 +302,7 @@ struct Runtime {
   // ~Runtime's body, then processes, links (sessions), servers, clocks go.
   WorldOptions options;
   Scheduler sched;
+  std::unique_ptr<PctPriorities> pct;  // set under Strategy PCT (pct.h)
   History history;
   Prng root;
   std::vector<std::unique_ptr<Node>> nodes;  // servers first, then replicas

@@ -4,12 +4,15 @@
 #include <limits>
 #include <utility>
 
+#include "sim/world/pct.h"
+
 namespace redsim::world {
 
 namespace {
 // std heap functions build a max-heap; "greater" puts the earliest on top.
 bool later(const auto& a, const auto& b) {
   if (a.t_us != b.t_us) return a.t_us > b.t_us;
+  if (a.priority != b.priority) return a.priority < b.priority;
   return a.seq > b.seq;
 }
 
@@ -21,8 +24,11 @@ int64_t saturating_add(int64_t a, int64_t b) {
 }
 }  // namespace
 
-void Scheduler::at(int64_t t_us, Action action, bool daemon) {
-  heap_.push_back(Entry{std::max(t_us, now_us_), next_seq_++, daemon, std::move(action)});
+void Scheduler::at(int64_t t_us, Action action, bool daemon, uint32_t owner) {
+  if (owner == kInheritOwner) owner = current_owner_;
+  const uint64_t priority = priorities_ != nullptr ? priorities_->priority(owner) : 0;
+  heap_.push_back(
+      Entry{std::max(t_us, now_us_), priority, next_seq_++, owner, daemon, std::move(action)});
   std::push_heap(heap_.begin(), heap_.end(), later<Entry, Entry>);
   if (!daemon) ++live_;
 }
@@ -38,7 +44,9 @@ void Scheduler::step() {
   if (!entry.daemon) --live_;
   now_us_ = entry.t_us;
   ++events_run_;
+  current_owner_ = entry.owner;
   entry.action();
+  current_owner_ = 0;
 }
 
 Scheduler::Stop Scheduler::run(int64_t limit_us) {

@@ -11,6 +11,11 @@
 // Time is microseconds since the world started (t = 0). Actions run on the
 // caller's stack (the scheduler's context, never a fiber) and may schedule
 // more events, including at the current time.
+//
+// Under PCT (pct.h) every event belongs to a process (its owner: given, or
+// the owner of the event that scheduled it) and events at the same time run
+// in the order of their owners' priorities when they were scheduled, then
+// in schedule order.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +23,8 @@
 #include <vector>
 
 namespace redsim::world {
+
+class PctPriorities;
 
 class Scheduler {
  public:
@@ -30,10 +37,19 @@ class Scheduler {
 
   int64_t now_us() const { return now_us_; }
 
+  // The owner of an event that inherits the running event's owner.
+  static constexpr uint32_t kInheritOwner = UINT32_MAX;
+
   // Schedules `action` at `t_us` (a time in the past means now). A daemon
   // event (the server's active expiry cycle) does not keep run() going.
-  void at(int64_t t_us, Action action, bool daemon = false);
+  // `owner`: the process the event belongs to (0: none), for PCT.
+  void at(int64_t t_us, Action action, bool daemon = false, uint32_t owner = kInheritOwner);
   void after(int64_t delay_us, Action action, bool daemon = false);
+
+  // PCT: order same-time events by these priorities (not owned; null: off).
+  void set_priorities(PctPriorities* priorities) { priorities_ = priorities; }
+  // The owner of the event running now (0 outside any).
+  uint32_t current_owner() const { return current_owner_; }
 
   // Runs events until only daemon events remain, or until the next event
   // lies past `limit_us` (then time stops at limit_us).
@@ -49,7 +65,9 @@ class Scheduler {
  private:
   struct Entry {
     int64_t t_us;
+    uint64_t priority;  // the owner's, when scheduled (PCT); 0 otherwise
     uint64_t seq;
+    uint32_t owner;
     bool daemon;
     Action action;
   };
@@ -60,7 +78,9 @@ class Scheduler {
   uint64_t next_seq_ = 0;
   uint64_t events_run_ = 0;
   size_t live_ = 0;
-  std::vector<Entry> heap_;  // a min-heap on (t_us, seq)
+  uint32_t current_owner_ = 0;
+  PctPriorities* priorities_ = nullptr;
+  std::vector<Entry> heap_;  // a min-heap on (t_us, -priority, seq)
 };
 
 }  // namespace redsim::world

@@ -15,6 +15,12 @@ namespace detail {
 Runtime::Runtime(WorldOptions opts) : options(std::move(opts)), root(options.seed) {
   if (options.servers == 0) throw std::invalid_argument("WorldOptions::servers must be >= 1");
   history.set_server_count(options.servers);
+  if (options.strategy.depth > 0) {
+    // Its own stream: the random strategy's draws are left as they were.
+    pct = std::make_unique<PctPriorities>(options.strategy.depth, options.pct_steps,
+                                          root.fork("pct").next_u64());
+    sched.set_priorities(pct.get());
+  }
   make_nodes();
   if (options.active_expire_interval_us > 0) {
     sched.after(
@@ -449,8 +455,9 @@ ProcessId World::spawn_process(std::string name, std::function<void(ProcessEnv&)
   p->env = std::make_unique<ProcessEnv>(rt, *p);
   detail::Process& ref = *p;
   rt.processes.push_back(std::move(p));
-  rt.sched.at(start_at.count(),
-              [&rt, &ref] { rt.deliver(ref, [&rt, &ref] { rt.start_process(ref); }); });
+  rt.sched.at(
+      start_at.count(), [&rt, &ref] { rt.deliver(ref, [&rt, &ref] { rt.start_process(ref); }); },
+      /*daemon=*/false, ref.pid);
   return ref.pid;
 }
 

@@ -107,6 +107,7 @@
 #include "sim/server.h"
 #include "sim/world/client_env.h"
 #include "sim/world/history.h"
+#include "sim/world/pct.h"
 
 namespace redsim::world {
 
@@ -281,6 +282,11 @@ struct WorldOptions {
   // Record every message sent and delivered (kMessageSent/kMessageDelivered)
   // for timelines; off by default (it grows the history a lot).
   bool record_messages = false;
+  // How same-time events and latencies are chosen (sim/world/pct.h):
+  // random by default; PCT with `pct_steps` (k, >= 1) steps for its change
+  // points.
+  Strategy strategy;
+  uint64_t pct_steps = 100;
 };
 
 // What World::lose_messages does to each call made in its window.

@@ -1,6 +1,7 @@
 #include "tools/cli/check_cmd.h"
 
 #include <chrono>
+#include <functional>
 #include <ostream>
 
 #include "sim/world/explore.h"
@@ -9,6 +10,7 @@
 #include "tools/cli/json.h"
 #include "tools/cli/script_lock_check.h"
 #include "tools/cli/script_lock_manifest.h"
+#include "tools/cli/seed_scan.h"
 #include "tools/cli/svg_file.h"
 
 namespace redsim::cli {
@@ -51,6 +53,7 @@ std::string check_replay_command(const CheckOptions& options, uint64_t seed) {
   std::string cmd = "build/redsim check " + lock_flag(options) + " --seed " + std::to_string(seed);
   if (options.clients > 0) cmd += " --clients " + std::to_string(options.clients);
   if (options.faults) cmd += " --faults " + world::fault_set_name(*options.faults);
+  if (options.strategy.depth > 0) cmd += " --strategy " + world::strategy_name(options.strategy);
   return cmd;
 }
 
@@ -61,7 +64,6 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
   };
   const uint64_t first = options.seed.value_or(1);
   const uint64_t last = options.seed ? *options.seed : static_cast<uint64_t>(options.seeds);
-  const uint64_t total = last - first + 1;
 
   // What is explored: a built-in kind, or the script lock of a manifest.
   std::optional<ScriptLockManifest> manifest;
@@ -80,8 +82,11 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
                                 ? "script lock " + kind_name + " (" + options.script_lock_dir + ")"
                                 : "lock " + kind_name;
   auto make_plan = [&](uint64_t seed) {
-    return manifest ? script_lock_plan(*manifest, seed, options.clients, options.faults)
-                    : world::generate_plan(options.kind, seed, options.clients, options.faults);
+    world::ExplorePlan plan =
+        manifest ? script_lock_plan(*manifest, seed, options.clients, options.faults)
+                 : world::generate_plan(options.kind, seed, options.clients, options.faults);
+    plan.strategy = options.strategy;
+    return plan;
   };
   auto run = [&](const world::ExplorePlan& p) {
     return manifest ? run_script_lock_plan(*manifest, p) : world::run_plan(p);
@@ -97,6 +102,10 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
     o["lock"] = kind_name;
     if (manifest) o["script_lock"] = options.script_lock_dir;
     o["faults"] = faults_text(options);
+    if (options.strategy.depth > 0) o["strategy"] = world::strategy_name(options.strategy);
+    if (options.shard_count > 1) {
+      o["shard"] = std::to_string(options.shard) + "/" + std::to_string(options.shard_count);
+    }
     o["first_seed"] = first;
     o["last_seed"] = last;
     o["seeds_explored"] = explored;
@@ -105,13 +114,27 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
     o["elapsed_seconds"] = elapsed_s();
     return o;
   };
-  for (uint64_t seed = first; seed <= last; ++seed) {
-    if (options.progress) draw_progress(err, seed - first, total);
+  // The shard's seeds on options.jobs threads, with the serial result.
+  SeedScan scan{.first = first,
+                .last = last,
+                .shard = options.shard,
+                .shard_count = options.shard_count,
+                .jobs = options.jobs};
+  const uint64_t shard_total = shard_seed_count(scan);
+  std::function<void(uint64_t)> progress;
+  if (options.progress) progress = [&](uint64_t done) { draw_progress(err, done, shard_total); };
+  const ScanResult scanned = scan_seeds(
+      scan,
+      [&](uint64_t seed) {
+        world::ExploreOutcome outcome = run(make_plan(seed));
+        return SeedOutcome{outcome.commands, outcome.history.end_us(), !outcome.violations.empty()};
+      },
+      progress);
+  commands = scanned.commands;
+  simulated_us = scanned.simulated_us;
+  if (scanned.failing_seed) {
+    const uint64_t seed = *scanned.failing_seed;
     world::ExplorePlan plan = make_plan(seed);
-    world::ExploreOutcome outcome = run(plan);
-    commands += outcome.commands;
-    simulated_us += outcome.history.end_us();
-    if (outcome.violations.empty()) continue;
     if (options.progress) err << "\n";
 
     int runs = 0;
@@ -123,7 +146,7 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
     const std::string timeline = world::render_timeline(small.history);
     const std::string replay = check_replay_command(options, seed);
     if (options.json) {
-      Json o = summary_json(seed - first + 1);
+      Json o = summary_json(scanned.explored);
       o["violation"] = true;
       o["seed"] = seed;
       o["replay"] = replay;
@@ -163,19 +186,23 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
   if (options.progress) {
-    draw_progress(err, total, total);
+    draw_progress(err, shard_total, shard_total);
     err << "\n";
   }
   if (options.json) {
-    Json o = summary_json(total);
+    Json o = summary_json(shard_total);
     o["violation"] = false;
     out << dump_json(o) << "\n";
     return 0;
   }
   out << "no violation: " << label;
   if (options.faults) out << ", faults " << faults_text(options);
-  out << ", " << total << " seeds (" << first << ".." << last << "), " << commands << " commands, "
-      << simulated_us / 1000000.0 << " simulated seconds\n";
+  out << ", " << shard_total << " seeds (" << first << ".." << last;
+  if (options.shard_count > 1) {
+    out << ", shard " << options.shard << "/" << options.shard_count << ": every "
+        << options.shard_count << "th from " << first + options.shard - 1;
+  }
+  out << "), " << commands << " commands, " << simulated_us / 1000000.0 << " simulated seconds\n";
   return 0;
 }
 

@@ -37,6 +37,13 @@ struct CheckOptions {
   std::optional<world::FaultSet> faults;  // --faults: exactly these, no budget
   bool json = false;                      // one JSON object on `out` instead of text
   bool progress = false;  // a progress bar on `err` (main sets it when stderr is a terminal)
+  // Worker threads, each running whole worlds (seeds); the output is the
+  // serial run's (tools/cli/seed_scan.h).
+  int jobs = 1;
+  // --shard K/N: only the seeds s with (s - first) mod N == K - 1.
+  int shard = 1;
+  int shard_count = 1;
+  world::Strategy strategy;  // --strategy random|pct[:d] (sim/world/pct.h)
 };
 
 // Explores; returns 0 when no violation was found, 1 after printing the
@@ -47,8 +54,13 @@ struct CheckOptions {
 // which the harness's worlds do not model yet (they have no replica);
 // messages on `err`.
 //
+// With jobs > 1 the seeds run on that many threads; the output (but for
+// "elapsed_seconds") and the exit code are those of jobs = 1. With a shard,
+// only that shard's seeds run (seeds_explored counts them).
+//
 // JSON (--json): {"lock" (a kind, or a script lock's name), "script_lock"
-// (DIR; only with --script-lock), "faults", "first_seed", "last_seed",
+// (DIR; only with --script-lock), "faults", "strategy" (only for PCT),
+// "shard" ("K/N", only when sharded), "first_seed", "last_seed",
 // "seeds_explored", "commands", "simulated_seconds", "elapsed_seconds",
 // "violation": false} or, on a violation, also "seed", "replay",
 // "shrink_runs", "plan" (describe_plan of the shrunk plan), "violations"
@@ -56,7 +68,8 @@ struct CheckOptions {
 int check(const CheckOptions& options, std::ostream& out, std::ostream& err);
 
 // The command line that replays `seed` with these options (--lock KIND or
-// --script-lock DIR, with --clients and --faults when they were given).
+// --script-lock DIR, with --clients, --faults and --strategy when they were
+// given).
 std::string check_replay_command(const CheckOptions& options, uint64_t seed);
 
 }  // namespace redsim::cli

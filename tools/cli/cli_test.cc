@@ -1,12 +1,16 @@
 // The CLI's subcommands as functions: verdicts, exit codes, replay lines.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "sim/world/explore.h"
 #include "sim/world/scenarios.h"
 #include "tools/cli/check_cmd.h"
+#include "tools/cli/merge_cmd.h"
 #include "tools/cli/scenario_cmd.h"
 
 namespace redsim::cli {
@@ -167,6 +171,145 @@ TEST(Check, ProgressBarGoesToErr) {
   EXPECT_EQ(check(options, out, err), 0);
   EXPECT_NE(err.str().find("] 3/3 seeds"), std::string::npos) << err.str();
   EXPECT_EQ(out.str().find("seeds\r"), std::string::npos);
+}
+
+// `text` without its "elapsed_seconds" value (the one field a parallel run
+// may print differently).
+std::string without_elapsed(std::string text) {
+  const size_t at = text.find("\"elapsed_seconds\":");
+  if (at == std::string::npos) return text;
+  const size_t end = text.find(',', at);
+  return text.erase(at, end - at);
+}
+
+TEST(Check, JobsGiveTheSerialOutputByteForByte) {
+  struct Case {
+    lock::LockKind kind;
+    int seeds;
+    int expected;
+  };
+  for (const Case& c :
+       {Case{lock::LockKind::kGetDel, 1000, 1}, Case{lock::LockKind::kSimple, 300, 0},
+        Case{lock::LockKind::kSetnxExpire, 1000, 1}}) {
+    for (bool json : {false, true}) {
+      CheckOptions options;
+      options.kind = c.kind;
+      options.seeds = c.seeds;
+      options.json = json;
+      std::ostringstream serial, serial_err;
+      EXPECT_EQ(check(options, serial, serial_err), c.expected) << serial.str();
+      for (int jobs : {2, 3}) {
+        options.jobs = jobs;
+        std::ostringstream parallel, parallel_err;
+        EXPECT_EQ(check(options, parallel, parallel_err), c.expected);
+        if (json) {
+          EXPECT_EQ(without_elapsed(parallel.str()), without_elapsed(serial.str()));
+        } else {
+          EXPECT_EQ(parallel.str(), serial.str());
+        }
+        EXPECT_EQ(parallel_err.str(), serial_err.str());
+      }
+    }
+  }
+}
+
+TEST(Check, ShardsSplitTheSeedsAndMergeToTheSerialVerdict) {
+  const std::string dir = ::testing::TempDir();
+  for (lock::LockKind kind : {lock::LockKind::kGetDel, lock::LockKind::kSimple}) {
+    CheckOptions options;
+    options.kind = kind;
+    options.seeds = 300;
+    options.json = true;
+    std::ostringstream serial, err;
+    const int code = check(options, serial, err);
+    std::vector<std::string> files;
+    uint64_t explored = 0;
+    for (int k = 1; k <= 3; ++k) {
+      options.shard = k;
+      options.shard_count = 3;
+      std::ostringstream shard;
+      EXPECT_EQ(check(options, shard, err) <= code, true) << shard.str();
+      EXPECT_NE(shard.str().find("\"shard\":\"" + std::to_string(k) + "/3\""), std::string::npos);
+      files.push_back(dir + "/redsim_shard_" + std::to_string(k) + ".json");
+      std::ofstream(files.back()) << shard.str();
+      const size_t at = shard.str().find("\"seeds_explored\":");
+      explored += std::stoull(shard.str().substr(at + 17));
+    }
+    std::ostringstream merged, merged_err;
+    EXPECT_EQ(check_merge(files, /*json=*/true, merged, merged_err), code) << merged_err.str();
+    if (code == 0) {
+      EXPECT_EQ(explored, 300u);
+      EXPECT_NE(merged.str().find("\"seeds_explored\":300"), std::string::npos) << merged.str();
+      EXPECT_NE(merged.str().find("\"violation\":false"), std::string::npos) << merged.str();
+    } else {
+      // The lowest failing seed over the shards is the serial one, and so
+      // is its replay line.
+      const size_t at = serial.str().find("\"seed\":");
+      const std::string seed = serial.str().substr(at, serial.str().find(',', at) - at);
+      EXPECT_NE(merged.str().find(seed + ","), std::string::npos) << merged.str() << serial.str();
+      const size_t r = serial.str().find("\"replay\":");
+      EXPECT_NE(merged.str().find(serial.str().substr(r, serial.str().find(',', r) - r)),
+                std::string::npos);
+    }
+  }
+  // Shards of different explorations do not merge.
+  CheckOptions other;
+  other.kind = lock::LockKind::kReentrant;
+  other.seeds = 3;
+  other.json = true;
+  std::ostringstream o, err;
+  ASSERT_EQ(check(other, o, err), 0);
+  std::ofstream(dir + "/redsim_shard_other.json") << o.str();
+  std::ostringstream merged, merged_err;
+  EXPECT_EQ(check_merge({dir + "/redsim_shard_1.json", dir + "/redsim_shard_other.json"}, false,
+                        merged, merged_err),
+            2);
+  EXPECT_NE(merged_err.str().find("results of different explorations"), std::string::npos)
+      << merged_err.str();
+}
+
+TEST(Check, PctFindsTheRaceAndItsReplayNamesTheStrategy) {
+  for (const char* strategy : {"pct:2", "pct:3"}) {
+    std::ostringstream out;
+    CheckOptions options;
+    options.kind = lock::LockKind::kGetDel;
+    options.strategy = world::parse_strategy(strategy);
+    EXPECT_EQ(check(options, out, out), 1) << out.str();
+    const std::string text = out.str();
+    EXPECT_NE(text.find(std::string("strategy: ") + strategy), std::string::npos) << text;
+    const std::string prefix = "replay: build/redsim check --lock get-del --seed ";
+    const size_t at = text.find(prefix);
+    ASSERT_NE(at, std::string::npos) << text;
+    const uint64_t seed = std::stoull(text.substr(at + prefix.size()));
+    EXPECT_NE(text.find(prefix + std::to_string(seed) + " --strategy " + strategy + "\n"),
+              std::string::npos)
+        << text;
+    std::ostringstream again;
+    options.seed = seed;
+    EXPECT_EQ(check(options, again, again), 1);
+    EXPECT_EQ(again.str(), text) << "a replay must print the same counterexample";
+  }
+}
+
+TEST(Check, PctNeverFlagsTheSafeKinds) {
+  for (auto kind : {lock::LockKind::kSimple, lock::LockKind::kReentrant}) {
+    for (int depth : {1, 3}) {
+      std::ostringstream out;
+      CheckOptions options;
+      options.kind = kind;
+      options.seeds = 200;
+      options.strategy = world::Strategy{.depth = depth};
+      EXPECT_EQ(check(options, out, out), 0) << out.str();
+    }
+  }
+}
+
+TEST(Explore, PctIsDeterministicAndChangesTheSchedule) {
+  world::ExplorePlan plan = world::generate_plan(lock::LockKind::kSimple, 11, 4);
+  const uint64_t random_hash = world::run_plan(plan).history.hash();
+  plan.strategy = world::Strategy{.depth = 2};
+  EXPECT_EQ(world::run_plan(plan).history.hash(), world::run_plan(plan).history.hash());
+  EXPECT_NE(world::run_plan(plan).history.hash(), random_hash);
 }
 
 TEST(Explore, SamePlanSameHistory) {

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "sim/world/explore.h"
 #include "tools/cli/check_cmd.h"
 #include "tools/cli/difftest_cmd.h"
+#include "tools/cli/merge_cmd.h"
 #include "tools/cli/repl.h"
 #include "tools/cli/scenario_cmd.h"
 #include "tools/server/server_cmd.h"
@@ -101,13 +103,62 @@ int main(int argc, char** argv) {
   auto* seed_opt = check->add_option("--seed", seed, "Run exactly this seed (a replay)");
   check->add_option("--svg", check_options.svg_path,
                     "Draw the shrunk counterexample's timeline to this SVG file");
+  check
+      ->add_option("--jobs", check_options.jobs,
+                   "Worker threads, each running whole seeds; output as with 1")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  std::string shard_text;
+  auto* shard_opt =
+      check
+          ->add_option("--shard", shard_text,
+                       "K/N: only seeds s with (s - first) mod N == K-1 (a CI matrix; merge the "
+                       "--json results with `check merge`)")
+          ->check([](const std::string& v) -> std::string {
+            int k = 0, n = 0;
+            char slash = 0;
+            std::istringstream in(v);
+            if ((in >> k >> slash >> n) && in.eof() && slash == '/' && n >= 1 && k >= 1 && k <= n) {
+              return "";
+            }
+            return "--shard wants K/N with 1 <= K <= N, got '" + v + "'";
+          });
+  shard_opt->excludes(seed_opt);
+  std::string strategy_text = "random";
+  check
+      ->add_option("--strategy", strategy_text,
+                   "random, or pct[:D] (PCT priorities of depth D, default 3; sim/world/pct.h)")
+      ->check([](const std::string& v) -> std::string {
+        try {
+          redsim::world::parse_strategy(v);
+          return "";
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      })
+      ->capture_default_str();
+  std::vector<std::string> merge_files;
+  bool merge_json = false;
+  auto* merge = check->add_subcommand(
+      "merge",
+      "Merge the --json results of shards into one report; exit 1 if any failed, 2 if unusable");
+  merge->add_option("files", merge_files, "The shards' --json outputs")->required();
+  merge->add_flag("--json", merge_json, "A JSON report instead of text");
+  merge->callback(
+      [&] { exit_code = redsim::cli::check_merge(merge_files, merge_json, std::cout, std::cerr); });
   check->callback([&] {
+    if (merge->parsed()) return;
     if (lock_name.empty() == check_options.script_lock_dir.empty()) {
       throw CLI::ValidationError("check", "give one of --lock KIND or --script-lock DIR");
     }
     if (!lock_name.empty()) check_options.kind = *redsim::lock::parse_lock_kind(lock_name);
     if (seed_opt->count() > 0) check_options.seed = seed;
     if (faults_opt->count() > 0) check_options.faults = redsim::world::parse_fault_set(faults_list);
+    if (shard_opt->count() > 0) {
+      char slash = 0;
+      std::istringstream(shard_text) >> check_options.shard >> slash >> check_options.shard_count;
+    }
+    check_options.strategy = redsim::world::parse_strategy(strategy_text);
     check_options.progress = isatty(STDERR_FILENO) != 0;
     exit_code = redsim::cli::check(check_options, std::cout, std::cerr);
   });

@@ -2,6 +2,7 @@
 // kind of bad input), and the command end to end on examples/script-locks.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -247,6 +248,21 @@ TEST(CheckScriptLock, SetnxThenPexpireLeavesALockForever) {
   expect_found_and_replayed(script_options("setnx-then-pexpire"), "liveness");
 }
 
+// --jobs 2 prints what a serial run prints (the worlds run on two threads,
+// each script lock in its own).
+TEST(CheckScriptLock, JobsGiveTheSerialOutput) {
+  for (const char* example : {"blind-release", "correct"}) {
+    CheckOptions options = script_options(example);
+    options.faults = world::parse_fault_set("pause");
+    options.seeds = 150;
+    std::ostringstream serial, parallel;
+    const int code = check(options, serial, serial);
+    options.jobs = 2;
+    EXPECT_EQ(check(options, parallel, parallel), code) << example;
+    EXPECT_EQ(parallel.str(), serial.str()) << example;
+  }
+}
+
 TEST(CheckScriptLock, CorrectLockIsCleanWithAndWithoutFaults) {
   // Without --faults: the budgeted profile, where every checker judges.
   // With faults, unbounded: pauses, partitions and clock jumps past the
@@ -375,6 +391,38 @@ TEST(CheckScriptLockBinary, UsageErrorsExitTwo) {
       << output;
   EXPECT_EQ(run_redsim("check --help", output), 0);
   EXPECT_NE(output.find("--script-lock"), std::string::npos) << output;
+  EXPECT_EQ(run_redsim("check --lock simple --shard 3/2", output), 2);
+  EXPECT_NE(output.find("--shard wants K/N"), std::string::npos) << output;
+  EXPECT_EQ(run_redsim("check --lock simple --strategy pct:0", output), 2);
+  EXPECT_NE(output.find("pct depth must be 1..8"), std::string::npos) << output;
+  EXPECT_EQ(run_redsim("check --lock simple --jobs 0", output), 2);
+  EXPECT_EQ(run_redsim("check merge /nonexistent/shard.json", output), 2);
+  EXPECT_NE(output.find("/nonexistent/shard.json: cannot be read"), std::string::npos) << output;
+}
+
+// A CI matrix end to end: two shards' --json results, merged by the binary.
+TEST(CheckScriptLockBinary, ShardsMergeIntoTheSerialCounterexample) {
+  const fs::path dir = fs::temp_directory_path() / ("redsim_merge_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string serial;
+  ASSERT_EQ(run_redsim("check --lock get-del --seeds 400", serial), 1) << serial;
+  const std::string replay = serial.substr(serial.find("replay: "));
+  std::string files;
+  for (const char* shard : {"1/2", "2/2"}) {
+    const fs::path file = dir / (std::string("shard") + shard[0] + ".json");
+    std::string ignored;
+    run_redsim("check --lock get-del --seeds 400 --jobs 2 --json --shard " + std::string(shard) +
+                   " > " + file.string(),
+               ignored);
+    files += " " + file.string();
+  }
+  std::string merged;
+  EXPECT_EQ(run_redsim("check merge" + files, merged), 1) << merged;
+  EXPECT_NE(merged.find("merged 2 results (shards 1/2, 2/2): lock get-del, seeds 1..400"),
+            std::string::npos)
+      << merged;
+  EXPECT_NE(merged.find(replay), std::string::npos) << merged << "\nserial:\n" << serial;
+  fs::remove_all(dir);
 }
 
 TEST(CheckScriptLockBinary, TheReplayLineItPrintsReproducesTheViolation) {

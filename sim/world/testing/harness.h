@@ -535,6 +535,8 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
   world::WorldOptions options;
   options.seed = plan.seed;
   options.faults = plan.faults;
+  options.strategy = plan.strategy;
+  options.pct_steps = world::pct_steps(plan);
   options.time_limit_us = int64_t{600} * 1000 * 1000;
   options.command_timeout_us = plan.command_timeout_us;
   options.replicas = plan.replicas;
