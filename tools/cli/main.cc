@@ -15,6 +15,7 @@
 #include "tools/cli/difftest_cmd.h"
 #include "tools/cli/repl.h"
 #include "tools/cli/scenario_cmd.h"
+#include "tools/cli/version.h"
 #include "tools/server/server_cmd.h"
 
 namespace {
@@ -27,6 +28,8 @@ int main(int argc, char** argv) {
   CLI::App app{"redsim: a deterministic in-process Redis simulator and distributed-lock harness"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
+  app.set_version_flag("--version", std::string("redsim ") + redsim::kVersion,
+                       "Print the version and exit");
   int exit_code = 0;
 
   // scenario list | run
@@ -160,6 +163,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "redsim: " << e.what() << "\nRun with --help for usage.\n";
