@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "tools/cli/repl.h"
 #include "tools/cli/scenario_cmd.h"
 #include "tools/cli/version.h"
+#include "tools/server/redis_server_args.h"
 #include "tools/server/server_cmd.h"
 
 namespace {
@@ -25,6 +27,19 @@ constexpr int kUsageError = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
+  // redis-server's command line: as a `redis-server` symlink, as
+  // `redsim redis-server ...`, or `redsim server` with Redis's syntax.
+  std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
+  std::string_view program = argc > 0 ? argv[0] : "";
+  program = program.substr(program.rfind('/') + 1);
+  if (program == "redis-server")
+    return redsim::server::redis_server_main(args, std::cout, std::cerr);
+  if (!args.empty() && (args[0] == "redis-server" ||
+                        (args[0] == "server" &&
+                         redsim::server::uses_redis_server_syntax(std::span(args).subspan(1))))) {
+    return redsim::server::redis_server_main(std::span(args).subspan(1), std::cout, std::cerr);
+  }
+
   CLI::App app{"redsim: a deterministic in-process Redis simulator and distributed-lock harness"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
