@@ -94,7 +94,7 @@ redis-server "$scratch/missing.conf" >"$scratch/bad.log" 2>&1 && fail "missing c
 grep -q "can't open config file" "$scratch/bad.log" || fail "missing config file message"
 # Harmless but not honoured: accepted, with a warning.
 port=$(free_port)
-redis-server --port "$port" --appendonly yes >"$scratch/warn.log" 2>&1 &
+redis-server --port "$port" --appendonly yes --logfile "$scratch/warn.log" &
 pids+=($!)
 server_pid=$!
 wait_for "$scratch/warn.log" "Ready to accept connections"

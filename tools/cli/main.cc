@@ -157,7 +157,9 @@ int main(int argc, char** argv) {
   redsim::server::ServerCmdOptions server_options;
   auto* server = app.add_subcommand(
       "server",
-      "Serve the fake Redis 7.0 over TCP (RESP2) to any client; stop with SIGINT/SIGTERM");
+      "Serve the fake Redis 7.0 over TCP (RESP2) to any client; stop with SIGINT/SIGTERM. "
+      "Also takes redis-server's command line (a config file, --save '', --daemonize yes, ...; "
+      "see `redsim redis-server --help`)");
   server->add_option("--port", server_options.port, "TCP port; 0 picks a free one (printed)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 #include <string_view>
+#include <utility>
 
 #include "tools/cli/redis_cli_format.h"
 
@@ -317,7 +318,7 @@ int redis_server_main(std::span<const std::string> args, std::ostream& out, std:
     err << launch.error() << "\n";
     return 1;
   }
-  for (const std::string& w : launch->warnings) err << "# WARNING redsim: " << w << "\n";
+  launch->options.warnings = std::move(launch->warnings);
   return run_server(launch->options, out, err);
 }
 

@@ -61,6 +61,7 @@ int run_server(const ServerCmdOptions& options, std::ostream& out_stream,
   }
   std::ostream& out = log.is_open() ? log : out_stream;
   std::ostream& err = log.is_open() ? log : err_stream;
+  for (const std::string& w : options.warnings) err << "# WARNING redsim: " << w << "\n";
   WallClock wall;
   // The virtual clock starts at the wall time of the start, then moves
   // only on DEBUG SLEEP and REDSIM.ADVANCE.

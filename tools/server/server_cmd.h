@@ -29,6 +29,8 @@ struct ServerCmdOptions {
   std::vector<std::pair<std::string, std::string>> config;
   // Set on the fake's config directly (immutable for CONFIG SET, reported by CONFIG GET).
   std::vector<std::pair<std::string, std::string>> reported_only;
+  // Printed as "# WARNING redsim: <line>" on err (the logfile if any) at start.
+  std::vector<std::string> warnings;
 };
 
 // Listens, prints the ready line, serves until SIGINT, SIGTERM or SHUTDOWN.
