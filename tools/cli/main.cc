@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,8 @@
 #include "tools/cli/merge_cmd.h"
 #include "tools/cli/repl.h"
 #include "tools/cli/scenario_cmd.h"
+#include "tools/cli/version.h"
+#include "tools/server/redis_server_args.h"
 #include "tools/server/server_cmd.h"
 
 namespace {
@@ -26,9 +29,24 @@ constexpr int kUsageError = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
+  // redis-server's command line: as a `redis-server` symlink, as
+  // `redsim redis-server ...`, or `redsim server` with Redis's syntax.
+  std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
+  std::string_view program = argc > 0 ? argv[0] : "";
+  program = program.substr(program.rfind('/') + 1);
+  if (program == "redis-server")
+    return redsim::server::redis_server_main(args, std::cout, std::cerr);
+  if (!args.empty() && (args[0] == "redis-server" ||
+                        (args[0] == "server" &&
+                         redsim::server::uses_redis_server_syntax(std::span(args).subspan(1))))) {
+    return redsim::server::redis_server_main(std::span(args).subspan(1), std::cout, std::cerr);
+  }
+
   CLI::App app{"redsim: a deterministic in-process Redis simulator and distributed-lock harness"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
+  app.set_version_flag("--version", std::string("redsim ") + redsim::kVersion,
+                       "Print the version and exit");
   int exit_code = 0;
 
   // scenario list | run
@@ -190,7 +208,9 @@ int main(int argc, char** argv) {
   redsim::server::ServerCmdOptions server_options;
   auto* server = app.add_subcommand(
       "server",
-      "Serve the fake Redis 7.0 over TCP (RESP2) to any client; stop with SIGINT/SIGTERM");
+      "Serve the fake Redis 7.0 over TCP (RESP2) to any client; stop with SIGINT/SIGTERM. "
+      "Also takes redis-server's command line (a config file, --save '', --daemonize yes, ...; "
+      "see `redsim redis-server --help`)");
   server->add_option("--port", server_options.port, "TCP port; 0 picks a free one (printed)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
@@ -211,6 +231,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "redsim: " << e.what() << "\nRun with --help for usage.\n";

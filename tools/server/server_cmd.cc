@@ -1,8 +1,12 @@
 #include "tools/server/server_cmd.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <fstream>
 #include <memory>
 #include <system_error>
 
@@ -21,9 +25,43 @@ void on_signal(int) {
   if (g_running != nullptr) g_running->request_stop();
 }
 
+// Redis's daemonize(): the parent exits, the child leaves the session and
+// points stdin, stdout and stderr at /dev/null. Returns true in the child.
+bool daemonize() {
+  pid_t pid = fork();
+  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
+  if (pid > 0) return false;
+  setsid();
+  int fd = open("/dev/null", O_RDWR);
+  if (fd >= 0) {
+    dup2(fd, STDIN_FILENO);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    if (fd > STDERR_FILENO) close(fd);
+  }
+  return true;
+}
+
 }  // namespace
 
-int run_server(const ServerCmdOptions& options, std::ostream& out, std::ostream& err) {
+int run_server(const ServerCmdOptions& options, std::ostream& out_stream,
+               std::ostream& err_stream) {
+  if (!options.dir.empty() && chdir(options.dir.c_str()) != 0) {
+    err_stream << "Can't chdir to '" << options.dir << "': " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  if (options.daemonize && !daemonize()) return 0;
+  std::ofstream log;
+  if (!options.logfile.empty()) {
+    log.open(options.logfile, std::ios::app);
+    if (!log) {
+      err_stream << "Can't open the log file: " << std::strerror(errno) << "\n";
+      return 1;
+    }
+  }
+  std::ostream& out = log.is_open() ? log : out_stream;
+  std::ostream& err = log.is_open() ? log : err_stream;
+  for (const std::string& w : options.warnings) err << "# WARNING redsim: " << w << "\n";
   WallClock wall;
   // The virtual clock starts at the wall time of the start, then moves
   // only on DEBUG SLEEP and REDSIM.ADVANCE.
@@ -32,10 +70,22 @@ int run_server(const ServerCmdOptions& options, std::ostream& out, std::ostream&
   sim::Clock& clock = real ? static_cast<sim::Clock&>(wall) : manual;
   sim::ServerOptions server_options;
   server_options.seed = options.seed;
+  server_options.databases = options.databases;
   // busy-reply-threshold counts wall time on the wall clock; on a virtual
   // clock (which a script cannot move) the instruction-charged time.
   server_options.script_time = real ? sim::ScriptTime::kClock : sim::ScriptTime::kInstructions;
   sim::Server fake(clock, server_options);
+  {
+    std::unique_ptr<sim::Session> session = fake.connect();
+    for (const auto& [name, value] : options.config) {
+      resp::Reply reply = fake.execute(*session, {"CONFIG", "SET", name, value});
+      if (reply.is_error()) {
+        err << "redsim server: " << name << " " << value << ": " << reply.str() << "\n";
+        return 1;
+      }
+    }
+  }
+  for (const auto& [name, value] : options.reported_only) fake.config().others[name] = value;
   TcpServer tcp(fake, {.bind = options.bind, .port = options.port, .wall_clock = real});
   int port = 0;
   try {
@@ -54,11 +104,20 @@ int run_server(const ServerCmdOptions& options, std::ostream& out, std::ostream&
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
+  if (!options.pidfile.empty()) {
+    std::ofstream pid(options.pidfile, std::ios::trunc);
+    if (pid) {
+      pid << getpid() << "\n";
+    } else {
+      err << "Failed to write PID file: " << std::strerror(errno) << "\n";  // Redis goes on too
+    }
+  }
   out << "redsim server (Redis 7.0.15 fake), pid " << getpid() << ", clock " << options.clock
       << "\n"
       << "Ready to accept connections tcp " << options.bind << ":" << port << std::endl;
   tcp.run();
   g_running = nullptr;
+  if (!options.pidfile.empty()) unlink(options.pidfile.c_str());
   out << "redsim server: stopped" << std::endl;
   return 0;
 }

@@ -4,8 +4,11 @@
 //   # prints: Ready to accept connections tcp 127.0.0.1:41234
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace redsim::server {
 
@@ -15,10 +18,24 @@ struct ServerCmdOptions {
   std::string clock =
       "real";         // "real": wall time; "virtual": moves on DEBUG SLEEP / REDSIM.ADVANCE
   uint64_t seed = 0;  // the fake's seed (random choices of the server)
+  int databases = 16;
+  // The redis-server launch options (tools/server/redis_server_args.h);
+  // empty / false: not used.
+  std::string dir;         // chdir here first (relative pidfile and logfile follow)
+  bool daemonize = false;  // fork; the parent exits 0, the child detaches
+  std::string pidfile;     // written after the fork, removed at exit
+  std::string logfile;     // the ready line and messages go here (appended) instead of out/err
+  // `CONFIG SET name value` pairs applied to the fake before it listens.
+  std::vector<std::pair<std::string, std::string>> config;
+  // Set on the fake's config directly (immutable for CONFIG SET, reported by CONFIG GET).
+  std::vector<std::pair<std::string, std::string>> reported_only;
+  // Printed as "# WARNING redsim: <line>" on err (the logfile if any) at start.
+  std::vector<std::string> warnings;
 };
 
-// Listens, prints the ready line, serves until SIGINT or SIGTERM. Returns
-// the exit code: 0 after a signal, 1 when it cannot listen (message on err).
+// Listens, prints the ready line, serves until SIGINT, SIGTERM or SHUTDOWN.
+// Returns the exit code: 0 after a signal, 1 when it cannot listen, chdir,
+// open the logfile or apply a config pair (message on err).
 int run_server(const ServerCmdOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace redsim::server

@@ -1,0 +1,325 @@
+#include "tools/server/redis_server_args.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string_view>
+#include <utility>
+
+#include "tools/cli/redis_cli_format.h"
+
+namespace redsim::server {
+
+namespace {
+
+// Redis 7.0 options the fake accepts and ignores: persistence, logging and
+// process details that change nothing a client can observe of the fake.
+constexpr std::string_view kAcceptedOnly[] = {
+    "appendfilename",
+    "appenddirname",
+    "aof-use-rdb-preamble",
+    "aof-timestamp-enabled",
+    "auto-aof-rewrite-percentage",
+    "auto-aof-rewrite-min-size",
+    "no-appendfsync-on-rewrite",
+    "rdbcompression",
+    "rdbchecksum",
+    "stop-writes-on-bgsave-error",
+    "always-show-logo",
+    "syslog-enabled",
+    "syslog-ident",
+    "syslog-facility",
+    "set-proc-title",
+    "proc-title-template",
+    "supervised",
+    "tcp-backlog",
+    "crash-log-enabled",
+    "crash-memcheck-enabled",
+    "latency-monitor-threshold",
+    "jemalloc-bg-thread",
+    "activerehashing",
+    "lazyfree-lazy-eviction",
+    "lazyfree-lazy-expire",
+    "lazyfree-lazy-server-del",
+    "replica-lazy-flush",
+    "dynamic-hz",
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Redis's loadServerConfigFromString error, exit 1.
+std::string fatal(int line_number, const std::string& line, std::string_view why) {
+  return "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at "
+         "line " +
+         std::to_string(line_number) + "\n>>> '" + line + "'\n" + std::string(why);
+}
+
+std::string join(std::span<const std::string> words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+bool parse_int(std::string_view s, int64_t* out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// Applies one config line (already split) to the launch; an error message
+// (Redis's text after the banner) when it is refused.
+std::optional<std::string> apply(const std::vector<std::string>& words, RedisServerLaunch* launch) {
+  ServerCmdOptions& o = launch->options;
+  std::string name = lower(words[0]);
+  std::span<const std::string> args(words.begin() + 1, words.end());
+  std::string value = join(args);
+  auto one_arg = [&]() -> std::optional<std::string> {
+    if (args.size() != 1) return "wrong number of arguments";
+    return std::nullopt;
+  };
+  auto yes_no = [&](bool* out) -> std::optional<std::string> {
+    if (auto e = one_arg()) return e;
+    std::string v = lower(args[0]);
+    if (v != "yes" && v != "no") return "argument must be 'yes' or 'no'";
+    *out = v == "yes";
+    return std::nullopt;
+  };
+  if (name == "port") {
+    int64_t port = 0;
+    if (auto e = one_arg()) return e;
+    if (!parse_int(args[0], &port) || port < 0 || port > 65535) {
+      return "argument must be between 0 and 65535 inclusive";
+    }
+    o.port = static_cast<int>(port);
+    o.config.emplace_back("port", args[0]);
+    return std::nullopt;
+  }
+  if (name == "bind") {
+    // The fake listens on one IPv4 address: the first one given ("-" marks
+    // an optional address in Redis; * is every IPv4 address).
+    for (const std::string& a : args) {
+      std::string addr = a.starts_with('-') ? a.substr(1) : a;
+      if (addr == "*") addr = "0.0.0.0";
+      if (addr.find(':') != std::string::npos) continue;  // IPv6: not served
+      o.bind = addr;
+      if (args.size() > 1) launch->warnings.push_back("bind: listening on " + addr + " only");
+      o.config.emplace_back("bind", value);
+      return std::nullopt;
+    }
+    return "redsim listens on IPv4 only: give an IPv4 address or *";
+  }
+  if (name == "daemonize") return yes_no(&o.daemonize);
+  if (name == "pidfile" || name == "logfile" || name == "dir") {
+    if (auto e = one_arg()) return e;
+    (name == "pidfile" ? o.pidfile : name == "logfile" ? o.logfile : o.dir) = args[0];
+    if (name == "dir") o.config.emplace_back("dir", args[0]);
+    return std::nullopt;
+  }
+  if (name == "databases") {
+    int64_t n = 0;
+    if (auto e = one_arg()) return e;
+    if (!parse_int(args[0], &n) || n < 1 || n > 1 << 20) return "Invalid number of databases";
+    o.databases = static_cast<int>(n);
+    return std::nullopt;
+  }
+  if (name == "clock") {  // redsim's own
+    if (auto e = one_arg()) return e;
+    if (args[0] != "real" && args[0] != "virtual") return "clock must be real or virtual";
+    o.clock = args[0];
+    return std::nullopt;
+  }
+  if (name == "seed") {  // redsim's own
+    int64_t seed = 0;
+    if (auto e = one_arg()) return e;
+    if (!parse_int(args[0], &seed) || seed < 0) return "seed must be a non-negative integer";
+    o.seed = static_cast<uint64_t>(seed);
+    return std::nullopt;
+  }
+  if (name == "enable-debug-command") {
+    if (auto e = one_arg()) return e;
+    std::string v = lower(args[0]);
+    if (v != "yes" && v != "no" && v != "local") {
+      return "argument(s) must be one of the following: no, yes, local";
+    }
+    if (v == "no") launch->warnings.push_back("enable-debug-command no: DEBUG stays enabled");
+    o.reported_only.emplace_back("enable-debug-command", v);
+    return std::nullopt;
+  }
+  if (name == "save") {
+    bool none = value.empty() || std::all_of(args.begin(), args.end(),
+                                             [](const std::string& a) { return a.empty(); });
+    if (!none)
+      launch->warnings.push_back("save " + value + ": nothing is persisted (accepted only)");
+    o.config.emplace_back("save", none ? "" : value);
+    return std::nullopt;
+  }
+  if (name == "appendonly") {
+    bool on = false;
+    if (auto e = yes_no(&on)) return e;
+    if (on) launch->warnings.push_back("appendonly yes: nothing is persisted (accepted only)");
+    o.config.emplace_back("appendonly", on ? "yes" : "no");
+    return std::nullopt;
+  }
+  if (name == "unixsocket" || name == "unixsocketperm") {
+    return "redsim serves TCP only: unixsocket is not supported (connect to --port instead)";
+  }
+  if (name == "requirepass" || name == "masterauth" || name == "aclfile" || name == "user") {
+    if (name == "requirepass" && value.empty()) return std::nullopt;  // no password: the default
+    return "redsim has no authentication: " + name + " is not supported";
+  }
+  if (name == "cluster-enabled") {
+    bool on = false;
+    if (auto e = yes_no(&on)) return e;
+    if (on) return "redsim is not a cluster: cluster-enabled yes is not supported";
+    return std::nullopt;
+  }
+  if (name == "include" || name == "loadmodule" || name == "replicaof" || name == "slaveof") {
+    return "redsim does not support " + name;
+  }
+  if (std::find(std::begin(kAcceptedOnly), std::end(kAcceptedOnly), name) !=
+      std::end(kAcceptedOnly)) {
+    return std::nullopt;
+  }
+  // The rest goes to the fake's CONFIG SET when it knows the name; run_server
+  // reports a value it refuses. The immutable ones it knows are above.
+  static constexpr std::string_view kConfigSet[] = {"hz",
+                                                    "busy-reply-threshold",
+                                                    "lua-time-limit",
+                                                    "maxmemory",
+                                                    "proto-max-bulk-len",
+                                                    "client-query-buffer-limit",
+                                                    "maxmemory-policy",
+                                                    "maxmemory-samples",
+                                                    "maxclients",
+                                                    "timeout",
+                                                    "tcp-keepalive",
+                                                    "protected-mode",
+                                                    "appendfsync",
+                                                    "dbfilename",
+                                                    "loglevel",
+                                                    "notify-keyspace-events",
+                                                    "slowlog-log-slower-than",
+                                                    "slowlog-max-len",
+                                                    "lazyfree-lazy-user-del",
+                                                    "lazyfree-lazy-user-flush",
+                                                    "replica-read-only"};
+  if (std::find(std::begin(kConfigSet), std::end(kConfigSet), name) != std::end(kConfigSet)) {
+    if (args.empty()) return "wrong number of arguments";
+    o.config.emplace_back(name, value);
+    return std::nullopt;
+  }
+  return "Bad directive or wrong number of arguments (redsim does not support '" + name + "')";
+}
+
+}  // namespace
+
+std::expected<RedisServerLaunch, std::string> parse_redis_server_args(
+    std::span<const std::string> args, std::istream& config_stdin) {
+  // Redis's main(): the config text is the file, then stdin, then one line
+  // per --option. Lines are kept as text so that errors quote them.
+  std::vector<std::string> lines;
+  size_t j = 0;
+  bool from_stdin = false;
+  if (!args.empty() && !args[0].starts_with("-")) {
+    std::ifstream file(args[0]);
+    if (!file) {
+      return std::unexpected("Fatal error, can't open config file '" + args[0] +
+                             "': No such file or directory");
+    }
+    for (std::string line; std::getline(file, line);) lines.push_back(line);
+    j = 1;
+  }
+  std::vector<std::vector<std::string>> options;  // from the command line, already split
+  // The last --name has no value yet: the next argument is its value, even
+  // one starting with "--" (as in Redis).
+  bool name_only = false;
+  for (; j < args.size(); ++j) {
+    const std::string& a = args[j];
+    if (a == "-" && (j == 0 || j + 1 == args.size())) {
+      from_stdin = true;
+    } else if (a.starts_with("--") && !name_only) {
+      // "--port 6380" as one argument splits into name and value.
+      auto words = cli::split_args(std::string_view(a).substr(2));
+      if (!words || words->empty()) return std::unexpected(fatal(1, a, "Bad directive"));
+      options.push_back(*words);
+      name_only = words->size() == 1;
+      if (name_only && lower(a) == "--save" &&
+          (j + 1 == args.size() || args[j + 1].starts_with("--"))) {
+        options.back().push_back("");  // `--save` alone is `save ""`
+        name_only = false;
+      }
+    } else if (options.empty()) {
+      return std::unexpected("Invalid option '" + a + "'");
+    } else {
+      options.back().push_back(a);
+      name_only = false;
+    }
+  }
+  if (from_stdin) {
+    for (std::string line; std::getline(config_stdin, line);) lines.push_back(line);
+  }
+  RedisServerLaunch launch;
+  int line_number = 0;
+  for (std::string line : lines) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '#') continue;
+    auto words = cli::split_args(line);
+    if (!words) {
+      return std::unexpected(fatal(line_number, line, "Unbalanced quotes in configuration line"));
+    }
+    if (words->empty()) continue;
+    if (auto why = apply(*words, &launch)) return std::unexpected(fatal(line_number, line, *why));
+  }
+  for (const std::vector<std::string>& words : options) {
+    ++line_number;
+    if (auto why = apply(words, &launch)) {
+      return std::unexpected(fatal(line_number, join(words), *why));
+    }
+  }
+  return launch;
+}
+
+bool uses_redis_server_syntax(std::span<const std::string> args) {
+  static constexpr std::string_view kOwn[] = {"--port", "--bind", "--clock", "--seed"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help" || a == "--help-all") return false;
+    bool own = std::find(std::begin(kOwn), std::end(kOwn), a) != std::end(kOwn);
+    if (!own) return true;
+    ++i;  // its value
+  }
+  return false;
+}
+
+int redis_server_main(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  if (args.size() == 1 && (args[0] == "-v" || args[0] == "--version")) {
+    out << "Redis server v=7.0.15 sha=00000000:0 malloc=libc bits=64 build=redsim\n";
+    return 0;
+  }
+  if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
+    out << "Usage: redis-server [/path/to/redis.conf] [options] [-]\n"
+           "       redis-server - (read config from stdin)\n"
+           "       redis-server -v or --version\n"
+           "       redis-server -h or --help\n\n"
+           "redsim's fake Redis 7.0; see tools/server/redis_server_args.h for the options it "
+           "honours.\n";
+    return 0;
+  }
+  auto launch = parse_redis_server_args(args, std::cin);
+  if (!launch) {
+    err << launch.error() << "\n";
+    return 1;
+  }
+  launch->options.warnings = std::move(launch->warnings);
+  return run_server(launch->options, out, err);
+}
+
+}  // namespace redsim::server

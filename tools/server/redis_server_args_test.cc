@@ -1,0 +1,107 @@
+// redis-server command lines: what each option does to the launch, and the
+// messages of the refused ones. The processes themselves are started by
+// tools/redis_server_dropin_test.sh.
+#include "tools/server/redis_server_args.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace redsim::server {
+namespace {
+
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+std::expected<RedisServerLaunch, std::string> parse(std::vector<std::string> args,
+                                                    std::string stdin_text = "") {
+  std::istringstream in(stdin_text);
+  return parse_redis_server_args(args, in);
+}
+
+TEST(RedisServerArgs, ConfigFileThenCommandLineOptionsWin) {
+  char path[] = "/tmp/redsim_args_test_XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::ofstream(path) << "# comment\n\nport 6380\r\nbind \"127.0.0.2\" -::1\nhz 20\nsave 900 1\n";
+  auto launch = parse({path, "--port", "7000", "--daemonize", "yes", "--pidfile", "/tmp/p.pid"});
+  unlink(path);
+  ASSERT_TRUE(launch.has_value()) << launch.error();
+  EXPECT_EQ(launch->options.port, 7000);
+  EXPECT_EQ(launch->options.bind, "127.0.0.2");
+  EXPECT_TRUE(launch->options.daemonize);
+  EXPECT_EQ(launch->options.pidfile, "/tmp/p.pid");
+  EXPECT_EQ(launch->options.config, (Pairs{{"port", "6380"},
+                                           {"bind", "127.0.0.2 -::1"},
+                                           {"hz", "20"},
+                                           {"save", "900 1"},
+                                           {"port", "7000"}}));
+  // Two warnings: only the first bind address is served; save is not honoured.
+  ASSERT_EQ(launch->warnings.size(), 2u);
+  EXPECT_EQ(launch->warnings[1], "save 900 1: nothing is persisted (accepted only)");
+}
+
+TEST(RedisServerArgs, SaveAloneIsEmptyAndValuesMaySpanArguments) {
+  auto launch = parse({"--save", "--appendonly", "no", "--bind", "*", "--clock", "virtual"});
+  ASSERT_TRUE(launch.has_value()) << launch.error();
+  EXPECT_EQ(launch->options.config, (Pairs{{"save", ""}, {"appendonly", "no"}, {"bind", "*"}}));
+  EXPECT_EQ(launch->options.bind, "0.0.0.0");
+  EXPECT_EQ(launch->options.clock, "virtual");
+  EXPECT_TRUE(launch->warnings.empty());
+  // "--port 6381" as one argument, as Redis splits it; `--save` last.
+  launch = parse({"--port 6381", "--save"});
+  ASSERT_TRUE(launch.has_value()) << launch.error();
+  EXPECT_EQ(launch->options.port, 6381);
+  EXPECT_EQ(launch->options.config, (Pairs{{"port", "6381"}, {"save", ""}}));
+}
+
+TEST(RedisServerArgs, ConfigFromStdin) {
+  auto launch = parse({"-", "--databases", "4"}, "port 6390\nenable-debug-command local\n");
+  ASSERT_TRUE(launch.has_value()) << launch.error();
+  EXPECT_EQ(launch->options.port, 6390);
+  EXPECT_EQ(launch->options.databases, 4);
+  EXPECT_EQ(launch->options.reported_only, (Pairs{{"enable-debug-command", "local"}}));
+}
+
+TEST(RedisServerArgs, RefusedWithRedisBanner) {
+  auto launch = parse({"--port", "0", "--unixsocket", "/tmp/r.sock"});
+  ASSERT_FALSE(launch.has_value());
+  EXPECT_EQ(launch.error(),
+            "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
+            "Reading the configuration file, at line 2\n"
+            ">>> 'unixsocket /tmp/r.sock'\n"
+            "redsim serves TCP only: unixsocket is not supported (connect to --port instead)");
+  EXPECT_FALSE(parse({"--requirepass", "pw"}).has_value());
+  EXPECT_TRUE(parse({"--requirepass", ""}).has_value());
+  EXPECT_FALSE(parse({"--port", "70000"}).has_value());
+  EXPECT_FALSE(parse({"--daemonize", "maybe"}).has_value());
+  EXPECT_FALSE(parse({"--cluster-enabled", "yes"}).has_value());
+  EXPECT_FALSE(parse({"--bind", "::1"}).has_value());
+  auto unknown = parse({"--frobnicate", "1"});
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(unknown.error().find("Bad directive or wrong number of arguments"), std::string::npos);
+  auto missing = parse({"/nonexistent/redis.conf"});
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error(),
+            "Fatal error, can't open config file '/nonexistent/redis.conf': No such file or "
+            "directory");
+  EXPECT_FALSE(parse({"stray", "args"}).has_value());
+}
+
+TEST(RedisServerArgs, WhichSyntax) {
+  using V = std::vector<std::string>;
+  EXPECT_FALSE(uses_redis_server_syntax(V{}));
+  EXPECT_FALSE(uses_redis_server_syntax(V{"--port", "0", "--clock", "virtual", "--seed", "3"}));
+  EXPECT_FALSE(uses_redis_server_syntax(V{"--help"}));
+  EXPECT_TRUE(uses_redis_server_syntax(V{"redis.conf"}));
+  EXPECT_TRUE(uses_redis_server_syntax(V{"--port", "0", "--save", ""}));
+}
+
+}  // namespace
+}  // namespace redsim::server
