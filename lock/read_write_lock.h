@@ -47,7 +47,7 @@ class ReadLock final : public ReentrantLock {
 
  protected:
   std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
-                                     bool waiting) override;
+                                     const Attempt& attempt) override;
 };
 
 // The write half: an exclusive, reentrant lock (what make_lock(kReadWrite)
@@ -60,7 +60,7 @@ class WriteLock final : public ReentrantLock {
 
  protected:
   std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
-                                     bool waiting) override;
+                                     const Attempt& attempt) override;
 };
 
 class ReadWriteLock {

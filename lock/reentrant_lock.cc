@@ -108,7 +108,7 @@ milliseconds ReentrantLock::effective(Lease lease) const {
 
 bool ReentrantLock::try_lock() {
   const std::string me = owner();
-  if (try_acquire(me, options_.default_lease, /*waiting=*/false)) return false;
+  if (try_acquire(me, options_.default_lease, Attempt{})) return false;
   on_acquired(me, options_.default_lease);
   return true;
 }
@@ -118,7 +118,7 @@ bool ReentrantLock::try_lock_wait(Micros wait) {
 }
 
 std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, milliseconds lease,
-                                                  bool /*waiting*/) {
+                                                  const Attempt& /*attempt*/) {
   const Reply reply =
       run_script(env_->connection(), acquire_script(), {key_}, {ms_arg(lease), owner});
   if (reply.is_nil()) return std::nullopt;
@@ -129,9 +129,9 @@ std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, mill
 }
 
 std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, Lease lease,
-                                                  bool waiting) {
+                                                  const Attempt& attempt) {
   const milliseconds effective = this->effective(lease);
-  std::optional<int64_t> pttl = run_acquire(owner, effective, waiting);
+  std::optional<int64_t> pttl = run_acquire(owner, effective, attempt);
   if (pttl || options_.sync_replicas <= 0) return pttl;
 
   // The replica check: WAIT on the connection that ran the acquire, so it
@@ -162,13 +162,14 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
   }
   const std::string me = owner();
   const EnvTime start = env_->now();
-  std::optional<int64_t> hint = try_acquire(me, lease, /*waiting=*/true);
+  const Attempt attempt{.waiting = true, .wait = wait};
+  std::optional<int64_t> hint = try_acquire(me, lease, attempt);
   if (!hint) {
     on_acquired(me, lease);
     return true;
   }
   if (wait && env_->now() - start >= *wait) {
-    stop_waiting(me);
+    stop_waiting(me, attempt);
     env_->trace(gave_up_trace(*hint));
     return false;
   }
@@ -180,7 +181,7 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
   bool acquired = false;
   try {
     while (true) {
-      hint = try_acquire(me, lease, /*waiting=*/true);
+      hint = try_acquire(me, lease, attempt);
       if (!hint) {
         acquired = true;
         break;
@@ -196,13 +197,13 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
     }
   } catch (const Error&) {
     wakeup.close();
-    stop_waiting(me);
+    stop_waiting(me, attempt);
     throw;
   }
   if (acquired) on_acquired(me, lease);
   wakeup.close();
   if (!acquired) {
-    stop_waiting(me);
+    stop_waiting(me, attempt);
     env_->trace(gave_up_trace(*hint));
   }
   return acquired;
@@ -225,7 +226,7 @@ std::string ReentrantLock::gave_up_trace(int64_t hint) const {
   return "gave up on " + key_ + " pttl=" + std::to_string(hint);
 }
 
-void ReentrantLock::stop_waiting(const std::string& /*owner*/) {}
+void ReentrantLock::stop_waiting(const std::string& /*owner*/, const Attempt& /*attempt*/) {}
 
 void ReentrantLock::on_acquired(const std::string& owner, Lease lease) {
   const bool use_watchdog = !lease;

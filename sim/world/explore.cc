@@ -46,7 +46,7 @@ std::unique_ptr<lock::DistributedLock> make_plan_lock(const ExplorePlan& plan, P
       return std::make_unique<lock::FairLock>(
           env, kExploreKey,
           lock::FairLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
-                                .thread_wait_time = milliseconds(kFairThreadWaitMs)});
+                                .thread_wait = milliseconds(kFairThreadWaitMs)});
     }
     if (plan.kind == LockKind::kReadWrite) {
       return std::make_unique<lock::WriteLock>(env, kExploreKey, options);
