@@ -17,7 +17,9 @@
 //
 // Each half is a ReentrantLock (hold counts per owner, subscribe-then-retry
 // waiting, lease or watchdog, release() outcomes, the replica check) with its own
-// scripts. Lease: one PEXPIRE on the hash; a read acquisition or renewal
+// scripts. Lease: one PEXPIRE on the hash; a write re-entry sets PTTL + lease
+// (RedissonWriteLock.tryLockInnerAsync, the fix of redisson#1110, so a short
+// re-entry never cuts a long hold short); a read acquisition or renewal
 // raises it to its lease and never lowers it, and a read release leaves it
 // alone (Redisson keeps one timeout key per read hold to shorten it exactly;
 // not modelled here, so a released reader's lease may outlast it, which
