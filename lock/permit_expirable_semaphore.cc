@@ -98,7 +98,9 @@ std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(
   Wakeup wakeup(env_, channel_);
   std::optional<std::string> id;
   try {
-    while (!(id = attempt(lease, hint))) {
+    // No attempt once the wait is over (RedissonPermitExpirableSemaphore
+    // returns null when the time left is <= 0).
+    while (env_.now() - start < wait && !(id = attempt(lease, hint))) {
       const auto elapsed = env_.now() - start;
       if (elapsed >= wait) break;
       Micros pause = options_.recheck_interval;

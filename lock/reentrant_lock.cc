@@ -181,6 +181,10 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
   bool acquired = false;
   try {
     while (true) {
+      // No attempt once the wait is over (after subscribing, after a
+      // pause): RedissonLock.tryLock returns false as soon as the time left
+      // is <= 0, it never tries once more at the deadline.
+      if (wait && env_->now() - start >= *wait) break;
       hint = try_acquire(me, lease, attempt);
       if (!hint) {
         acquired = true;

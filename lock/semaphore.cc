@@ -86,7 +86,9 @@ bool Semaphore::acquire_within(int64_t permits, std::optional<Micros> wait) {
   Wakeup wakeup(env_, channel_);
   bool taken = false;
   try {
-    while (!(taken = try_acquire(permits))) {
+    // No attempt once the wait is over (RedissonSemaphore.tryAcquire
+    // returns false when the time left is <= 0).
+    while (!(wait && env_.now() - start >= *wait) && !(taken = try_acquire(permits))) {
       Micros pause = options_.recheck_interval;
       if (wait) {
         const auto elapsed = env_.now() - start;
