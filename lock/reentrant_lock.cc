@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "lock/errors.h"
+#include "lock/lock_entry.h"
 #include "lock/script.h"
-#include "lock/wakeup.h"
 
 namespace redsim::lock {
 
@@ -174,9 +174,10 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
     return false;
   }
 
-  // Subscribe before the next attempt: an unlock published after this
-  // returns wakes the wait, even one that lands before we wait.
-  Wakeup wakeup(*env_, wait_channel(me));
+  // Subscribe (or join the process's subscription) before the next attempt:
+  // an unlock published after this returns wakes a wait, even one that
+  // lands before we wait. Message 0 wakes one waiter of the process.
+  LockEntry wakeup(*env_, wait_channel(me));
 
   bool acquired = false;
   try {

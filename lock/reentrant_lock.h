@@ -14,10 +14,12 @@
 //
 // Waiting: after one failed attempt the waiter SUBSCRIBEs to channel() (and
 // only then retries, so an unlock between the two cannot be missed), then
-// sleeps on an Event that the unlock message signals, at most
-// min(lock's PTTL, wait left) between attempts, and UNSUBSCRIBEs when done.
-// No attempt is made once the wait is over (RedissonLock.tryLock returns
-// false when the time left is <= 0).
+// sleeps until an unlock message wakes it, at most min(lock's PTTL, wait
+// left) between attempts, and UNSUBSCRIBEs when done. The waiters of one
+// process share one subscription and one latch (lock/lock_entry.h, as
+// Redisson's RedissonLockEntry): the unlock message 0 wakes one of them,
+// not all (LockPubSub.onMessage). No attempt is made once the wait is over
+// (RedissonLock.tryLock returns false when the time left is <= 0).
 //
 // Lease: calls without one (lock(), try_lock(), try_lock_for(wait)) use
 // options.default_lease; when that is kWatchdog (the default, Redisson's
