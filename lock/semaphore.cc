@@ -56,7 +56,9 @@ int64_t Semaphore::available_permits() {
 }
 
 int64_t Semaphore::drain_permits() {
-  return integer_of(env_.connection().call({"GETSET", name_, "0"}), "GETSET '" + name_ + "'");
+  static const Script& script = Script::get("semaphore_drain");
+  return integer_of(run_script(env_.connection(), script, {name_}, {}),
+                    "semaphore_drain on '" + name_ + "'");
 }
 
 bool Semaphore::try_acquire(int64_t permits) {

@@ -91,6 +91,10 @@ TEST(Semaphore, AddAndDrain) {
   EXPECT_EQ(sem.drain_permits(), 3);
   EXPECT_EQ(sem.available_permits(), 0);
   EXPECT_FALSE(sem.try_acquire());
+  Semaphore absent(a, "never-set");
+  EXPECT_EQ(absent.drain_permits(), 0);
+  EXPECT_EQ(run(world, {"EXISTS", "never-set"}), Reply::integer(0))
+      << "draining does not create the key (RedissonSemaphore.drainPermitsAsync)";
 }
 
 TEST(Semaphore, WrongTypeIsAnUnexpectedReply) {
