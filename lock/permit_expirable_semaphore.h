@@ -13,9 +13,9 @@
 // Redisson passes the client's System.currentTimeMillis() instead, which the
 // Env port has no equivalent of (Env::now is a per-process monotonic clock).
 //
-// Needs ZADD/ZRANGEBYSCORE/ZREM/ZSCORE/ZRANGE: on this branch the fake has no
-// sorted sets (they come with the data-model work), so it runs against a
-// real redis-server only (lock/real_redis_test.cc), until then.
+// Needs ZADD/ZRANGEBYSCORE/ZREM/ZSCORE/ZRANGE, which the fake has: it runs on
+// the fake (permit_expirable_semaphore_test.cc) and against a real
+// redis-server (lock/real_redis_test.cc).
 //
 //   lock::PermitExpirableSemaphore sem(env, "workers");
 //   sem.try_set_permits(2);

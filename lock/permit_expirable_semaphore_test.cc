@@ -1,5 +1,5 @@
-// The parts of PermitExpirableSemaphore that need no sorted set, on the fake
-// (the rest runs against a real redis-server in real_redis_test.cc).
+// PermitExpirableSemaphore on the fake (more against a real redis-server in
+// real_redis_test.cc).
 #include "lock/permit_expirable_semaphore.h"
 
 #include <gtest/gtest.h>
