@@ -48,8 +48,8 @@ ReentrantLockOptions reentrant_options(const std::string& key, const FairLockOpt
   if (options.lock_watchdog_timeout.count() <= 0) {
     throw std::invalid_argument("fair lock '" + key + "': lock_watchdog_timeout must be > 0 ms");
   }
-  if (options.thread_wait_time.count() <= 0) {
-    throw std::invalid_argument("fair lock '" + key + "': thread_wait_time must be > 0 ms");
+  if (options.thread_wait.count() <= 0) {
+    throw std::invalid_argument("fair lock '" + key + "': thread_wait must be > 0 ms");
   }
   return ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
                               .default_lease = options.default_lease,
@@ -68,7 +68,7 @@ FairLock::FairLock(Env& env, std::string key, FairLockOptions options)
                            .renew = &renew_script()}),
       queue_key_(prefixed("redisson_lock_queue", this->key())),
       timeout_key_(prefixed("redisson_lock_timeout", this->key())),
-      thread_wait_time_(options.thread_wait_time) {}
+      thread_wait_(options.thread_wait) {}
 
 FairLock::~FairLock() = default;
 
@@ -80,11 +80,20 @@ std::string FairLock::now_ms_arg() {
   return std::to_string(std::chrono::floor<milliseconds>(env().now().time_since_epoch()).count());
 }
 
+milliseconds FairLock::wait_of(const Attempt& attempt) const {
+  // Redisson converts waitTime with unit.toMillis (truncating) after testing
+  // it in its own unit, so a wait under 1 ms sends 0.
+  if (attempt.wait && attempt.wait->count() > 0) {
+    return std::chrono::floor<milliseconds>(*attempt.wait);
+  }
+  return thread_wait_;
+}
+
 std::optional<int64_t> FairLock::run_acquire(const std::string& owner, milliseconds lease,
-                                             bool waiting) {
+                                             const Attempt& attempt) {
   const Reply reply = run_script(
       env().connection(), acquire_script(), {key(), queue_key_, timeout_key_},
-      {ms_arg(lease), owner, ms_arg(thread_wait_time_), now_ms_arg(), waiting ? "1" : "0"});
+      {ms_arg(lease), owner, ms_arg(wait_of(attempt)), now_ms_arg(), attempt.waiting ? "1" : "0"});
   if (reply.is_nil()) return std::nullopt;
   if (!reply.is_integer()) {
     throw UnexpectedReply("fair_acquire on '" + key() + "' answered " + reply.debug_string());
@@ -99,7 +108,7 @@ Micros FairLock::pause_after(int64_t hint) const {
   // unlock will tell us if we are next. Re-check every threadWaitTime
   // anyway, so an expired waiter ahead of us is dropped even when nobody
   // unlocks (Redisson would wait for the message only).
-  return hint >= 0 ? Micros(milliseconds(std::max<int64_t>(hint, 1))) : Micros(thread_wait_time_);
+  return hint >= 0 ? Micros(milliseconds(std::max<int64_t>(hint, 1))) : Micros(thread_wait_);
 }
 
 std::string FairLock::waiting_trace(int64_t hint) const {
@@ -110,10 +119,10 @@ std::string FairLock::gave_up_trace(int64_t hint) const {
   return "gave up on " + key() + " hint=" + std::to_string(hint);
 }
 
-void FairLock::stop_waiting(const std::string& owner) {
+void FairLock::stop_waiting(const std::string& owner, const Attempt& attempt) {
   try {
     const Reply reply = run_script(env().connection(), cancel_script(), {queue_key_, timeout_key_},
-                                   {owner, ms_arg(thread_wait_time_)});
+                                   {owner, ms_arg(wait_of(attempt))});
     env().trace("left the queue of " + key() + " as " + owner + " (" + reply.debug_string() + ")");
   } catch (const Error& e) {
     // The place expires by itself after its reservation.

@@ -18,9 +18,14 @@
 // most its reservation. The lock is free for an owner when the hash is
 // absent and the queue is empty or starts with that owner. A new waiter's
 // place is kept until the place of the one ahead (or the lock's lease, when
-// nobody is queued) plus thread_wait_time; when the head takes the lock or a
-// waiter gives up, the places behind shrink by one thread_wait_time
-// (Redisson's "threadWaitTime", 5 s by default).
+// nobody is queued) plus one wait; when the head takes the lock or a waiter
+// gives up, the places behind shrink by one wait. The wait is the call's own
+// wait when it has one (try_lock_for with wait > 0), else
+// options.thread_wait, as RedissonFairLock.tryLockInnerAsync and
+// acquireFailedAsync choose it ("wait = waitTime > 0 ? waitTime :
+// threadWaitTime"). threadWaitTime is Config.fairLockWaitTimeout: 300,000 ms
+// since Redisson 3.13.3 (redisson#2883), 5,000 ms before
+// (kThreadWaitBefore2883, which scenario fair-skewed-clock-2883 uses).
 //
 // Times in the scripts are the caller's Env::now() in ms, as Redisson sends
 // System.currentTimeMillis(): clients whose clocks disagree see each other's
@@ -40,10 +45,13 @@
 // attempt and, when it gives up (its wait ran out, or an error), leaves it
 // again; try_lock() makes one attempt and never queues. A waiter sleeps
 // until its own channel's message or the wait hint the script returns
-// (negative hint: until the message, re-checking every thread_wait_time,
-// where Redisson waits for the message only).
-// Deviations: when the lock is gone (expired) release() answers kNotHeld as
-// the other kinds do; Redisson's unlock returns normally there.
+// (negative hint: until the message, re-checking every thread_wait,
+// where Redisson waits for the message only). A waiter already queued is
+// answered the lock's PTTL, at least 0 (RedissonFairLock since redisson#4705;
+// before, the end of its place minus one wait).
+// Unlocking a lock that is gone (expired or forced away) tells the head
+// waiter and returns normally, as RedissonFairLock.unlockInnerAsync answers
+// 1 there; a lock held by someone else answers kNotHeld.
 // channel() is "redisson_lock__channel:{<key>}", the prefix of the waiters'
 // channels.
 //
@@ -67,9 +75,12 @@ struct FairLockOptions {
   std::chrono::milliseconds lock_watchdog_timeout{30000};
   // The lease of the calls that take none; kWatchdog (default): the watchdog.
   Lease default_lease = kWatchdog;
-  // How much longer than the one ahead a waiter's place is kept (Redisson's
-  // threadWaitTime, 5000 ms). Must be > 0.
-  std::chrono::milliseconds thread_wait_time{5000};
+  // Redisson's threadWaitTime before 3.13.3 (redisson#2883).
+  static constexpr std::chrono::milliseconds kThreadWaitBefore2883{5000};
+  // How much longer than the one ahead a waiter's place is kept when the
+  // call has no wait of its own (Redisson's threadWaitTime,
+  // Config.fairLockWaitTimeout: 300,000 ms since 3.13.3). Must be > 0.
+  std::chrono::milliseconds thread_wait{300000};
   // As ReentrantLockOptions::watchdog_stops_on_error: false (Redisson's
   // renewal) keeps renewing every third of the lease after a failed renewal.
   bool watchdog_stops_on_error = false;
@@ -83,7 +94,7 @@ struct FairLockOptions {
 class FairLock : public ReentrantLock {
  public:
   // Throws std::invalid_argument when lock_watchdog_timeout or
-  // thread_wait_time is <= 0.
+  // thread_wait is <= 0.
   FairLock(Env& env, std::string key, FairLockOptions options = {});
   FairLock(FairLock&&) = default;
   // Leaves held locks and their watchdogs alone, as ReentrantLock does.
@@ -100,23 +111,25 @@ class FairLock : public ReentrantLock {
   // fair_acquire; joins the queue when `waiting`. The hint is the script's:
   // ms until the place ahead of ours expires, < 0 when it is already due.
   std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
-                                     bool waiting) override;
+                                     const Attempt& attempt) override;
   std::string wait_channel(const std::string& owner) const override;
-  // A negative hint: re-check every thread_wait_time.
+  // A negative hint: re-check every thread_wait.
   Micros pause_after(int64_t hint) const override;
   std::string waiting_trace(int64_t hint) const override;
   std::string gave_up_trace(int64_t hint) const override;
   // fair_cancel, errors swallowed (traced): the waiter's place would expire anyway.
-  void stop_waiting(const std::string& owner) override;
+  void stop_waiting(const std::string& owner, const Attempt& attempt) override;
   Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease) override;
   bool run_force_unlock() override;
 
  private:
   std::string now_ms_arg();
+  // The call's wait in ms when it is > 0, else thread_wait (Redisson's "wait").
+  std::chrono::milliseconds wait_of(const Attempt& attempt) const;
 
   std::string queue_key_;
   std::string timeout_key_;
-  std::chrono::milliseconds thread_wait_time_;
+  std::chrono::milliseconds thread_wait_;
 };
 
 }  // namespace redsim::lock

@@ -33,7 +33,7 @@ TEST(FairLock, KeysAndChannelsAreRedissons) {
   EXPECT_EQ(tagged.queue_key(), "redisson_lock_queue:{k}:1");
   EXPECT_EQ(tagged.channel_for("c:7"), "redisson_lock__channel:{k}:1:c:7");
   EXPECT_EQ(lock.kind(), LockKind::kFair);
-  EXPECT_THROW(FairLock(a, "k", {.thread_wait_time = 0ms}), std::invalid_argument);
+  EXPECT_THROW(FairLock(a, "k", {.thread_wait = 0ms}), std::invalid_argument);
   EXPECT_THROW(FairLock(a, "k", {.lock_watchdog_timeout = 0ms}), std::invalid_argument);
 }
 
@@ -56,8 +56,10 @@ TEST(FairLock, ReentersWithAHoldCountInRLocksHash) {
   EXPECT_EQ(la.remaining_lease().ttl, 10s) << "an unlock with holds left re-arms the lease";
   la.unlock();
   EXPECT_FALSE(la.is_locked());
-  EXPECT_EQ(failure_of(la.release()), UnlockError::Reason::kNotHeld);
+  EXPECT_TRUE(la.release().has_value())
+      << "the lock is gone: returns normally, as RedissonFairLock.unlockInnerAsync";
   EXPECT_TRUE(lb.try_lock());
+  EXPECT_EQ(failure_of(la.release()), UnlockError::Reason::kNotHeld) << "b holds it";
   EXPECT_FALSE(la.is_held_by_current_thread());
 }
 
@@ -113,7 +115,10 @@ TEST(FairLock, AFreeLockGoesOnlyToTheHeadOfTheQueueUntilItsPlaceExpires) {
 TEST(FairLock, TheHeadOfTheQueueTakesTheFreeLockWithoutWaiting) {
   DirectWorld world;
   DirectEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
-  FairLock la(a, "k", {.default_lease = 10s}), lb(b, "k"), lc(c, "k");
+  // try_lock() shrinks the places behind by threadWaitTime: 5 s here, as
+  // the waiters below queue with 5 s.
+  const FairLockOptions old{.thread_wait = FairLockOptions::kThreadWaitBefore2883};
+  FairLock la(a, "k", {.default_lease = 10s}), lb(b, "k", old), lc(c, "k", old);
   la.lock();
   const std::string now_ms = std::to_string(b.now().time_since_epoch().count() / 1000);
   for (FairLock* waiter : {&lb, &lc}) {
@@ -154,7 +159,8 @@ TEST(FairLock, ForceUnlockAndAnExpiredLocksUnlockTellTheHead) {
   EXPECT_FALSE(la.is_locked());
   EXPECT_FALSE(lc.force_unlock()) << "nothing left to delete";
   EXPECT_EQ(told, 1);
-  EXPECT_FALSE(la.release().has_value()) << "forced away";
+  EXPECT_TRUE(la.release().has_value())
+      << "forced away: returns normally, as RedissonFairLock.unlockInnerAsync answers 1";
   EXPECT_EQ(told, 2) << "the lock is gone: the head waiter is told again";
 
   EXPECT_TRUE(lb.try_lock());
@@ -162,9 +168,56 @@ TEST(FairLock, ForceUnlockAndAnExpiredLocksUnlockTellTheHead) {
   la.lock();
   queue_b();
   world.clock.advance_ms(10001);
-  EXPECT_FALSE(la.release().has_value()) << "the lease ran out: not held";
-  EXPECT_EQ(told, 3) << "but the head waiter is told the lock is free";
+  EXPECT_TRUE(la.release().has_value()) << "the lease ran out: returns normally (Redisson)";
+  EXPECT_EQ(told, 3) << "and the head waiter is told the lock is free";
   EXPECT_TRUE(lb.try_lock());
+  EXPECT_EQ(failure_of(la.release()), UnlockError::Reason::kNotHeld)
+      << "held by someone else: not held, as Redisson";
+}
+
+TEST(FairLock, AWaiterAlreadyQueuedIsAnsweredTheLocksPttl) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  FairLock la(a, "k", {.default_lease = 10s}), lb(b, "k");
+  la.lock();
+  auto attempt = [&] {
+    return run_script(b.connection(), Script::get("fair_acquire"),
+                      {"k", lb.queue_key(), lb.timeout_key()},
+                      {"10000", lb.owner(), "5000",
+                       std::to_string(b.now().time_since_epoch().count() / 1000), "1"});
+  };
+  EXPECT_EQ(attempt(), Reply::integer(10000)) << "joins: the lease is ahead";
+  world.clock.advance_ms(4000);
+  // Before redisson#4705 the answer was the place's end minus one wait
+  // minus now: 15000 - 5000 - 4000 = 6000, the same here; it differs once
+  // the lease is renewed or the lock is gone.
+  EXPECT_EQ(attempt(), Reply::integer(6000));
+  run(world, {"PEXPIRE", "k", "30000"});
+  EXPECT_EQ(attempt(), Reply::integer(30000)) << "the lock's PTTL (redisson#4705)";
+  run(world, {"DEL", "k"});
+  run(world, {"LPUSH", lb.queue_key(), "someone-else"});
+  run(world, {"ZADD", lb.timeout_key(), "99999999999999", "someone-else"});
+  EXPECT_EQ(attempt(), Reply::integer(0)) << "the lock is gone: max(0, PTTL -2)";
+}
+
+// Redisson's tryLock(waitTime, ...) keeps a new waiter's place waitTime past
+// the one ahead, not threadWaitTime (RedissonFairLock.tryLockInnerAsync).
+TEST(FairLock, ATryLockWithAWaitKeepsItsPlaceThatWaitPastTheOneAhead) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  FairLock la(a, "k", {.default_lease = 10s}), lb(b, "k");
+  la.lock();
+  const int64_t queued_ms = ms_of(b.now().time_since_epoch());
+  Reply place;
+  b.before_wait = [&] {
+    if (place.is_nil()) place = run(world, {"ZSCORE", lb.timeout_key(), lb.owner()});
+  };
+  EXPECT_FALSE(lb.try_lock_for(2s, 10s));
+  // Its place was the lease (10 s) plus its own 2 s wait, not threadWaitTime.
+  EXPECT_EQ(place, Reply::bulk(std::to_string(queued_ms + 12000)));
+  EXPECT_EQ(run(world, {"EXISTS", lb.queue_key(), lb.timeout_key()}), Reply::integer(0))
+      << "and it left the queue when it gave up";
+  EXPECT_EQ(FairLockOptions{}.thread_wait, 300000ms) << "Config.fairLockWaitTimeout since 3.13.3";
 }
 
 // A world of one server; `lease` explicit. Each waiter records when it got
@@ -237,8 +290,10 @@ TEST(FairLock, AWaiterThatTimesOutDoesNotBlockTheNext) {
       },
       Micros(20000));
   w.spawn_process("w3", waiter("w3"), Micros(30000));
-  // Places (ms): the lease ends at 1000, w1 keeps its place 5 s past it,
-  // w2 5 s past w1, w3 5 s past w2; when w2 gives up, w3 moves up.
+  // Places (ms): the lease ends at 1000, w1 keeps its place threadWaitTime
+  // (300 s) past it, w2 its own wait (100 ms) past w1, w3 300 s past w2;
+  // when w2 gives up, w3 moves up by w2's wait (RedissonFairLock's
+  // tryLockInnerAsync and acquireFailedAsync both use the call's wait).
   Reply places_at_50ms, places_at_200ms;
   std::vector<std::string> queue_at_200ms;
   w.at(Micros(50000), [&] {
@@ -259,10 +314,10 @@ TEST(FairLock, AWaiterThatTimesOutDoesNotBlockTheNext) {
   const std::string w1 = w.client_id(2) + ":1", w2 = w.client_id(3) + ":1",
                     w3 = w.client_id(4) + ":1";
   EXPECT_EQ(places_at_50ms,
-            Reply::array({Reply::bulk(w1), Reply::bulk("6000"), Reply::bulk(w2),
-                          Reply::bulk("11000"), Reply::bulk(w3), Reply::bulk("16000")}));
-  EXPECT_EQ(places_at_200ms, Reply::array({Reply::bulk(w1), Reply::bulk("6000"), Reply::bulk(w3),
-                                           Reply::bulk("11000")}));
+            Reply::array({Reply::bulk(w1), Reply::bulk("301000"), Reply::bulk(w2),
+                          Reply::bulk("301100"), Reply::bulk(w3), Reply::bulk("601100")}));
+  EXPECT_EQ(places_at_200ms, Reply::array({Reply::bulk(w1), Reply::bulk("301000"), Reply::bulk(w3),
+                                           Reply::bulk("601000")}));
   EXPECT_EQ(queue_at_200ms, (std::vector<std::string>{w1, w3}));
 }
 
@@ -271,7 +326,7 @@ TEST(FairLock, ACrashedWaitersPlaceExpiresAfterThreadWaitTime) {
     world::World w;
     int64_t w2_at_ms = -1;
     w.spawn_process("holder", [&](world::ProcessEnv& env) {
-      FairLock lock(env, "k", {.thread_wait_time = std::chrono::milliseconds(wait_ms)});
+      FairLock lock(env, "k", {.thread_wait = std::chrono::milliseconds(wait_ms)});
       lock.lock(1s);
       env.sleep_for(100ms);
       lock.unlock();
@@ -279,14 +334,14 @@ TEST(FairLock, ACrashedWaitersPlaceExpiresAfterThreadWaitTime) {
     const auto w1 = w.spawn_process(
         "w1",
         [&](world::ProcessEnv& env) {
-          FairLock(env, "k", {.thread_wait_time = std::chrono::milliseconds(wait_ms)}).lock(1s);
+          FairLock(env, "k", {.thread_wait = std::chrono::milliseconds(wait_ms)}).lock(1s);
         },
         Micros(10000));
     w.crash_process(w1, Micros(50000));
     w.spawn_process(
         "w2",
         [&](world::ProcessEnv& env) {
-          FairLock lock(env, "k", {.thread_wait_time = std::chrono::milliseconds(wait_ms)});
+          FairLock lock(env, "k", {.thread_wait = std::chrono::milliseconds(wait_ms)});
           lock.lock(1s);
           w2_at_ms = ms_of(env.now().time_since_epoch());
           lock.unlock();
@@ -296,7 +351,7 @@ TEST(FairLock, ACrashedWaitersPlaceExpiresAfterThreadWaitTime) {
     // w1 queued at 10 ms with the lock's lease ending at 1000 ms: its place
     // was kept until 1000 + wait; w2 (told nothing: the unlock at 100 ms
     // told the dead w1) comes back then and takes the lock.
-    EXPECT_EQ(w2_at_ms, 1000 + wait_ms) << "thread_wait_time " << wait_ms;
+    EXPECT_EQ(w2_at_ms, 1000 + wait_ms) << "thread_wait " << wait_ms;
   }
 }
 
@@ -341,32 +396,41 @@ TEST(FairLock, UnlockTellsOnlyTheHeadWaitersChannel) {
 // kept sees the waiter ahead of it as expired, drops it, and goes first. By
 // less, the queue order holds.
 TEST(FairLock, AClientWhoseClockRunsAheadDropsTheLiveWaiterAhead) {
-  for (const auto skew : {10s, 3s}) {
+  struct Case {
+    std::chrono::milliseconds thread_wait;
+    std::chrono::seconds skew;
+    bool c_first;
+  };
+  // With Redisson's threadWaitTime before 3.13.3 (5 s) a 10 s skew breaks
+  // the order and a 3 s one does not; the current 300 s keeps it at 10 s.
+  for (const Case k : {Case{FairLockOptions::kThreadWaitBefore2883, 10s, true},
+                       Case{FairLockOptions::kThreadWaitBefore2883, 3s, false},
+                       Case{FairLockOptions{}.thread_wait, 10s, false}}) {
+    const auto skew = k.skew;
     world::World w;
     std::vector<std::string> order;
     w.spawn_process("holder", [&](world::ProcessEnv& env) {
-      FairLock lock(env, "k");
+      FairLock lock(env, "k", {.thread_wait = k.thread_wait});
       lock.lock(1s);
       env.sleep_for(100ms);
       lock.unlock();
     });
     auto waiter = [&](const std::string& name) {
       return [&, name](world::ProcessEnv& env) {
-        FairLock lock(env, "k");
+        FairLock lock(env, "k", {.thread_wait = k.thread_wait});
         lock.lock(1s);
         order.push_back(name);
         lock.unlock();
       };
     };
-    w.spawn_process("b", waiter("b"), Micros(10000));  // place kept until 1000 + 5000 ms
+    w.spawn_process("b", waiter("b"), Micros(10000));  // place kept until 1000 ms + thread_wait
     const auto c = w.spawn_process("c", waiter("c"), Micros(20000));
     w.jump_process_clock(c, Micros(0), std::chrono::duration_cast<Micros>(skew));
     w.run();
-    if (skew > 6s) {
-      EXPECT_EQ(order, (std::vector<std::string>{"c", "b"})) << "skew " << skew.count() << " s";
-    } else {
-      EXPECT_EQ(order, (std::vector<std::string>{"b", "c"})) << "skew " << skew.count() << " s";
-    }
+    const auto expected =
+        k.c_first ? std::vector<std::string>{"c", "b"} : std::vector<std::string>{"b", "c"};
+    EXPECT_EQ(order, expected) << "skew " << skew.count() << " s, thread_wait "
+                               << k.thread_wait.count() << " ms";
   }
 }
 

@@ -16,7 +16,8 @@ std::string FencedLock::token_key_name(std::string_view key) {
 }
 
 std::optional<int64_t> FencedLock::run_acquire(const std::string& owner,
-                                               std::chrono::milliseconds lease, bool /*waiting*/) {
+                                               std::chrono::milliseconds lease,
+                                               const Attempt& /*attempt*/) {
   static const Script& script = Script::get("fenced_acquire");
   const Reply reply = run_script(env().connection(), script, {key(), token_key_},
                                  {std::to_string(lease.count()), owner});

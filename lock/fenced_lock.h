@@ -66,7 +66,7 @@ class FencedLock final : public ReentrantLock {
 
  protected:
   std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
-                                     bool waiting) override;
+                                     const Attempt& attempt) override;
 
  private:
   std::string token_key_;

@@ -124,7 +124,7 @@ std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string 
       return std::make_unique<ReentrantLock>(
           env, std::move(key),
           ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
-                               .default_lease = options.lease});
+                               .default_lease = options.lease.or_default(kWatchdog)});
     case LockKind::kSetnxExpire:
       return std::make_unique<SetnxExpireLock>(env, std::move(key), options);
     case LockKind::kGetDel:
@@ -135,23 +135,24 @@ std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string 
       return std::make_unique<FencedLock>(
           env, std::move(key),
           ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
-                               .default_lease = options.lease});
+                               .default_lease = options.lease.or_default(kWatchdog)});
     case LockKind::kRedlock:
       return std::make_unique<Redlock>(
           env, std::move(key),
-          RedlockOptions{.lease = fixed_lease(options.lease, "redlock"),
-                         .retry_delay_min = options.retry_backoff_min,
-                         .retry_delay_max = options.retry_backoff_max});
+          RedlockOptions{
+              .lease = fixed_lease(options.lease.or_default(LockOptions::kStringLease), "redlock"),
+              .retry_delay_min = options.retry_backoff_min,
+              .retry_delay_max = options.retry_backoff_max});
     case LockKind::kReadWrite:
       return std::make_unique<WriteLock>(
           env, std::move(key),
           ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
-                               .default_lease = options.lease});
+                               .default_lease = options.lease.or_default(kWatchdog)});
     case LockKind::kFair:
       return std::make_unique<FairLock>(
           env, std::move(key),
           FairLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
-                          .default_lease = options.lease});
+                          .default_lease = options.lease.or_default(kWatchdog)});
   }
   throw std::invalid_argument("make_lock: unknown LockKind");
 }

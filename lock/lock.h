@@ -144,11 +144,37 @@ struct RemainingLease {
   bool operator==(const RemainingLease&) const = default;
 };
 
+// LockOptions::lease: a Lease given explicitly (a duration, or kWatchdog),
+// or, default-constructed, none given: then each kind uses its own default
+// (LockOptions::kStringLease for the string kinds and kRedlock, the watchdog
+// for the reentrant kinds, as Redisson's lock() without a leaseTime uses
+// lockWatchdogTimeout: RedissonLock.lock -> tryAcquireAsync with leaseTime -1).
+class LeaseOption {
+ public:
+  constexpr LeaseOption() = default;
+  constexpr LeaseOption(Lease lease) : lease_(lease), given_(true) {}  // NOLINT: implicit
+  constexpr LeaseOption(std::nullopt_t) : given_(true) {}              // NOLINT: kWatchdog
+  template <class Rep, class Period>
+  constexpr LeaseOption(std::chrono::duration<Rep, Period> lease)  // NOLINT: implicit
+      : lease_(std::chrono::duration_cast<std::chrono::milliseconds>(lease)), given_(true) {}
+
+  bool given() const { return given_; }
+  // The lease given, else `kind_default`.
+  Lease or_default(Lease kind_default) const { return given_ ? lease_ : kind_default; }
+
+ private:
+  Lease lease_;
+  bool given_ = false;
+};
+
 struct LockOptions {
+  // The string kinds' and kRedlock's lease when none is given.
+  static constexpr std::chrono::milliseconds kStringLease{30000};
   // The lease of lock()/try_lock()/try_lock_for(): the PX of SET, the
   // PEXPIRE of the others. The string kinds and kRedlock need a fixed lease
-  // (> 0); for the reentrant kinds kWatchdog means the watchdog.
-  Lease lease{std::chrono::milliseconds(30000)};
+  // (> 0; default kStringLease); for the reentrant kinds kWatchdog means the
+  // watchdog, which is also their default (it used to be a fixed 30 s).
+  LeaseOption lease{};
   // Reentrant kinds only: the watchdog's lease, renewed every third of it
   // (Redisson's Config.lockWatchdogTimeout, default 30 s).
   std::chrono::milliseconds lock_watchdog_timeout{30000};

@@ -46,6 +46,32 @@ TEST(MakeLock, RejectsAZeroLeaseForStringKinds) {
   EXPECT_EQ(env.spawned.size(), 1u) << "kWatchdog means the watchdog";
 }
 
+// Redisson's lock() without a leaseTime uses the watchdog (RedissonLock.lock
+// -> tryAcquireAsync(leaseTime -1) -> lockWatchdogTimeout, renewed); so does
+// make_lock for the reentrant kinds unless a lease is given. It used to give
+// them a fixed 30 s lease and no watchdog.
+TEST(MakeLock, ReentrantKindsGetTheWatchdogUnlessALeaseIsGiven) {
+  for (LockKind kind :
+       {LockKind::kReentrant, LockKind::kFenced, LockKind::kReadWrite, LockKind::kFair}) {
+    DirectWorld world;
+    DirectEnv env(world, "client-a");
+    auto watched = make_lock(kind, env, "k", {.lock_watchdog_timeout = 9s});
+    watched->lock();
+    EXPECT_EQ(env.spawned.size(), 1u) << lock_kind_name(kind) << ": the watchdog";
+    EXPECT_EQ(watched->remaining_lease().ttl, 9s) << lock_kind_name(kind);
+    watched->unlock();
+    auto leased = make_lock(kind, env, "k2", {.lease = 30s, .lock_watchdog_timeout = 9s});
+    leased->lock();
+    EXPECT_EQ(env.spawned.size(), 1u) << lock_kind_name(kind) << ": a given lease, no watchdog";
+    EXPECT_EQ(leased->remaining_lease().ttl, 30s) << lock_kind_name(kind);
+  }
+  DirectWorld world;
+  DirectEnv env(world, "client-a");
+  auto simple = make_lock(LockKind::kSimple, env, "k");
+  simple->lock();
+  EXPECT_EQ(simple->remaining_lease().ttl, LockOptions::kStringLease) << "string kinds: 30 s";
+}
+
 class EveryKind : public ::testing::TestWithParam<LockKind> {};
 
 TEST_P(EveryKind, ExcludesThenHandsOver) {
@@ -73,7 +99,11 @@ TEST_P(EveryKind, ExcludesThenHandsOver) {
     EXPECT_TRUE(la->is_locked());
   }
   EXPECT_FALSE(lb->is_locked());
-  EXPECT_EQ(failure_of(lb->release()), UnlockError::Reason::kNotHeld);
+  if (GetParam() == LockKind::kFair) {
+    EXPECT_TRUE(lb->release().has_value()) << "RedissonFairLock: a gone lock unlocks normally";
+  } else {
+    EXPECT_EQ(failure_of(lb->release()), UnlockError::Reason::kNotHeld);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, EveryKind,

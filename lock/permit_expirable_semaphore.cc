@@ -19,6 +19,13 @@ std::string timeout_key_name(const std::string& name) {
   return "{" + name + "}:timeout";
 }
 
+void require_lease(PermitLease lease) {
+  if (lease && lease->count() <= 0) {
+    throw std::invalid_argument("permit lease must be > 0 ms (or kNeverExpires), got " +
+                                std::to_string(lease->count()));
+  }
+}
+
 void require_lease(std::chrono::milliseconds lease) {
   if (lease.count() <= 0) {
     throw std::invalid_argument("permit lease must be > 0 ms, got " +
@@ -63,14 +70,15 @@ std::string PermitExpirableSemaphore::new_id() {
   return hex;
 }
 
-std::optional<std::string> PermitExpirableSemaphore::attempt(std::chrono::milliseconds lease,
+std::optional<std::string> PermitExpirableSemaphore::attempt(PermitLease lease,
                                                              int64_t& wait_hint_ms) {
   static const Script& script = Script::get("pe_semaphore_acquire");
   const std::string id = new_id();
   const Reply reply = run_script(env_.connection(), script, {name_, timeout_key_, channel_},
-                                 {std::to_string(lease.count()), id});
+                                 {lease ? std::to_string(lease->count()) : "never", id});
   if (reply.is_bulk() && reply.str() == id) {
-    env_.trace("permit " + id + " of " + name_ + " for " + std::to_string(lease.count()) + " ms");
+    env_.trace("permit " + id + " of " + name_ + " for " +
+               (lease ? std::to_string(lease->count()) + " ms" : "ever"));
     return id;
   }
   if (!reply.is_integer()) {
@@ -81,14 +89,14 @@ std::optional<std::string> PermitExpirableSemaphore::attempt(std::chrono::millis
   return std::nullopt;
 }
 
-std::optional<std::string> PermitExpirableSemaphore::try_acquire(std::chrono::milliseconds lease) {
+std::optional<std::string> PermitExpirableSemaphore::try_acquire(PermitLease lease) {
   require_lease(lease);
   int64_t hint = -1;
   return attempt(lease, hint);
 }
 
-std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(
-    Micros wait, std::chrono::milliseconds lease) {
+std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(Micros wait,
+                                                                     PermitLease lease) {
   require_lease(lease);
   const EnvTime start = env_.now();
   int64_t hint = -1;
@@ -98,7 +106,9 @@ std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(
   Wakeup wakeup(env_, channel_);
   std::optional<std::string> id;
   try {
-    while (!(id = attempt(lease, hint))) {
+    // No attempt once the wait is over (RedissonPermitExpirableSemaphore
+    // returns null when the time left is <= 0).
+    while (env_.now() - start < wait && !(id = attempt(lease, hint))) {
       const auto elapsed = env_.now() - start;
       if (elapsed >= wait) break;
       Micros pause = options_.recheck_interval;

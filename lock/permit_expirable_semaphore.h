@@ -13,9 +13,9 @@
 // Redisson passes the client's System.currentTimeMillis() instead, which the
 // Env port has no equivalent of (Env::now is a per-process monotonic clock).
 //
-// Needs ZADD/ZRANGEBYSCORE/ZREM/ZSCORE/ZRANGE: on this branch the fake has no
-// sorted sets (they come with the data-model work), so it runs against a
-// real redis-server only (lock/real_redis_test.cc), until then.
+// Needs ZADD/ZRANGEBYSCORE/ZREM/ZSCORE/ZRANGE, which the fake has: it runs on
+// the fake (permit_expirable_semaphore_test.cc) and against a real
+// redis-server (lock/real_redis_test.cc).
 //
 //   lock::PermitExpirableSemaphore sem(env, "workers");
 //   sem.try_set_permits(2);
@@ -24,7 +24,9 @@
 //   }
 //
 // Ids are 16 random bytes in hex (Redisson's permit id form), from
-// Env::random_u64. Errors: a lease <= 0 throws std::invalid_argument;
+// Env::random_u64. A lease of kNeverExpires is a permit that never expires
+// (Redisson's leaseTime -1, stored with its nonExpirableTimeout score).
+// Errors: a lease <= 0 throws std::invalid_argument;
 // release() of an id not held throws LockNotOwned (Redisson: "Permit with id
 // ... has already been released or doesn't exist"); Redis error replies
 // throw UnexpectedReply.
@@ -39,6 +41,10 @@
 
 namespace redsim::lock {
 
+// A permit's lease: a duration (> 0) or kNeverExpires.
+using PermitLease = std::optional<std::chrono::milliseconds>;
+inline constexpr std::nullopt_t kNeverExpires = std::nullopt;
+
 class PermitExpirableSemaphore {
  public:
   PermitExpirableSemaphore(Env& env, std::string name, SemaphoreOptions options = {});
@@ -50,11 +56,11 @@ class PermitExpirableSemaphore {
   int64_t available_permits();
 
   // One attempt: the new permit's id, or nullopt when none is available.
-  std::optional<std::string> try_acquire(std::chrono::milliseconds lease);
+  std::optional<std::string> try_acquire(PermitLease lease);
   // Attempts until taken or `wait` passed (Env clock); waits on the channel
   // (subscribe first) at most until the earliest held permit expires, or
   // options.recheck_interval.
-  std::optional<std::string> try_acquire_for(Micros wait, std::chrono::milliseconds lease);
+  std::optional<std::string> try_acquire_for(Micros wait, PermitLease lease);
 
   // Gives the permit back; false when `id` is not held (unknown, released,
   // or its lease ran out).
@@ -68,7 +74,7 @@ class PermitExpirableSemaphore {
 
  private:
   // One run of the acquire script: the id, or the wait hint in ms (-1: none held).
-  std::optional<std::string> attempt(std::chrono::milliseconds lease, int64_t& wait_hint_ms);
+  std::optional<std::string> attempt(PermitLease lease, int64_t& wait_hint_ms);
   std::string new_id();
 
   Env& env_;

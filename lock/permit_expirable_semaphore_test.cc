@@ -1,5 +1,5 @@
-// The parts of PermitExpirableSemaphore that need no sorted set, on the fake
-// (the rest runs against a real redis-server in real_redis_test.cc).
+// PermitExpirableSemaphore on the fake (more against a real redis-server in
+// real_redis_test.cc).
 #include "lock/permit_expirable_semaphore.h"
 
 #include <gtest/gtest.h>
@@ -31,6 +31,23 @@ TEST(PermitExpirableSemaphore, CountIsASemaphoresAndLeasesMustBePositive) {
   EXPECT_THROW(sem.try_acquire(0ms), std::invalid_argument);
   EXPECT_THROW(sem.try_acquire_for(1s, -1ms), std::invalid_argument);
   EXPECT_THROW(sem.update_lease_time("id", 0ms), std::invalid_argument);
+}
+
+// Redisson's acquire(-1) / tryAcquire() take a permit that never expires
+// (nonExpirableTimeout); a lease of -1 used to be refused here.
+TEST(PermitExpirableSemaphore, APermitThatNeverExpires) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  PermitExpirableSemaphore sem(a, "s");
+  ASSERT_TRUE(sem.try_set_permits(1));
+  const auto id = sem.try_acquire(kNeverExpires);
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(run(world, {"ZSCORE", sem.timeout_key(), *id}), Reply::bulk("922337203685477"));
+  world.clock.advance_ms(24 * 3600 * 1000);
+  EXPECT_EQ(sem.available_permits(), 0) << "still held a day later";
+  EXPECT_FALSE(sem.try_acquire(10s).has_value());
+  EXPECT_TRUE(sem.try_release(*id));
+  EXPECT_EQ(sem.available_permits(), 1);
 }
 
 }  // namespace

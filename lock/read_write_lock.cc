@@ -32,7 +32,8 @@ ReadLock::ReadLock(Env& env, std::string key, ReentrantLockOptions options)
                            &Script::get("rw_renew")}) {}
 
 std::optional<int64_t> ReadLock::run_acquire(const std::string& owner,
-                                             std::chrono::milliseconds lease, bool /*waiting*/) {
+                                             std::chrono::milliseconds lease,
+                                             const Attempt& /*attempt*/) {
   static const Script& script = Script::get("rw_read_acquire");
   return pttl_or_granted(run_script(env().connection(), script, {key()},
                                     {std::to_string(lease.count()), owner, owner + ":write"}),
@@ -45,7 +46,8 @@ WriteLock::WriteLock(Env& env, std::string key, ReentrantLockOptions options)
                            &Script::get("rw_write_unlock"), &Script::get("rw_renew")}) {}
 
 std::optional<int64_t> WriteLock::run_acquire(const std::string& owner,
-                                              std::chrono::milliseconds lease, bool /*waiting*/) {
+                                              std::chrono::milliseconds lease,
+                                              const Attempt& /*attempt*/) {
   static const Script& script = Script::get("rw_write_acquire");
   return pttl_or_granted(run_script(env().connection(), script, {key()},
                                     {std::to_string(lease.count()), field(owner)}),

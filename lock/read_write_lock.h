@@ -17,7 +17,9 @@
 //
 // Each half is a ReentrantLock (hold counts per owner, subscribe-then-retry
 // waiting, lease or watchdog, release() outcomes, the replica check) with its own
-// scripts. Lease: one PEXPIRE on the hash; a read acquisition or renewal
+// scripts. Lease: one PEXPIRE on the hash; a write re-entry sets PTTL + lease
+// (RedissonWriteLock.tryLockInnerAsync, the fix of redisson#1110, so a short
+// re-entry never cuts a long hold short); a read acquisition or renewal
 // raises it to its lease and never lowers it, and a read release leaves it
 // alone (Redisson keeps one timeout key per read hold to shorten it exactly;
 // not modelled here, so a released reader's lease may outlast it, which
@@ -47,7 +49,7 @@ class ReadLock final : public ReentrantLock {
 
  protected:
   std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
-                                     bool waiting) override;
+                                     const Attempt& attempt) override;
 };
 
 // The write half: an exclusive, reentrant lock (what make_lock(kReadWrite)
@@ -60,7 +62,7 @@ class WriteLock final : public ReentrantLock {
 
  protected:
   std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
-                                     bool waiting) override;
+                                     const Attempt& attempt) override;
 };
 
 class ReadWriteLock {

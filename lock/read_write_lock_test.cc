@@ -65,6 +65,19 @@ TEST(ReadWriteLock, AWriterKeepsEveryoneElseOut) {
   EXPECT_TRUE(rb.read_lock().try_lock());
 }
 
+// redisson#1110: a re-entry with a shorter lease used to cut the first
+// hold's lease short; RedissonWriteLock now sets PTTL + lease.
+TEST(ReadWriteLock, AWriteReentryAddsItsLeaseToWhatIsLeft) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReadWriteLock ra(a, "k");
+  ASSERT_TRUE(ra.write_lock().try_lock_for(0ms, 10s));
+  world.clock.advance_ms(4000);
+  ASSERT_TRUE(ra.write_lock().try_lock_for(0ms, 1s));
+  EXPECT_EQ(run(world, {"PTTL", "k"}), Reply::integer(7000)) << "6000 left + 1000, not 1000";
+  EXPECT_EQ(ra.write_lock().hold_count(), 2);
+}
+
 TEST(ReadWriteLock, AWriterMayReadAndDowngrades) {
   DirectWorld world;
   DirectEnv a(world, "client-a"), b(world, "client-b");

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "lock/errors.h"
+#include "lock/lock_entry.h"
 #include "lock/script.h"
-#include "lock/wakeup.h"
 
 namespace redsim::lock {
 
@@ -108,7 +108,7 @@ milliseconds ReentrantLock::effective(Lease lease) const {
 
 bool ReentrantLock::try_lock() {
   const std::string me = owner();
-  if (try_acquire(me, options_.default_lease, /*waiting=*/false)) return false;
+  if (try_acquire(me, options_.default_lease, Attempt{})) return false;
   on_acquired(me, options_.default_lease);
   return true;
 }
@@ -118,7 +118,7 @@ bool ReentrantLock::try_lock_wait(Micros wait) {
 }
 
 std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, milliseconds lease,
-                                                  bool /*waiting*/) {
+                                                  const Attempt& /*attempt*/) {
   const Reply reply =
       run_script(env_->connection(), acquire_script(), {key_}, {ms_arg(lease), owner});
   if (reply.is_nil()) return std::nullopt;
@@ -129,9 +129,9 @@ std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, mill
 }
 
 std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, Lease lease,
-                                                  bool waiting) {
+                                                  const Attempt& attempt) {
   const milliseconds effective = this->effective(lease);
-  std::optional<int64_t> pttl = run_acquire(owner, effective, waiting);
+  std::optional<int64_t> pttl = run_acquire(owner, effective, attempt);
   if (pttl || options_.sync_replicas <= 0) return pttl;
 
   // The replica check: WAIT on the connection that ran the acquire, so it
@@ -162,25 +162,31 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
   }
   const std::string me = owner();
   const EnvTime start = env_->now();
-  std::optional<int64_t> hint = try_acquire(me, lease, /*waiting=*/true);
+  const Attempt attempt{.waiting = true, .wait = wait};
+  std::optional<int64_t> hint = try_acquire(me, lease, attempt);
   if (!hint) {
     on_acquired(me, lease);
     return true;
   }
   if (wait && env_->now() - start >= *wait) {
-    stop_waiting(me);
+    stop_waiting(me, attempt);
     env_->trace(gave_up_trace(*hint));
     return false;
   }
 
-  // Subscribe before the next attempt: an unlock published after this
-  // returns wakes the wait, even one that lands before we wait.
-  Wakeup wakeup(*env_, wait_channel(me));
+  // Subscribe (or join the process's subscription) before the next attempt:
+  // an unlock published after this returns wakes a wait, even one that
+  // lands before we wait. Message 0 wakes one waiter of the process.
+  LockEntry wakeup(*env_, wait_channel(me));
 
   bool acquired = false;
   try {
     while (true) {
-      hint = try_acquire(me, lease, /*waiting=*/true);
+      // No attempt once the wait is over (after subscribing, after a
+      // pause): RedissonLock.tryLock returns false as soon as the time left
+      // is <= 0, it never tries once more at the deadline.
+      if (wait && env_->now() - start >= *wait) break;
+      hint = try_acquire(me, lease, attempt);
       if (!hint) {
         acquired = true;
         break;
@@ -196,13 +202,13 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
     }
   } catch (const Error&) {
     wakeup.close();
-    stop_waiting(me);
+    stop_waiting(me, attempt);
     throw;
   }
   if (acquired) on_acquired(me, lease);
   wakeup.close();
   if (!acquired) {
-    stop_waiting(me);
+    stop_waiting(me, attempt);
     env_->trace(gave_up_trace(*hint));
   }
   return acquired;
@@ -225,7 +231,7 @@ std::string ReentrantLock::gave_up_trace(int64_t hint) const {
   return "gave up on " + key_ + " pttl=" + std::to_string(hint);
 }
 
-void ReentrantLock::stop_waiting(const std::string& /*owner*/) {}
+void ReentrantLock::stop_waiting(const std::string& /*owner*/, const Attempt& /*attempt*/) {}
 
 void ReentrantLock::on_acquired(const std::string& owner, Lease lease) {
   const bool use_watchdog = !lease;

@@ -14,8 +14,12 @@
 //
 // Waiting: after one failed attempt the waiter SUBSCRIBEs to channel() (and
 // only then retries, so an unlock between the two cannot be missed), then
-// sleeps on an Event that the unlock message signals, at most
-// min(lock's PTTL, wait left) between attempts, and UNSUBSCRIBEs when done.
+// sleeps until an unlock message wakes it, at most min(lock's PTTL, wait
+// left) between attempts, and UNSUBSCRIBEs when done. The waiters of one
+// process share one subscription and one latch (lock/lock_entry.h, as
+// Redisson's RedissonLockEntry): the unlock message 0 wakes one of them,
+// not all (LockPubSub.onMessage). No attempt is made once the wait is over
+// (RedissonLock.tryLock returns false when the time left is <= 0).
 //
 // Lease: calls without one (lock(), try_lock(), try_lock_for(wait)) use
 // options.default_lease; when that is kWatchdog (the default, Redisson's
@@ -178,26 +182,35 @@ class ReentrantLock : public DistributedLock {
   // The hooks of the locks built on this machinery (FencedLock, ReadLock,
   // WriteLock, FairLock). Each default is ReentrantLock's own behaviour.
   //
+  // What kind of call an attempt belongs to. `waiting` is true for the
+  // attempts of lock() and try_lock_for(), false for try_lock(): FairLock
+  // queues only in the first case, as Redisson's tryLockInnerAsync does.
+  // `wait` is the call's whole wait (Redisson's waitTime): nullopt for
+  // lock() (forever) and try_lock(); FairLock keeps a waiter's place that
+  // much longer than the one ahead when it is > 0.
+  struct Attempt {
+    bool waiting = false;
+    std::optional<Micros> wait;
+  };
   // One run of the acquire script for `owner` with `lease` (> 0): nullopt
   // when the owner now holds the lock, else a hint in ms (the lock's PTTL
-  // here; < 0 when it has no expiry). `waiting` is true for the attempts of
-  // lock() and try_lock_for(), false for try_lock(): FairLock queues only in
-  // the first case, as Redisson's tryLockInnerAsync does. FencedLock
-  // overrides it to take a fencing token in the same script.
+  // here; < 0 when it has no expiry). FencedLock overrides it to take a
+  // fencing token in the same script.
   virtual std::optional<int64_t> run_acquire(const std::string& owner,
-                                             std::chrono::milliseconds lease, bool waiting);
+                                             std::chrono::milliseconds lease,
+                                             const Attempt& attempt);
   // A waiting acquire subscribes to wait_channel(owner) (default channel())
   // and, after an attempt that answered `hint`, sleeps at most
   // pause_after(hint) (default: the PTTL, at least 1 ms; a lock without
   // expiry: lock_watchdog_timeout), tracing waiting_trace(hint). When it ends
   // without the lock, its wait ran out or an error thrown, it calls
-  // stop_waiting(owner) (default: nothing; FairLock leaves its queue) and,
+  // stop_waiting(owner, attempt) (default: nothing; FairLock leaves its queue) and,
   // unless an error ends it, traces gave_up_trace(hint).
   virtual std::string wait_channel(const std::string& owner) const;
   virtual Micros pause_after(int64_t hint) const;
   virtual std::string waiting_trace(int64_t hint) const;
   virtual std::string gave_up_trace(int64_t hint) const;
-  virtual void stop_waiting(const std::string& owner);
+  virtual void stop_waiting(const std::string& owner, const Attempt& attempt);
   // One run of the unlock script for `owner`, re-arming `lease` when holds
   // remain: nil not held, 0 holds remain, 1 released (Flavor::unlock with
   // KEYS {key, channel}, ARGV {kUnlockMessage, lease ms, field(owner)}).
@@ -233,7 +246,7 @@ class ReentrantLock : public DistributedLock {
   // nullopt wait: forever.
   bool acquire(std::optional<Micros> wait, Lease lease);
   // run_acquire with the effective lease, then the replica check.
-  std::optional<int64_t> try_acquire(const std::string& owner, Lease lease, bool waiting);
+  std::optional<int64_t> try_acquire(const std::string& owner, Lease lease, const Attempt& attempt);
   void on_acquired(const std::string& owner, Lease lease);
   // The lease the scripts set: `lease`, or lock_watchdog_timeout for kWatchdog.
   std::chrono::milliseconds effective(Lease lease) const;

@@ -56,7 +56,9 @@ int64_t Semaphore::available_permits() {
 }
 
 int64_t Semaphore::drain_permits() {
-  return integer_of(env_.connection().call({"GETSET", name_, "0"}), "GETSET '" + name_ + "'");
+  static const Script& script = Script::get("semaphore_drain");
+  return integer_of(run_script(env_.connection(), script, {name_}, {}),
+                    "semaphore_drain on '" + name_ + "'");
 }
 
 bool Semaphore::try_acquire(int64_t permits) {
@@ -86,7 +88,9 @@ bool Semaphore::acquire_within(int64_t permits, std::optional<Micros> wait) {
   Wakeup wakeup(env_, channel_);
   bool taken = false;
   try {
-    while (!(taken = try_acquire(permits))) {
+    // No attempt once the wait is over (RedissonSemaphore.tryAcquire
+    // returns false when the time left is <= 0).
+    while (!(wait && env_.now() - start >= *wait) && !(taken = try_acquire(permits))) {
       Micros pause = options_.recheck_interval;
       if (wait) {
         const auto elapsed = env_.now() - start;

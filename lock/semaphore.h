@@ -50,7 +50,9 @@ class Semaphore {
   int64_t add_permits(int64_t permits);
   // GET: the permits available now; 0 when the semaphore does not exist.
   int64_t available_permits();
-  // Takes every available permit (GETSET to 0); returns how many.
+  // Takes every available permit (scripts/semaphore_drain.lua: SET 0 when
+  // the key exists); returns how many. A missing semaphore stays missing and
+  // answers 0, as RedissonSemaphore.drainPermitsAsync (GETSET would create it).
   int64_t drain_permits();
 
   // One attempt at `permits` (> 0) permits: true when taken.

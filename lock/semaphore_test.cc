@@ -65,8 +65,14 @@ TEST(Semaphore, AWaiterGivesUpAtItsDeadlineAndRechecksWithoutMessages) {
   DirectWorld world;
   DirectEnv a(world, "client-a"), b(world, "client-b");
   Semaphore sa(a, "s"), sb(b, "s", {.recheck_interval = 100ms});
+  int attempts = 0;
+  b.before_call = [&](const Argv& argv) { attempts += argv[0] == "EVALSHA" ? 1 : 0; };
   EXPECT_FALSE(sb.try_acquire_for(1, 350ms));
   EXPECT_EQ(b.waited, 350ms);
+  // At 0 ms (twice: before and after subscribing), 100, 200 and 300 ms;
+  // none at 350 ms, when the wait is over (RedissonSemaphore.tryAcquire).
+  EXPECT_EQ(attempts, 5);
+  b.before_call = nullptr;
   // A plain SET publishes nothing; the recheck still finds the permit.
   int waits = 0;
   b.before_wait = [&] {
@@ -85,6 +91,10 @@ TEST(Semaphore, AddAndDrain) {
   EXPECT_EQ(sem.drain_permits(), 3);
   EXPECT_EQ(sem.available_permits(), 0);
   EXPECT_FALSE(sem.try_acquire());
+  Semaphore absent(a, "never-set");
+  EXPECT_EQ(absent.drain_permits(), 0);
+  EXPECT_EQ(run(world, {"EXISTS", "never-set"}), Reply::integer(0))
+      << "draining does not create the key (RedissonSemaphore.drainPermitsAsync)";
 }
 
 TEST(Semaphore, WrongTypeIsAnUnexpectedReply) {

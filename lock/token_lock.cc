@@ -11,8 +11,12 @@
 namespace redsim::lock {
 
 TokenLock::TokenLock(Env& env, std::string key, LockOptions options)
-    : DistributedLock(env), env_(&env), key_(std::move(key)), options_(options) {
-  if (!options_.lease || options_.lease->count() <= 0) {
+    : DistributedLock(env),
+      env_(&env),
+      key_(std::move(key)),
+      options_(options),
+      lease_(options.lease.or_default(LockOptions::kStringLease)) {
+  if (!lease_ || lease_->count() <= 0) {
     throw std::invalid_argument("lock '" + key_ + "': lease must be > 0 ms");
   }
   if (options_.retry_backoff_min.count() <= 0 ||
@@ -119,7 +123,7 @@ Reply TokenLock::call(const Argv& argv) {
   return reply;
 }
 
-std::string TokenLock::lease_ms_arg() const { return std::to_string(options_.lease->count()); }
+std::string TokenLock::lease_ms_arg() const { return std::to_string(lease_->count()); }
 
 std::string TokenLock::new_token() {
   char hex[17];

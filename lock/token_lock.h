@@ -75,6 +75,7 @@ class TokenLock : public DistributedLock {
   Env* env_;  // a pointer, so the object can move
   std::string key_;
   LockOptions options_;
+  Lease lease_;        // options_.lease, or LockOptions::kStringLease when none was given
   std::string token_;  // the held acquisition's token; empty when not held
 };
 

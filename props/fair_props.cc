@@ -125,7 +125,7 @@ RC_GTEST_PROP(FairLock, NeverTwoHoldersUnderPausesBelowTheLease, ()) {
            << options.faults.pause_ppm << " ppm, crash " << options.faults.crash_ppm << " ppm\n";
   const lock::Lease lease = watchdog ? lock::kWatchdog : lock::Lease(milliseconds(1000));
   const lock::FairLockOptions fair{.lock_watchdog_timeout = milliseconds(1000),
-                                   .thread_wait_time = milliseconds(thread_wait_ms)};
+                                   .thread_wait = milliseconds(thread_wait_ms)};
   world::World w(options);
   int taken = 0;
   for (int c = 0; c < clients; ++c) {

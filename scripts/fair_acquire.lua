@@ -7,14 +7,19 @@
 --            redisson_lock_timeout:{<key>}
 --   ARGV[1]  lease in ms (the watchdog timeout when no lease was given)
 --   ARGV[2]  the owner
---   ARGV[3]  threadWaitTime in ms: how long a place is kept beyond the one before
+--   ARGV[3]  how long a place is kept beyond the one before, in ms: the call's
+--            wait when it has one (> 0), else threadWaitTime, as
+--            RedissonFairLock.tryLockInnerAsync sends
 --   ARGV[4]  the caller's current time in ms (Redisson sends the client's clock)
 --   ARGV[5]  '1': join the queue when the lock is not taken now (a waiting
 --            acquire); '0': one attempt that leaves the queue alone (try_lock)
 -- Returns nil when the owner now holds the lock (first hold or re-entry).
 -- Otherwise, with ARGV[5] '0': the lock's PTTL; with '1': how long the
--- caller should wait before its next attempt, in ms (negative: wait for the
--- message on its own channel).
+-- caller should wait before its next attempt, in ms: for a waiter already
+-- queued the lock's PTTL, at least 0 (the formula since redisson#4705; it
+-- used to be the place's end minus one wait); for a new waiter the time
+-- until the place ahead (or the lease) ends (negative: wait for the message
+-- on its own channel).
 local now = tonumber(ARGV[4])
 local wait = tonumber(ARGV[3])
 
@@ -54,10 +59,9 @@ if ARGV[5] ~= '1' then
   return redis.call('pttl', KEYS[1])
 end
 
--- Already queued: come back about when the waiter ahead's place ends.
-local mine = tonumber(redis.call('zscore', KEYS[3], ARGV[2]))
-if mine ~= nil then
-  return mine - wait - now
+-- Already queued: come back when the lease ends (or the message comes).
+if redis.call('zscore', KEYS[3], ARGV[2]) then
+  return math.max(0, redis.call('pttl', KEYS[1]))
 end
 
 -- Join at the tail; the place is kept one wait beyond the place (or, with

@@ -8,10 +8,11 @@
 --   ARGV[2]  lease in ms, re-armed while holds remain
 --   ARGV[3]  the owner
 --   ARGV[4]  the caller's current time in ms
--- Returns nil when the owner holds no lock here (when the lock is gone
--- altogether the head waiter is woken anyway, as Redisson does); 0 when
--- holds remain; 1 when the last hold went: the key is deleted and only the
--- head waiter is told.
+-- Returns 1 when the lock is gone altogether (expired or forced away): the
+-- head waiter is told and the caller returns normally, as
+-- RedissonFairLock.unlockInnerAsync does; nil when someone else holds it;
+-- 0 when holds remain; 1 when the last hold went: the key is deleted and
+-- only the head waiter is told.
 local now = tonumber(ARGV[4])
 while true do
   local head = redis.call('lindex', KEYS[2], 0)
@@ -31,7 +32,7 @@ end
 
 if redis.call('exists', KEYS[1]) == 0 then
   wake_head()
-  return nil
+  return 1
 end
 if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
   return nil

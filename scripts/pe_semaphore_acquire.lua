@@ -5,7 +5,8 @@
 --   KEYS[2]  the timeout sorted set "{<name>}:timeout": permit id -> expiry
 --            (ms on the server's clock, redis TIME)
 --   KEYS[3]  the channel, redisson_sc:{<name>}
---   ARGV[1]  lease in ms (> 0)
+--   ARGV[1]  lease in ms (> 0), or 'never': the permit never expires (its
+--            score is Redisson's nonExpirableTimeout, 922337203685477)
 --   ARGV[2]  the new permit's id
 -- Returns the id (bulk) when taken; else an integer: ms until the earliest
 -- held permit expires (>= 0), or -1 when no permit is held at all.
@@ -18,7 +19,9 @@ if #expired > 0 then
 end
 if tonumber(redis.call('get', KEYS[1]) or '0') >= 1 then
   redis.call('decrby', KEYS[1], 1)
-  redis.call('zadd', KEYS[2], now + tonumber(ARGV[1]), ARGV[2])
+  local expiry = 922337203685477
+  if ARGV[1] ~= 'never' then expiry = now + tonumber(ARGV[1]) end
+  redis.call('zadd', KEYS[2], expiry, ARGV[2])
   return ARGV[2]
 end
 local first = redis.call('zrange', KEYS[2], 0, 0, 'WITHSCORES')

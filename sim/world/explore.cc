@@ -46,7 +46,7 @@ std::unique_ptr<lock::DistributedLock> make_plan_lock(const ExplorePlan& plan, P
       return std::make_unique<lock::FairLock>(
           env, kExploreKey,
           lock::FairLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
-                                .thread_wait_time = milliseconds(kFairThreadWaitMs)});
+                                .thread_wait = milliseconds(kFairThreadWaitMs)});
     }
     if (plan.kind == LockKind::kReadWrite) {
       return std::make_unique<lock::WriteLock>(env, kExploreKey, options);
@@ -313,6 +313,16 @@ int64_t liveness_bound_us(const ExplorePlan& plan) {
   // message) and a few round trips.
   int64_t bound = plan.lease_ms * kMs + plan.retry_backoff_max_us + plan.faults.pause_max_us +
                   8 * plan.faults.latency_max_us + 20 * kMs;
+  // ReadWriteLock's write half: each nested re-entry sets PTTL + lease
+  // (RedissonWriteLock, the fix of redisson#1110), so a holder that crashes
+  // inside its deepest nesting leaves a lock that lives that many leases more.
+  if (plan.kind == LockKind::kReadWrite) {
+    int nested_max = 0;
+    for (const ClientPlan& c : plan.clients) {
+      for (const Attempt& a : c.attempts) nested_max = std::max(nested_max, a.nested);
+    }
+    bound += nested_max * plan.lease_ms * kMs;
+  }
   // FairLock: each crashed waiter ahead keeps its place (one threadWaitTime
   // past the one before it) until someone's attempt finds it expired.
   if (plan.kind == LockKind::kFair) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "lock/fair_lock.h"
 #include "sim/world/scenarios_internal.h"
 
 namespace redsim::world {
@@ -253,17 +254,32 @@ std::vector<Scenario> build_catalogue() {
       "Kleppmann, \"How to do distributed locking\" (2016), \"Making the lock safe with "
       "fencing\" / timing assumptions";
   const std::string antirez = "antirez, \"Is Redlock safe?\" (2016)";
-  add_fault("fair-skewed-clock", LockKind::kFair, Verdict::kExpectation,
-            "FairLock: C's clock runs 10 s ahead; it sees B's place as expired and goes first",
-            "Redisson RedissonFairLock (waiter timeouts on the caller's clock, threadWaitTime 5 s)",
+  const milliseconds old_wait = lock::FairLockOptions::kThreadWaitBefore2883;
+  add_fault("fair-skewed-clock-2883", LockKind::kFair, Verdict::kExpectation,
+            "FairLock with threadWaitTime 5 s: C's clock runs 10 s ahead; it sees B's place as "
+            "expired and goes first",
+            "Redisson RedissonFairLock before 3.13.3 (waiter timeouts on the caller's clock, "
+            "threadWaitTime 5 s; raised to 300 s by redisson#2883)",
+            "C's process clock +10000 ms from the start", [old_wait](uint64_t seed) {
+              return run_fair_skewed_clock(LockKind::kFair, Verdict::kExpectation, seed, 10000,
+                                           old_wait);
+            });
+  add_fault("fair-skewed-clock", LockKind::kFair, Verdict::kSafe,
+            "FairLock with today's threadWaitTime (300 s): the same 10 s skew stays within B's "
+            "reservation: FIFO holds",
+            "Redisson RedissonFairLock (Config.fairLockWaitTimeout 300,000 ms since 3.13.3, "
+            "redisson#2883)",
             "C's process clock +10000 ms from the start", [](uint64_t seed) {
-              return run_fair_skewed_clock(LockKind::kFair, Verdict::kExpectation, seed, 10000);
+              return run_fair_skewed_clock(LockKind::kFair, Verdict::kSafe, seed, 10000,
+                                           lock::FairLockOptions{}.thread_wait);
             });
   add_fault("fair-skewed-clock-small", LockKind::kFair, Verdict::kSafe,
-            "FairLock: C's clock runs 3 s ahead, less than B's reservation: FIFO holds",
-            "Redisson RedissonFairLock (waiter timeouts on the caller's clock, threadWaitTime 5 s)",
-            "C's process clock +3000 ms from the start", [](uint64_t seed) {
-              return run_fair_skewed_clock(LockKind::kFair, Verdict::kSafe, seed, 3000);
+            "FairLock with threadWaitTime 5 s: C's clock runs 3 s ahead, less than B's "
+            "reservation: FIFO holds",
+            "Redisson RedissonFairLock before 3.13.3 (waiter timeouts on the caller's clock, "
+            "threadWaitTime 5 s)",
+            "C's process clock +3000 ms from the start", [old_wait](uint64_t seed) {
+              return run_fair_skewed_clock(LockKind::kFair, Verdict::kSafe, seed, 3000, old_wait);
             });
   add_fault(
       "redlock-clock-jump", LockKind::kRedlock, Verdict::kMutualExclusion,

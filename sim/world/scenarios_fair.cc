@@ -10,25 +10,28 @@
 namespace redsim::world::scenarios_detail {
 
 // Redisson's fair lock keeps each waiter's place until a time computed on
-// the caller's clock (the holder's lease end plus threadWaitTime, 5 s). B
-// queues at t=10 ms, C at t=20 ms; C's clock runs `skew_ms` ahead. A skew
-// beyond B's reservation makes C see B as expired, drop it and go first: the
-// FIFO guarantee holds only while clocks agree within the reservation.
-ScenarioResult run_fair_skewed_clock(LockKind, Verdict expected, uint64_t seed, int64_t skew_ms) {
+// the caller's clock (the holder's lease end plus threadWaitTime: 5 s before
+// Redisson 3.13.3, 300 s since, redisson#2883). B queues at t=10 ms, C at
+// t=20 ms; C's clock runs `skew_ms` ahead. A skew beyond B's reservation
+// makes C see B as expired, drop it and go first: the FIFO guarantee holds
+// only while clocks agree within the reservation.
+ScenarioResult run_fair_skewed_clock(LockKind, Verdict expected, uint64_t seed, int64_t skew_ms,
+                                     milliseconds thread_wait) {
+  const lock::FairLockOptions fair{.thread_wait = thread_wait};
   SimRunner runner(scenario_options(seed));
   World& world = runner.world();
   auto order = std::make_shared<std::vector<std::string>>();
-  world.spawn_process("A", [](ProcessEnv& env) {
-    lock::FairLock lk(env, kKey);
+  world.spawn_process("A", [fair](ProcessEnv& env) {
+    lock::FairLock lk(env, kKey, fair);
     env.record_acquire_start(kKey, Micros::max());
     lk.lock(milliseconds(1000));
     env.record_acquire_end(kKey, true);
     critical_section(env, ms(100));
     lk.unlock();
   });
-  auto waiter = [order](std::string name) {
-    return [order, name](ProcessEnv& env) {
-      lock::FairLock lk(env, kKey);
+  auto waiter = [order, fair](std::string name) {
+    return [order, fair, name](ProcessEnv& env) {
+      lock::FairLock lk(env, kKey, fair);
       env.record_acquire_start(kKey, Micros::max());
       lk.lock(milliseconds(1000));
       env.record_acquire_end(kKey, true);
@@ -45,13 +48,15 @@ ScenarioResult run_fair_skewed_clock(LockKind, Verdict expected, uint64_t seed, 
   Judged j;
   std::string got;
   for (const std::string& n : *order) got += (got.empty() ? "" : ", ") + n;
-  j.findings.push_back("C's clock " + std::to_string(skew_ms) +
-                       " ms ahead; order of the waiters: " + got + " (queued B, then C)");
+  j.findings.push_back("threadWaitTime " + std::to_string(thread_wait.count()) + " ms, C's clock " +
+                       std::to_string(skew_ms) + " ms ahead; order of the waiters: " + got +
+                       " (queued B, then C)");
   if (*order != std::vector<std::string>{"B", "C"}) {
     j.extra.push_back(expectation_failed("FIFO broken: the waiters acquired in the order " + got +
                                          ", though B queued first"));
   }
-  // A waiter may wait behind another's reservation (threadWaitTime 5 s).
+  // Nobody waits behind a reservation here: each unlock tells the next
+  // waiter (a live waiter dropped by C re-queues behind it).
   return judge(runner, expected, 6000 * kMs, std::move(j));
 }
 

@@ -103,7 +103,8 @@ ScenarioResult run_pause_past_lease_fenced(LockKind, Verdict expected, uint64_t 
 ScenarioResult run_failover(bool replica_check, Verdict expected, uint64_t seed);
 
 // scenarios_fair.cc
-ScenarioResult run_fair_skewed_clock(LockKind, Verdict expected, uint64_t seed, int64_t skew_ms);
+ScenarioResult run_fair_skewed_clock(LockKind, Verdict expected, uint64_t seed, int64_t skew_ms,
+                                     milliseconds thread_wait);
 
 // scenarios_redlock.cc
 ScenarioResult run_redlock_clock_jump(Verdict expected, uint64_t seed, int64_t jump_ms);
