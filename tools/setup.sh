@@ -8,7 +8,7 @@ packages=(cmake g++ ninja-build pkg-config
           liblua5.4-dev lua-cjson lua-cjson-dev
           libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
           libssl-dev libboost-context-dev libcli11-dev nlohmann-json3-dev
-          libhiredis-dev redis-server redis-tools python3-redis)
+          libhiredis-dev redis-server redis-tools python3-redis ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -22,5 +22,13 @@ fi
 
 build_dir=${1:-build}
 shift || true
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+# ccache (when installed) makes a rebuild, or a fresh clone on a machine that
+# built before, recompile only what changed; paths are taken relative to the
+# checkout so that clones in other directories share the cache.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$PWD")}
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" "$@" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)"

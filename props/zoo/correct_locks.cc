@@ -10,15 +10,7 @@ namespace {
 // is only random (no client id): 64 bits from the process's own stream.
 // Source: the Redis SET page's pattern. A lost reply propagates as the
 // ConnectionError it is: the caller is told the outcome is unknown.
-class RandomTokenLock : public SetNxLock {
- public:
-  using SetNxLock::SetNxLock;
-  bool try_lock_for(Micros wait) {
-    token_ = random_token(env_);
-    return poll(env_, wait, [this] { return set_nx(token_); });
-  }
-  bool unlock() { return compare_and_delete(token_); }
-};
+using RandomTokenLock = PollingSetNxLock;
 
 // As RandomTokenLock, then one more round trip: GET to verify the key holds
 // its token before entering (a lock whose SET raced an expiry it cannot

@@ -6,16 +6,6 @@
 namespace redsim::zoo {
 namespace {
 
-class PollingSetNxLock : public SetNxLock {
- public:
-  using SetNxLock::SetNxLock;
-  bool try_lock_for(Micros wait) {
-    token_ = random_token(env_);
-    return poll(env_, wait, [this] { return set_nx(token_); });
-  }
-  bool unlock() { return compare_and_delete(token_); }
-};
-
 // A fencing token the client counts itself (its own acquisitions: 1, 2,
 // ...) instead of one the lock service issues. Source: Kleppmann, "How to
 // do distributed locking" (2016): the token must come from the lock

@@ -5,16 +5,6 @@
 namespace redsim::zoo {
 namespace {
 
-// A random token, polled SET NX PX; the part all of this file shares.
-class PollingSetNxLock : public SetNxLock {
- public:
-  using SetNxLock::SetNxLock;
-  bool try_lock_for(Micros wait) {
-    token_ = random_token(env_);
-    return poll(env_, wait, [this] { return set_nx(token_); });
-  }
-};
-
 // GET-then-DEL unlock. Source: the Redis SET command page ("a more robust
 // pattern": do not DEL a key you may no longer own; release it with the
 // compare-and-delete script) and Kleppmann, "How to do distributed locking"
@@ -62,13 +52,9 @@ class ConstantTokenLock : public SetNxLock {
 // waiting acquire overwrites thread A's token, A's release compares B's
 // token, deletes nothing and returns as if it released: A's key blocks
 // everyone until it expires (a ghost lock).
-class SharedInstanceLock : public SetNxLock {
+class SharedInstanceLock : public PollingSetNxLock {
  public:
-  using SetNxLock::SetNxLock;
-  bool try_lock_for(Micros wait) {
-    token_ = random_token(env_);
-    return poll(env_, wait, [this] { return set_nx(token_); });
-  }
+  using PollingSetNxLock::PollingSetNxLock;
   void unlock() { compare_and_delete(token_); }  // the result is ignored
 };
 

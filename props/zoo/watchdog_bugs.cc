@@ -73,14 +73,9 @@ struct StopsOnError {
 // succeeds on a lock that has expired) and the extend script criticised in
 // RedLock.net pull #49 (it re-creates an expired key). What goes wrong: a
 // holder that outlived its lease overwrites the next holder's lock.
-class ExtendBySetLock : public SetNxLock {
+class ExtendBySetLock : public PollingSetNxLock {
  public:
-  using SetNxLock::SetNxLock;
-  bool try_lock_for(Micros wait) {
-    token_ = random_token(env_);
-    return poll(env_, wait, [this] { return set_nx(token_); });
-  }
-  bool unlock() { return compare_and_delete(token_); }
+  using PollingSetNxLock::PollingSetNxLock;
   void extend() { env_.connection().call({"SET", key_, token_, "PX", ms(lease_)}); }
 };
 
