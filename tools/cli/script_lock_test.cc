@@ -375,6 +375,15 @@ int run_redsim(const std::string& args, std::string& output) {
   output.clear();
   while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) output.append(buf, n);
   const int status = pclose(pipe);
+  // Under ASan the binary warns once about its fibers' makecontext, with its
+  // pid: not part of what it says.
+  const std::string asan_note = "WARNING: ASan doesn't fully support makecontext/swapcontext";
+  for (size_t at = output.find(asan_note); at != std::string::npos; at = output.find(asan_note)) {
+    const size_t begin = output.rfind('\n', at);
+    const size_t from = begin == std::string::npos ? 0 : begin + 1;
+    const size_t end = output.find('\n', at);
+    output.erase(from, end == std::string::npos ? std::string::npos : end + 1 - from);
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -410,10 +419,10 @@ TEST(CheckScriptLockBinary, ShardsMergeIntoTheSerialCounterexample) {
   std::string files;
   for (const char* shard : {"1/2", "2/2"}) {
     const fs::path file = dir / (std::string("shard") + shard[0] + ".json");
-    std::string ignored;
-    run_redsim("check --lock get-del --seeds 400 --jobs 2 --json --shard " + std::string(shard) +
-                   " > " + file.string(),
-               ignored);
+    std::string result;
+    run_redsim("check --lock get-del --seeds 400 --jobs 2 --json --shard " + std::string(shard),
+               result);
+    std::ofstream(file) << result;
     files += " " + file.string();
   }
   std::string merged;
