@@ -29,6 +29,11 @@ bool set_nx(ProcessEnv& env, int64_t lease_ms) {
       .is_status();
 }
 
+// The compare-and-delete release of the caller's own token.
+void release_own(ProcessEnv& env) {
+  env.connection().call({"EVAL", kCompareAndDelete, "1", kKey, token_of(env)});
+}
+
 // A holder: SET NX PX, inside for `work`, then `unlock`.
 template <class Unlock>
 void holder(ProcessEnv& env, int64_t lease_ms, milliseconds work, Unlock unlock) {
@@ -80,11 +85,7 @@ TEST(ForeignWrites, ABlindDelOfAnotherOwnersLockIsFlagged) {
   });
   w.spawn_process(
       "b",
-      [](ProcessEnv& env) {
-        holder(env, 1000, milliseconds(100), [&env] {
-          env.connection().call({"EVAL", kCompareAndDelete, "1", kKey, token_of(env)});
-        });
-      },
+      [](ProcessEnv& env) { holder(env, 1000, milliseconds(100), [&env] { release_own(env); }); },
       milliseconds(5));
   w.run();
   const auto v = check_foreign_writes(w.history());
@@ -117,7 +118,7 @@ TEST(ForeignWrites, CompareAndDeleteAndOwnRenewalsAreNotForeign) {
       env.sleep_for(milliseconds(45));
       env.leave_critical(kKey);
       done = true;
-      env.connection().call({"EVAL", kCompareAndDelete, "1", kKey, token_of(env)});
+      release_own(env);
       env.record_unlock_end(kKey, UnlockOutcome::kReleased);
       env.sleep_for(milliseconds(20));  // the watchdog sees `done`
     });
@@ -134,20 +135,14 @@ TEST(ForeignWrites, CompareAndDeleteAndOwnRenewalsAreNotForeign) {
 TEST(ForeignWrites, ExtendingAnotherOwnersLeaseIsFlagged) {
   World w;
   w.spawn_process("a", [](ProcessEnv& env) {
-    holder(env, 20, milliseconds(10), [&env] {
-      env.connection().call({"EVAL", kCompareAndDelete, "1", kKey, token_of(env)});
-    });
+    holder(env, 20, milliseconds(10), [&env] { release_own(env); });
     env.sleep_for(milliseconds(20));
     // A late renewal that does not check whose lock it is (a naive watchdog).
     env.connection().call({"PEXPIRE", kKey, "20"});
   });
   w.spawn_process(
       "b",
-      [](ProcessEnv& env) {
-        holder(env, 1000, milliseconds(100), [&env] {
-          env.connection().call({"EVAL", kCompareAndDelete, "1", kKey, token_of(env)});
-        });
-      },
+      [](ProcessEnv& env) { holder(env, 1000, milliseconds(100), [&env] { release_own(env); }); },
       milliseconds(1));
   w.run();
   const auto v = check_foreign_writes(w.history());
@@ -246,9 +241,7 @@ TEST(GhostLocks, AReportedErrorAPauseOrACrashExplainsTheKey) {
 TEST(HeldPastLease, AHolderInsideAfterItsLeaseIsFlaggedWithNobodyElseAround) {
   World w;
   const ProcessId a = w.spawn_process("a", [](ProcessEnv& env) {
-    holder(env, 50, milliseconds(10), [&env] {
-      env.connection().call({"EVAL", kCompareAndDelete, "1", kKey, token_of(env)});
-    });
+    holder(env, 50, milliseconds(10), [&env] { release_own(env); });
   });
   w.pause_process(a, milliseconds(2), milliseconds(100));  // a GC pause inside
   w.run();
