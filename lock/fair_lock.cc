@@ -53,7 +53,10 @@ ReentrantLockOptions reentrant_options(const std::string& key, const FairLockOpt
   }
   return ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
                               .default_lease = options.default_lease,
-                              .watchdog_stops_on_error = options.watchdog_stops_on_error};
+                              .watchdog_stops_on_error = options.watchdog_stops_on_error,
+                              .unlock_retries = options.unlock_retries,
+                              .unlock_latch = options.unlock_latch,
+                              .recheck_without_ttl = options.recheck_negative_hint};
 }
 
 }  // namespace
@@ -65,7 +68,8 @@ FairLock::FairLock(Env& env, std::string key, FairLockOptions options)
                     Flavor{.channel = channel_name(key),
                            .field_suffix = "",
                            .unlock = &unlock_script(),
-                           .renew = &renew_script()}),
+                           .renew = &renew_script(),
+                           .has_latch = true}),
       queue_key_(prefixed("redisson_lock_queue", this->key())),
       timeout_key_(prefixed("redisson_lock_timeout", this->key())),
       thread_wait_(options.thread_wait) {}
@@ -103,14 +107,6 @@ std::optional<int64_t> FairLock::run_acquire(const std::string& owner, milliseco
 
 std::string FairLock::wait_channel(const std::string& owner) const { return channel_for(owner); }
 
-Micros FairLock::pause_after(int64_t hint) const {
-  // A negative hint: the place ahead of ours is past due; the holder's
-  // unlock will tell us if we are next. Re-check every threadWaitTime
-  // anyway, so an expired waiter ahead of us is dropped even when nobody
-  // unlocks (Redisson would wait for the message only).
-  return hint >= 0 ? Micros(milliseconds(std::max<int64_t>(hint, 1))) : Micros(thread_wait_);
-}
-
 std::string FairLock::waiting_trace(int64_t hint) const {
   return "queued for " + key() + " hint=" + std::to_string(hint);
 }
@@ -130,10 +126,16 @@ void FairLock::stop_waiting(const std::string& owner, const Attempt& attempt) {
   }
 }
 
-Reply FairLock::run_unlock(const std::string& owner, milliseconds lease) {
+Reply FairLock::run_unlock(const std::string& owner, milliseconds lease, const std::string& latch) {
+  if (latch.empty()) {
+    return run_script(env().connection(), unlock_script(),
+                      {key(), queue_key_, timeout_key_, channel()},
+                      {std::string(kUnlockMessage), ms_arg(lease), owner, now_ms_arg()});
+  }
   return run_script(env().connection(), unlock_script(),
-                    {key(), queue_key_, timeout_key_, channel()},
-                    {std::string(kUnlockMessage), ms_arg(lease), owner, now_ms_arg()});
+                    {key(), queue_key_, timeout_key_, channel(), latch},
+                    {std::string(kUnlockMessage), ms_arg(lease), owner, now_ms_arg(),
+                     ms_arg(options().unlock_latch_ttl)});
 }
 
 bool FairLock::run_force_unlock() {

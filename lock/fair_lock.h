@@ -45,8 +45,8 @@
 // attempt and, when it gives up (its wait ran out, or an error), leaves it
 // again; try_lock() makes one attempt and never queues. A waiter sleeps
 // until its own channel's message or the wait hint the script returns
-// (negative hint: until the message, re-checking every thread_wait,
-// where Redisson waits for the message only). A waiter already queued is
+// (negative hint: until the message only, as Redisson's lock() does with
+// latch.acquire(); options.recheck_negative_hint re-checks instead). A waiter already queued is
 // answered the lock's PTTL, at least 0 (RedissonFairLock since redisson#4705;
 // before, the end of its place minus one wait).
 // Unlocking a lock that is gone (expired or forced away) tells the head
@@ -62,6 +62,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -84,6 +85,16 @@ struct FairLockOptions {
   // As ReentrantLockOptions::watchdog_stops_on_error: false (Redisson's
   // renewal) keeps renewing every third of the lease after a failed renewal.
   bool watchdog_stops_on_error = false;
+  // After a negative hint (the place ahead is due) the waiter waits for its
+  // channel's message only (nullopt, default, as RedissonFairLock: a lost
+  // message leaves lock() waiting), or also re-checks this often (> 0; redsim
+  // before issue 14 re-checked every thread_wait). Becomes
+  // ReentrantLockOptions::recheck_without_ttl.
+  std::optional<std::chrono::milliseconds> recheck_negative_hint{};
+  // As ReentrantLockOptions::unlock_retries and unlock_latch (10 s), with
+  // RedissonFairLock.unlockInnerAsync's latch.
+  int unlock_retries = 0;
+  bool unlock_latch = false;
 };
 
 // lock(), try_lock(), try_lock_for(), unlock(), force_unlock(), is_locked(),
@@ -113,13 +124,13 @@ class FairLock : public ReentrantLock {
   std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
                                      const Attempt& attempt) override;
   std::string wait_channel(const std::string& owner) const override;
-  // A negative hint: re-check every thread_wait.
-  Micros pause_after(int64_t hint) const override;
   std::string waiting_trace(int64_t hint) const override;
   std::string gave_up_trace(int64_t hint) const override;
   // fair_cancel, errors swallowed (traced): the waiter's place would expire anyway.
   void stop_waiting(const std::string& owner, const Attempt& attempt) override;
-  Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease) override;
+  // fair_unlock, with the latch's KEYS/ARGV when `latch` is set.
+  Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease,
+                   const std::string& latch) override;
   bool run_force_unlock() override;
 
  private:

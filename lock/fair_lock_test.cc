@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -432,6 +433,23 @@ TEST(FairLock, AClientWhoseClockRunsAheadDropsTheLiveWaiterAhead) {
     EXPECT_EQ(order, expected) << "skew " << skew.count() << " s, thread_wait "
                                << k.thread_wait.count() << " ms";
   }
+}
+
+TEST(FairLock, UnlockLatchStoresTheResultForARetry) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  FairLock lock(a, "k", {.default_lease = 10s, .unlock_latch = true});
+  lock.lock();
+  lock.lock();
+  ASSERT_TRUE(lock.release());
+  ASSERT_TRUE(lock.release());
+  const Reply keys = run(world, {"KEYS", "redisson_unlock_latch:{k}:*"});
+  ASSERT_EQ(keys.elements().size(), 2u) << "one latch per unlock request";
+  std::vector<std::string> results;
+  for (const Reply& key : keys.elements()) results.push_back(run(world, {"GET", key.str()}).str());
+  std::sort(results.begin(), results.end());
+  EXPECT_EQ(results, (std::vector<std::string>{"0", "1"}));
+  EXPECT_EQ(run(world, {"EXISTS", "k"}), Reply::integer(0));
 }
 
 }  // namespace

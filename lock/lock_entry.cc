@@ -30,6 +30,7 @@ struct LockEntry::Shared {
   State state = State::kSubscribing;
   int users = 0;  // LockEntry objects holding it
   SubscriptionId id = 0;
+  bool keep_early_message = true;               // see the header
   int64_t permits = 0;                          // wake-ups nobody waited for yet
   std::list<Waiter*> queue;                     // longest waiting first
   std::vector<std::shared_ptr<Event>> joiners;  // waiting for the SUBSCRIBE to be confirmed
@@ -52,7 +53,8 @@ Registry& registry() {
 
 }  // namespace
 
-LockEntry::LockEntry(Env& env, std::string channel) : env_(env), channel_(std::move(channel)) {
+LockEntry::LockEntry(Env& env, std::string channel, bool keep_early_message)
+    : env_(env), channel_(std::move(channel)) {
   Registry& reg = registry();
   const auto key = std::make_pair(static_cast<const Env*>(&env_), channel_);
   while (true) {
@@ -64,6 +66,7 @@ LockEntry::LockEntry(Env& env, std::string channel) : env_(env), channel_(std::m
       std::shared_ptr<Shared>& slot = reg.entries[key];
       if (!slot) {
         slot = std::make_shared<Shared>();
+        slot->keep_early_message = keep_early_message;
         subscribe = true;
       }
       shared_ = slot;
@@ -83,7 +86,7 @@ LockEntry::LockEntry(Env& env, std::string channel) : env_(env), channel_(std::m
           if (message == kWakeOne) {
             // Semaphore.release(): the longest waiter, or a permit for later.
             if (s->queue.empty()) {
-              ++s->permits;
+              if (s->keep_early_message) ++s->permits;
               return;
             }
             Shared::Waiter* w = s->queue.front();

@@ -16,6 +16,12 @@
 //                                         (release(queueLength))
 // So an unlock wakes one waiter per process, not all of them; the others
 // sleep on until their pause (the lock's PTTL) ends or a later message.
+// keep_early_message false drops a "0" that finds nobody waiting, as the
+// async waiters of Redisson before 3.28 did (a listener added after the
+// message was never run, redisson#5761/#5762, fixed by
+// RedissonLockEntry.addListener taking the latch's permit): a message landing
+// between a waiter's attempt and its wait is then lost to it. The entry's
+// first user decides for the process's entry.
 //
 //   LockEntry entry(env, channel);            // SUBSCRIBE, or join
 //   try {
@@ -42,7 +48,7 @@ class LockEntry {
  public:
   // Subscribes, or joins the process's subscription on `channel`. Throws
   // what Env::subscribe throws (the waiter then holds nothing).
-  LockEntry(Env& env, std::string channel);
+  LockEntry(Env& env, std::string channel, bool keep_early_message = true);
   LockEntry(const LockEntry&) = delete;
   LockEntry& operator=(const LockEntry&) = delete;
   ~LockEntry();

@@ -156,5 +156,122 @@ TEST(ReadWriteLock, WatchdogRenewsEitherHalf) {
   EXPECT_TRUE(ra.read_lock().is_held_by_current_thread());
 }
 
+TEST(ReadWriteLock, EachReadHoldHasATimeoutKey) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReadWriteLock ra(a, "k");
+  ra.read_lock().lock(5s);
+  ra.read_lock().lock(1s);
+  EXPECT_EQ(ReadWriteLock::key_prefix("k"), "{k}");
+  EXPECT_EQ(ReadWriteLock::key_prefix("{o}:1"), "{o}:1");
+  EXPECT_EQ(run(world, {"PTTL", "{k}:client-a:1:rwlock_timeout:1"}), Reply::integer(5000));
+  EXPECT_EQ(run(world, {"PTTL", "{k}:client-a:1:rwlock_timeout:2"}), Reply::integer(1000));
+  EXPECT_EQ(run(world, {"PTTL", "k"}), Reply::integer(5000));
+  ra.read_lock().unlock();
+  EXPECT_EQ(run(world, {"EXISTS", "{k}:client-a:1:rwlock_timeout:2"}), Reply::integer(0))
+      << "the release deletes its own hold's key";
+  EXPECT_EQ(run(world, {"PTTL", "k"}), Reply::integer(5000));
+}
+
+TEST(ReadWriteLock, AReleaseShortensTheHashToTheLongestLiveHold) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
+  ReadWriteLock ra(a, "k"), rb(b, "k"), rc(c, "k");
+  ra.read_lock().lock(5s);
+  rb.read_lock().lock(1s);
+  ra.read_lock().unlock();
+  EXPECT_EQ(run(world, {"PTTL", "k"}), Reply::integer(1000))
+      << "a writer waits for b's lease only, not for a's which is gone";
+  world.clock.advance_ms(1001);
+  EXPECT_TRUE(rc.write_lock().try_lock());
+}
+
+TEST(ReadWriteLock, AnExpiredReaderIsDroppedByTheNextRelease) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b"), c(world, "client-c");
+  ReadWriteLock ra(a, "k"), rb(b, "k"), rc(c, "k");
+  rb.read_lock().lock(100ms);  // b never unlocks: its hold's key expires
+  ra.read_lock().lock(10s);
+  world.clock.advance_ms(200);
+  EXPECT_FALSE(rc.write_lock().try_lock());
+  ra.read_lock().unlock();
+  EXPECT_EQ(run(world, {"EXISTS", "k"}), Reply::integer(0))
+      << "no live hold left: the hash goes with b's stale field";
+  EXPECT_TRUE(rc.write_lock().try_lock());
+}
+
+TEST(ReadWriteLock, ReadWatchdogRenewsItsTimeoutKeys) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReadWriteLock ra(a, "k", {.lock_watchdog_timeout = 300ms});
+  ra.read_lock().lock();
+  ASSERT_EQ(a.spawned.size(), 1u);
+  int rounds = 0;
+  a.before_wait = [&] {
+    if (++rounds == 5) {  // t = 400 ms: past the first lease, kept by the renewals
+      EXPECT_EQ(run(world, {"PTTL", "{k}:client-a:1:rwlock_timeout:1"}), Reply::integer(300));
+      EXPECT_EQ(run(world, {"PTTL", "k"}), Reply::integer(300));
+      a.set_task_id(1);
+      ra.read_lock().unlock();
+      a.set_task_id(1000);
+    }
+  };
+  a.run_spawned(0);
+  EXPECT_EQ(rounds, 5);
+  EXPECT_EQ(ra.mode(), std::nullopt);
+}
+
+TEST(ReadWriteLock, UnlockMessagesAreRedissons) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), watcher(world, "watcher");
+  std::vector<std::string> messages;
+  watcher.subscribe(ReadWriteLock::channel_name("k"),
+                    [&](const std::string& m) { messages.push_back(m); });
+  ReadWriteLock ra(a, "k", {.default_lease = 10s});
+  ra.read_lock().lock();
+  ra.read_lock().unlock();
+  ra.write_lock().lock();
+  ra.write_lock().unlock();
+  ra.write_lock().lock();
+  ra.read_lock().lock();
+  ra.write_lock().unlock();  // a downgrade: nobody is told
+  EXPECT_EQ(messages, (std::vector<std::string>{"0", "1"}));
+}
+
+TEST(ReadWriteLock, ForceUnlockAndIsLockedGoByMode) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  ReadWriteLock ra(a, "k", {.default_lease = 10s}), rb(b, "k", {.default_lease = 10s});
+  ra.read_lock().lock();
+  EXPECT_TRUE(rb.read_lock().is_locked());
+  EXPECT_FALSE(rb.write_lock().is_locked());
+  EXPECT_FALSE(rb.write_lock().force_unlock()) << "the write half leaves a read lock alone";
+  EXPECT_EQ(ra.mode(), "read");
+  EXPECT_TRUE(rb.read_lock().force_unlock());
+  EXPECT_EQ(ra.mode(), std::nullopt);
+  ra.write_lock().lock();
+  EXPECT_TRUE(rb.write_lock().is_locked());
+  EXPECT_FALSE(rb.read_lock().is_locked()) << "a writer without reads";
+  ra.read_lock().lock();
+  EXPECT_TRUE(rb.read_lock().is_locked()) << "the writer also reads";
+  EXPECT_FALSE(rb.read_lock().force_unlock());
+  EXPECT_TRUE(rb.write_lock().force_unlock());
+  EXPECT_EQ(ra.mode(), std::nullopt);
+}
+
+TEST(ReadWriteLock, UnlockLatchAnswersARetryWithTheFirstResult) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReadWriteLock ra(a, "k", {.default_lease = 10s, .unlock_latch = true});
+  ra.read_lock().lock();
+  ra.read_lock().lock();
+  ASSERT_TRUE(ra.read_lock().release());
+  EXPECT_EQ(ra.read_lock().hold_count(), 1);
+  const Reply keys = run(world, {"KEYS", "redisson_unlock_latch:{k}:*"});
+  ASSERT_TRUE(keys.is_array());
+  EXPECT_EQ(keys.elements().size(), 1u);
+  EXPECT_EQ(run(world, {"GET", keys.elements()[0].str()}), Reply::bulk("0"));
+}
+
 }  // namespace
 }  // namespace redsim::lock

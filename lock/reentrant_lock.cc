@@ -66,6 +66,7 @@ ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions opt
       key_(std::move(key)),
       channel_(std::move(flavor.channel)),
       field_suffix_(std::move(flavor.field_suffix)),
+      renew_keys_(std::move(flavor.renew_keys)),
       unlock_script_(*flavor.unlock),
       renew_script_(*flavor.renew),
       options_(options) {
@@ -73,8 +74,11 @@ ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions opt
     throw std::invalid_argument("reentrant lock '" + key_ +
                                 "': lock_watchdog_timeout must be > 0 ms");
   }
-  if (options_.unlock_latch && &unlock_script_ != &unlock_script()) {
-    throw std::invalid_argument("lock '" + key_ + "': unlock_latch needs the reentrant unlock");
+  if (options_.unlock_latch && !flavor.has_latch && &unlock_script_ != &unlock_script()) {
+    throw std::invalid_argument("lock '" + key_ + "': this kind has no unlock_latch");
+  }
+  if (options_.recheck_without_ttl && options_.recheck_without_ttl->count() <= 0) {
+    throw std::invalid_argument("lock '" + key_ + "': recheck_without_ttl must be > 0 ms");
   }
   if (options_.default_lease && options_.default_lease->count() <= 0) {
     throw std::invalid_argument("lock '" + key_ + "': default_lease must be > 0 ms (or kWatchdog)");
@@ -130,7 +134,11 @@ std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, mill
 
 std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, Lease lease,
                                                   const Attempt& attempt) {
-  const milliseconds effective = this->effective(lease);
+  milliseconds effective = this->effective(lease);
+  if (!lease && options_.lease_carried_before_4818) {
+    std::lock_guard<std::mutex> guard(mu_.mu);
+    if (last_lease_) effective = *last_lease_;  // RedissonLock's internalLockLeaseTime
+  }
   std::optional<int64_t> pttl = run_acquire(owner, effective, attempt);
   if (pttl || options_.sync_replicas <= 0) return pttl;
 
@@ -143,7 +151,7 @@ std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, Leas
                                               : "(" + acked.debug_string() + ") of ";
   std::string released = "the hold was released";
   try {
-    const Reply undo = run_unlock(owner, effective);
+    const Reply undo = run_unlock(owner, effective, "");
     if (!undo.is_integer()) released = "releasing the hold answered " + undo.debug_string();
   } catch (const ConnectionError& e) {
     released = std::string("releasing the hold failed: ") + e.what();
@@ -177,7 +185,7 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
   // Subscribe (or join the process's subscription) before the next attempt:
   // an unlock published after this returns wakes a wait, even one that
   // lands before we wait. Message 0 wakes one waiter of the process.
-  LockEntry wakeup(*env_, wait_channel(me));
+  LockEntry wakeup(*env_, wait_channel(me), options_.keep_early_message);
 
   bool acquired = false;
   try {
@@ -191,14 +199,21 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
         acquired = true;
         break;
       }
-      Micros pause = pause_after(*hint);
+      std::optional<Micros> pause = pause_after(*hint);
       if (wait) {
         const auto elapsed = env_->now() - start;
         if (elapsed >= *wait) break;
-        pause = std::min(pause, *wait - elapsed);
+        pause = std::min(pause.value_or(*wait - elapsed), *wait - elapsed);
       }
       env_->trace(waiting_trace(*hint));
-      wakeup.wait_for(pause);
+      if (pause) {
+        wakeup.wait_for(*pause);
+      } else {
+        // Only a message ends this wait (RedissonLock.lock:
+        // entry.getLatch().acquire()); the day is a slice, not a re-check.
+        while (!wakeup.wait_for(std::chrono::hours(24))) {
+        }
+      }
     }
   } catch (const Error&) {
     wakeup.close();
@@ -216,11 +231,11 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
 
 std::string ReentrantLock::wait_channel(const std::string& /*owner*/) const { return channel_; }
 
-Micros ReentrantLock::pause_after(int64_t hint) const {
-  // A lock without expiry (PTTL -1) frees only by an unlock message; we
-  // still re-check now and then in case the message was lost.
-  return hint >= 0 ? Micros(milliseconds(std::max<int64_t>(hint, 1)))
-                   : Micros(options_.lock_watchdog_timeout);
+std::optional<Micros> ReentrantLock::pause_after(int64_t hint) const {
+  if (hint >= 0) return Micros(milliseconds(std::max<int64_t>(hint, 1)));
+  // A lock without expiry (PTTL -1) frees only by an unlock message.
+  if (options_.recheck_without_ttl) return Micros(*options_.recheck_without_ttl);
+  return std::nullopt;
 }
 
 std::string ReentrantLock::waiting_trace(int64_t hint) const {
@@ -243,6 +258,7 @@ void ReentrantLock::on_acquired(const std::string& owner, Lease lease) {
   bool start = false;
   {
     std::lock_guard<std::mutex> guard(mu_.mu);
+    if (lease) last_lease_ = *lease;
     OwnerState& state = owners_[task];
     state.lease = effective;
     if (use_watchdog && (!state.watchdog || state.watchdog->stopped)) {
@@ -255,9 +271,12 @@ void ReentrantLock::on_acquired(const std::string& owner, Lease lease) {
   if (!start) return;
 
   // Everything the task needs is copied: it must not touch `this`.
+  std::vector<std::string> renew_keys{key_};
+  renew_keys.insert(renew_keys.end(), renew_keys_.begin(), renew_keys_.end());
   env_->spawn("watchdog " + key_ + " " + owner,
-              [&env = *env_, dog = candidate, key = key_, owner = field(owner), lease = effective,
-               &renew = renew_script_, stops_on_error = options_.watchdog_stops_on_error] {
+              [&env = *env_, dog = candidate, key = key_, keys = std::move(renew_keys),
+               owner = field(owner), lease = effective, &renew = renew_script_,
+               stops_on_error = options_.watchdog_stops_on_error] {
                 const Micros interval = std::chrono::ceil<Micros>(lease) / 3;
                 while (true) {
                   if (dog->stop_event->wait_for(interval) || dog->stopped) {
@@ -266,7 +285,7 @@ void ReentrantLock::on_acquired(const std::string& owner, Lease lease) {
                   }
                   Reply reply;
                   try {
-                    reply = run_script(env.connection(), renew, {key}, {ms_arg(lease), owner});
+                    reply = run_script(env.connection(), renew, keys, {ms_arg(lease), owner});
                   } catch (const ClosedError&) {
                     throw;  // the process is gone
                   } catch (const ConnectionError& e) {
@@ -314,16 +333,19 @@ milliseconds ReentrantLock::lease_of(uint64_t task) {
   return effective(options_.default_lease);
 }
 
-Reply ReentrantLock::run_unlock(const std::string& owner, milliseconds lease) {
-  return run_script(env_->connection(), unlock_script_, {key_, channel_},
-                    {std::string(kUnlockMessage), ms_arg(lease), field(owner)});
+Reply ReentrantLock::run_unlock(const std::string& owner, milliseconds lease,
+                                const std::string& latch) {
+  if (latch.empty()) {
+    return run_script(env_->connection(), unlock_script_, {key_, channel_},
+                      {std::string(kUnlockMessage), ms_arg(lease), field(owner)});
+  }
+  return run_script(env_->connection(), unlock_latch_script(), {key_, channel_, latch},
+                    {std::string(kUnlockMessage), ms_arg(lease), field(owner),
+                     ms_arg(options_.unlock_latch_ttl)});
 }
 
 Reply ReentrantLock::send_unlock(const std::string& me, uint64_t task, const std::string& latch) {
-  if (latch.empty()) return run_unlock(me, lease_of(task));
-  return run_script(env_->connection(), unlock_latch_script(), {key_, channel_, latch},
-                    {std::string(kUnlockMessage), ms_arg(lease_of(task)), field(me),
-                     ms_arg(options_.unlock_latch_ttl)});
+  return run_unlock(me, lease_of(task), latch);
 }
 
 UnlockResult ReentrantLock::release_hold() {

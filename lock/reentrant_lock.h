@@ -15,7 +15,12 @@
 // Waiting: after one failed attempt the waiter SUBSCRIBEs to channel() (and
 // only then retries, so an unlock between the two cannot be missed), then
 // sleeps until an unlock message wakes it, at most min(lock's PTTL, wait
-// left) between attempts, and UNSUBSCRIBEs when done. The waiters of one
+// left) between attempts, and UNSUBSCRIBEs when done. A lock without expiry
+// (PTTL -1) frees only by a message, so by default the waiter then waits for
+// the message alone (RedissonLock.lock: entry.getLatch().acquire();
+// tryLock: the time left): a lost message leaves lock() waiting for good,
+// the hang of redisson#5761/#5762. options.recheck_without_ttl re-checks
+// instead, as redsim did before. The waiters of one
 // process share one subscription and one latch (lock/lock_entry.h, as
 // Redisson's RedissonLockEntry): the unlock message 0 wakes one of them,
 // not all (LockPubSub.onMessage). No attempt is made once the wait is over
@@ -67,6 +72,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lock/errors.h"
 #include "lock/lock.h"
@@ -106,10 +112,44 @@ struct ReentrantLockOptions {
   // the unlock script first reads "redisson_unlock_latch:{<key>}:<id>" and,
   // when present, returns the result stored there instead of releasing
   // again; after releasing it stores its result there for unlock_latch_ttl.
-  // So a retried unlock releases one hold at most. Only ReentrantLock and
-  // FencedLock have it (std::invalid_argument for ReadWriteLock's halves).
+  // So a retried unlock releases one hold at most. ReentrantLock, FencedLock
+  // and ReadWriteLock's halves have it (std::invalid_argument for FairLock).
   bool unlock_latch = false;
   std::chrono::milliseconds unlock_latch_ttl{10000};
+
+  // A waiter whose attempt saw a lock without expiry (or, for FairLock, a
+  // negative hint). nullopt (default): it waits for the unlock message only
+  // (lock(): for ever; a timed wait: the time left), as Redisson does, so a
+  // lost message hangs it (redisson#5761, #5762; scenarios
+  // lost-message-*). A duration (> 0): it also re-checks that often, which
+  // hides a lost message; redsim's behaviour before issue 14 was
+  // kRecheckBeforeIssue14 (= lock_watchdog_timeout's default, and FairLock's
+  // thread_wait).
+  std::optional<std::chrono::milliseconds> recheck_without_ttl{};
+  static constexpr std::chrono::milliseconds kRecheckBeforeIssue14{30000};
+
+  // An unlock message that arrives while none of the process's waiters is
+  // waiting (between an attempt and the wait after it) is kept for the next
+  // wait (true, default: Redisson's latch, and its async waiters since 3.28)
+  // or dropped (false: Redisson's async waiters before 3.28,
+  // redisson#5761/#5762: the waiter then sleeps until the PTTL it saw, or
+  // for ever on a lock without TTL). See lock/lock_entry.h.
+  bool keep_early_message = true;
+
+  // WriteLock only: a write re-entry sets the hash's expiry to PTTL + lease
+  // (false, default: RedissonWriteLock.tryLockInnerAsync since the fix of
+  // redisson#1110) or to the re-entry's lease alone (true: before it, so a
+  // short nested hold cuts the outer one short; scenario
+  // rwlock-reentry-lease-1110).
+  bool write_reentry_sets_lease_before_1110 = false;
+
+  // A call without a lease (the watchdog) after one with a lease, on the
+  // same object: false (default, RedissonLock since the fix of
+  // redisson#4818) sets lock_watchdog_timeout; true sets the earlier call's
+  // lease, as Redisson's internalLockLeaseTime carried it before that fix,
+  // so a holder that dies before its first renewal leaves the lock for that
+  // whole lease (scenario lease-carried-4818).
+  bool lease_carried_before_4818 = false;
 };
 
 // The replica check failed: WAIT reported fewer replicas than
@@ -202,19 +242,23 @@ class ReentrantLock : public DistributedLock {
   // A waiting acquire subscribes to wait_channel(owner) (default channel())
   // and, after an attempt that answered `hint`, sleeps at most
   // pause_after(hint) (default: the PTTL, at least 1 ms; a lock without
-  // expiry: lock_watchdog_timeout), tracing waiting_trace(hint). When it ends
+  // expiry: options().recheck_without_ttl; nullopt: until a message),
+  // tracing waiting_trace(hint). When it ends
   // without the lock, its wait ran out or an error thrown, it calls
   // stop_waiting(owner, attempt) (default: nothing; FairLock leaves its queue) and,
   // unless an error ends it, traces gave_up_trace(hint).
   virtual std::string wait_channel(const std::string& owner) const;
-  virtual Micros pause_after(int64_t hint) const;
+  virtual std::optional<Micros> pause_after(int64_t hint) const;
   virtual std::string waiting_trace(int64_t hint) const;
   virtual std::string gave_up_trace(int64_t hint) const;
   virtual void stop_waiting(const std::string& owner, const Attempt& attempt);
   // One run of the unlock script for `owner`, re-arming `lease` when holds
   // remain: nil not held, 0 holds remain, 1 released (Flavor::unlock with
   // KEYS {key, channel}, ARGV {kUnlockMessage, lease ms, field(owner)}).
-  virtual Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease);
+  // `latch` is the unlock latch's key, empty when options().unlock_latch is
+  // off (the default's latch variant: reentrant_unlock_latch).
+  virtual Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease,
+                           const std::string& latch);
   // One run of the force-unlock script: true when there was a lock to delete.
   virtual bool run_force_unlock();
 
@@ -222,13 +266,16 @@ class ReentrantLock : public DistributedLock {
   // halves, FairLock): the channel unlock publishes on and waiters subscribe
   // to; the owner's hash field, owner + field_suffix; the unlock script (see
   // run_unlock; its name() names it in errors) and the renewal script (KEYS
-  // {key}, ARGV {lease ms, field}; 1 renewed, 0 not held). Both scripts live
-  // as long as the program.
+  // {key, renew_keys...}, ARGV {lease ms, field}; 1 renewed, 0 not held).
+  // Both scripts live as long as the program. has_latch: run_unlock honours
+  // its latch (else unlock_latch is refused).
   struct Flavor {
     std::string channel;
     std::string field_suffix;
     const Script* unlock;
     const Script* renew;
+    bool has_latch = false;
+    std::vector<std::string> renew_keys = {};
   };
   ReentrantLock(Env& env, std::string key, ReentrantLockOptions options, Flavor flavor);
   // The calling owner's hash field.
@@ -261,11 +308,13 @@ class ReentrantLock : public DistributedLock {
   std::string key_;
   std::string channel_;
   std::string field_suffix_;
+  std::vector<std::string> renew_keys_;
   const Script& unlock_script_;
   const Script& renew_script_;
   ReentrantLockOptions options_;
-  detail::FreshMutex mu_;                  // guards owners_; never held across an Env call
-  std::map<uint64_t, OwnerState> owners_;  // by task id
+  detail::FreshMutex mu_;  // guards owners_, last_lease_; never held across an Env call
+  std::map<uint64_t, OwnerState> owners_;                // by task id
+  std::optional<std::chrono::milliseconds> last_lease_;  // lease_carried_before_4818
 };
 
 }  // namespace redsim::lock

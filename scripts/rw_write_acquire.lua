@@ -3,6 +3,8 @@
 --   KEYS[1]  the lock key
 --   ARGV[1]  lease in ms
 --   ARGV[2]  the writer's field ("<owner>:write")
+--   ARGV[3]  '1': a re-entry sets the lease alone, as before redisson#1110
+--            (absent or anything else: PTTL + lease)
 -- Granted only when the lock is free or already write-held by this owner (a
 -- re-entry). A reader, the caller included, keeps writers out: there is no
 -- upgrade from read to write. A re-entry extends the lease to PTTL + lease
@@ -17,7 +19,11 @@ if mode == false then
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   redis.call('hincrby', KEYS[1], ARGV[2], 1)
-  redis.call('pexpire', KEYS[1], redis.call('pttl', KEYS[1]) + ARGV[1])
+  if ARGV[3] == '1' then
+    redis.call('pexpire', KEYS[1], ARGV[1])
+  else
+    redis.call('pexpire', KEYS[1], redis.call('pttl', KEYS[1]) + ARGV[1])
+  end
   return nil
 end
 return redis.call('pttl', KEYS[1])
