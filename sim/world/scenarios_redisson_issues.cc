@@ -275,6 +275,46 @@ ScenarioResult run_lease_carried(bool before_4818, Verdict expected, uint64_t se
   return judge(runner, expected, 3500 * kMs, std::move(j));
 }
 
+// watchdog-outlives-holder-1626*: A's task takes the lock and then never
+// unlocks (the thread died holding it, or forgot it), while A's process
+// lives on for 60 s. Under the watchdog (3 s) the lock is renewed for as
+// long as the process lives and B waits in vain; with a 3 s lease it frees
+// 3 s after the last renewal would have been.
+ScenarioResult run_watchdog_outlives_holder(bool watchdog, Verdict expected, uint64_t seed) {
+  SimRunner runner(scenario_options(seed));
+  World& world = runner.world();
+  const lock::ReentrantLockOptions options = reentrant_options(3000);
+  int64_t b_acquired_us = -1;
+  world.spawn_process("A", [options, watchdog](ProcessEnv& env) {
+    lock::ReentrantLock lk(env, kKey, options);
+    env.record_acquire_start(kKey, Micros(0));
+    if (watchdog) {
+      lk.lock();
+    } else {
+      lk.lock(milliseconds(3000));
+    }
+    env.record_acquire_end(kKey, true);
+    critical_section(env, ms(50));
+    env.record("the holding task is gone without unlocking; the process lives on");
+    env.sleep_for(ms(60000));
+  });
+  world.spawn_process(
+      "B",
+      [options, &b_acquired_us](ProcessEnv& env) {
+        lock::ReentrantLock lk(env, kKey, options);
+        if (!acquire(env, lk, ms(30000))) return;
+        b_acquired_us = env.now().time_since_epoch().count();
+        critical_section(env, ms(10));
+        lk.unlock();
+      },
+      ms(20));
+  world.run();
+  Judged j;
+  j.findings.push_back(b_acquired_us < 0 ? "B never took the lock within its 30 s wait"
+                                         : "B took the lock at " + fmt_ms(b_acquired_us));
+  return judge(runner, expected, 3500 * kMs, std::move(j));
+}
+
 void append_redisson_issue_scenarios(std::vector<Scenario>& c) {
   auto add = [&c](std::string name, LockKind kind, Verdict expected, std::string description,
                   std::string source, std::string fault,
@@ -343,6 +383,21 @@ void append_redisson_issue_scenarios(std::vector<Scenario>& c) {
       "RedissonLock.tryAcquireAsync (the watchdog's lease for leaseTime <= 0)",
       "a crash of client A at t=100 ms, before its first renewal",
       [](uint64_t seed) { return run_lease_carried(false, Verdict::kSafe, seed); });
+  add("watchdog-outlives-holder-1626", LockKind::kReentrant, Verdict::kLiveness,
+      "redisson#1626/#5115: a task that never unlocks a watchdog lock keeps it for as long as "
+      "its process lives; B waits in vain (by design, still on master)",
+      "redisson#1626, #5115 (the watchdog renews for the client, not for the thread); #7272's "
+      "cause, an async renewal scheduled after the cancel, cannot happen here: on_acquired "
+      "starts the watchdog before lock() returns",
+      "no fault: A's task stops before unlocking while its process lives 60 s (simulation "
+      "only)",
+      [](uint64_t seed) { return run_watchdog_outlives_holder(true, Verdict::kLiveness, seed); });
+  add("watchdog-outlives-holder-1626-lease", LockKind::kReentrant, Verdict::kSafe,
+      "the same forgotten lock taken with a 3 s lease instead of the watchdog: it frees after 3 s",
+      "Redisson RLock.lock(leaseTime, unit) (no renewal with a lease)",
+      "no fault: A's task stops before unlocking while its process lives 60 s (simulation "
+      "only)",
+      [](uint64_t seed) { return run_watchdog_outlives_holder(false, Verdict::kSafe, seed); });
   add("rwlock-reader-pause-past-lease", LockKind::kReadWrite, Verdict::kMutualExclusion,
       "a reader with a 100 ms lease is paused 150 ms; its hold expires and a writer writes while "
       "it reads",

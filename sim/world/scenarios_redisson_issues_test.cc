@@ -10,13 +10,23 @@ namespace redsim::world {
 namespace {
 
 const char* const kNames[] = {
-    "lost-message-5761-rlock",          "lost-message-5761-rlock-fixed",
-    "lost-message-5761-fenced",         "lost-message-5761-fenced-fixed",
-    "lost-message-5761-rwlock",         "lost-message-5761-rwlock-fixed",
-    "lost-message-rwlock-write-unlock", "rwlock-reentry-lease-1110",
-    "rwlock-reentry-lease-1110-fixed",  "lease-carried-4818",
-    "lease-carried-4818-fixed",         "rwlock-reader-pause-past-lease",
-    "rwlock-reader-pause-watchdog",     "rwlock-expired-reader-dropped",
+    "lost-message-5761-rlock",
+    "lost-message-5761-rlock-fixed",
+    "lost-message-5761-fenced",
+    "lost-message-5761-fenced-fixed",
+    "lost-message-5761-rwlock",
+    "lost-message-5761-rwlock-fixed",
+    "lost-message-rwlock-write-unlock",
+    "rwlock-reentry-lease-1110",
+    "rwlock-reentry-lease-1110-fixed",
+    "lease-carried-4818",
+    "lease-carried-4818-fixed",
+    "watchdog-outlives-holder-1626",
+    "watchdog-outlives-holder-1626-lease",
+    "rwlock-reader-pause-past-lease",
+    "rwlock-reader-pause-watchdog",
+    "rwlock-expired-reader-dropped",
+    "rwlock-writer-sleeps-stale-pttl",
 };
 
 TEST(RedissonIssueScenarios, ExpectedVerdictForSeedsOneToFive) {
