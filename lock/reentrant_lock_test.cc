@@ -451,5 +451,24 @@ TEST(ReentrantLock, TryLockForWithLeaseUsesThatLease) {
   EXPECT_TRUE(a.spawned.empty());
 }
 
+TEST(ReentrantLock, OnALockWithoutTtlAWaiterWaitsForTheMessageOnly) {
+  for (const bool recheck : {false, true}) {
+    DirectWorld world;
+    DirectEnv a(world, "client-a"), b(world, "client-b");
+    ReentrantLockOptions options{.default_lease = 10s};
+    if (recheck) options.recheck_without_ttl = 100ms;
+    ReentrantLock la(a, "k", options), lb(b, "k", options);
+    la.lock();
+    ASSERT_EQ(run(world, {"PERSIST", "k"}), Reply::integer(1));  // the lock now has no TTL
+    int waits = 0;
+    b.before_wait = [&] { ++waits; };
+    EXPECT_FALSE(lb.try_lock_for(1s));
+    EXPECT_EQ(b.waited, 1s);
+    // RedissonLock.tryLock: latch.tryAcquire(time left) when ttl < 0; the
+    // option re-checks every 100 ms, as redsim did before.
+    EXPECT_EQ(waits, recheck ? 10 : 1) << (recheck ? "recheck_without_ttl" : "default");
+  }
+}
+
 }  // namespace
 }  // namespace redsim::lock
