@@ -19,9 +19,11 @@ namespace {
 using world::Scenario;
 using world::ScenarioResult;
 
+// `s` padded to `width`; a longer `s` still gets one space, so it never
+// runs into the next column.
 std::string pad(std::string_view s, size_t width) {
   std::string out(s);
-  if (out.size() < width) out.append(width - out.size(), ' ');
+  out.append(out.size() < width ? width - out.size() : 1, ' ');
   return out;
 }
 
