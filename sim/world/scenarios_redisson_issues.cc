@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "lock/fair_lock.h"
 #include "lock/fenced_lock.h"
 #include "lock/read_write_lock.h"
 #include "sim/world/scenarios_internal.h"
@@ -315,6 +316,51 @@ ScenarioResult run_watchdog_outlives_holder(bool watchdog, Verdict expected, uin
   return judge(runner, expected, 3500 * kMs, std::move(j));
 }
 
+// fair-waiter-dropped-3004*: A holds a FairLock (watchdog 3 s) for 12 s;
+// B queues at 10 ms, its place kept until the lease it saw plus
+// thread_wait; C queues at 9 s. With thread_wait 5 s B's place ended at
+// ~8 s and C's attempt drops B from the queue although B still waits: C goes
+// first and B re-queues behind it. With today's 300 s B keeps its place.
+ScenarioResult run_fair_waiter_dropped(milliseconds thread_wait, Verdict expected, uint64_t seed) {
+  SimRunner runner(scenario_options(seed));
+  World& world = runner.world();
+  const lock::FairLockOptions options{.lock_watchdog_timeout = milliseconds(3000),
+                                      .thread_wait = thread_wait};
+  struct Shared {
+    int64_t b_us = -1, c_us = -1;
+  };
+  auto s = std::make_shared<Shared>();
+  world.spawn_process("A", [options](ProcessEnv& env) {
+    lock::FairLock lk(env, kKey, options);
+    lock_recorded(env, lk);
+    critical_section(env, ms(12000));
+    lk.unlock();
+  });
+  auto waiter = [options, s](bool is_b) {
+    return [options, s, is_b](ProcessEnv& env) {
+      lock::FairLock lk(env, kKey, options);
+      // lock(): no wait of its own, so the place is kept thread_wait
+      // beyond the one ahead (a tryLock(wait) would keep it `wait`).
+      env.record_acquire_start(kKey, ms(60000));
+      lk.lock();
+      env.record_acquire_end(kKey, true);
+      (is_b ? s->b_us : s->c_us) = env.now().time_since_epoch().count();
+      critical_section(env, ms(10));
+      lk.unlock();
+    };
+  };
+  world.spawn_process("B", waiter(true), ms(10));
+  world.spawn_process("C", waiter(false), ms(9000));
+  world.run();
+  Judged j;
+  j.findings.push_back("B (queued at 10 ms) took the lock at " + fmt_ms(s->b_us) +
+                       ", C (queued at 9 s) at " + fmt_ms(s->c_us));
+  if (s->b_us < 0 || s->c_us < 0 || s->c_us < s->b_us) {
+    j.extra.push_back(expectation_failed("FIFO broken: C, queued after B, went first"));
+  }
+  return judge(runner, expected, 10000 * kMs, std::move(j));
+}
+
 void append_redisson_issue_scenarios(std::vector<Scenario>& c) {
   auto add = [&c](std::string name, LockKind kind, Verdict expected, std::string description,
                   std::string source, std::string fault,
@@ -398,6 +444,21 @@ void append_redisson_issue_scenarios(std::vector<Scenario>& c) {
       "no fault: A's task stops before unlocking while its process lives 60 s (simulation "
       "only)",
       [](uint64_t seed) { return run_watchdog_outlives_holder(false, Verdict::kSafe, seed); });
+  const milliseconds old_wait = lock::FairLockOptions::kThreadWaitBefore2883;
+  add("fair-waiter-dropped-3004", LockKind::kFair, Verdict::kExpectation,
+      "redisson#3004: a waiter queued longer than threadWaitTime (5 s) is dropped by a later "
+      "one, which goes first; its hang needs the pre-#4705 negative reply (here it re-queues)",
+      "redisson#3004 (waiters dropped as expired while alive; Redisson 3.13.x), #2883/#3730 "
+      "(threadWaitTime raised to 300 s)",
+      "no fault: A holds 12 s while B waits (simulation only)", [old_wait](uint64_t seed) {
+        return run_fair_waiter_dropped(old_wait, Verdict::kExpectation, seed);
+      });
+  add("fair-waiter-dropped-3004-fixed", LockKind::kFair, Verdict::kSafe,
+      "redisson#3004 with today's threadWaitTime (300 s): B keeps its place; FIFO holds",
+      "Redisson RedissonFairLock (Config.fairLockWaitTimeout 300,000 ms)",
+      "no fault: A holds 12 s while B waits (simulation only)", [](uint64_t seed) {
+        return run_fair_waiter_dropped(lock::FairLockOptions{}.thread_wait, Verdict::kSafe, seed);
+      });
   add("rwlock-reader-pause-past-lease", LockKind::kReadWrite, Verdict::kMutualExclusion,
       "a reader with a 100 ms lease is paused 150 ms; its hold expires and a writer writes while "
       "it reads",

@@ -27,6 +27,8 @@ const char* const kNames[] = {
     "rwlock-reader-pause-watchdog",
     "rwlock-expired-reader-dropped",
     "rwlock-writer-sleeps-stale-pttl",
+    "fair-waiter-dropped-3004",
+    "fair-waiter-dropped-3004-fixed",
 };
 
 TEST(RedissonIssueScenarios, ExpectedVerdictForSeedsOneToFive) {
