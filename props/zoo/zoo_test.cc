@@ -179,8 +179,9 @@ TEST_P(BuggyLock, FoundByTheDefaultPropertyAndShrunk) {
       ADD_FAILURE() << "no failing plan kept for seed " << seed;
       continue;
     }
-    // RapidCheck's plan, then harness::minimize_plan (fewer clients, other
-    // world seeds) for a smaller counterexample of an expected checker.
+    // RapidCheck's plan, then harness::minimize_plan (fewer clients, tried
+    // with other world seeds and other times) for a smaller counterexample
+    // of an expected checker.
     auto expected_fails = [&e](const harness::RunResult& run) {
       for (const std::string& checker : e.checkers) {
         if (run.has(checker)) return true;

@@ -441,13 +441,11 @@ inline world::ExplorePlan minimize_plan(world::ExplorePlan plan, const LockFacto
                                         int reseeds = 16, int max_runs = 3000, int retimes = 64) {
   int runs = 0;
   // Seeds stay in gen_seed's range, so a plan prints and replays as any other.
-  auto other_seed = [](uint64_t base, std::string_view why, uint64_t k) {
-    return 1 + (world::Prng(base).fork(why).fork(k).next_u64() >> 34);
-  };
+  auto seed_from = [](world::Prng rng) { return 1 + (rng.next_u64() >> 34); };
   auto failing_variant = [&](world::ExplorePlan candidate) -> std::optional<world::ExplorePlan> {
     const uint64_t base = candidate.seed;
     for (int k = 0; k <= reseeds && runs < max_runs; ++k) {
-      candidate.seed = k == 0 ? base : 1 + (world::Prng(base).fork(uint64_t(k)).next_u64() >> 34);
+      candidate.seed = k == 0 ? base : seed_from(world::Prng(base).fork(uint64_t(k)));
       ++runs;
       if (fails(run_plan(candidate, make, run))) return candidate;
     }
@@ -461,7 +459,7 @@ inline world::ExplorePlan minimize_plan(world::ExplorePlan plan, const LockFacto
     for (int k = 1; k <= retimes && runs < max_runs; ++k) {
       world::ExplorePlan variant = candidate;
       world::Prng rng = world::Prng(candidate.seed).fork("retime").fork(uint64_t(k));
-      variant.seed = other_seed(candidate.seed, "retime-seed", uint64_t(k));
+      variant.seed = seed_from(world::Prng(candidate.seed).fork("retime-seed").fork(uint64_t(k)));
       for (world::ClientPlan& c : variant.clients) {
         for (world::Attempt& a : c.attempts) {
           a.think_us = rng.uniform(0, think_max_ms) * 1000;
