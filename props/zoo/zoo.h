@@ -44,7 +44,7 @@ struct Entry {
   std::vector<std::string> causes;
   // Buggy: shrunk plans (RapidCheck's, then harness::minimize_plan's) must
   // have at most this many clients: the target, 3, which every
-  // entry meets on 20 of 20 seeds; raise it only with the figures measured.
+  // entry meets on every seed that finds it (README.md's bug-zoo table).
   size_t shrunk_clients_max = 3;
 };
 
