@@ -42,12 +42,9 @@ struct Entry {
   // (any of these: the offending command, or the broken call).
   std::vector<std::string> checkers;
   std::vector<std::string> causes;
-  // Buggy: shrunk plans must have at most this many clients (the issue's
-  // target is 3). Raised, to the largest measured over 20 seeds, only where
-  // RapidCheck's shrinking stalls today: a polling lock's number of calls
-  // depends on every other client, and each call draws the process's next
-  // fault, so dropping a bystander moves the fault off the call that
-  // mattered (see zoo_test.cc).
+  // Buggy: shrunk plans (RapidCheck's, then harness::minimize_plan's) must
+  // have at most this many clients: the target, 3, which every
+  // entry meets on every seed that finds it (README.md's bug-zoo table).
   size_t shrunk_clients_max = 3;
 };
 

@@ -421,37 +421,74 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
 }
 
 // A smaller failing plan after RapidCheck's shrinking: drops clients, then
-// attempts, while `fails` still holds of the run. Each smaller plan is
-// tried with its world seed and up to `reseeds` others, because dropping a
-// client moves the random faults the others draw (they are drawn per
-// blocking call, and a polling client's calls depend on its rivals):
-// another seed often puts the failure back. Returns `plan` itself when
+// attempts, while `fails` still holds of the run. Returns `plan` itself when
 // nothing smaller fails; at most `max_runs` runs. Deterministic.
+//
+// Dropping a client rarely leaves the others' runs as they were: a waiting
+// client's calls, and so its random latencies and faults, depend on its
+// rivals, and RapidCheck's shrinking has moved every time to zero or a
+// millisecond, where a failure often hangs on two events of one
+// microsecond. So each smaller plan is tried as it is, with up to `reseeds`
+// other world seeds (the faults land elsewhere), and, when no client can be
+// dropped that way, with up to `retimes` variants whose attempts think and
+// work for times redrawn in gen_plan's ranges for the plan's lease (think
+// 0..lease/2, work 0..0.4 lease budgeted, 0..lease/2 unbounded, whole ms),
+// each with its own world seed: the same clients, faults and attempts at
+// other times, which puts the interleaving the dropped client made back.
 inline world::ExplorePlan minimize_plan(world::ExplorePlan plan, const LockFactory& make,
                                         const RunOptions& run,
                                         const std::function<bool(const RunResult&)>& fails,
-                                        int reseeds = 16, int max_runs = 3000) {
+                                        int reseeds = 16, int max_runs = 3000, int retimes = 64) {
   int runs = 0;
+  // Seeds stay in gen_seed's range, so a plan prints and replays as any other.
+  auto seed_from = [](world::Prng rng) { return 1 + (rng.next_u64() >> 34); };
   auto failing_variant = [&](world::ExplorePlan candidate) -> std::optional<world::ExplorePlan> {
     const uint64_t base = candidate.seed;
     for (int k = 0; k <= reseeds && runs < max_runs; ++k) {
-      // Seeds stay in gen_seed's range, so the plan prints and replays as any other.
-      candidate.seed = k == 0 ? base : 1 + (world::Prng(base).fork(uint64_t(k)).next_u64() >> 34);
+      candidate.seed = k == 0 ? base : seed_from(world::Prng(base).fork(uint64_t(k)));
       ++runs;
       if (fails(run_plan(candidate, make, run))) return candidate;
     }
     return std::nullopt;
   };
+  const bool unbounded = plan.fault_mode == world::FaultMode::kUnbounded && plan.fault_set;
+  const int64_t think_max_ms = plan.lease_ms / 2;
+  const int64_t work_max_ms = unbounded ? plan.lease_ms / 2 : plan.lease_ms * 2 / 5;
+  auto failing_retimed =
+      [&](const world::ExplorePlan& candidate) -> std::optional<world::ExplorePlan> {
+    for (int k = 1; k <= retimes && runs < max_runs; ++k) {
+      world::ExplorePlan variant = candidate;
+      world::Prng rng = world::Prng(candidate.seed).fork("retime").fork(uint64_t(k));
+      variant.seed = seed_from(world::Prng(candidate.seed).fork("retime-seed").fork(uint64_t(k)));
+      for (world::ClientPlan& c : variant.clients) {
+        for (world::Attempt& a : c.attempts) {
+          a.think_us = rng.uniform(0, think_max_ms) * 1000;
+          a.work_us = rng.uniform(0, work_max_ms) * 1000;
+        }
+      }
+      ++runs;
+      if (fails(run_plan(variant, make, run))) return variant;
+    }
+    return std::nullopt;
+  };
+  auto without_client = [&plan](size_t c) {
+    world::ExplorePlan candidate = plan;
+    candidate.clients.erase(candidate.clients.begin() + static_cast<ptrdiff_t>(c));
+    return candidate;
+  };
   bool progress = true;
   while (progress && runs < max_runs) {
     progress = false;
-    for (size_t c = 0; c < plan.clients.size() && plan.clients.size() > 1; ++c) {
-      world::ExplorePlan candidate = plan;
-      candidate.clients.erase(candidate.clients.begin() + static_cast<ptrdiff_t>(c));
-      if (auto smaller = failing_variant(candidate)) {
+    for (size_t c = 0; c < plan.clients.size() && plan.clients.size() > 1 && !progress; ++c) {
+      if (auto smaller = failing_variant(without_client(c))) {
         plan = *smaller;
         progress = true;
-        break;
+      }
+    }
+    for (size_t c = 0; c < plan.clients.size() && plan.clients.size() > 1 && !progress; ++c) {
+      if (auto smaller = failing_retimed(without_client(c))) {
+        plan = *smaller;
+        progress = true;
       }
     }
     if (progress) continue;
