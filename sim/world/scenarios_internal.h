@@ -13,6 +13,8 @@
 //   scenarios_failover.cc      a failover before replication
 //   scenarios_fair.cc          FairLock with a skewed client clock
 //   scenarios_redlock.cc       Redlock over five servers
+//   scenarios_semaphore_multi.cc  semaphores, MultiLock, spin lock (with
+//                              their own catalogue entries)
 #pragma once
 
 #include <chrono>
@@ -110,5 +112,8 @@ ScenarioResult run_fair_skewed_clock(LockKind, Verdict expected, uint64_t seed, 
 ScenarioResult run_redlock_clock_jump(Verdict expected, uint64_t seed, int64_t jump_ms);
 ScenarioResult run_redlock_restart(Verdict expected, uint64_t seed, int64_t down_ms);
 ScenarioResult run_redlock_paused_replies(Verdict expected, uint64_t seed);
+
+// scenarios_semaphore_multi.cc: appends its scenarios to the catalogue.
+void add_semaphore_multi_scenarios(std::vector<Scenario>& c);
 
 }  // namespace redsim::world::scenarios_detail
