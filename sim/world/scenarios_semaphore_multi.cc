@@ -319,7 +319,8 @@ void add_semaphore_multi_scenarios(std::vector<Scenario>& c) {
       rsemaphore, "a scripted schedule: B's tryAcquire fails and it releases nothing",
       [](uint64_t seed) { return run_semaphore_release_unacquired(true, Verdict::kSafe, seed); });
   const std::string r5762 =
-      "redisson#5762 (and redisson#5761 for locks): waiters missed release messages and waited their "
+      "redisson#5762 (and redisson#5761 for locks): waiters missed release messages and waited "
+      "their "
       "timeout or hung. The reported cause (a message landing before an async waiter's "
       "listener was registered) was fixed in 3.28.0 by keeping the permit, as redsim's "
       "LockEntry does, and cannot occur for redsim's blocking waiters; a message lost on the "
