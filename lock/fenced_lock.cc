@@ -11,8 +11,9 @@ FencedLock::FencedLock(Env& env, std::string key, ReentrantLockOptions options)
     : ReentrantLock(env, std::move(key), options), token_key_(token_key_name(this->key())) {}
 
 std::string FencedLock::token_key_name(std::string_view key) {
-  if (key.find('{') != std::string_view::npos) return std::string(key) + ":token";
-  return "{" + std::string(key) + "}:token";
+  // RedissonFencedLock: tokenName = prefixName("redisson_lock_token", name).
+  if (key.find('{') != std::string_view::npos) return "redisson_lock_token:" + std::string(key);
+  return "redisson_lock_token:{" + std::string(key) + "}";
 }
 
 std::optional<int64_t> FencedLock::run_acquire(const std::string& owner,

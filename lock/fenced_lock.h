@@ -8,8 +8,10 @@
 // (paused past it, say) from a safety violation into a rejected write.
 //
 // In Redis: the lock hash at `key` and the counter at token_key(), which is
-// "{<key>}:token" (Redisson's suffixName(name, "token")), so both share a
-// cluster slot. The counter never expires and only grows; tokens are >= 1.
+// "redisson_lock_token:{<key>}" ("redisson_lock_token:<key>" when the key
+// has a hash tag), RedissonFencedLock's prefixName("redisson_lock_token",
+// name), so both share a cluster slot and Redisson clients read our tokens. The counter never
+// expires and only grows; tokens are >= 1.
 //
 //   lock::FencedLock lock(env, "orders:42");
 //   int64_t token = lock.lock_and_get_token();        // e.g. 7
@@ -61,7 +63,8 @@ class FencedLock final : public ReentrantLock {
 
   LockKind kind() const override { return LockKind::kFenced; }
   const std::string& token_key() const { return token_key_; }
-  // "{<key>}:token", or "<key>:token" when the key already has a hash tag.
+  // "redisson_lock_token:{<key>}", or "redisson_lock_token:<key>" when the
+  // key already has a hash tag.
   static std::string token_key_name(std::string_view key);
 
  protected:

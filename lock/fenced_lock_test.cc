@@ -12,8 +12,8 @@ namespace {
 using namespace testing_util;
 
 TEST(FencedLock, TokenKeySharesTheLocksSlot) {
-  EXPECT_EQ(FencedLock::token_key_name("orders:42"), "{orders:42}:token");
-  EXPECT_EQ(FencedLock::token_key_name("{orders}:42"), "{orders}:42:token");
+  EXPECT_EQ(FencedLock::token_key_name("orders:42"), "redisson_lock_token:{orders:42}");
+  EXPECT_EQ(FencedLock::token_key_name("{orders}:42"), "redisson_lock_token:{orders}:42");
 }
 
 TEST(FencedLock, EveryAcquisitionReentriesIncludedGetsTheNextToken) {
@@ -28,7 +28,7 @@ TEST(FencedLock, EveryAcquisitionReentriesIncludedGetsTheNextToken) {
   EXPECT_EQ(lock.hold_count(), 3);
   EXPECT_EQ(lock.token(), 3);
   EXPECT_EQ(lock.current_token(), 3);
-  EXPECT_EQ(run(world, {"GET", "{k}:token"}), Reply::bulk("3"));
+  EXPECT_EQ(run(world, {"GET", "redisson_lock_token:{k}"}), Reply::bulk("3"));
   EXPECT_EQ(run(world, {"HGETALL", "k"}),
             Reply::array({Reply::bulk("client-a:1"), Reply::bulk("3")}));
   lock.unlock();
@@ -36,7 +36,8 @@ TEST(FencedLock, EveryAcquisitionReentriesIncludedGetsTheNextToken) {
   lock.unlock();
   EXPECT_FALSE(lock.is_locked());
   EXPECT_EQ(lock.token(), 3) << "the token names the acquisition; unlock keeps it";
-  EXPECT_EQ(run(world, {"PTTL", "{k}:token"}), Reply::integer(-1)) << "the counter never expires";
+  EXPECT_EQ(run(world, {"PTTL", "redisson_lock_token:{k}"}), Reply::integer(-1))
+      << "the counter never expires";
 }
 
 TEST(FencedLock, ABusyLockGivesNoTokenAndTheNextHolderAHigherOne) {
@@ -112,7 +113,7 @@ TEST(FencedLock, MakeLockBuildsOne) {
 TEST(FencedLock, AWrongTypeTokenKeyIsAnUnexpectedReply) {
   DirectWorld world;
   DirectEnv a(world, "client-a");
-  run(world, {"HSET", "{k}:token", "f", "v"});
+  run(world, {"HSET", "redisson_lock_token:{k}", "f", "v"});
   FencedLock lock(a, "k", {.default_lease = 1s});
   EXPECT_THROW(lock.try_lock(), UnexpectedReply);
   EXPECT_FALSE(lock.is_locked()) << "the script failed before it wrote the lock";

@@ -14,15 +14,16 @@
 #include "lock/reentrant_lock.h"
 #include "lock/setnx_expire_lock.h"
 #include "lock/simple_lock.h"
+#include "lock/spin_lock.h"
 
 namespace redsim::lock {
 
 namespace {
 
-constexpr std::array<LockKind, 9> kAllKinds = {
-    LockKind::kSimple,    LockKind::kReentrant, LockKind::kSetnxExpire,
-    LockKind::kGetDel,    LockKind::kBlindDel,  LockKind::kFenced,
-    LockKind::kReadWrite, LockKind::kRedlock,   LockKind::kFair};
+constexpr std::array<LockKind, 10> kAllKinds = {
+    LockKind::kSimple,   LockKind::kReentrant, LockKind::kSetnxExpire, LockKind::kGetDel,
+    LockKind::kBlindDel, LockKind::kFenced,    LockKind::kReadWrite,   LockKind::kRedlock,
+    LockKind::kFair,     LockKind::kSpin};
 
 // kRedlock needs a fixed lease; the check of its value is Redlock's.
 std::chrono::milliseconds fixed_lease(const Lease& lease, std::string_view kind) {
@@ -54,6 +55,8 @@ std::string_view lock_kind_name(LockKind kind) {
       return "redlock";
     case LockKind::kFair:
       return "fair";
+    case LockKind::kSpin:
+      return "spin";
   }
   return "unknown";
 }
@@ -69,7 +72,7 @@ std::span<const LockKind> all_lock_kinds() { return kAllKinds; }
 
 bool is_reentrant_kind(LockKind kind) {
   return kind == LockKind::kReentrant || kind == LockKind::kFenced ||
-         kind == LockKind::kReadWrite || kind == LockKind::kFair;
+         kind == LockKind::kReadWrite || kind == LockKind::kFair || kind == LockKind::kSpin;
 }
 
 std::string_view unlock_reason_name(UnlockError::Reason reason) {
@@ -153,6 +156,11 @@ std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string 
           env, std::move(key),
           FairLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
                           .default_lease = options.lease.or_default(kWatchdog)});
+    case LockKind::kSpin:
+      return std::make_unique<SpinLock>(
+          env, std::move(key),
+          ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
+                               .default_lease = options.lease.or_default(kWatchdog)});
   }
   throw std::invalid_argument("make_lock: unknown LockKind");
 }

@@ -23,6 +23,8 @@
 //                 while clocks are sane and servers keep their keys
 //   kFair         Redisson RFairLock: kReentrant's hash + a waiting queue
 //                 handed over in FIFO order                   (lock/fair_lock.h)       safe
+//   kSpin         Redisson RSpinLock: kReentrant's hash, no pub/sub, waiters
+//                 back off exponentially                      (lock/spin_lock.h)       safe
 // "safe" means mutual exclusion holds while no holder outlives its lease
 // (pauses below the lease, clocks sane); nothing here is a fencing scheme.
 //
@@ -79,18 +81,19 @@ enum class LockKind {
   kFenced,
   kReadWrite,
   kRedlock,
-  kFair
+  kFair,
+  kSpin
 };
 
 // "simple", "reentrant", "setnx-expire", "get-del", "blind-del", "fenced",
-// "read-write", "redlock", "fair".
+// "read-write", "redlock", "fair", "spin".
 std::string_view lock_kind_name(LockKind kind);
 // The inverse of lock_kind_name (exact, lower case); nullopt for anything else.
 std::optional<LockKind> parse_lock_kind(std::string_view name);
 // Every kind, in declaration order.
 std::span<const LockKind> all_lock_kinds();
 // The kinds built on Redisson's reentrant hash lock (kReentrant, kFenced,
-// kReadWrite, kFair):
+// kReadWrite, kFair, kSpin):
 // a Lease of kWatchdog means the watchdog, a task may re-enter, the object may be
 // shared by the tasks of a process, and make_lock returns a ReentrantLock
 // (a FairLock for kFair, which has the same hold_count()).

@@ -1,11 +1,14 @@
 #include "lock/lock_entry.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <list>
 #include <map>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -28,6 +31,7 @@ struct LockEntry::Shared {
   };
 
   State state = State::kSubscribing;
+  WakePolicy policy = WakePolicy::kLock;
   int users = 0;  // LockEntry objects holding it
   SubscriptionId id = 0;
   bool keep_early_message = true;               // see the header
@@ -53,7 +57,32 @@ Registry& registry() {
 
 }  // namespace
 
-LockEntry::LockEntry(Env& env, std::string channel, bool keep_early_message)
+namespace {
+
+// Wakes up to `n` waiters, longest waiting first; what is left of `n`
+// becomes permits for later waits. Called with the registry mutex held.
+void release_permits(LockEntry::Shared& s, int64_t n) {
+  while (n > 0 && !s.queue.empty()) {
+    LockEntry::Shared::Waiter* w = s.queue.front();
+    s.queue.pop_front();
+    w->picked = true;
+    w->event->signal();
+    --n;
+  }
+  s.permits += n;
+}
+
+// SemaphorePubSub.onMessage: the message is the count of available permits.
+int64_t semaphore_permits(const std::string& message, int users) {
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(message.data(), message.data() + message.size(), n);
+  if (ec != std::errc() || end != message.data() + message.size() || n <= 0) return 0;
+  return std::min<int64_t>(n, users);
+}
+
+}  // namespace
+
+LockEntry::LockEntry(Env& env, std::string channel, WakePolicy policy, bool keep_early_message)
     : env_(env), channel_(std::move(channel)) {
   Registry& reg = registry();
   const auto key = std::make_pair(static_cast<const Env*>(&env_), channel_);
@@ -66,6 +95,7 @@ LockEntry::LockEntry(Env& env, std::string channel, bool keep_early_message)
       std::shared_ptr<Shared>& slot = reg.entries[key];
       if (!slot) {
         slot = std::make_shared<Shared>();
+        slot->policy = policy;
         slot->keep_early_message = keep_early_message;
         subscribe = true;
       }
@@ -83,16 +113,14 @@ LockEntry::LockEntry(Env& env, std::string channel, bool keep_early_message)
           const std::shared_ptr<Shared> s = weak.lock();
           if (!s) return;
           std::lock_guard<std::mutex> guard(registry().mu);
+          if (s->policy == WakePolicy::kSemaphore) {
+            release_permits(*s, semaphore_permits(message, s->users));
+            return;
+          }
           if (message == kWakeOne) {
             // Semaphore.release(): the longest waiter, or a permit for later.
-            if (s->queue.empty()) {
-              if (s->keep_early_message) ++s->permits;
-              return;
-            }
-            Shared::Waiter* w = s->queue.front();
-            s->queue.pop_front();
-            w->picked = true;
-            w->event->signal();
+            if (s->queue.empty() && !s->keep_early_message) return;
+            release_permits(*s, 1);
             return;
           }
           // release(queueLength): everyone waiting now.

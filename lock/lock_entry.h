@@ -23,6 +23,15 @@
 // between a waiter's attempt and its wait is then lost to it. The entry's
 // first user decides for the process's entry.
 //
+// A semaphore's entry (WakePolicy::kSemaphore, Redisson's SemaphorePubSub)
+// reads the message as the permits now available, n, and releases
+// min(waiters of the process, n) permits of the latch: that many waiters
+// wake (longest waiting first) and the rest of those permits stay for the
+// process's next waits (Semaphore.release(k) with fewer than k blocked).
+// A message that is no positive integer wakes nobody. "Waiters of the
+// process" is RedissonLockEntry.acquired(): the LockEntry objects open on
+// the channel, waiting now or between two attempts.
+//
 //   LockEntry entry(env, channel);            // SUBSCRIBE, or join
 //   try {
 //     while (!attempt()) entry.wait_for(pause);
@@ -37,6 +46,8 @@
 // by a mutex that is never held across an Env call.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -44,11 +55,25 @@
 
 namespace redsim::lock {
 
+// The longest single wait of a waiter that waits "for ever" for a message
+// (Redisson's latch.acquire() without a timeout): it wakes to try once a
+// day, which in the simulation is past any run's time limit.
+inline constexpr Micros kForever{std::chrono::hours(24)};
+
 class LockEntry {
  public:
+  // How a message on the channel wakes the process's waiters (see above).
+  enum class WakePolicy : uint8_t {
+    kLock,       // LockPubSub.onMessage: "0" one waiter, else every waiter
+    kSemaphore,  // SemaphorePubSub.onMessage: min(waiters, permits in the message)
+  };
+
   // Subscribes, or joins the process's subscription on `channel`. Throws
-  // what Env::subscribe throws (the waiter then holds nothing).
-  LockEntry(Env& env, std::string channel, bool keep_early_message = true);
+  // what Env::subscribe throws (the waiter then holds nothing). The policy
+  // is the first waiter's: every waiter on one channel must pass the same;
+  // so is keep_early_message (see above).
+  LockEntry(Env& env, std::string channel, WakePolicy policy = WakePolicy::kLock,
+            bool keep_early_message = true);
   LockEntry(const LockEntry&) = delete;
   LockEntry& operator=(const LockEntry&) = delete;
   ~LockEntry();

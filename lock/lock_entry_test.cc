@@ -74,5 +74,35 @@ TEST(LockEntry, EntriesArePerProcessAndChannel) {
   other.close();
 }
 
+// SemaphorePubSub.onMessage: latch.release(min(acquired(), permits)): a
+// release publishing n available permits wakes at most n of the process's
+// waiters, and never more than it has.
+TEST(LockEntry, ASemaphoreMessageWakesAsManyWaitersAsPermitsReleased) {
+  DirectWorld world;
+  DirectEnv b(world, "client-b");
+  using Policy = LockEntry::WakePolicy;
+  LockEntry first(b, "sc", Policy::kSemaphore), second(b, "sc", Policy::kSemaphore),
+      third(b, "sc", Policy::kSemaphore);
+  run(world, {"PUBLISH", "sc", "2"});
+  EXPECT_TRUE(first.wait_for(1s));
+  EXPECT_TRUE(second.wait_for(1s));
+  EXPECT_FALSE(third.wait_for(1s)) << "2 permits, 2 waiters woken";
+
+  run(world, {"PUBLISH", "sc", "10"});
+  EXPECT_TRUE(first.wait_for(1s));
+  EXPECT_TRUE(second.wait_for(1s));
+  EXPECT_TRUE(third.wait_for(1s));
+  EXPECT_FALSE(first.wait_for(1s)) << "min(3 waiters, 10): 3 permits, not 10";
+
+  run(world, {"PUBLISH", "sc", "0"});
+  run(world, {"PUBLISH", "sc", "-1"});
+  run(world, {"PUBLISH", "sc", "x"});
+  EXPECT_FALSE(second.wait_for(1s)) << "no permits available: nobody wakes";
+  first.close();
+  second.close();
+  third.close();
+  EXPECT_EQ(b.active_subscriptions(), 0u);
+}
+
 }  // namespace
 }  // namespace redsim::lock

@@ -19,7 +19,7 @@ namespace {
 using namespace testing_util;
 
 TEST(LockKind, NamesRoundTrip) {
-  EXPECT_EQ(all_lock_kinds().size(), 9u);
+  EXPECT_EQ(all_lock_kinds().size(), 10u);
   for (LockKind kind : all_lock_kinds()) {
     EXPECT_EQ(parse_lock_kind(lock_kind_name(kind)), kind);
   }
@@ -29,6 +29,7 @@ TEST(LockKind, NamesRoundTrip) {
   EXPECT_EQ(parse_lock_kind("redlock"), LockKind::kRedlock);
   EXPECT_EQ(parse_lock_kind("fair"), LockKind::kFair);
   EXPECT_EQ(parse_lock_kind("Fair"), std::nullopt);
+  EXPECT_EQ(parse_lock_kind("spin"), LockKind::kSpin);
 }
 
 TEST(MakeLock, RejectsAZeroLeaseForStringKinds) {
@@ -51,8 +52,8 @@ TEST(MakeLock, RejectsAZeroLeaseForStringKinds) {
 // make_lock for the reentrant kinds unless a lease is given. It used to give
 // them a fixed 30 s lease and no watchdog.
 TEST(MakeLock, ReentrantKindsGetTheWatchdogUnlessALeaseIsGiven) {
-  for (LockKind kind :
-       {LockKind::kReentrant, LockKind::kFenced, LockKind::kReadWrite, LockKind::kFair}) {
+  for (LockKind kind : {LockKind::kReentrant, LockKind::kFenced, LockKind::kReadWrite,
+                        LockKind::kFair, LockKind::kSpin}) {
     DirectWorld world;
     DirectEnv env(world, "client-a");
     auto watched = make_lock(kind, env, "k", {.lock_watchdog_timeout = 9s});

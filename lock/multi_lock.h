@@ -1,9 +1,6 @@
-// MultiLock: Redisson's RedissonMultiLock on the Env port. Several locks
-// (any DistributedLock kinds, on any keys or servers) taken as one: all of
-// them or none. An attempt takes the locks in the order given; when one
-// cannot be had in the time left, the ones this attempt took are released
-// again (so a failed attempt never leaves a partial hold behind) and, while
-// time remains, the attempt starts over from the first lock.
+// MultiLock: Redisson's RedissonMultiLock (and, with MultiLockOptions::red_lock,
+// RedissonRedLock) on the Env port. Several locks (any DistributedLock kinds,
+// on any keys) taken as one: all of them, or none.
 //
 //   lock::ReentrantLock a(env, "account:1"), b(env, "account:2");
 //   lock::MultiLock both(env, {&a, &b});
@@ -12,23 +9,42 @@
 //   }
 //   std::scoped_lock guard(both);                        // Lockable: lock()/unlock()
 //
-// Leases: each lock keeps its own (its options); Redisson's MultiLock can
-// also re-PEXPIRE every lock to one lease after the last is taken, which the
-// DistributedLock interface has no call for. lock() retries
-// try_lock_for(size() x 1500 ms) until it succeeds, as Redisson's does.
+// An attempt (RedissonMultiLock.tryLock(waitTime, leaseTime, unit)) takes
+// the locks in the order given, each with min(lock wait, time left) (one
+// try_lock() when no wait is given). A lock that fails counts against
+// failedLocksLimit() (0; RedLock: n - (n/2 + 1)); once over it, the locks
+// this attempt took are released again (best effort, failures ignored, as
+// unlockInner) and, when a wait was given, the attempt starts over from the
+// first lock; without a wait it returns false. The wait left is checked
+// after every lock, the last one included: when it is used up the taken
+// locks are released and the call returns false.
 //
-// Errors: a ConnectionError or UnexpectedReply while taking lock i releases
-// locks 0..i-1 (best effort) and is rethrown. A failure to release during
-// that clean-up is traced and ignored (the lease frees the lock), as in
-// Redisson's unlockInner. unlock()/release() release every lock (each one's
-// release(), so each lock's last_unlock() tells its own story) and never
-// throw a lock::Error; the outcome is the first failure in lock order, or
-// void when every lock was released (Redisson's unlockInner waits for each
-// unlock and rethrows the first failure). The locks are not owned; they must
-// outlive the MultiLock. Movable, not copyable.
+// Errors while taking a lock count as that lock's failure, as Redisson's
+// catch (Exception e) does; nothing propagates. A TimeoutError (Redisson's
+// RedisResponseTimeoutException: the acquire may have run) also releases
+// that lock, so a lock in doubt is not left behind (redisson#1606).
+//
+// Lease: calls with a lease re-PEXPIRE every lock taken to it once all are
+// taken (RedissonMultiLock's expireAsync(leaseTime) per lock). While taking
+// them, each lock uses its own lease (Redisson passes newLeaseTime = 2 x
+// waitTime, or leaseTime without a wait, to each tryLock; DistributedLock
+// has no per-call lease), so give the locks a fixed lease, not the
+// watchdog, when a MultiLock lease matters. The PEXPIRE goes to server 0:
+// Redlock members are not re-armed. lock(lease) retries try_lock_for with a
+// wait of size() x 1500 ms, or, with a lease, one drawn in [lease/2, lease)
+// or [base, lease) (RedissonMultiLock.lockInterruptibly).
+//
+// unlock()/release(): RedissonMultiLock.unlock() is locks.forEach(Lock::unlock),
+// which stops at the first lock that throws (not held): the locks after it
+// stay held until their leases end; release() does the same and returns that
+// failure. With red_lock, every lock is released whatever the outcomes
+// (RedissonRedLock.unlock -> unlockInner) and the first failure is returned.
+// Never throws a lock::Error. The locks are not owned; they must outlive the
+// MultiLock. Movable, not copyable.
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <vector>
@@ -37,40 +53,79 @@
 
 namespace redsim::lock {
 
+struct MultiLockOptions {
+  // RedissonRedLock: failedLocksLimit = n - (n/2 + 1) (a majority is
+  // enough), each lock waits at most max(time left / n, 1 ms), unlock
+  // releases every lock. false (default): RedissonMultiLock.
+  bool red_lock = false;
+
+  // Old Redisson behaviours, kept so a scenario can show the bug:
+  //
+  // Before redisson#2172's fix (3.11.0): a call with a lease and no wait
+  // gave each lock a lease of 2 x waitTime = -2 ms, and PEXPIRE -2 deletes
+  // the key: each lock is gone as soon as it is taken (emulated by a
+  // PEXPIRE -2 after each lock is taken). Scenario multilock-no-wait-2172.
+  bool lease_before_2172 = false;
+  // Before redisson#5484's fix (3.25.0): lock(leaseTime, unit) passed the
+  // lease's count in the caller's unit on as milliseconds; lock(10 s) gave
+  // 10 ms (emulated: lock(lease) uses the lease's whole seconds as ms).
+  // Scenario multilock-lease-unit-5484.
+  bool lease_unit_before_5484 = false;
+  // redsim's behaviour before this class followed Redisson master (and
+  // Redisson's before redisson#1606): an error while taking a lock releases
+  // the locks taken before it and propagates; the lock whose reply timed out
+  // (in doubt: its script may have run) is not released.
+  // Scenario multilock-in-doubt-4456.
+  bool errors_propagate = false;
+};
+
 class MultiLock {
  public:
   // Throws std::invalid_argument when `locks` is empty or holds a null.
-  MultiLock(Env& env, std::vector<DistributedLock*> locks);
+  MultiLock(Env& env, std::vector<DistributedLock*> locks, MultiLockOptions options = {});
   MultiLock(MultiLock&&) = default;
   MultiLock(const MultiLock&) = delete;
   MultiLock& operator=(const MultiLock&) = delete;
 
-  void lock();
-  // One attempt at each lock (try_lock()); all or none.
-  bool try_lock();
-  // Takes all within `wait` (Env clock), or none.
+  // Blocks until all are taken; with a lease, re-arms them to it.
+  void lock() { lock(std::nullopt); }
+  void lock(std::optional<std::chrono::milliseconds> lease);
+  // One attempt at each lock (try_lock()); all or none (RedLock: a majority).
+  bool try_lock(std::optional<std::chrono::milliseconds> lease = std::nullopt) {
+    return acquire(std::nullopt, lease);
+  }
+  // Takes all within `wait` (Env clock), or none; a lease (> 0) re-arms each.
   template <class Rep, class Period>
-  bool try_lock_for(const std::chrono::duration<Rep, Period>& wait) {
-    return acquire(std::chrono::ceil<Micros>(wait));
+  bool try_lock_for(const std::chrono::duration<Rep, Period>& wait,
+                    std::optional<std::chrono::milliseconds> lease = std::nullopt) {
+    return acquire(std::chrono::ceil<Micros>(wait), lease);
   }
   // Takes all by `deadline` (Env clock), or none.
-  bool try_lock_until(EnvTime deadline) { return acquire(deadline - env_->now()); }
+  bool try_lock_until(EnvTime deadline) { return acquire(deadline - env_->now(), std::nullopt); }
   // BasicLockable: release(), throwing nothing.
   void unlock() { (void)release(); }
-  // Releases every lock; void when each was held, else the first failure.
+  // See the header comment: void when each lock was released, else the
+  // first failure (the locks after it are left alone unless red_lock).
   UnlockResult release();
   // The calling task's latest unlock()/release() outcome; nullopt before its first.
   std::optional<UnlockResult> last_unlock();
 
   size_t size() const { return locks_.size(); }
+  const MultiLockOptions& options() const { return options_; }
 
  private:
-  // wait <= 0: one try_lock() per lock.
-  bool acquire(Micros wait);
-  void release_quietly(size_t count);
+  // wait: nullopt or <= 0, no wait (one try_lock() per lock).
+  bool acquire(std::optional<Micros> wait, std::optional<std::chrono::milliseconds> lease);
+  // One lock of an attempt: taken or not; a TimeoutError releases it.
+  bool take(DistributedLock& l, std::optional<Micros> lock_wait);
+  // unlockInner: release each, ignoring (tracing) failures.
+  void release_quietly(const std::vector<DistributedLock*>& taken);
+  void pexpire(DistributedLock& l, int64_t ms);
+  size_t failed_locks_limit() const;
 
   Env* env_;
   std::vector<DistributedLock*> locks_;
+  MultiLockOptions options_;
   detail::FreshMutex mu_;                         // guards last_unlock_
   std::map<uint64_t, UnlockResult> last_unlock_;  // by task id
 };

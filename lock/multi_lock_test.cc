@@ -63,14 +63,83 @@ TEST(MultiLock, WaitsForTheLastLockAndStartsOverWhileTimeRemains) {
   EXPECT_GE(world.now_ms(), 300ms);
 }
 
-TEST(MultiLock, AnErrorMidwayReleasesTheTakenLocksAndIsRethrown) {
+TEST(MultiLock, AnErrorMidwayCountsAsAFailureAndReleasesTheTakenLocks) {
   DirectWorld world;
   DirectEnv a(world, "client-a");
   world.server.execute(*world.server.connect(), {"SET", "y", "not a hash"});
   ReentrantLock x(a, "x", {.default_lease = 10s}), y(a, "y", {.default_lease = 10s});
   MultiLock both(a, {&x, &y});
+  EXPECT_FALSE(both.try_lock()) << "RedissonMultiLock: catch (Exception e) -> lockAcquired = false";
+  EXPECT_FALSE(x.is_locked());
+}
+
+TEST(MultiLock, ErrorsPropagateIsRedsimsOldBehaviour) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  world.server.execute(*world.server.connect(), {"SET", "y", "not a hash"});
+  ReentrantLock x(a, "x", {.default_lease = 10s}), y(a, "y", {.default_lease = 10s});
+  MultiLock both(a, {&x, &y}, {.errors_propagate = true});
   EXPECT_THROW(both.try_lock(), UnexpectedReply);
   EXPECT_FALSE(x.is_locked());
+}
+
+TEST(MultiLock, ALeaseReArmsEveryLockOnceAllAreTaken) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReentrantLock x(a, "x", {.default_lease = 10s}), y(a, "y", {.default_lease = 10s});
+  MultiLock both(a, {&x, &y});
+  ASSERT_TRUE(both.try_lock_for(1s, 3s));
+  EXPECT_LE(x.remaining_lease().ttl.value(), 3s);
+  EXPECT_GT(x.remaining_lease().ttl.value(), 2s);
+  EXPECT_LE(y.remaining_lease().ttl.value(), 3s);
+  both.unlock();
+}
+
+TEST(MultiLock, BeforeTheFixOf2172ALeaseWithoutWaitDeletesEachLock) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReentrantLock x(a, "x", {.default_lease = 10s}), y(a, "y", {.default_lease = 10s});
+  MultiLock old(a, {&x, &y}, {.lease_before_2172 = true});
+  ASSERT_TRUE(old.try_lock(10s));
+  EXPECT_FALSE(x.is_locked()) << "PEXPIRE -2 deleted it";
+  EXPECT_FALSE(y.is_locked());
+  MultiLock fixed(a, {&x, &y});
+  ASSERT_TRUE(fixed.try_lock(10s));
+  EXPECT_TRUE(x.is_locked());
+  EXPECT_TRUE(y.is_locked());
+}
+
+TEST(MultiLock, UnlockStopsAtTheFirstLockNotHeldUnlessRedLock) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReentrantLock x(a, "x", {.default_lease = 10s}), y(a, "y", {.default_lease = 10s});
+  MultiLock both(a, {&x, &y});
+  ASSERT_TRUE(both.try_lock());
+  world.server.execute(*world.server.connect(), {"DEL", "x"});  // x's lease "ran out"
+  EXPECT_EQ(failure_of(both.release()), UnlockError::Reason::kNotHeld);
+  EXPECT_TRUE(y.is_held_by_current_thread()) << "locks.forEach(Lock::unlock) stopped at x";
+  y.unlock();
+  MultiLock red(a, {&x, &y}, {.red_lock = true});
+  ASSERT_TRUE(red.try_lock());
+  world.server.execute(*world.server.connect(), {"DEL", "x"});
+  EXPECT_EQ(failure_of(red.release()), UnlockError::Reason::kNotHeld);
+  EXPECT_FALSE(y.is_locked()) << "RedissonRedLock.unlock releases every lock";
+}
+
+TEST(MultiLock, RedLockNeedsAMajority) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  ReentrantLock ax(a, "x", {.default_lease = 10s}), ay(a, "y", {.default_lease = 10s}),
+      az(a, "z", {.default_lease = 10s});
+  ReentrantLock bx(b, "x", {.default_lease = 10s}), by(b, "y", {.default_lease = 10s});
+  ASSERT_TRUE(bx.try_lock());
+  MultiLock red(a, {&ax, &ay, &az}, {.red_lock = true});
+  EXPECT_TRUE(red.try_lock()) << "y and z are 2 of 3";
+  EXPECT_TRUE(az.is_held_by_current_thread());
+  red.unlock();
+  ASSERT_TRUE(by.try_lock());
+  EXPECT_FALSE(red.try_lock()) << "only z of 3";
+  EXPECT_FALSE(az.is_locked()) << "the minority taken is given back";
 }
 
 TEST(MultiLock, IsLockable) {

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "lock/errors.h"
+#include "lock/lock_entry.h"
 #include "lock/script.h"
-#include "lock/wakeup.h"
 
 namespace redsim::lock {
 
@@ -35,6 +35,11 @@ void require_lease(std::chrono::milliseconds lease) {
 
 }  // namespace
 
+std::string PermitExpirableSemaphore::now_ms() {
+  return std::to_string(
+      std::chrono::floor<std::chrono::milliseconds>(env_.now().time_since_epoch()).count());
+}
+
 PermitExpirableSemaphore::PermitExpirableSemaphore(Env& env, std::string name,
                                                    SemaphoreOptions options)
     : env_(env),
@@ -54,7 +59,8 @@ int64_t PermitExpirableSemaphore::add_permits(int64_t permits) {
 
 int64_t PermitExpirableSemaphore::available_permits() {
   static const Script& script = Script::get("pe_semaphore_available");
-  const Reply reply = run_script(env_.connection(), script, {name_, timeout_key_, channel_}, {});
+  const Reply reply =
+      run_script(env_.connection(), script, {name_, timeout_key_, channel_}, {now_ms()});
   if (!reply.is_integer()) {
     throw UnexpectedReply("pe_semaphore_available on '" + name_ + "' answered " +
                           reply.debug_string());
@@ -75,7 +81,7 @@ std::optional<std::string> PermitExpirableSemaphore::attempt(PermitLease lease,
   static const Script& script = Script::get("pe_semaphore_acquire");
   const std::string id = new_id();
   const Reply reply = run_script(env_.connection(), script, {name_, timeout_key_, channel_},
-                                 {lease ? std::to_string(lease->count()) : "never", id});
+                                 {lease ? std::to_string(lease->count()) : "never", id, now_ms()});
   if (reply.is_bulk() && reply.str() == id) {
     env_.trace("permit " + id + " of " + name_ + " for " +
                (lease ? std::to_string(lease->count()) + " ms" : "ever"));
@@ -103,7 +109,7 @@ std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(Micros wait
   if (auto id = attempt(lease, hint)) return id;
   if (env_.now() - start >= wait) return std::nullopt;
 
-  Wakeup wakeup(env_, channel_);
+  LockEntry wakeup(env_, channel_, LockEntry::WakePolicy::kSemaphore);
   std::optional<std::string> id;
   try {
     // No attempt once the wait is over (RedissonPermitExpirableSemaphore
@@ -111,8 +117,9 @@ std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(Micros wait
     while (env_.now() - start < wait && !(id = attempt(lease, hint))) {
       const auto elapsed = env_.now() - start;
       if (elapsed >= wait) break;
-      Micros pause = options_.recheck_interval;
-      // An expiring permit publishes nothing until someone runs a script: wake for it.
+      // RedissonPermitExpirableSemaphore.acquire: latch.tryAcquire(nearest
+      // expiry) when a held permit expires, else latch.acquire() (a message only).
+      Micros pause = options_.recheck_interval.value_or(kForever);
       if (hint >= 0) pause = std::min(pause, Micros(std::chrono::milliseconds(hint + 1)));
       wakeup.wait_for(std::min(pause, wait - elapsed));
     }
@@ -126,7 +133,8 @@ std::optional<std::string> PermitExpirableSemaphore::try_acquire_for(Micros wait
 
 bool PermitExpirableSemaphore::try_release(const std::string& id) {
   static const Script& script = Script::get("pe_semaphore_release");
-  const Reply reply = run_script(env_.connection(), script, {name_, timeout_key_, channel_}, {id});
+  const Reply reply =
+      run_script(env_.connection(), script, {name_, timeout_key_, channel_}, {id, now_ms()});
   if (!reply.is_integer()) {
     throw UnexpectedReply("pe_semaphore_release on '" + name_ + "' answered " +
                           reply.debug_string());
@@ -144,8 +152,8 @@ bool PermitExpirableSemaphore::update_lease_time(const std::string& id,
                                                  std::chrono::milliseconds lease) {
   require_lease(lease);
   static const Script& script = Script::get("pe_semaphore_update_lease");
-  const Reply reply =
-      run_script(env_.connection(), script, {timeout_key_}, {id, std::to_string(lease.count())});
+  const Reply reply = run_script(env_.connection(), script, {timeout_key_},
+                                 {id, std::to_string(lease.count()), now_ms()});
   if (!reply.is_integer()) {
     throw UnexpectedReply("pe_semaphore_update_lease on '" + name_ + "' answered " +
                           reply.debug_string());

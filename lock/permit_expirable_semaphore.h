@@ -8,10 +8,14 @@
 //   {<name>}:timeout        sorted set: permit id -> expiry, ms (Redisson's
 //                           "{name}:timeout")
 //   redisson_sc:{<name>}    channel: the new count after a release/expiry
-// Each script first moves expired ids from the set back to the count.
-// Expiry is measured on the server's clock (redis TIME inside the script);
-// Redisson passes the client's System.currentTimeMillis() instead, which the
-// Env port has no equivalent of (Env::now is a per-process monotonic clock).
+// The acquire script first moves expired ids back to the count, at most as
+// many as it asks for (one; RedissonPermitExpirableSemaphore's
+// "zrangebyscore ... limit 0 <permits>"); available_permits() moves them all.
+// Expiry is measured on the caller's clock, as Redisson passes
+// System.currentTimeMillis() to every script: each call sends Env::now() in
+// ms, the process's own clock, which the simulation can skew or drift (so a
+// client whose clock runs ahead expires others' permits early, as with
+// Redisson), the same reading FairLock uses for its waiters' timeouts.
 //
 // Needs ZADD/ZRANGEBYSCORE/ZREM/ZSCORE/ZRANGE, which the fake has: it runs on
 // the fake (permit_expirable_semaphore_test.cc) and against a real
@@ -58,8 +62,9 @@ class PermitExpirableSemaphore {
   // One attempt: the new permit's id, or nullopt when none is available.
   std::optional<std::string> try_acquire(PermitLease lease);
   // Attempts until taken or `wait` passed (Env clock); waits on the channel
-  // (subscribe first) at most until the earliest held permit expires, or
-  // options.recheck_interval.
+  // (subscribe first; the process's waiters share it, lock/lock_entry.h) at
+  // most until the earliest held permit expires, else for a message only
+  // (or options.recheck_interval when set).
   std::optional<std::string> try_acquire_for(Micros wait, PermitLease lease);
 
   // Gives the permit back; false when `id` is not held (unknown, released,
@@ -76,6 +81,8 @@ class PermitExpirableSemaphore {
   // One run of the acquire script: the id, or the wait hint in ms (-1: none held).
   std::optional<std::string> attempt(PermitLease lease, int64_t& wait_hint_ms);
   std::string new_id();
+  // Env::now() in whole ms: Redisson's System.currentTimeMillis().
+  std::string now_ms();
 
   Env& env_;
   std::string name_;

@@ -133,10 +133,9 @@ int64_t integer(SocketEnv& env, const Argv& argv) {
   return std::stoll(r.str());
 }
 
-// The server's clock in milliseconds (TIME).
-int64_t server_time_ms(SocketEnv& env) {
-  const Reply time = env.connection().call({"TIME"});
-  return std::stoll(time.elements()[0].str()) * 1000 + std::stoll(time.elements()[1].str()) / 1000;
+// The caller's clock in milliseconds, as PermitExpirableSemaphore sends it.
+int64_t client_time_ms(SocketEnv& env) {
+  return std::chrono::floor<std::chrono::milliseconds>(env.now().time_since_epoch()).count();
 }
 
 TEST(RealRedis, PermitExpirableSemaphoreIdsLeasesAndRelease) {
@@ -155,10 +154,9 @@ TEST(RealRedis, PermitExpirableSemaphoreIdsLeasesAndRelease) {
   EXPECT_EQ(sem.available_permits(), 0);
   EXPECT_EQ(integer(env, {"ZCARD", "{s}:timeout"}), 2);
   EXPECT_TRUE(sem.update_lease_time(*p1, 20s));
+  // Scores are on the caller's clock (Redisson: System.currentTimeMillis()).
   const Reply score = env.connection().call({"ZSCORE", "{s}:timeout", *p1});
-  const Reply time = env.connection().call({"TIME"});
-  const int64_t now_ms = std::stoll(time.elements()[0].str()) * 1000;
-  EXPECT_GT(std::stoll(score.str()), now_ms + 19000);
+  EXPECT_GT(std::stoll(score.str()), client_time_ms(env) + 19000);
 
   sem.release(*p1);
   EXPECT_FALSE(sem.try_release(*p1)) << "twice";
@@ -176,14 +174,14 @@ TEST(RealRedis, PermitExpirableSemaphoreAnExpiredPermitComesBackOnce) {
   sem.try_set_permits(1);
   const auto stale = sem.try_acquire(100ms);
   ASSERT_TRUE(stale);
-  // Its holder "paused" past the lease: wait until the server's own clock
-  // (TIME) is past the permit's deadline (its score in the timeout set).
+  // Its holder "paused" past the lease: wait until the caller's clock (the
+  // one the scripts are given) is past the permit's deadline (its score).
   const int64_t deadline_ms =
       std::stoll(env.connection().call({"ZSCORE", "{s}:timeout", *stale}).str());
-  for (int i = 0; i < 1000 && server_time_ms(env) <= deadline_ms; ++i) {
+  for (int i = 0; i < 1000 && client_time_ms(env) <= deadline_ms; ++i) {
     std::this_thread::sleep_for(1ms);
   }
-  ASSERT_GT(server_time_ms(env), deadline_ms);
+  ASSERT_GT(client_time_ms(env), deadline_ms);
   const auto fresh = sem.try_acquire(10s);
   ASSERT_TRUE(fresh) << "the expired permit came back";
   EXPECT_FALSE(sem.try_release(*stale)) << "the late holder cannot return it again";

@@ -185,43 +185,70 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
   // Subscribe (or join the process's subscription) before the next attempt:
   // an unlock published after this returns wakes a wait, even one that
   // lands before we wait. Message 0 wakes one waiter of the process.
-  LockEntry wakeup(*env_, wait_channel(me), options_.keep_early_message);
+  // A spin lock subscribes to nothing and backs off instead.
+  const std::optional<Backoff> spin = backoff();
+  std::optional<LockEntry> wakeup;
+  if (!spin) {
+    wakeup.emplace(*env_, wait_channel(me), LockEntry::WakePolicy::kLock,
+                   options_.keep_early_message);
+  }
+  int64_t next_sleep_ms = spin ? spin->initial.count() : 0;
+  int64_t fails = 0;
 
   bool acquired = false;
+  // After subscribing, attempt again at once; a spin lock sleeps first
+  // (RedissonSpinLock.tryLock: sleep, then tryAcquire).
+  bool attempt_now = !spin;
   try {
     while (true) {
-      // No attempt once the wait is over (after subscribing, after a
-      // pause): RedissonLock.tryLock returns false as soon as the time left
-      // is <= 0, it never tries once more at the deadline.
-      if (wait && env_->now() - start >= *wait) break;
-      hint = try_acquire(me, lease, attempt);
-      if (!hint) {
-        acquired = true;
-        break;
+      if (attempt_now) {
+        // No attempt once the wait is over (after subscribing, after a
+        // pause): RedissonLock.tryLock returns false as soon as the time
+        // left is <= 0, it never tries once more at the deadline.
+        if (wait && env_->now() - start >= *wait) break;
+        hint = try_acquire(me, lease, attempt);
+        if (!hint) {
+          acquired = true;
+          break;
+        }
       }
+      attempt_now = true;
       std::optional<Micros> pause = pause_after(*hint);
+      if (spin) {
+        // ExponentialBackOffPolicy.getNextSleepPeriod.
+        pause = milliseconds(next_sleep_ms);
+        if (next_sleep_ms != spin->max.count()) {
+          ++fails;
+          next_sleep_ms = std::min<int64_t>(
+              spin->max.count(),
+              next_sleep_ms * spin->multiplier +
+                  static_cast<int64_t>(env_->random_u64() % static_cast<uint64_t>(fails)));
+        }
+      }
       if (wait) {
         const auto elapsed = env_->now() - start;
         if (elapsed >= *wait) break;
         pause = std::min(pause.value_or(*wait - elapsed), *wait - elapsed);
       }
       env_->trace(waiting_trace(*hint));
-      if (pause) {
-        wakeup.wait_for(*pause);
+      if (!wakeup) {
+        env_->sleep_for(*pause);
+      } else if (pause) {
+        wakeup->wait_for(*pause);
       } else {
         // Only a message ends this wait (RedissonLock.lock:
         // entry.getLatch().acquire()); the day is a slice, not a re-check.
-        while (!wakeup.wait_for(std::chrono::hours(24))) {
+        while (!wakeup->wait_for(std::chrono::hours(24))) {
         }
       }
     }
   } catch (const Error&) {
-    wakeup.close();
+    if (wakeup) wakeup->close();
     stop_waiting(me, attempt);
     throw;
   }
   if (acquired) on_acquired(me, lease);
-  wakeup.close();
+  if (wakeup) wakeup->close();
   if (!acquired) {
     stop_waiting(me, attempt);
     env_->trace(gave_up_trace(*hint));

@@ -249,6 +249,17 @@ class ReentrantLock : public DistributedLock {
   // unless an error ends it, traces gave_up_trace(hint).
   virtual std::string wait_channel(const std::string& owner) const;
   virtual std::optional<Micros> pause_after(int64_t hint) const;
+  // Waiting without pub/sub (RedissonSpinLock): when backoff() is set, a
+  // waiting acquire subscribes to nothing and sleeps between attempts as
+  // LockOptions.ExponentialBackOff does (initial, then x multiplier plus a
+  // jitter in [0, failures), at most max), capped by the wait left.
+  // Default nullopt: wait for the unlock message (above).
+  struct Backoff {
+    std::chrono::milliseconds initial{1};
+    std::chrono::milliseconds max{128};
+    int64_t multiplier = 2;
+  };
+  virtual std::optional<Backoff> backoff() const { return std::nullopt; }
   virtual std::string waiting_trace(int64_t hint) const;
   virtual std::string gave_up_trace(int64_t hint) const;
   virtual void stop_waiting(const std::string& owner, const Attempt& attempt);

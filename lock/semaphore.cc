@@ -6,14 +6,14 @@
 #include <utility>
 
 #include "lock/errors.h"
+#include "lock/lock_entry.h"
 #include "lock/script.h"
-#include "lock/wakeup.h"
 
 namespace redsim::lock {
 
 Semaphore::Semaphore(Env& env, std::string name, SemaphoreOptions options)
     : env_(env), name_(std::move(name)), channel_(channel_name(name_)), options_(options) {
-  if (options_.recheck_interval.count() <= 0) {
+  if (options_.recheck_interval && options_.recheck_interval->count() <= 0) {
     throw std::invalid_argument("semaphore '" + name_ + "': recheck_interval must be > 0");
   }
 }
@@ -85,13 +85,14 @@ bool Semaphore::acquire_within(int64_t permits, std::optional<Micros> wait) {
   if (try_acquire(permits)) return true;
   if (wait && env_.now() - start >= *wait) return false;
 
-  Wakeup wakeup(env_, channel_);
+  LockEntry wakeup(env_, channel_, LockEntry::WakePolicy::kSemaphore);
   bool taken = false;
   try {
     // No attempt once the wait is over (RedissonSemaphore.tryAcquire
     // returns false when the time left is <= 0).
     while (!(wait && env_.now() - start >= *wait) && !(taken = try_acquire(permits))) {
-      Micros pause = options_.recheck_interval;
+      // RedissonSemaphore.acquire: latch.acquire(), no timeout.
+      Micros pause = options_.recheck_interval.value_or(kForever);
       if (wait) {
         const auto elapsed = env_.now() - start;
         if (elapsed >= *wait) break;

@@ -9,8 +9,16 @@
 //                          publish the new count there
 // acquire(n) takes n permits at once or none (one script: GET, compare,
 // DECRBY). A waiter subscribes to the channel before its next attempt (so a
-// release between the two is not missed) and sleeps on an Event the message
-// signals, at most options.recheck_interval between attempts.
+// release between the two is not missed) and sleeps until a message wakes
+// it. The waiters of one process share one subscription and one latch
+// (lock/lock_entry.h, WakePolicy::kSemaphore): a release publishing n
+// available permits wakes min(waiters, n) of them, as Redisson's
+// SemaphorePubSub.onMessage does (release(min(acquired(), n))), not all.
+// As RedissonSemaphore.acquire, a waiter waits for the message only
+// (try_acquire_for: at most the wait left); a lost message leaves acquire()
+// waiting for the next release, for ever if none comes (redisson#5761/#5762,
+// scenario semaphore-lost-release-5762). options.recheck_interval, when
+// set, re-checks at least that often instead (redsim's old behaviour).
 //
 //   lock::Semaphore sem(env, "db-connections");
 //   sem.try_set_permits(3);                       // only the first caller sets
@@ -35,8 +43,11 @@ namespace redsim::lock {
 
 struct SemaphoreOptions {
   // Longest sleep between two attempts of a waiter that hears no message
-  // (a lost message, or permits added by a plain SET).
-  Micros recheck_interval{std::chrono::seconds(1)};
+  // (a lost message, or permits added by a plain SET); must be > 0.
+  // nullopt (default): no re-check, the waiter waits for a message only, as
+  // RedissonSemaphore.acquire / RedissonPermitExpirableSemaphore.acquire
+  // (which re-check only when a held permit expires).
+  std::optional<Micros> recheck_interval;
 };
 
 class Semaphore {

@@ -82,6 +82,23 @@ TEST(Semaphore, AWaiterGivesUpAtItsDeadlineAndRechecksWithoutMessages) {
   EXPECT_EQ(waits, 2);
 }
 
+// RedissonSemaphore.tryAcquire(wait): after the subscription, one attempt,
+// then latch.tryAcquire(time left): no re-check without a message.
+TEST(Semaphore, AWaiterWaitsForTheMessageOnlyByDefault) {
+  DirectWorld world;
+  DirectEnv b(world, "client-b");
+  Semaphore sb(b, "s");
+  int attempts = 0;
+  b.before_call = [&](const Argv& argv) { attempts += argv[0] == "EVALSHA" ? 1 : 0; };
+  int waits = 0;
+  b.before_wait = [&] {
+    if (++waits == 1) run(world, {"SET", "s", "1"});  // a plain SET: no message
+  };
+  EXPECT_FALSE(sb.try_acquire_for(1, 10s)) << "the permit came without a message";
+  EXPECT_EQ(attempts, 2) << "before and after subscribing; none while waiting";
+  EXPECT_EQ(b.waited, 10s);
+}
+
 TEST(Semaphore, AddAndDrain) {
   DirectWorld world;
   DirectEnv a(world, "client-a");

@@ -218,17 +218,24 @@ RC_GTEST_PROP(PermitExpirableSemaphore, PermitsNeverNegativeNorDuplicatedAndExpi
             if (!id) continue;
             ++taken;
             duplicate_ids += !ids.insert(*id).second;
-            const auto start = env.now();
+            // The lease runs on the caller's clock from the reading sent
+            // with the acquire (Redisson: System.currentTimeMillis()), which
+            // a pause during that call puts before the reply: read the
+            // permit's expiry itself. Without drift the process clock is
+            // true time.
+            const resp::Reply score = env.connection().call({"ZSCORE", "{s}:timeout", *id});
             env.sleep_for(Micros(env.random_u64() % static_cast<uint64_t>(lease_ms * 1000)));
-            // Without drift, the process clock is true time; the lease began
-            // at the server a latency before `start`, so "late" is certain
-            // once a full lease has passed since `start`.
-            const bool late = env.now() - start >= ms(lease_ms);
+            auto now_ms = [&env] {
+              return std::chrono::floor<milliseconds>(env.now().time_since_epoch()).count();
+            };
+            // Reclaimed already (paused past the lease): certainly late.
+            const int64_t expiry_ms = score.is_bulk() ? std::stoll(score.str()) : 0;
+            const bool late = now_ms() >= expiry_ms;
             const bool released = sem.try_release(*id);
             if (late) {
               (released ? late_accepted : late_refused) += 1;
-            } else if (!released && env.now() - start + ms(4) < ms(lease_ms)) {
-              ++on_time_refused;  // still inside its lease even counting the latencies
+            } else if (!released && now_ms() < expiry_ms) {
+              ++on_time_refused;  // its release read a clock still inside the lease
             }
           }
         },
@@ -255,12 +262,15 @@ RC_GTEST_PROP(PermitExpirableSemaphore, PermitsNeverNegativeNorDuplicatedAndExpi
     });
   }
   // At 31 s every lease has passed: the availability script moves what
-  // expired back to the count, exactly once, so the count is N again.
+  // expired back to the count, exactly once, so the count is N again. It
+  // is given the time as a client without drift reads it (the scripts take
+  // the caller's clock, as Redisson passes System.currentTimeMillis()).
   resp::Reply final_available;
   w.at(ms(31000), [&] {
     const lock::Script& available = lock::Script::get("pe_semaphore_available");
-    final_available = w.server().execute(*w.server().connect(), {"EVAL", available.text(), "3", "s",
-                                                                 "{s}:timeout", "redisson_sc:{s}"});
+    final_available = w.server().execute(
+        *w.server().connect(),
+        {"EVAL", available.text(), "3", "s", "{s}:timeout", "redisson_sc:{s}", "31000"});
   });
   w.run();
   if (!problems.empty()) RC_FAIL(problems.front());

@@ -5,10 +5,10 @@
 --   KEYS[2]  the timeout sorted set
 --   KEYS[3]  the channel
 --   ARGV[1]  the permit id
+--   ARGV[2]  now, ms on the caller's clock (Redisson: System.currentTimeMillis())
 -- Returns 1 when released (count + 1, published), 0 when the id is unknown,
 -- already released, or expired (its expiry returns it, once).
-local t = redis.call('time')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(ARGV[2])
 local expiry = redis.call('zscore', KEYS[2], ARGV[1])
 if not expiry or tonumber(expiry) <= now then
   return 0

@@ -11,6 +11,7 @@
 #include "lock/fenced_lock.h"
 #include "lock/read_write_lock.h"
 #include "lock/reentrant_lock.h"
+#include "lock/spin_lock.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/prng.h"
 
@@ -51,6 +52,9 @@ std::unique_ptr<lock::DistributedLock> make_plan_lock(const ExplorePlan& plan, P
     if (plan.kind == LockKind::kReadWrite) {
       return std::make_unique<lock::WriteLock>(env, kExploreKey, options);
     }
+    if (plan.kind == LockKind::kSpin) {
+      return std::make_unique<lock::SpinLock>(env, kExploreKey, options);
+    }
     return std::make_unique<lock::ReentrantLock>(env, kExploreKey, options);
   }
   lock::LockOptions options;
@@ -60,7 +64,7 @@ std::unique_ptr<lock::DistributedLock> make_plan_lock(const ExplorePlan& plan, P
   return lock::make_lock(plan.kind, env, kExploreKey, options);
 }
 
-// Every reentrant kind is a ReentrantLock (FairLock and FencedLock included).
+// Every reentrant kind is a ReentrantLock (FairLock, FencedLock and SpinLock included).
 int64_t observed_hold_count(lock::DistributedLock& lk) {
   return static_cast<lock::ReentrantLock&>(lk).hold_count();
 }

@@ -307,6 +307,7 @@ std::vector<Scenario> build_catalogue() {
             "a 1100 ms pause of client A during its first SET",
             [](uint64_t seed) { return run_redlock_paused_replies(Verdict::kSafe, seed); });
   append_redisson_issue_scenarios(c);
+  add_semaphore_multi_scenarios(c);
   return c;
 }
 
@@ -355,6 +356,10 @@ ScenarioResult run_scenario_real(const Scenario& scenario, ScenarioRunner& runne
   // A real server keeps what earlier runs left: start from no lock.
   runner.command({"DEL", scenarios_detail::kKey, scenarios_detail::kStatsKey});
   return scenario.run_on(runner);
+}
+
+std::string_view scenario_lock_name(const Scenario& s) {
+  return s.lock_name.empty() ? lock::lock_kind_name(s.kind) : std::string_view(s.lock_name);
 }
 
 const Scenario* find_scenario(std::string_view name) {

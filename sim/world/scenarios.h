@@ -69,7 +69,13 @@ struct Scenario {
   // Empty when run_on is set; else the fault it injects ("a pause of client
   // A before its DEL"), for the message refusing a real run.
   std::string needs_fault;
+  // What `scenario list` shows as its lock when `kind` does not name it (a
+  // semaphore or a MultiLock is no LockKind); empty: lock_kind_name(kind).
+  std::string lock_name{};
 };
+
+// s.lock_name, or lock_kind_name(s.kind) when that is empty.
+std::string_view scenario_lock_name(const Scenario& s);
 
 // Every scenario, in catalogue order.
 std::span<const Scenario> all_scenarios();

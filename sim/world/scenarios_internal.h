@@ -15,6 +15,8 @@
 //   scenarios_redlock.cc       Redlock over five servers
 //   scenarios_redisson_issues.cc  Redisson's issues (lost messages) and
 //                              ReadWriteLock (its catalogue entries too)
+//   scenarios_semaphore_multi.cc  semaphores, MultiLock, spin lock (with
+//                              their own catalogue entries)
 #pragma once
 
 #include <chrono>
@@ -115,5 +117,7 @@ ScenarioResult run_redlock_paused_replies(Verdict expected, uint64_t seed);
 
 // scenarios_redisson_issues.cc: appends its scenarios to the catalogue.
 void append_redisson_issue_scenarios(std::vector<Scenario>& c);
+// scenarios_semaphore_multi.cc: appends its scenarios to the catalogue.
+void add_semaphore_multi_scenarios(std::vector<Scenario>& c);
 
 }  // namespace redsim::world::scenarios_detail

@@ -50,7 +50,7 @@ std::string rerun_line(const Scenario& s, const ScenarioResult& r, const std::st
 
 void print_text(const Scenario& s, const ScenarioResult& r, const std::string& real_url,
                 std::ostream& out) {
-  out << "== " << s.name << " (" << lock::lock_kind_name(s.kind) << ") ==\n"
+  out << "== " << s.name << " (" << world::scenario_lock_name(s) << ") ==\n"
       << s.description << "\nsource: " << s.source << "\n\ntimeline:\n"
       << world::render_timeline(r.history) << "\n";
   if (!r.violations.empty())
@@ -66,7 +66,7 @@ Json scenario_json(const Scenario& s, const ScenarioResult& r, const std::string
   Json o;
   o["name"] = s.name;
   o["world"] = real_url.empty() ? "simulated" : "real";
-  o["lock"] = std::string(lock::lock_kind_name(s.kind));
+  o["lock"] = std::string(world::scenario_lock_name(s));
   o["expected"] = std::string(world::verdict_name(r.expected));
   o["observed"] = std::string(world::verdict_name(r.observed));
   o["passed"] = r.passed();
@@ -94,7 +94,7 @@ int scenario_list(std::ostream& out) {
   // also runs against a real server), indented under the row.
   out << pad("SCENARIO", 29) << pad("LOCK", 14) << pad("EXPECTED", 30) << "DESCRIPTION\n";
   for (const Scenario& s : world::all_scenarios()) {
-    out << pad(s.name, 29) << pad(lock::lock_kind_name(s.kind), 14)
+    out << pad(s.name, 29) << pad(world::scenario_lock_name(s), 14)
         << pad(world::verdict_name(s.expected), 30) << s.description << "\n"
         << "    source: " << s.source << "\n"
         << "    " << (s.run_on ? "fault-free: also runs with --real" : "injects: " + s.needs_fault)
@@ -170,7 +170,7 @@ int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostr
     if (!options.svg_path.empty()) {
       world::SvgOptions svg;
       svg.title = "scenario " + chosen[i]->name + " (" +
-                  std::string(lock::lock_kind_name(chosen[i]->kind)) + "), seed " +
+                  std::string(world::scenario_lock_name(*chosen[i])) + "), seed " +
                   std::to_string(r.seed) + ": " + std::string(world::verdict_name(r.observed));
       svg.violations = r.violations;
       std::ostream& note = options.json ? err : out;
@@ -198,13 +198,13 @@ int scenario_run(const ScenarioRunOptions& options, std::ostream& out, std::ostr
     out << pad("SCENARIO", 28) << pad("LOCK", 14) << pad("EXPECTED", 30) << pad("OBSERVED", 30)
         << "RESULT\n";
     for (size_t i = 0; i < chosen.size(); ++i) {
-      out << pad(chosen[i]->name, 28) << pad(lock::lock_kind_name(chosen[i]->kind), 14)
+      out << pad(chosen[i]->name, 28) << pad(world::scenario_lock_name(*chosen[i]), 14)
           << pad(world::verdict_name(results[i].expected), 30)
           << pad(world::verdict_name(results[i].observed), 30)
           << (results[i].passed() ? "ok" : "FAILED") << "\n";
     }
     for (const Scenario* s : skipped) {
-      out << pad(s->name, 28) << pad(lock::lock_kind_name(s->kind), 14)
+      out << pad(s->name, 28) << pad(world::scenario_lock_name(*s), 14)
           << pad(world::verdict_name(s->expected), 30) << pad("-", 30) << "skipped: needs "
           << s->needs_fault << "\n";
     }

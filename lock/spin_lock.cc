@@ -1,0 +1,39 @@
+#include "lock/spin_lock.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "lock/script.h"
+
+namespace redsim::lock {
+
+namespace {
+
+const Script& spin_unlock_script() {
+  static const Script& script = Script::get("spin_unlock");
+  return script;
+}
+
+const Script& spin_renew_script() {
+  static const Script& script = Script::get("reentrant_renew");
+  return script;
+}
+
+}  // namespace
+
+SpinLock::SpinLock(Env& env, std::string key, ReentrantLockOptions options, Backoff backoff)
+    : ReentrantLock(env, key, options,
+                    Flavor{channel_name(key), "", &spin_unlock_script(), &spin_renew_script()}),
+      backoff_(backoff) {
+  if (backoff_.initial.count() <= 0 || backoff_.max.count() <= 0 ||
+      backoff_.initial > backoff_.max || backoff_.multiplier <= 0) {
+    throw std::invalid_argument("spin lock '" + this->key() +
+                                "': backoff needs 0 < initial <= max and multiplier > 0");
+  }
+}
+
+bool SpinLock::run_force_unlock() {
+  return integer_of(env().connection().call({"DEL", key()}), "DEL '" + key() + "'") == 1;
+}
+
+}  // namespace redsim::lock

@@ -1,0 +1,60 @@
+#include "lock/spin_lock.h"
+
+#include <gtest/gtest.h>
+
+#include "lock/lock_test_util.h"
+
+namespace redsim::lock {
+namespace {
+
+using namespace testing_util;
+
+TEST(SpinLock, IsReentrantAndPublishesNothing) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  SpinLock lk(a, "k", {.default_lease = 10s});
+  EXPECT_EQ(lk.kind(), LockKind::kSpin);
+  DirectEnv b(world, "client-b");
+  int messages = 0;
+  b.subscribe("redisson_lock__channel:{k}", [&](const std::string&) { ++messages; });
+  ASSERT_TRUE(lk.try_lock());
+  ASSERT_TRUE(lk.try_lock());
+  EXPECT_EQ(lk.hold_count(), 2);
+  lk.unlock();
+  lk.unlock();
+  EXPECT_FALSE(lk.is_locked());
+  EXPECT_EQ(messages, 0) << "RedissonSpinLock.unlockInnerAsync publishes nothing";
+  ReentrantLock plain(a, "k", {.default_lease = 10s});
+  ASSERT_TRUE(plain.try_lock());
+  plain.unlock();
+  EXPECT_EQ(messages, 1) << "where RedissonLock's unlock does";
+  ASSERT_TRUE(lk.try_lock());
+  EXPECT_TRUE(lk.force_unlock());
+  EXPECT_EQ(messages, 1) << "nor does its force unlock";
+}
+
+// RedissonSpinLock.tryLock: no subscription; sleeps 1, 2+j, 4+j, ... ms
+// (ExponentialBackOffPolicy, jitter j in [0, failures)) up to 128 ms.
+TEST(SpinLock, AWaiterBacksOffExponentiallyWithoutSubscribing) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a"), b(world, "client-b");
+  SpinLock la(a, "k", {.default_lease = 10s}), lb(b, "k", {.default_lease = 10s});
+  ASSERT_TRUE(la.try_lock());
+  int attempts = 0;
+  b.before_call = [&](const Argv& argv) { attempts += argv[0] == "EVALSHA" ? 1 : 0; };
+  const EnvTime start = b.now();
+  EXPECT_FALSE(lb.try_lock_for(1s));
+  EXPECT_EQ(b.subscribe_calls, 0);
+  EXPECT_EQ(b.waited, 0s) << "it sleeps; it waits on no event";
+  EXPECT_GE(b.now() - start, 1s);
+  // 1 + 2 + 4 + ... + 64 = 127 ms in 8 sleeps (jitter adds at most 28 ms),
+  // then 128 ms each: about 15 attempts in 1 s, never one per ms.
+  EXPECT_GE(attempts, 12);
+  EXPECT_LE(attempts, 17);
+  la.unlock();
+  EXPECT_TRUE(lb.try_lock_for(1s));
+  EXPECT_THROW(SpinLock(a, "k", {}, {.initial = 0ms}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace redsim::lock
