@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "sim/world/ppm.h"
+
 namespace redsim::world {
 
 // splitmix64's output function (Steele, Lea & Flood, 2014): a bijective mixer.
@@ -102,6 +104,8 @@ class Prng {
     if (ppm >= kMillion) return true;
     return below(kMillion) < ppm;
   }
+  // The same draw for a typed chance (sim/world/ppm.h).
+  constexpr bool chance(Ppm p) { return chance(p.parts()); }
 
   // An independent generator for a component, derived from seed() and `tag`.
   constexpr Prng fork(uint64_t tag) const {

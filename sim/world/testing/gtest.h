@@ -7,7 +7,7 @@
 //   class MyLockTest : public redsim::harness::LockWorldTest {};
 //
 //   TEST_F(MyLockTest, FourClientsNeverOverlap) {
-//     world_options().faults.latency_max_us = 2000;
+//     world_options().faults.latency_max = world::Micros{2000};
 //     spawn_clients(4, my_lock_factory, {.attempts = 3, .work = 20ms});
 //     run();
 //     EXPECT_TRUE(no_violations());

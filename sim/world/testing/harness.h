@@ -360,8 +360,8 @@ struct RunOptions {
 // plus what the plan's faults add: a server's downtime, a partition, a
 // command timeout).
 inline Micros liveness_bound(const world::ExplorePlan& plan) {
-  return Micros(world::liveness_bound_us(plan) + plan.faults.server_down_max_us +
-                plan.faults.partition_max_us + 2 * plan.command_timeout_us);
+  return Micros(world::liveness_bound_us(plan) + plan.faults.server_down_max.count() +
+                plan.faults.partition_max.count() + 2 * plan.command_timeout_us);
 }
 inline Micros ghost_bound(const world::ExplorePlan& plan) {
   return Micros(std::max<int64_t>(plan.lease_ms * 1000 / 4, 1000));
@@ -539,8 +539,8 @@ inline RunResult run_expire_then_delete(const LockFactory& make,
   const int64_t lease_us = std::chrono::duration_cast<Micros>(o.lease).count();
   world::WorldOptions options;
   options.seed = o.seed;
-  options.faults.latency_min_us = 1000;
-  options.faults.latency_max_us = 1000;
+  options.faults.latency_min = world::Micros{1000};
+  options.faults.latency_max = world::Micros{1000};
   options.time_limit_us = 100 * lease_us + int64_t{60} * 1000 * 1000;
   world::World w(options);
   RunResult r;
