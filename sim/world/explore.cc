@@ -482,8 +482,8 @@ std::string describe_plan(const ExplorePlan& plan) {
     if (f.task_pause_ppm) {
       out << "  task pause " << f.task_pause_ppm << " ppm per blocking call\n";
     }
-    if (f.stall_budget.count()) {
-      out << "  stall budget " << f.stall_budget.count() / 1000.0 << " ms per "
+    if (f.stall_budget) {
+      out << "  stall budget " << f.stall_budget->count() / 1000.0 << " ms per "
           << f.stall_budget_window.count() / 1000.0 << " ms\n";
     }
     if (f.delay_ppm) {

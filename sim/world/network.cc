@@ -112,8 +112,8 @@ int64_t Runtime::draw_latency(Link& link) {
       return plan.latency_min.count();
     case LatencyDistribution::kLongTail: {
       int64_t latency = uniform_latency(link);
-      const int64_t cap = plan.latency_tail_max.count() > 0
-                              ? plan.latency_tail_max.count()
+      const int64_t cap = plan.latency_tail_max
+                              ? plan.latency_tail_max->count()
                               : 1024 * std::max<int64_t>(plan.latency_max.count(), 1);
       while (latency < cap && link.rng.chance(plan.latency_tail_ppm)) {
         latency = std::max<int64_t>(latency, 1) * 2;
@@ -219,7 +219,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
   bool lost = p.loss_rng.chance(plan.loss_ppm);
   bool lost_after_run = lost && p.loss_rng.chance(plan.loss_executed_ppm);
   bool reply_lost = !lost && p.lost_reply_rng.chance(plan.lost_reply_ppm);
-  if (reply_lost && plan.stall_budget.count() > 0) {
+  if (reply_lost && plan.stall_budget) {
     // The caller is held up for its whole timeout: within the budget or not at all.
     const int64_t held_us = timeout_us > 0 ? p.clock.true_duration(timeout_us) : 0;
     reply_lost = held_us > 0 && held_us <= stall_allowance(p);

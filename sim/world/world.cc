@@ -294,16 +294,16 @@ void Runtime::note_key_states(size_t server, Process* writer, TaskId task) {
 
 int64_t Runtime::stall_allowance(Process& p) {
   const FaultPlan& plan = options.faults;
-  if (plan.stall_budget.count() <= 0) return std::numeric_limits<int64_t>::max();
+  if (!plan.stall_budget) return std::numeric_limits<int64_t>::max();
   const int64_t since = now() - plan.stall_budget_window.count();
   std::erase_if(p.stalls, [since](const auto& s) { return s.second <= since; });
   int64_t used = 0;
   for (const auto& [from, to] : p.stalls) used += to - from;
-  return std::max<int64_t>(0, plan.stall_budget.count() - used);
+  return std::max<int64_t>(0, plan.stall_budget->count() - used);
 }
 
 void Runtime::note_stall(Process& p, int64_t length_us) {
-  if (options.faults.stall_budget.count() <= 0 || length_us <= 0) return;
+  if (!options.faults.stall_budget || length_us <= 0) return;
   p.stalls.emplace_back(now(), now() + length_us);
 }
 

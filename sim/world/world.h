@@ -152,8 +152,10 @@ struct FaultPlan {
   LatencyDistribution latency_distribution = LatencyDistribution::kUniform;
   Micros latency_min{0};
   Micros latency_max{0};
-  Ppm latency_tail_ppm{0};     // kLongTail: chance of each doubling
-  Micros latency_tail_max{0};  // kLongTail cap; 0 = 1024 * max(latency_max, 1)
+  Ppm latency_tail_ppm{0};  // kLongTail: chance of each doubling
+  // kLongTail cap; nullopt: 1024 * max(latency_max, 1 us). (A plan's text
+  // form, harness::encode_plan, writes nullopt as 0.)
+  std::optional<Micros> latency_tail_max;
 
   // Connection loss per command (Connection::call, SUBSCRIBE): the
   // connection breaks and the call throws lock::IoError when the reset
@@ -230,15 +232,16 @@ struct FaultPlan {
   Ppm failover_ppm{0};
 
   // ---- Stall budget (the harness's budgeted fault profile: a live holder
-  // never outlives its lease). When stall_budget > 0, the random faults
+  // never outlives its lease). With a stall_budget, the random faults
   // that hold one process up add up to at most stall_budget in any
   // window of stall_budget_window: pauses and partitions for their
   // length, a delayed message for its extra delay, a lost reply for the
   // command timeout its caller waits (a call without a timeout never loses
   // its reply under a budget). A draw that would exceed what is left is cut
   // to it, or not made when that is below the fault's minimum. Scheduled
-  // faults (the World calls) are not limited. 0 = no budget.
-  Micros stall_budget{0};
+  // faults (the World calls) are not limited. nullopt: no budget (the text
+  // form writes it as 0). A budget of zero allows no random stall at all.
+  std::optional<Micros> stall_budget;
   Micros stall_budget_window{0};
 };
 

@@ -198,8 +198,9 @@ TEST(ScriptLockPlan, TimesScaleWithTheLease) {
   ASSERT_EQ(base.clients.size(), 3u);
   EXPECT_EQ(tenfold.clients[0].attempts[0].work_us, 10 * base.clients[0].attempts[0].work_us);
   EXPECT_EQ(tenfold.faults.pause_max, 10 * base.faults.pause_max);
-  EXPECT_EQ(tenfold.faults.stall_budget, 10 * base.faults.stall_budget);
-  EXPECT_EQ(base.faults.stall_budget, world::Micros{base.lease_ms * 1000 / 5})
+  ASSERT_TRUE(base.faults.stall_budget && tenfold.faults.stall_budget) << "the budgeted profile";
+  EXPECT_EQ(*tenfold.faults.stall_budget, 10 * *base.faults.stall_budget);
+  EXPECT_EQ(*base.faults.stall_budget, world::Micros{base.lease_ms * 1000 / 5})
       << "the budgeted profile";
 }
 

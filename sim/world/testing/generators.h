@@ -194,10 +194,23 @@ template <class T>
 int64_t field_int(const T& v) {
   if constexpr (std::is_same_v<T, world::Micros>) {
     return v.count();
+  } else if constexpr (std::is_same_v<T, std::optional<world::Micros>>) {
+    return v ? v->count() : 0;  // nullopt (the field's default) as 0
   } else if constexpr (std::is_same_v<T, world::Ppm>) {
     return v.parts();
   } else {
     return static_cast<int64_t>(v);
+  }
+}
+
+// Sets a plan field from its integer (field_int's inverse; 0 reads back as
+// nullopt for an optional duration).
+template <class T>
+void field_from_int(T& field, int64_t v) {
+  if constexpr (std::is_same_v<T, std::optional<world::Micros>>) {
+    field = v == 0 ? std::nullopt : std::optional(world::Micros{v});
+  } else {
+    field = static_cast<T>(v);
   }
 }
 
@@ -327,7 +340,7 @@ inline std::optional<world::ExplorePlan> parse_plan(std::string_view text) {
       ok = false;
       return;
     }
-    field = static_cast<std::remove_reference_t<decltype(field)>>((*fields)[i++]);
+    field_from_int(field, (*fields)[i++]);
   });
   if (!ok || i + 1 != fields->size()) return std::nullopt;
   plan.fault_set = detail::fault_set_of((*fields)[i]);

@@ -239,8 +239,8 @@ struct CheckOptions {
   bool foreign_writes = true;
   // No ghost lock outliving this (check_ghost_locks); nullopt: not checked.
   std::optional<Micros> ghost_bound = std::chrono::milliseconds(10);
-  // Liveness within this bound (check_liveness); zero: not checked.
-  Micros liveness_bound{0};
+  // Liveness within this bound (check_liveness); nullopt: not checked.
+  std::optional<Micros> liveness_bound;
   // The token order of FencedResource writes (check_fencing).
   bool fencing = true;
   // Exceptions escaping a client (check_task_errors).
@@ -268,8 +268,8 @@ inline std::vector<world::Violation> check_all(const world::History& h, const Ch
   if (o.held_past_lease) add(world::check_held_past_lease(h));
   if (o.foreign_writes) add(world::check_foreign_writes(h));
   if (o.ghost_bound) add(world::check_ghost_locks(h, {.bound_us = o.ghost_bound->count()}));
-  if (o.liveness_bound.count() > 0) {
-    add(world::check_liveness(h, o.liveness_bound.count(), world::excused_holds(h)));
+  if (o.liveness_bound) {
+    add(world::check_liveness(h, o.liveness_bound->count(), world::excused_holds(h)));
   }
   if (o.fencing) {
     add(world::check_fencing(h));
@@ -280,10 +280,11 @@ inline std::vector<world::Violation> check_all(const world::History& h, const Ch
 }
 
 // check_all with the default CheckOptions and liveness within
-// `liveness_bound_us` (not checked when <= 0).
-inline std::vector<world::Violation> check_all(const world::History& h, int64_t liveness_bound_us) {
+// `liveness_bound` (nullopt: not checked).
+inline std::vector<world::Violation> check_all(const world::History& h,
+                                               std::optional<Micros> liveness_bound) {
   CheckOptions o;
-  o.liveness_bound = Micros(std::max<int64_t>(liveness_bound_us, 0));
+  o.liveness_bound = liveness_bound;
   return check_all(h, o);
 }
 
@@ -589,7 +590,7 @@ inline RunResult run_expire_then_delete(const LockFactory& make,
                Micros(lease_us * 12 / 10));
   w.run();
   r.history = w.history();
-  r.violations = check_all(r.history, 2 * lease_us);
+  r.violations = check_all(r.history, Micros(2 * lease_us));
   return r;
 }
 
