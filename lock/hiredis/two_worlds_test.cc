@@ -1,6 +1,6 @@
 // The lock tests that need no injected fault, written once and run against
-// both worlds (two_worlds.h) with identical assertions.
-#include "lock/hiredis/two_worlds.h"
+// both worlds (two_worlds_test_util.h) with identical assertions.
+#include "lock/hiredis/two_worlds_test_util.h"
 
 #include <gtest/gtest.h>
 
