@@ -295,7 +295,7 @@ inline std::string encode_plan(const world::ExplorePlan& plan) {
   char sep = '/';
   detail::visit_plan_fields(plan, [&](const auto& field) {
     out += sep;
-    out += std::to_string(field_int(field));
+    out += std::to_string(detail::field_int(field));
     sep = ',';
   });
   out += "," + std::to_string(detail::fault_set_bits(plan.fault_set));
@@ -340,7 +340,7 @@ inline std::optional<world::ExplorePlan> parse_plan(std::string_view text) {
       ok = false;
       return;
     }
-    field_from_int(field, (*fields)[i++]);
+    detail::field_from_int(field, (*fields)[i++]);
   });
   if (!ok || i + 1 != fields->size()) return std::nullopt;
   plan.fault_set = detail::fault_set_of((*fields)[i]);
