@@ -137,8 +137,14 @@ class HiredisConnection final : public Connection {
       : options_(options), shared_(std::move(shared)) {}
   ~HiredisConnection() override { drop(); }
 
-  Reply call(const Argv& argv) override { return call_with(argv, options_.command_timeout); }
+  Reply call(const Argv& argv) override {
+    // call_with's 0 ms (hiredis: no timeout) stands for "no limit" inside this file only.
+    return call_with(argv, options_.command_timeout
+                               ? std::max(milliseconds(1), *options_.command_timeout)
+                               : milliseconds(0));
+  }
   Reply call(const Argv& argv, Micros timeout) override {
+    if (timeout <= Micros(0)) return call(argv);  // lock/env.h: the default timeout
     return call_with(argv, std::max(milliseconds(1), std::chrono::ceil<milliseconds>(timeout)));
   }
 
@@ -224,8 +230,7 @@ class Subscriber {
       throw;
     }
     const auto limit =
-        options_.connect_timeout +
-        (options_.command_timeout.count() > 0 ? options_.command_timeout : milliseconds(60000));
+        options_.connect_timeout + options_.command_timeout.value_or(milliseconds(60000));
     const bool settled = cv_.wait_for(lock, limit, [&] {
       auto it = channels_.find(channel);
       return stopping_ || !running_ || (it != channels_.end() && it->second.confirmed);
