@@ -169,7 +169,7 @@ void draw_faults_from(Prng& rng, ExplorePlan& plan, const FaultSet& f, FaultMode
   fp = FaultPlan{};
   plan.fault_set = f;
   plan.fault_mode = mode;
-  plan.command_timeout_us = 0;
+  plan.command_timeout.reset();
   plan.replicas = 0;
   plan.replication_lag_max_us = 0;
   plan.persistence = Persistence::kNone;
@@ -235,7 +235,7 @@ void draw_faults_from(Prng& rng, ExplorePlan& plan, const FaultSet& f, FaultMode
   }
   // A call that may never be answered needs a timeout (shorter than the lease).
   if (f.loss || f.lost_reply || f.partition || f.restart || (f.failover && !budget)) {
-    plan.command_timeout_us = budget ? lease_us / 10 : lease_us / 4;
+    plan.command_timeout = Micros{budget ? lease_us / 10 : lease_us / 4};
   }
   // Drawn after every other fault: the unbounded draws above keep their
   // historical order, so `redsim check --faults` seeds replay as before.
@@ -346,7 +346,7 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
   options.pct_steps = pct_steps(plan);
   options.faults = plan.faults;
   options.time_limit_us = int64_t{600} * 1000 * kMs;
-  options.command_timeout_us = plan.command_timeout_us;
+  options.command_timeout = plan.command_timeout;
   options.replicas = plan.replicas;
   options.replication_lag_max_us = plan.replication_lag_max_us;
   options.persistence = plan.persistence;
@@ -514,8 +514,8 @@ std::string describe_plan(const ExplorePlan& plan) {
           << " ppm (process) / " << f.server_clock_jump_ppm << " ppm (server) of up to "
           << f.clock_jump_max.count() / 1000.0 << " ms\n";
     }
-    if (plan.command_timeout_us) {
-      out << "  command timeout " << plan.command_timeout_us / 1000.0 << " ms\n";
+    if (plan.command_timeout) {
+      out << "  command timeout " << plan.command_timeout->count() / 1000.0 << " ms\n";
     }
   }
   for (size_t c = 0; c < plan.clients.size(); ++c) {

@@ -261,7 +261,7 @@ uint64_t run_everything(uint64_t seed) {
   o.replication_lag_min_us = 1 * kMs;
   o.replication_lag_max_us = 3 * kMs;
   o.persistence = Persistence::kAofEverysec;
-  o.command_timeout_us = 20 * kMs;
+  o.command_timeout = Micros{20 * kMs};
   FaultPlan& f = o.faults;
   f.latency_distribution = LatencyDistribution::kLongTail;
   f.latency_min = Micros{100};
@@ -315,7 +315,7 @@ TEST(AllFaults, SimpleLockStaysSafeUnderNetworkFaults) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     WorldOptions o;
     o.seed = seed;
-    o.command_timeout_us = 10 * kMs;
+    o.command_timeout = Micros{10 * kMs};
     FaultPlan& f = o.faults;
     f.latency_distribution = LatencyDistribution::kLongTail;
     f.latency_min = Micros{100};

@@ -24,7 +24,9 @@ resp::Reply SimConnection::call(const lock::Argv& argv, lock::Micros timeout) {
     throw lock::ClosedError(gone(p));
   }
   rt_.fault_point(p, t);
-  const int64_t timeout_us = timeout.count() > 0 ? timeout.count() : rt_.options.command_timeout_us;
+  const int64_t timeout_us = timeout.count() > 0
+                                 ? timeout.count()
+                                 : rt_.options.command_timeout.value_or(Micros{0}).count();
   // hiredis-style: a broken connection is not reused; the next call opens a
   // new one (to the server's current primary).
   if (link_ == nullptr || link_->closed || link_->broken) {
@@ -515,7 +517,7 @@ lock::SubscriptionId Runtime::subscribe(Process& p, const std::string& channel,
   fault_point(p, t);
   const Link* existing = p.pubsub_links[server];
   if ((existing == nullptr || existing->broken || existing->closed) && unreachable(p, server)) {
-    refuse(t, server, options.command_timeout_us);
+    refuse(t, server, options.command_timeout.value_or(Micros{0}).count());
   }
   Link& link = pubsub_link(p, server);
   const lock::SubscriptionId id = p.next_subscription++;
@@ -526,7 +528,7 @@ lock::SubscriptionId Runtime::subscribe(Process& p, const std::string& channel,
       [&p, id, server, channel, on_message = std::move(on_message)](const resp::Reply& r) {
         if (!r.is_error()) p.subscriptions[id] = Subscription{server, channel, on_message};
       },
-      options.command_timeout_us);
+      options.command_timeout.value_or(Micros{0}).count());
   if (reply.is_error()) throw lock::UnexpectedReply("SUBSCRIBE " + channel + ": " + reply.str());
   return id;
 }

@@ -92,7 +92,7 @@ TEST(NetworkFaults, LossBreaksTheConnectionAndTheNextCallReconnects) {
 TEST(NetworkFaults, LostReplyTimesOutAfterTheCommandTimeout) {
   WorldOptions o = fixed_latency(100);
   o.faults.lost_reply_ppm = Ppm(1'000'000);
-  o.command_timeout_us = 50 * kMs;
+  o.command_timeout = Micros{50 * kMs};
   World w(o);
   int64_t waited = 0;
   bool timed_out = false;
@@ -136,7 +136,7 @@ TEST(NetworkFaults, PerCallTimeoutAndReplacedConnection) {
 
 TEST(NetworkFaults, ScheduledLossesOfEachKind) {
   WorldOptions o = fixed_latency(100);
-  o.command_timeout_us = 5 * kMs;
+  o.command_timeout = Micros{5 * kMs};
   World w(o);
   std::vector<std::string> outcomes;
   const ProcessId pid = w.spawn_process("p", [&](ProcessEnv& env) {
@@ -228,7 +228,7 @@ TEST(NetworkFaults, PartitionFailsCallsRefusesConnectionsBreaksPubSubAndHeals) {
 
 TEST(NetworkFaults, ASubscribeThatTimesOutKeepsTheEarlierSubscriptions) {
   WorldOptions o = fixed_latency(100);
-  o.command_timeout_us = 5 * kMs;
+  o.command_timeout = Micros{5 * kMs};
   World w(o);
   std::vector<std::string> messages;
   bool timed_out = false;

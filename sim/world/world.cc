@@ -22,9 +22,9 @@ Runtime::Runtime(WorldOptions opts) : options(std::move(opts)), root(options.see
     sched.set_priorities(pct.get());
   }
   make_nodes();
-  if (options.active_expire_interval_us > 0) {
+  if (options.active_expire_interval) {
     sched.after(
-        options.active_expire_interval_us, [this] { expire_tick(); }, /*daemon=*/true);
+        options.active_expire_interval->count(), [this] { expire_tick(); }, /*daemon=*/true);
   }
   if (options.persistence == Persistence::kAofEverysec) {
     sched.after(
@@ -320,7 +320,7 @@ void Runtime::expire_tick() {
     note_key_states(i);
   }
   sched.after(
-      options.active_expire_interval_us, [this] { expire_tick(); }, /*daemon=*/true);
+      options.active_expire_interval->count(), [this] { expire_tick(); }, /*daemon=*/true);
 }
 
 Task& Runtime::current_task(Process& p) {

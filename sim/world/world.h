@@ -167,7 +167,7 @@ struct FaultPlan {
 
   // Lost reply per command: the server runs it, its reply never arrives;
   // the client throws lock::TimeoutError after its command timeout
-  // (WorldOptions::command_timeout_us or call(argv, timeout)); without a
+  // (WorldOptions::command_timeout or call(argv, timeout)); without a
   // timeout the task waits until its process ends or the connection breaks
   // (lock::IoError), as a blocking hiredis call with no timeout would.
   Ppm lost_reply_ppm{0};
@@ -253,18 +253,19 @@ struct WorldOptions {
   int64_t time_limit_us = int64_t{3600} * 1000 * 1000;
   // What the servers' clocks read at t = 0 (us since the Unix epoch).
   int64_t start_epoch_us = sim::ManualClock::kDefaultEpochUs;
-  // Each server's active_expire_cycle() runs this often (Redis's hz 10); 0 = never.
-  int64_t active_expire_interval_us = 100 * 1000;
+  // Each server's active_expire_cycle() runs this often (Redis's hz 10);
+  // nullopt: never (keys then expire lazily only).
+  std::optional<Micros> active_expire_interval = Micros{100 * 1000};
   // Stack size of each task's fiber.
   size_t fiber_stack_bytes = 256 * 1024;
   // Options of every server; `seed` is replaced by one forked from `seed` above.
   sim::ServerOptions server;
 
-  // Default timeout of Connection::call on the process's clock, us; 0 = none
-  // (wait for the reply however long it takes). call(argv, timeout) with a
+  // Default timeout of Connection::call on the process's clock; nullopt:
+  // none (wait for the reply however long it takes). call(argv, timeout) with a
   // timeout > 0 overrides it. On timeout the call throws lock::TimeoutError
   // and the connection is replaced on the next call (the command may have run).
-  int64_t command_timeout_us = 0;
+  std::optional<Micros> command_timeout;
   // How long a connection attempt to a server that is down or partitioned
   // from the process takes to fail with lock::IoError (or the call's
   // timeout, when shorter: lock::TimeoutError).
@@ -322,7 +323,7 @@ class ProcessEnv final : public ClientEnv {
   // Event::wait_for) must come from a task of this process, never from a
   // pub/sub callback: std::logic_error otherwise.
   // std::out_of_range on a bad index. Its call(argv) waits up to
-  // WorldOptions::command_timeout_us (0: forever), call(argv, timeout) up to
+  // WorldOptions::command_timeout (nullopt: forever), call(argv, timeout) up to
   // `timeout` (process clock); they throw lock::TimeoutError when no reply
   // came in time, lock::IoError when the connection broke or a new one was
   // refused (server down, partition), lock::ClosedError once the process is

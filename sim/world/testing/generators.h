@@ -69,10 +69,10 @@ inline world::FaultSet all_faults() {
 // The faults of a profile as a value: what draw_faults sets, applied to a
 // world by apply_to (the fixture: faults.apply_to(world_options())).
 struct FaultDraw {
-  world::ExplorePlan plan;  // faults, command_timeout_us, replicas, persistence, fault_set
+  world::ExplorePlan plan;  // faults, command_timeout, replicas, persistence, fault_set
   void apply_to(world::WorldOptions& o) const {
     o.faults = plan.faults;
-    o.command_timeout_us = plan.command_timeout_us;
+    o.command_timeout = plan.command_timeout;
     o.replicas = plan.replicas;
     o.replication_lag_max_us = plan.replication_lag_max_us;
     o.persistence = plan.persistence;
@@ -261,7 +261,7 @@ void visit_plan_fields(Plan& p, Visit&& visit) {
   visit(p.replicas);
   visit(p.replication_lag_max_us);
   visit(p.persistence);
-  visit(p.command_timeout_us);
+  visit(p.command_timeout);
   visit(p.fault_mode);
   visit_fault_fields(p.faults, visit);
 }

@@ -362,7 +362,8 @@ struct RunOptions {
 // command timeout).
 inline Micros liveness_bound(const world::ExplorePlan& plan) {
   return Micros(world::liveness_bound_us(plan) + plan.faults.server_down_max.count() +
-                plan.faults.partition_max.count() + 2 * plan.command_timeout_us);
+                plan.faults.partition_max.count() +
+                2 * plan.command_timeout.value_or(Micros{0}).count());
 }
 inline Micros ghost_bound(const world::ExplorePlan& plan) {
   return Micros(std::max<int64_t>(plan.lease_ms * 1000 / 4, 1000));
@@ -393,7 +394,7 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
   options.strategy = plan.strategy;
   options.pct_steps = world::pct_steps(plan);
   options.time_limit_us = int64_t{600} * 1000 * 1000;
-  options.command_timeout_us = plan.command_timeout_us;
+  options.command_timeout = plan.command_timeout;
   options.replicas = plan.replicas;
   options.replication_lag_max_us = plan.replication_lag_max_us;
   options.persistence = plan.persistence;
