@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "base/prng.h"
 #include "lock/fair_lock.h"
 #include "lock/script.h"
 #include "sim/world/direct_env.h"
-#include "base/prng.h"
 #include "tools/testing/blocking_redis_env.h"
 
 namespace redsim::lock {

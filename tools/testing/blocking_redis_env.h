@@ -28,10 +28,10 @@
 #include <thread>
 #include <vector>
 
+#include "base/prng.h"
 #include "lock/env.h"
 #include "lock/errors.h"
 #include "sim/resp/codec.h"
-#include "base/prng.h"
 #include "tools/testing/redis_server_process.h"
 
 namespace redsim::lock::testing {
