@@ -404,8 +404,8 @@ void handoff_fake(benchmark::State& state, LockKind kind) {
   std::vector<double> samples;
   for (auto _ : state) {
     world::WorldOptions options;
-    options.faults.latency_min_us = latency_us;
-    options.faults.latency_max_us = latency_us;
+    options.faults.latency_min = world::Micros{latency_us};
+    options.faults.latency_max = world::Micros{latency_us};
     world::World w(options);
     int round_started = 0;
     int round_done = 0;
@@ -469,8 +469,8 @@ constexpr int kSimSpeedSectionsPerClient = 20;
 void BM_SimSpeed_Fake(benchmark::State& state) {
   const int clients = static_cast<int>(state.range(0));
   world::FaultPlan faults;
-  faults.latency_min_us = 50;
-  faults.latency_max_us = 150;
+  faults.latency_min = world::Micros{50};
+  faults.latency_max = world::Micros{150};
   ContentionTotals totals;
   for (auto _ : state) {
     run_fake_contention(LockKind::kReentrant, clients, kSimSpeedSectionsPerClient, faults, totals);

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "base/prng.h"
 #include "lock/fair_lock.h"
 #include "lock/script.h"
 #include "sim/world/direct_env.h"
-#include "sim/world/prng.h"
 #include "tools/testing/blocking_redis_env.h"
 
 namespace redsim::lock {
@@ -52,7 +52,7 @@ TEST(RealRedis, FairLockScriptsMatchTheFake) {
   const std::vector<std::string> owners = {"o:1", "o:2", "o:3", "o:4"};
   const std::string queue = "redisson_lock_queue:{k}", timeouts = "redisson_lock_timeout:{k}",
                     prefix = "redisson_lock__channel:{k}";
-  world::Prng rng(2026);
+  base::Prng rng(2026);
   int64_t now_ms = 1000;
   int queued_seen = 0;
   for (int step = 0; step < 400; ++step) {

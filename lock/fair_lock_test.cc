@@ -232,7 +232,7 @@ TEST(FairLock, HandsOffInFifoOrderAmongFourWaiters) {
   for (uint64_t seed : {1, 2, 3}) {
     world::WorldOptions o;
     o.seed = seed;
-    o.faults.latency_max_us = 1000;
+    o.faults.latency_max = Micros{1000};
     world::World w(o);
     Handoffs h;
     w.spawn_process("holder", [&](world::ProcessEnv& env) {

@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "base/prng.h"
 #include "lock/errors.h"
 #include "lock/permit_expirable_semaphore.h"
 #include "lock/redlock.h"
@@ -201,7 +202,7 @@ TEST(RealRedis, PermitExpirableSemaphoreKeepsItsPermitsUnderRandomOps) {
   PermitExpirableSemaphore sem(env, "s");
   constexpr int64_t kPermits = 3;
   sem.try_set_permits(kPermits);
-  world::Prng rng(seed);
+  base::Prng rng(seed);
   std::vector<std::string> held;
   std::set<std::string> ever;
   for (int op = 0; op < 60; ++op) {

@@ -131,7 +131,7 @@ TEST(ReplicaCheck, FencedLockChecksToo) {
 // timeout and leave no lock behind; a second client then takes it at once.
 TEST(ReplicaCheck, InTheWorldWithoutReplicasFailsAndReleases) {
   world::WorldOptions options;
-  options.faults.latency_max_us = 500;
+  options.faults.latency_max = Micros{500};
   world::World w(options);
   bool threw = false;
   int64_t failed_at_us = -1;

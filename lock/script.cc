@@ -1,31 +1,21 @@
 #include "lock/script.h"
 
-#include <openssl/evp.h>
-
 #include <charconv>
 #include <map>
 #include <utility>
 
+#include "base/sha1.h"
 #include "lock/embedded_scripts.h"
 #include "lock/errors.h"
 
 namespace redsim::lock {
 
 std::string sha1_hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  // EVP rather than SHA1(): the low-level digest calls are deprecated in OpenSSL 3.
-  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha1(), nullptr) != 1) {
-    throw Error("sha1_hex: OpenSSL EVP_Digest failed");
+  try {
+    return base::sha1_hex(data);
+  } catch (const base::DigestError& e) {
+    throw Error(e.what());  // the lock layer's own error type (lock/errors.h)
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(2 * length);
-  for (unsigned int i = 0; i < length; ++i) {
-    hex.push_back(kHex[digest[i] >> 4]);
-    hex.push_back(kHex[digest[i] & 0xf]);
-  }
-  return hex;
 }
 
 Script::Script(std::string name, std::string text)

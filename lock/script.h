@@ -38,7 +38,8 @@ class Script {
   std::string sha1_hex_;
 };
 
-// Lower-case hex SHA1 of `data` (OpenSSL).
+// Lower-case hex SHA1 of `data` (base::sha1_hex, OpenSSL EVP); throws
+// lock::Error when OpenSSL cannot compute it.
 std::string sha1_hex(std::string_view data);
 
 // Runs `script` with KEYS = keys and ARGV = args: EVALSHA, then EVAL if and

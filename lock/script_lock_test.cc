@@ -173,8 +173,8 @@ TEST(ScriptLock, AcquireThenStepsRunAfterASuccessfulAcquireOnly) {
 TEST(ScriptLock, PubSubWaiterWakesAtTheReleaseMessage) {
   world::WorldOptions options;
   options.seed = 3;
-  options.faults.latency_min_us = 1000;
-  options.faults.latency_max_us = 1000;
+  options.faults.latency_min = Micros{1000};
+  options.faults.latency_max = Micros{1000};
   world::World w(options);
   auto spec = set_nx_px_spec(std::chrono::milliseconds(10000));
   spec->acquire = {Script("acquire.lua", kRedissonAcquire),

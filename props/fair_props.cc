@@ -54,7 +54,7 @@ RC_GTEST_PROP(FairLock, FifoAmongLiveWaiters, ()) {
   }
   const int64_t holder_ms = t + *rc::gen::inRange(10, 101);
   std::ostringstream drawn;
-  drawn << "seed " << options.seed << ", latency <= " << options.faults.latency_max_us
+  drawn << "seed " << options.seed << ", latency <= " << options.faults.latency_max.count()
         << " us, lease " << (watchdog ? "watchdog 1000 ms" : "1000 ms") << ", holder " << holder_ms
         << " ms; waiters (start, work, patience) ms:";
   for (int i = 0; i < waiters; ++i) {
@@ -121,8 +121,9 @@ RC_GTEST_PROP(FairLock, NeverTwoHoldersUnderPausesBelowTheLease, ()) {
                                                    .time_limit_us = int64_t{300} * 1000 * 1000});
   RC_LOG() << "seed " << options.seed << ", " << clients << " clients x " << attempts
            << " attempts, lease " << (watchdog ? "watchdog " : "") << "1000 ms, threadWaitTime "
-           << thread_wait_ms << " ms, latency <= " << options.faults.latency_max_us << " us, pause "
-           << options.faults.pause_ppm << " ppm, crash " << options.faults.crash_ppm << " ppm\n";
+           << thread_wait_ms << " ms, latency <= " << options.faults.latency_max.count()
+           << " us, pause " << options.faults.pause_ppm << " ppm, crash "
+           << options.faults.crash_ppm << " ppm\n";
   const lock::Lease lease = watchdog ? lock::kWatchdog : lock::Lease(milliseconds(1000));
   const lock::FairLockOptions fair{.lock_watchdog_timeout = milliseconds(1000),
                                    .thread_wait = milliseconds(thread_wait_ms)};
@@ -153,7 +154,7 @@ RC_GTEST_PROP(FairLock, NeverTwoHoldersUnderPausesBelowTheLease, ()) {
   w.run();
   const auto v = world::check_mutual_exclusion(w.history());
   if (!v.empty()) RC_FAIL(world::format_violations(v));
-  RC_ASSERT(taken > 0 || options.faults.crash_ppm > 0);
+  RC_ASSERT(taken > 0 || options.faults.crash_ppm > world::Ppm());
 }
 
 // The exploration `redsim check --lock fair` runs: random plans (clients,
@@ -188,7 +189,7 @@ RC_GTEST_PROP(PermitExpirableSemaphore, PermitsNeverNegativeNorDuplicatedAndExpi
                                                    .time_limit_us = int64_t{60} * 1000 * 1000});
   RC_LOG() << "seed " << options.seed << ", " << permits << " permits, " << clients << " clients x "
            << attempts << " attempts, lease " << lease_ms
-           << " ms, latency <= " << options.faults.latency_max_us << " us, pause "
+           << " ms, latency <= " << options.faults.latency_max.count() << " us, pause "
            << options.faults.pause_ppm << " ppm up to " << lease_ms * 3 << " ms, crash "
            << options.faults.crash_ppm << " ppm\n";
 
@@ -279,7 +280,7 @@ RC_GTEST_PROP(PermitExpirableSemaphore, PermitsNeverNegativeNorDuplicatedAndExpi
   RC_ASSERT(late_accepted == 0);
   RC_ASSERT(on_time_refused == 0);
   RC_ASSERT(final_available == resp::Reply::integer(permits));
-  RC_ASSERT(taken > 0 || options.faults.crash_ppm > 0);
+  RC_ASSERT(taken > 0 || options.faults.crash_ppm > world::Ppm());
   RC_CLASSIFY(late_refused > 0, "a release after the lease was refused");
 }
 

@@ -53,7 +53,7 @@ RC_GTEST_PROP(FencedLock, NeverAcceptsAStaleToken, ()) {
   std::ostringstream drawn;
   drawn << "seed " << options.seed << ", " << clients << " clients x " << attempts
         << " attempts, lease " << lease_ms << " ms" << (watchdog ? " (watchdog)" : "")
-        << ", latency <= " << options.faults.latency_max_us << " us, pause "
+        << ", latency <= " << options.faults.latency_max.count() << " us, pause "
         << options.faults.pause_ppm << " ppm up to " << lease_ms * 3 << " ms";
   RC_LOG() << drawn.str() << "\n";
 
@@ -301,7 +301,7 @@ RC_GTEST_PROP(MultiLock, AllOrNone, ()) {
   RC_ASSERT(problems.empty());
   const auto v = world::check_mutual_exclusion(w.history());
   if (!v.empty()) RC_FAIL(world::format_violations(v));
-  RC_ASSERT(successes > 0 || options.faults.crash_ppm > 0);
+  RC_ASSERT(successes > 0 || options.faults.crash_ppm > world::Ppm());
   RC_CLASSIFY(failures > 0, "some attempt failed and gave its locks back");
 }
 

@@ -89,7 +89,7 @@ RC_GTEST_PROP(ReentrantLock, HoldCountFollowsTheModel, ()) {
   std::vector<std::string> failures;
   world::WorldOptions options;
   options.seed = *rc::gen::arbitrary<uint32_t>();
-  options.faults.latency_max_us = latency_us;
+  options.faults.latency_max = Micros{latency_us};
   world::World w(options);
   w.spawn_process("owner", [&](world::ProcessEnv& env) {
     lock::ReentrantLock lk(env, "k");
@@ -149,7 +149,7 @@ RC_GTEST_PROP(Liveness, WaiterAcquiresWithinLeaseAfterHolderCrashes, ()) {
   const int64_t crash_at_us = *rc::gen::inRange<int64_t>(30000, lease_ms * 800);
   world::WorldOptions options;
   options.seed = *rc::gen::arbitrary<uint32_t>();
-  options.faults.latency_max_us = latency_us;
+  options.faults.latency_max = Micros{latency_us};
   world::World w(options);
   auto make = [&](world::ProcessEnv& env) -> std::unique_ptr<lock::DistributedLock> {
     if (reentrant) {

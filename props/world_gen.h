@@ -34,15 +34,17 @@ inline world::WorldOptions gen_world_options(const FaultRanges& r) {
   world::WorldOptions options;
   options.seed = *rc::gen::arbitrary<uint32_t>();
   if (r.latency_us_max > 0) {
-    options.faults.latency_max_us = *rc::gen::inRange(0, r.latency_us_max + 1);
+    options.faults.latency_max = world::Micros{*rc::gen::inRange(0, r.latency_us_max + 1)};
   }
   if (r.pause_ppm_max > 0) {
-    options.faults.pause_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, r.pause_ppm_max + 1));
-    options.faults.pause_min_us = 1000;
-    options.faults.pause_max_us = r.pause_us_max;
+    options.faults.pause_ppm =
+        world::Ppm(static_cast<uint32_t>(*rc::gen::inRange(0, r.pause_ppm_max + 1)));
+    options.faults.pause_min = world::Micros{1000};
+    options.faults.pause_max = world::Micros{r.pause_us_max};
   }
   if (r.crash_ppm_max > 0) {
-    options.faults.crash_ppm = static_cast<uint32_t>(*rc::gen::inRange(0, r.crash_ppm_max + 1));
+    options.faults.crash_ppm =
+        world::Ppm(static_cast<uint32_t>(*rc::gen::inRange(0, r.crash_ppm_max + 1)));
   }
   options.time_limit_us = r.time_limit_us;
   return options;

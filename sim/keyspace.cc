@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/hash.h"
 #include "sim/args.h"
 
 namespace redsim::sim {
@@ -238,14 +239,7 @@ void Zset::erase_ranks(size_t from, size_t to) {
 
 uint64_t scan_hash(std::string_view name) {
   // FNV-1a then splitmix64's mixer: fixed across runs and platforms.
-  uint64_t h = 0xCBF29CE484222325ULL;
-  for (char c : name) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 0x100000001B3ULL;
-  }
-  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
-  h ^= h >> 31;
+  const uint64_t h = base::mix64(base::fnv1a64(name));
   // 1..2^63-1: never the cursor 0, which means "start" and "done".
   return (h >> 1) | 1;
 }

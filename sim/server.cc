@@ -3,6 +3,7 @@
 #include <cctype>
 #include <utility>
 
+#include "base/hash.h"
 #include "sim/args.h"
 #include "sim/internal.h"
 #include "sim/keyspace.h"
@@ -322,23 +323,7 @@ size_t Server::active_expire_cycle() {
 }
 
 uint64_t Server::random_below(uint64_t n) {
-  if (n == 0) return 0;
-  auto next = [this] {
-    uint64_t z = (random_state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  };
-  unsigned __int128 m = static_cast<unsigned __int128>(next()) * n;
-  uint64_t low = static_cast<uint64_t>(m);
-  if (low < n) {
-    const uint64_t threshold = (0 - n) % n;
-    while (low < threshold) {
-      m = static_cast<unsigned __int128>(next()) * n;
-      low = static_cast<uint64_t>(m);
-    }
-  }
-  return static_cast<uint64_t>(m >> 64);
+  return base::lemire_below(n, [this] { return base::splitmix64(random_state_); });
 }
 
 int64_t Server::now_ms() const { return frozen_ms_ >= 0 ? frozen_ms_ : clock_.now_us() / 1000; }

@@ -1,4 +1,4 @@
-// FairLock in both worlds (two_worlds.h): the fake with simulated fibers and
+// FairLock in both worlds (two_worlds_test_util.h): the fake with simulated fibers and
 // a real redis-server through hiredis with real threads, same assertions.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "lock/fair_lock.h"
-#include "lock/hiredis/two_worlds.h"
+#include "lock/hiredis/two_worlds_test_util.h"
 
 namespace redsim::lock {
 namespace {

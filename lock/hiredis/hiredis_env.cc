@@ -6,9 +6,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
 #include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "lock/errors.h"
 #include "lock/hiredis/reply_conversion.h"
@@ -127,8 +137,14 @@ class HiredisConnection final : public Connection {
       : options_(options), shared_(std::move(shared)) {}
   ~HiredisConnection() override { drop(); }
 
-  Reply call(const Argv& argv) override { return call_with(argv, options_.command_timeout); }
+  Reply call(const Argv& argv) override {
+    // call_with's 0 ms (hiredis: no timeout) stands for "no limit" inside this file only.
+    return call_with(argv, options_.command_timeout
+                               ? std::max(milliseconds(1), *options_.command_timeout)
+                               : milliseconds(0));
+  }
   Reply call(const Argv& argv, Micros timeout) override {
+    if (timeout <= Micros(0)) return call(argv);  // lock/env.h: the default timeout
     return call_with(argv, std::max(milliseconds(1), std::chrono::ceil<milliseconds>(timeout)));
   }
 
@@ -214,8 +230,7 @@ class Subscriber {
       throw;
     }
     const auto limit =
-        options_.connect_timeout +
-        (options_.command_timeout.count() > 0 ? options_.command_timeout : milliseconds(60000));
+        options_.connect_timeout + options_.command_timeout.value_or(milliseconds(60000));
     const bool settled = cv_.wait_for(lock, limit, [&] {
       auto it = channels_.find(channel);
       return stopping_ || !running_ || (it != channels_.end() && it->second.confirmed);
@@ -443,34 +458,52 @@ using hiredis_detail::HiredisConnection;
 using hiredis_detail::Shared;
 using hiredis_detail::Subscriber;
 
+struct HiredisEnv::Impl {
+  struct Spawned {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+
+  std::vector<HiredisOptions> servers;
+  std::string client_id;
+  std::shared_ptr<Shared> shared;  // closing flag + wake-ups, shared with Events
+  std::mutex mu;                   // guards everything below
+  std::map<std::pair<std::thread::id, size_t>, std::unique_ptr<HiredisConnection>> connections;
+  std::vector<std::unique_ptr<Subscriber>> subscribers;  // by server, lazily
+  std::map<SubscriptionId, size_t> subscription_server;
+  SubscriptionId next_subscription = 1;
+  std::vector<Spawned> spawned;
+  std::mt19937_64 rng;
+};
+
 HiredisEnv::HiredisEnv(HiredisOptions server) : HiredisEnv(std::vector{std::move(server)}) {}
 
-HiredisEnv::HiredisEnv(std::vector<HiredisOptions> servers)
-    : servers_(std::move(servers)),
-      shared_(std::make_shared<Shared>()),
-      rng_(std::random_device{}()) {
-  if (servers_.empty()) throw std::invalid_argument("HiredisEnv needs at least one server");
-  client_id_ = hiredis_detail::random_uuid(rng_);
-  subscribers_.resize(servers_.size());
+HiredisEnv::HiredisEnv(std::vector<HiredisOptions> servers) : impl_(std::make_unique<Impl>()) {
+  if (servers.empty()) throw std::invalid_argument("HiredisEnv needs at least one server");
+  impl_->servers = std::move(servers);
+  impl_->shared = std::make_shared<Shared>();
+  impl_->rng.seed(std::random_device{}());
+  impl_->client_id = hiredis_detail::random_uuid(impl_->rng);
+  impl_->subscribers.resize(impl_->servers.size());
 }
 
 HiredisEnv::~HiredisEnv() {
   close();
-  connections_.clear();
+  impl_->connections.clear();
 }
 
 void HiredisEnv::close() {
   {
-    std::lock_guard<std::mutex> lock(shared_->mu);
-    shared_->closed = true;
-    shared_->cv.notify_all();
+    std::lock_guard<std::mutex> lock(impl_->shared->mu);
+    impl_->shared->closed = true;
+    impl_->shared->cv.notify_all();
   }
-  std::vector<Spawned> spawned;
+  std::vector<Impl::Spawned> spawned;
   std::vector<Subscriber*> subscribers;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    spawned.swap(spawned_);
-    for (auto& sub : subscribers_) {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    spawned.swap(impl_->spawned);
+    for (auto& sub : impl_->subscribers) {
       if (sub) subscribers.push_back(sub.get());
     }
   }
@@ -480,48 +513,48 @@ void HiredisEnv::close() {
 }
 
 Connection& HiredisEnv::connection(size_t server) {
-  if (server >= servers_.size()) {
+  if (server >= impl_->servers.size()) {
     throw std::out_of_range("HiredisEnv::connection: server " + std::to_string(server) + " of " +
-                            std::to_string(servers_.size()));
+                            std::to_string(impl_->servers.size()));
   }
   {
-    std::lock_guard<std::mutex> lock(shared_->mu);
-    if (shared_->closed) throw ClosedError("HiredisEnv is closed");
+    std::lock_guard<std::mutex> lock(impl_->shared->mu);
+    if (impl_->shared->closed) throw ClosedError("HiredisEnv is closed");
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  auto& slot = connections_[{std::this_thread::get_id(), server}];
-  if (!slot) slot = std::make_unique<HiredisConnection>(servers_[server], shared_);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto& slot = impl_->connections[{std::this_thread::get_id(), server}];
+  if (!slot) slot = std::make_unique<HiredisConnection>(impl_->servers[server], impl_->shared);
   return *slot;
 }
 
 SubscriptionId HiredisEnv::subscribe(const std::string& channel,
                                      std::function<void(const std::string&)> on_message,
                                      size_t server) {
-  if (server >= servers_.size()) {
+  if (server >= impl_->servers.size()) {
     throw std::out_of_range("HiredisEnv::subscribe: server " + std::to_string(server) + " of " +
-                            std::to_string(servers_.size()));
+                            std::to_string(impl_->servers.size()));
   }
   Subscriber* sub = nullptr;
   SubscriptionId id = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(impl_->mu);
     {
-      std::lock_guard<std::mutex> closed_lock(shared_->mu);
-      if (shared_->closed) throw ClosedError("HiredisEnv is closed");
+      std::lock_guard<std::mutex> closed_lock(impl_->shared->mu);
+      if (impl_->shared->closed) throw ClosedError("HiredisEnv is closed");
     }
-    if (!subscribers_[server]) {
-      subscribers_[server] = std::make_unique<Subscriber>(
-          servers_[server], [this](std::string_view what) { trace(what); });
+    if (!impl_->subscribers[server]) {
+      impl_->subscribers[server] = std::make_unique<Subscriber>(
+          impl_->servers[server], [this](std::string_view what) { trace(what); });
     }
-    sub = subscribers_[server].get();
-    id = next_subscription_++;
-    subscription_server_[id] = server;
+    sub = impl_->subscribers[server].get();
+    id = impl_->next_subscription++;
+    impl_->subscription_server[id] = server;
   }
   try {
     sub->subscribe(id, channel, std::move(on_message));
   } catch (...) {
-    std::lock_guard<std::mutex> lock(mu_);
-    subscription_server_.erase(id);
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->subscription_server.erase(id);
     throw;
   }
   return id;
@@ -530,11 +563,11 @@ SubscriptionId HiredisEnv::subscribe(const std::string& channel,
 void HiredisEnv::unsubscribe(SubscriptionId id) {
   Subscriber* sub = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = subscription_server_.find(id);
-    if (it == subscription_server_.end()) return;
-    sub = subscribers_[it->second].get();
-    subscription_server_.erase(it);
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto it = impl_->subscription_server.find(id);
+    if (it == impl_->subscription_server.end()) return;
+    sub = impl_->subscribers[it->second].get();
+    impl_->subscription_server.erase(it);
   }
   sub->unsubscribe(id);
 }
@@ -546,18 +579,19 @@ EnvTime HiredisEnv::now() {
 }
 
 void HiredisEnv::sleep_for(Micros d) {
-  std::unique_lock<std::mutex> lock(shared_->mu);
-  shared_->cv.wait_for(lock, hiredis_detail::bounded(d), [&] { return shared_->closed; });
+  std::unique_lock<std::mutex> lock(impl_->shared->mu);
+  impl_->shared->cv.wait_for(lock, hiredis_detail::bounded(d),
+                             [&] { return impl_->shared->closed; });
 }
 
 std::unique_ptr<Event> HiredisEnv::make_event() {
-  return std::make_unique<hiredis_detail::HiredisEvent>(shared_);
+  return std::make_unique<hiredis_detail::HiredisEvent>(impl_->shared);
 }
 
 void HiredisEnv::spawn(std::string name, std::function<void()> fn) {
   {
-    std::lock_guard<std::mutex> lock(shared_->mu);
-    if (shared_->closed) throw ClosedError("HiredisEnv is closed: cannot spawn " + name);
+    std::lock_guard<std::mutex> lock(impl_->shared->mu);
+    if (impl_->shared->closed) throw ClosedError("HiredisEnv is closed: cannot spawn " + name);
   }
   auto done = std::make_shared<std::atomic<bool>>(false);
   std::thread thread([this, name, fn = std::move(fn), done] {
@@ -568,19 +602,19 @@ void HiredisEnv::spawn(std::string name, std::function<void()> fn) {
     }
     done->store(true);
   });
-  std::vector<Spawned> finished;
+  std::vector<Impl::Spawned> finished;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(impl_->mu);
     // Reap the tasks that have ended, so a long-lived Env does not grow.
-    for (auto it = spawned_.begin(); it != spawned_.end();) {
+    for (auto it = impl_->spawned.begin(); it != impl_->spawned.end();) {
       if (it->done->load()) {
         finished.push_back(std::move(*it));
-        it = spawned_.erase(it);
+        it = impl_->spawned.erase(it);
       } else {
         ++it;
       }
     }
-    spawned_.push_back({std::move(thread), std::move(done)});
+    impl_->spawned.push_back({std::move(thread), std::move(done)});
   }
   for (auto& f : finished) f.thread.join();
 }
@@ -592,9 +626,15 @@ uint64_t HiredisEnv::task_id() {
 }
 
 uint64_t HiredisEnv::random_u64() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return rng_();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->rng();
 }
+
+size_t HiredisEnv::server_count() const { return impl_->servers.size(); }
+
+std::string HiredisEnv::client_id() { return impl_->client_id; }
+
+const HiredisOptions& HiredisEnv::options(size_t server) const { return impl_->servers.at(server); }
 
 void HiredisEnv::trace(std::string_view what) {
   if (tracer) tracer(what);

@@ -50,27 +50,16 @@
 // then it joins every spawned thread and the reader threads.
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
-#include <map>
+#include <functional>
 #include <memory>
-#include <mutex>
-#include <random>
 #include <string>
-#include <thread>
-#include <utility>
+#include <string_view>
 #include <vector>
 
 #include "lock/env.h"
 #include "lock/hiredis/hiredis_options.h"
 
 namespace redsim::lock {
-
-namespace hiredis_detail {
-class HiredisConnection;
-class Subscriber;
-struct Shared;
-}  // namespace hiredis_detail
 
 class HiredisEnv final : public Env {
  public:
@@ -88,7 +77,7 @@ class HiredisEnv final : public Env {
   // The calling thread's connection to `server`. Throws ClosedError after
   // close(), std::out_of_range for a server index >= server_count().
   Connection& connection(size_t server = 0) override;
-  size_t server_count() const override { return servers_.size(); }
+  size_t server_count() const override;
   SubscriptionId subscribe(const std::string& channel,
                            std::function<void(const std::string& message)> on_message,
                            size_t server = 0) override;
@@ -100,7 +89,7 @@ class HiredisEnv final : public Env {
   std::unique_ptr<Event> make_event() override;
   void spawn(std::string name, std::function<void()> fn) override;
   // A random UUID (8-4-4-4-12 hex digits), fixed for this Env.
-  std::string client_id() override { return client_id_; }
+  std::string client_id() override;
   // The calling thread's number: 1, 2, 3, ... in order of first use, in this
   // process; the same in every HiredisEnv.
   uint64_t task_id() override;
@@ -111,28 +100,16 @@ class HiredisEnv final : public Env {
   // Optional sink for trace lines; set before sharing the Env.
   std::function<void(std::string_view)> tracer;
 
-  const HiredisOptions& options(size_t server = 0) const { return servers_.at(server); }
+  // The options of `server`; std::out_of_range for an index >= server_count().
+  const HiredisOptions& options(size_t server = 0) const;
   // See the header comment. Idempotent. Must not be called from a spawned task.
   void close();
 
  private:
-  struct Spawned {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-
-  std::vector<HiredisOptions> servers_;
-  std::string client_id_;
-  std::shared_ptr<hiredis_detail::Shared> shared_;  // closing flag + wake-ups, shared with Events
-
-  std::mutex mu_;  // guards everything below
-  std::map<std::pair<std::thread::id, size_t>, std::unique_ptr<hiredis_detail::HiredisConnection>>
-      connections_;
-  std::vector<std::unique_ptr<hiredis_detail::Subscriber>> subscribers_;  // by server, lazily
-  std::map<SubscriptionId, size_t> subscription_server_;
-  SubscriptionId next_subscription_ = 1;
-  std::vector<Spawned> spawned_;
-  std::mt19937_64 rng_;
+  // Threads, connections and subscribers (hiredis_env.cc): one heap object,
+  // so this header names no thread, mutex or hiredis type.
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace redsim::lock

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,9 +34,11 @@ struct HiredisOptions {
   // How long redisConnectWithTimeout may take (TimeoutError past it).
   std::chrono::milliseconds connect_timeout{2000};
   // How long a command may wait for its reply (redisSetTimeout); past it the
-  // call throws TimeoutError and the connection is replaced. <= 0: no limit.
-  // Connection::call(argv, timeout) overrides it for one call.
-  std::chrono::milliseconds command_timeout{5000};
+  // call throws TimeoutError and the connection is replaced. nullopt: no
+  // limit (a blocking call waits as long as the server takes). A value is
+  // at least 1 ms in effect. Connection::call(argv, timeout) overrides it
+  // for one call.
+  std::optional<std::chrono::milliseconds> command_timeout = std::chrono::milliseconds(5000);
 
   // Parses a redis:// URL into host, port, database, user and password; the
   // timeouts keep their defaults. Throws std::invalid_argument naming the

@@ -1,12 +1,11 @@
 // The lock tests that need no injected fault, written once and run against
-// both worlds (two_worlds.h) with identical assertions.
-#include "lock/hiredis/two_worlds.h"
-
+// both worlds (two_worlds_test_util.h) with identical assertions.
 #include <gtest/gtest.h>
 
 #include <mutex>
 
 #include "lock/errors.h"
+#include "lock/hiredis/two_worlds_test_util.h"
 #include "lock/lock_test_util.h"
 #include "lock/reentrant_lock.h"
 #include "lock/simple_lock.h"

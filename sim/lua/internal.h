@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/sha1.h"
 #include "sim/command.h"
 #include "sim/resp/reply.h"
 
@@ -183,7 +184,7 @@ std::string compile_message51(std::string_view message);
 // log, setresp, constants, and the no-op replication/debug helpers.
 int open_redis(lua_State* L);
 
-// Lower-case hex SHA1 (OpenSSL).
-std::string sha1_hex(std::string_view data);
+// Lower-case hex SHA1 (base/sha1.h: OpenSSL's EVP interface).
+using base::sha1_hex;
 
 }  // namespace redsim::sim::lua

@@ -3,7 +3,6 @@
 // Error texts are Redis 7.0.15's, checked against a real server; errors the
 // library raises are {err="ERR ..."} tables, as Redis's are (so Lua's pcall
 // hands back the string "ERR ...").
-#include <openssl/sha.h>
 
 #include <cstdio>
 #include <exception>
@@ -231,18 +230,6 @@ int open_redis(lua_State* L) {
   lua_setfield(L, -2, "REDIS_VERSION");
   set_int(L, "REDIS_VERSION_NUM", 0x07000f);
   return 1;
-}
-
-std::string sha1_hex(std::string_view data) {
-  unsigned char digest[SHA_DIGEST_LENGTH];
-  SHA1(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(2 * SHA_DIGEST_LENGTH, '0');
-  for (size_t i = 0; i < SHA_DIGEST_LENGTH; ++i) {
-    out[2 * i] = kHex[digest[i] >> 4];
-    out[2 * i + 1] = kHex[digest[i] & 15];
-  }
-  return out;
 }
 
 }  // namespace redsim::sim::lua

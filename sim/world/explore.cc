@@ -173,44 +173,44 @@ void draw_faults_from(Prng& rng, ExplorePlan& plan, const FaultSet& f, FaultMode
   fp = FaultPlan{};
   plan.fault_set = f;
   plan.fault_mode = mode;
-  plan.command_timeout_us = 0;
+  plan.command_timeout.reset();
   plan.replicas = 0;
   plan.replication_lag_max_us = 0;
   plan.persistence = Persistence::kNone;
   if (f.latency) {
     fp.latency_distribution =
         rng.chance(500000) ? LatencyDistribution::kUniform : LatencyDistribution::kLongTail;
-    fp.latency_min_us = 0;
+    fp.latency_min = Micros{0};
     const int64_t tenths = draw(rng, 1, 10);
-    fp.latency_max_us = budget ? tenths * lease_us / 200 : tenths * kMs;
-    fp.latency_tail_ppm = static_cast<uint32_t>(draw(rng, 0, 300000));
-    fp.latency_tail_max_us = budget ? lease_us / 20 : lease_us;
+    fp.latency_max = Micros{budget ? tenths * lease_us / 200 : tenths * kMs};
+    fp.latency_tail_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 300000)));
+    fp.latency_tail_max = Micros{budget ? lease_us / 20 : lease_us};
   }
   if (f.pause) {
-    fp.pause_ppm = static_cast<uint32_t>(draw(rng, 20000, 400000));
-    fp.pause_min_us = budget ? std::max<int64_t>(1, lease_us / 100) : 1 * kMs;
-    fp.pause_max_us = budget ? lease_us / 5 : 3 * lease_us;
+    fp.pause_ppm = Ppm(static_cast<uint32_t>(draw(rng, 20000, 400000)));
+    fp.pause_min = Micros{budget ? std::max<int64_t>(1, lease_us / 100) : 1 * kMs};
+    fp.pause_max = Micros{budget ? lease_us / 5 : 3 * lease_us};
   }
   if (f.loss) {
-    fp.loss_ppm = static_cast<uint32_t>(draw(rng, 0, 50000));
-    fp.loss_executed_ppm = static_cast<uint32_t>(draw(rng, 0, 1000000));
+    fp.loss_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 50000)));
+    fp.loss_executed_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 1000000)));
   }
-  if (f.lost_reply) fp.lost_reply_ppm = static_cast<uint32_t>(draw(rng, 0, 50000));
+  if (f.lost_reply) fp.lost_reply_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 50000)));
   if (f.partition) {
-    fp.partition_ppm = static_cast<uint32_t>(draw(rng, 0, 30000));
-    fp.partition_min_us = budget ? std::max<int64_t>(1, lease_us / 100) : 1 * kMs;
-    fp.partition_max_us = budget ? lease_us / 5 : 2 * lease_us;
+    fp.partition_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 30000)));
+    fp.partition_min = Micros{budget ? std::max<int64_t>(1, lease_us / 100) : 1 * kMs};
+    fp.partition_max = Micros{budget ? lease_us / 5 : 2 * lease_us};
   }
   if (f.crash) {
-    fp.crash_ppm = static_cast<uint32_t>(draw(rng, 0, 30000));
-    fp.restart_ppm = 500000;
-    fp.restart_min_us = 1 * kMs;
-    fp.restart_max_us = lease_us;
+    fp.crash_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 30000)));
+    fp.restart_ppm = Ppm(500000);
+    fp.restart_min = Micros{1 * kMs};
+    fp.restart_max = Micros{lease_us};
   }
   if (f.restart) {
-    fp.server_crash_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
-    fp.server_down_min_us = 1 * kMs;
-    fp.server_down_max_us = budget ? std::max<int64_t>(kMs, lease_us / 5) : lease_us;
+    fp.server_crash_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 20000)));
+    fp.server_down_min = Micros{1 * kMs};
+    fp.server_down_max = Micros{budget ? std::max<int64_t>(kMs, lease_us / 5) : lease_us};
     const int64_t p = draw(rng, 0, 2);
     // Budgeted: every acknowledged write survives (appendfsync always).
     plan.persistence = budget   ? Persistence::kAofAlways
@@ -224,7 +224,7 @@ void draw_faults_from(Prng& rng, ExplorePlan& plan, const FaultSet& f, FaultMode
     // budgeted profile draws none (the unbounded one does).
     plan.replicas = 1;
     plan.replication_lag_max_us = draw(rng, 1, 20) * kMs;
-    fp.failover_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
+    fp.failover_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 20000)));
   }
   if (f.clock) {
     if (budget) {
@@ -232,21 +232,21 @@ void draw_faults_from(Prng& rng, ExplorePlan& plan, const FaultSet& f, FaultMode
       fp.clock_drift_ppm_max = draw(rng, 0, 1000);
     } else {
       fp.clock_drift_ppm_max = draw(rng, 0, 100000);
-      fp.clock_jump_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
-      fp.server_clock_jump_ppm = static_cast<uint32_t>(draw(rng, 0, 20000));
-      fp.clock_jump_max_us = lease_us;
+      fp.clock_jump_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 20000)));
+      fp.server_clock_jump_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 20000)));
+      fp.clock_jump_max = Micros{lease_us};
     }
   }
   // A call that may never be answered needs a timeout (shorter than the lease).
   if (f.loss || f.lost_reply || f.partition || f.restart || (f.failover && !budget)) {
-    plan.command_timeout_us = budget ? lease_us / 10 : lease_us / 4;
+    plan.command_timeout = Micros{budget ? lease_us / 10 : lease_us / 4};
   }
   // Drawn after every other fault: the unbounded draws above keep their
   // historical order, so `redsim check --faults` seeds replay as before.
-  if (f.pause) fp.task_pause_ppm = static_cast<uint32_t>(draw(rng, 0, 200000));
+  if (f.pause) fp.task_pause_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 200000)));
   if (budget) {
-    fp.stall_budget_us = lease_us / 5;
-    fp.stall_budget_window_us = lease_us;
+    fp.stall_budget = Micros{lease_us / 5};
+    fp.stall_budget_window = Micros{lease_us};
   }
 }
 
@@ -290,12 +290,12 @@ ExplorePlan generate_plan(LockKind kind, uint64_t seed, int clients,
   plan.wait_ms = string_kind ? 2000 : 4000;
   plan.retry_backoff_max_us = 2 * kMs;
   const int64_t work_max_us = string_kind ? 50 * kMs : 1500 * kMs;
-  plan.faults.latency_min_us = 0;
-  plan.faults.latency_max_us = draw(rng, 0, string_kind ? 10 : 3) * kMs;
-  plan.faults.pause_ppm = static_cast<uint32_t>(draw(rng, 0, 400000));
-  plan.faults.pause_min_us = 1 * kMs;
-  plan.faults.pause_max_us = string_kind ? 30 * kMs : 75 * kMs;
-  plan.faults.crash_ppm = static_cast<uint32_t>(draw(rng, 0, 30000));
+  plan.faults.latency_min = Micros{0};
+  plan.faults.latency_max = Micros{draw(rng, 0, string_kind ? 10 : 3) * kMs};
+  plan.faults.pause_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 400000)));
+  plan.faults.pause_min = Micros{1 * kMs};
+  plan.faults.pause_max = Micros{string_kind ? 30 * kMs : 75 * kMs};
+  plan.faults.crash_ppm = Ppm(static_cast<uint32_t>(draw(rng, 0, 30000)));
   int n = clients > 0 ? clients : static_cast<int>(draw(rng, 2, 8));
   plan.clients.resize(static_cast<size_t>(n));
   for (size_t i = 0; i < plan.clients.size(); ++i) {
@@ -315,8 +315,8 @@ int64_t liveness_bound_us(const ExplorePlan& plan) {
   // A lock whose holder crashed or paused outside its section frees when the
   // lease ends; a waiter then needs one backoff sleep (or one pub/sub
   // message) and a few round trips.
-  int64_t bound = plan.lease_ms * kMs + plan.retry_backoff_max_us + plan.faults.pause_max_us +
-                  8 * plan.faults.latency_max_us + 20 * kMs;
+  int64_t bound = plan.lease_ms * kMs + plan.retry_backoff_max_us + plan.faults.pause_max.count() +
+                  8 * plan.faults.latency_max.count() + 20 * kMs;
   // ReadWriteLock's write half: each nested re-entry sets PTTL + lease
   // (RedissonWriteLock, the fix of redisson#1110), so a holder that crashes
   // inside its deepest nesting leaves a lock that lives that many leases more.
@@ -350,7 +350,7 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
   options.pct_steps = pct_steps(plan);
   options.faults = plan.faults;
   options.time_limit_us = int64_t{600} * 1000 * kMs;
-  options.command_timeout_us = plan.command_timeout_us;
+  options.command_timeout = plan.command_timeout;
   options.replicas = plan.replicas;
   options.replication_lag_max_us = plan.replication_lag_max_us;
   options.persistence = plan.persistence;
@@ -431,18 +431,23 @@ ExplorePlan shrink_plan(const ExplorePlan& plan,
       if (!mutate(cand)) return;
       if (try_candidate(cand)) progress = true;
     };
-    try_field([](ExplorePlan& p) { return std::exchange(p.faults.crash_ppm, 0u) != 0; });
-    try_field([](ExplorePlan& p) { return std::exchange(p.faults.pause_ppm, 0u) != 0; });
-    try_field([](ExplorePlan& p) { return std::exchange(p.faults.latency_max_us, 0) != 0; });
-    try_field([](ExplorePlan& p) { return std::exchange(p.faults.loss_ppm, 0u) != 0; });
-    try_field([](ExplorePlan& p) { return std::exchange(p.faults.lost_reply_ppm, 0u) != 0; });
-    try_field([](ExplorePlan& p) { return std::exchange(p.faults.partition_ppm, 0u) != 0; });
-    try_field([](ExplorePlan& p) { return std::exchange(p.faults.restart_ppm, 0u) != 0; });
-    try_field([](ExplorePlan& p) { return std::exchange(p.faults.server_crash_ppm, 0u) != 0; });
-    try_field([](ExplorePlan& p) { return std::exchange(p.faults.failover_ppm, 0u) != 0; });
-    try_field([](ExplorePlan& p) { return std::exchange(p.faults.clock_jump_ppm, 0u) != 0; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.crash_ppm, Ppm()) != Ppm(); });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.pause_ppm, Ppm()) != Ppm(); });
     try_field(
-        [](ExplorePlan& p) { return std::exchange(p.faults.server_clock_jump_ppm, 0u) != 0; });
+        [](ExplorePlan& p) { return std::exchange(p.faults.latency_max, Micros{0}) != Micros{0}; });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.loss_ppm, Ppm()) != Ppm(); });
+    try_field(
+        [](ExplorePlan& p) { return std::exchange(p.faults.lost_reply_ppm, Ppm()) != Ppm(); });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.partition_ppm, Ppm()) != Ppm(); });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.restart_ppm, Ppm()) != Ppm(); });
+    try_field(
+        [](ExplorePlan& p) { return std::exchange(p.faults.server_crash_ppm, Ppm()) != Ppm(); });
+    try_field([](ExplorePlan& p) { return std::exchange(p.faults.failover_ppm, Ppm()) != Ppm(); });
+    try_field(
+        [](ExplorePlan& p) { return std::exchange(p.faults.clock_jump_ppm, Ppm()) != Ppm(); });
+    try_field([](ExplorePlan& p) {
+      return std::exchange(p.faults.server_clock_jump_ppm, Ppm()) != Ppm();
+    });
     try_field([](ExplorePlan& p) { return std::exchange(p.faults.clock_drift_ppm_max, 0) != 0; });
     for (size_t c = 0; c < best.clients.size(); ++c) {
       for (size_t a = 0; a < best.clients[c].attempts.size(); ++a) {
@@ -465,10 +470,11 @@ std::string describe_plan(const ExplorePlan& plan) {
   std::ostringstream out;
   out << "lock " << lock::lock_kind_name(plan.kind) << ", seed " << plan.seed << ", lease "
       << plan.lease_ms << " ms, wait " << plan.wait_ms << " ms\n";
-  out << "faults: latency " << plan.faults.latency_min_us / 1000.0 << ".."
-      << plan.faults.latency_max_us / 1000.0 << " ms, pause " << plan.faults.pause_ppm
-      << " ppm per blocking call (" << plan.faults.pause_min_us / 1000.0 << ".."
-      << plan.faults.pause_max_us / 1000.0 << " ms), crash " << plan.faults.crash_ppm << " ppm\n";
+  out << "faults: latency " << plan.faults.latency_min.count() / 1000.0 << ".."
+      << plan.faults.latency_max.count() / 1000.0 << " ms, pause " << plan.faults.pause_ppm
+      << " ppm per blocking call (" << plan.faults.pause_min.count() / 1000.0 << ".."
+      << plan.faults.pause_max.count() / 1000.0 << " ms), crash " << plan.faults.crash_ppm
+      << " ppm\n";
   if (plan.strategy.depth > 0) {
     out << "strategy: " << strategy_name(plan.strategy) << " (k = " << pct_steps(plan)
         << " steps)\n";
@@ -480,20 +486,20 @@ std::string describe_plan(const ExplorePlan& plan) {
     if (f.task_pause_ppm) {
       out << "  task pause " << f.task_pause_ppm << " ppm per blocking call\n";
     }
-    if (f.stall_budget_us) {
-      out << "  stall budget " << f.stall_budget_us / 1000.0 << " ms per "
-          << f.stall_budget_window_us / 1000.0 << " ms\n";
+    if (f.stall_budget) {
+      out << "  stall budget " << f.stall_budget->count() / 1000.0 << " ms per "
+          << f.stall_budget_window.count() / 1000.0 << " ms\n";
     }
     if (f.delay_ppm) {
-      out << "  delay " << f.delay_ppm << " ppm per message (" << f.delay_min_us / 1000.0 << ".."
-          << f.delay_max_us / 1000.0 << " ms)\n";
+      out << "  delay " << f.delay_ppm << " ppm per message (" << f.delay_min.count() / 1000.0
+          << ".." << f.delay_max.count() / 1000.0 << " ms)\n";
     }
     if (plan.servers > 1) out << "  servers " << plan.servers << "\n";
     if (f.loss_ppm) out << "  loss " << f.loss_ppm << " ppm per command\n";
     if (f.lost_reply_ppm) out << "  lost reply " << f.lost_reply_ppm << " ppm per command\n";
     if (f.partition_ppm) {
       out << "  partition " << f.partition_ppm << " ppm per blocking call (up to "
-          << f.partition_max_us / 1000.0 << " ms)\n";
+          << f.partition_max.count() / 1000.0 << " ms)\n";
     }
     if (f.restart_ppm) out << "  crashed clients restart: " << f.restart_ppm << " ppm\n";
     if (f.server_crash_ppm) {
@@ -510,10 +516,10 @@ std::string describe_plan(const ExplorePlan& plan) {
     if (f.clock_drift_ppm_max || f.clock_jump_ppm || f.server_clock_jump_ppm) {
       out << "  clocks: drift up to " << f.clock_drift_ppm_max << " ppm, jumps " << f.clock_jump_ppm
           << " ppm (process) / " << f.server_clock_jump_ppm << " ppm (server) of up to "
-          << f.clock_jump_max_us / 1000.0 << " ms\n";
+          << f.clock_jump_max.count() / 1000.0 << " ms\n";
     }
-    if (plan.command_timeout_us) {
-      out << "  command timeout " << plan.command_timeout_us / 1000.0 << " ms\n";
+    if (plan.command_timeout) {
+      out << "  command timeout " << plan.command_timeout->count() / 1000.0 << " ms\n";
     }
   }
   for (size_t c = 0; c < plan.clients.size(); ++c) {

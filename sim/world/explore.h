@@ -136,11 +136,11 @@ struct ExplorePlan {
   FaultPlan faults;
   std::vector<ClientPlan> clients;
   // Explicit faults only (see FaultSet); the defaults are the plain world's.
-  std::optional<FaultSet> fault_set;   // what generate_plan was asked for
-  uint32_t checks = kCheckAll;         // ExploreCheck bits
-  int64_t command_timeout_us = 0;      // WorldOptions::command_timeout_us
-  size_t replicas = 0;                 // WorldOptions::replicas
-  int64_t replication_lag_max_us = 0;  // lag drawn in [0, this]
+  std::optional<FaultSet> fault_set;      // what generate_plan was asked for
+  uint32_t checks = kCheckAll;            // ExploreCheck bits
+  std::optional<Micros> command_timeout;  // WorldOptions::command_timeout (nullopt: none)
+  size_t replicas = 0;                    // WorldOptions::replicas
+  int64_t replication_lag_max_us = 0;     // lag drawn in [0, this]
   Persistence persistence = Persistence::kNone;
   size_t servers = 1;  // WorldOptions::servers; explicit faults give Redlock 5
   // How far the faults go: the plain plans and draw_faults(kBudgeted) keep
@@ -157,7 +157,7 @@ struct ExplorePlan {
 uint64_t pct_steps(const ExplorePlan& plan);
 
 // Draws the faults of `set` for a lock with lease `lease_us`, from `seed`,
-// into plan.faults, command_timeout_us, replicas, replication_lag_max_us,
+// into plan.faults, command_timeout, replicas, replication_lag_max_us,
 // persistence and fault_set (everything else in `plan` is kept).
 void draw_faults(ExplorePlan& plan, const FaultSet& set, FaultMode mode, int64_t lease_us,
                  uint64_t seed);

@@ -37,9 +37,10 @@ TEST(FaultSet, ChangesOnlyTheFaultsNotTheClients) {
   const ExplorePlan plain = generate_plan(LockKind::kSimple, 11);
   const ExplorePlan faulted = generate_plan(LockKind::kSimple, 11, 0, parse_fault_set("loss"));
   ASSERT_EQ(plain.clients.size(), faulted.clients.size());
-  EXPECT_EQ(faulted.faults.pause_ppm, 0u);
-  EXPECT_EQ(faulted.faults.crash_ppm, 0u);
-  EXPECT_GT(faulted.command_timeout_us, 0) << "a lost connection needs a command timeout";
+  EXPECT_EQ(faulted.faults.pause_ppm, world::Ppm());
+  EXPECT_EQ(faulted.faults.crash_ppm, world::Ppm());
+  EXPECT_GT(faulted.command_timeout.value_or(Micros{0}), Micros{0})
+      << "a lost connection needs a command timeout";
   EXPECT_EQ(describe_plan(generate_plan(LockKind::kSimple, 11, 0, parse_fault_set("loss"))),
             describe_plan(faulted));
 }

@@ -53,10 +53,10 @@ TEST(ProcessFaults, RestartGivesANewClientIdAndFreshTasks) {
 TEST(ProcessFaults, RandomRestartsFollowCrashes) {
   WorldOptions o;
   o.seed = 4;
-  o.faults.crash_ppm = 100'000;
-  o.faults.restart_ppm = 1'000'000;
-  o.faults.restart_min_us = 1 * kMs;
-  o.faults.restart_max_us = 5 * kMs;
+  o.faults.crash_ppm = Ppm(100'000);
+  o.faults.restart_ppm = Ppm(1'000'000);
+  o.faults.restart_min = Micros{1 * kMs};
+  o.faults.restart_max = Micros{5 * kMs};
   World w(o);
   w.spawn_process("p", [](ProcessEnv& env) {
     for (int i = 0; i < 20; ++i) env.connection().call({"INCR", "n"});
@@ -261,34 +261,34 @@ uint64_t run_everything(uint64_t seed) {
   o.replication_lag_min_us = 1 * kMs;
   o.replication_lag_max_us = 3 * kMs;
   o.persistence = Persistence::kAofEverysec;
-  o.command_timeout_us = 20 * kMs;
+  o.command_timeout = Micros{20 * kMs};
   FaultPlan& f = o.faults;
   f.latency_distribution = LatencyDistribution::kLongTail;
-  f.latency_min_us = 100;
-  f.latency_max_us = 900;
-  f.latency_tail_ppm = 100'000;
-  f.loss_ppm = 20'000;
-  f.lost_reply_ppm = 20'000;
-  f.delay_ppm = 20'000;
-  f.delay_min_us = 1 * kMs;
-  f.delay_max_us = 30 * kMs;
-  f.partition_ppm = 10'000;
-  f.partition_min_us = 1 * kMs;
-  f.partition_max_us = 20 * kMs;
-  f.pause_ppm = 20'000;
-  f.pause_min_us = 1 * kMs;
-  f.pause_max_us = 10 * kMs;
-  f.crash_ppm = 5'000;
-  f.restart_ppm = 500'000;
-  f.restart_max_us = 10 * kMs;
+  f.latency_min = Micros{100};
+  f.latency_max = Micros{900};
+  f.latency_tail_ppm = Ppm(100'000);
+  f.loss_ppm = Ppm(20'000);
+  f.lost_reply_ppm = Ppm(20'000);
+  f.delay_ppm = Ppm(20'000);
+  f.delay_min = Micros{1 * kMs};
+  f.delay_max = Micros{30 * kMs};
+  f.partition_ppm = Ppm(10'000);
+  f.partition_min = Micros{1 * kMs};
+  f.partition_max = Micros{20 * kMs};
+  f.pause_ppm = Ppm(20'000);
+  f.pause_min = Micros{1 * kMs};
+  f.pause_max = Micros{10 * kMs};
+  f.crash_ppm = Ppm(5'000);
+  f.restart_ppm = Ppm(500'000);
+  f.restart_max = Micros{10 * kMs};
   f.clock_drift_ppm_max = 1000;
-  f.clock_jump_ppm = 5'000;
-  f.server_clock_jump_ppm = 5'000;
-  f.clock_jump_max_us = 50 * kMs;
-  f.server_crash_ppm = 2'000;
-  f.server_down_min_us = 1 * kMs;
-  f.server_down_max_us = 20 * kMs;
-  f.failover_ppm = 2'000;
+  f.clock_jump_ppm = Ppm(5'000);
+  f.server_clock_jump_ppm = Ppm(5'000);
+  f.clock_jump_max = Micros{50 * kMs};
+  f.server_crash_ppm = Ppm(2'000);
+  f.server_down_min = Micros{1 * kMs};
+  f.server_down_max = Micros{20 * kMs};
+  f.failover_ppm = Ppm(2'000);
   World w(o);
   for (int i = 0; i < 3; ++i) {
     w.spawn_process("p" + std::to_string(i), [](ProcessEnv& env) {
@@ -315,18 +315,18 @@ TEST(AllFaults, SimpleLockStaysSafeUnderNetworkFaults) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     WorldOptions o;
     o.seed = seed;
-    o.command_timeout_us = 10 * kMs;
+    o.command_timeout = Micros{10 * kMs};
     FaultPlan& f = o.faults;
     f.latency_distribution = LatencyDistribution::kLongTail;
-    f.latency_min_us = 100;
-    f.latency_max_us = 1000;
-    f.latency_tail_ppm = 200'000;
-    f.latency_tail_max_us = 4 * kMs;
-    f.loss_ppm = 50'000;
-    f.lost_reply_ppm = 50'000;
-    f.delay_ppm = 50'000;
-    f.delay_min_us = 1 * kMs;
-    f.delay_max_us = 3 * kMs;
+    f.latency_min = Micros{100};
+    f.latency_max = Micros{1000};
+    f.latency_tail_ppm = Ppm(200'000);
+    f.latency_tail_max = Micros{4 * kMs};
+    f.loss_ppm = Ppm(50'000);
+    f.lost_reply_ppm = Ppm(50'000);
+    f.delay_ppm = Ppm(50'000);
+    f.delay_min = Micros{1 * kMs};
+    f.delay_max = Micros{3 * kMs};
     World w(o);
     for (int i = 0; i < 3; ++i) {
       w.spawn_process("c" + std::to_string(i), [&io_errors](ProcessEnv& env) {
@@ -355,9 +355,9 @@ TEST(AllFaults, SimpleLockStaysSafeUnderNetworkFaults) {
 
 TEST(TaskPauses, StallOneTaskWhileTheOthersRunOn) {
   WorldOptions o;
-  o.faults.task_pause_ppm = 1000000;
-  o.faults.pause_min_us = 10000;
-  o.faults.pause_max_us = 10000;
+  o.faults.task_pause_ppm = Ppm(1000000);
+  o.faults.pause_min = Micros{10000};
+  o.faults.pause_max = Micros{10000};
   World w(o);
   std::vector<int64_t> main_wakes;
   int64_t other_steps = 0;

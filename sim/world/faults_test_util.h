@@ -32,8 +32,8 @@ inline std::vector<const HistoryEvent*> commands(const History& h, std::string_v
 // A world whose every message takes exactly latency_us each way.
 inline WorldOptions fixed_latency(int64_t latency_us) {
   WorldOptions o;
-  o.faults.latency_min_us = latency_us;
-  o.faults.latency_max_us = latency_us;
+  o.faults.latency_min = Micros{latency_us};
+  o.faults.latency_max = Micros{latency_us};
   return o;
 }
 

@@ -71,7 +71,7 @@ TEST(CheckFencing, ResourcesAreJudgedApart) {
 TEST(FencedResource, RejectsTheWriteOfAHolderPausedPastItsLease) {
   WorldOptions options;
   options.seed = 11;
-  options.faults.latency_max_us = 500;
+  options.faults.latency_max = Micros{500};
   World w(options);
   FencedResource storage("storage");
   std::vector<std::pair<int64_t, bool>> writes;  // token, accepted

@@ -188,7 +188,7 @@ TEST(ForeignWrites, ASharedHashIsNotForeignWhenTheWriterAddsItsOwnField) {
 
 TEST(GhostLocks, ALostSetReplyTreatedAsNotAcquiredIsAGhost) {
   WorldOptions o;
-  o.command_timeout_us = 5000;
+  o.command_timeout = Micros{5000};
   World w(o);
   const ProcessId a = w.spawn_process("a", [](ProcessEnv& env) {
     env.record_acquire_start(kKey, milliseconds(10));
@@ -214,7 +214,7 @@ TEST(GhostLocks, AReportedErrorAPauseOrACrashExplainsTheKey) {
   for (int variant = 0; variant < 3; ++variant) {
     SCOPED_TRACE(variant);
     WorldOptions o;
-    o.command_timeout_us = 5000;
+    o.command_timeout = Micros{5000};
     World w(o);
     const ProcessId a = w.spawn_process("a", [variant](ProcessEnv& env) {
       env.record_acquire_start(kKey, milliseconds(10));

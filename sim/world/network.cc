@@ -24,7 +24,9 @@ resp::Reply SimConnection::call(const lock::Argv& argv, lock::Micros timeout) {
     throw lock::ClosedError(gone(p));
   }
   rt_.fault_point(p, t);
-  const int64_t timeout_us = timeout.count() > 0 ? timeout.count() : rt_.options.command_timeout_us;
+  const int64_t timeout_us = timeout.count() > 0
+                                 ? timeout.count()
+                                 : rt_.options.command_timeout.value_or(Micros{0}).count();
   // hiredis-style: a broken connection is not reused; the next call opens a
   // new one (to the server's current primary).
   if (link_ == nullptr || link_->closed || link_->broken) {
@@ -93,13 +95,13 @@ Link& Runtime::pubsub_link(Process& p, size_t server) {
 
 int64_t Runtime::uniform_latency(Link& link) {
   const FaultPlan& plan = options.faults;
-  if (!pct) return link.rng.uniform(plan.latency_min_us, plan.latency_max_us);
+  if (!pct) return link.rng.uniform(plan.latency_min.count(), plan.latency_max.count());
   // PCT: the process's rank picks its slice of the range (pct.h).
   const auto [rank, count] = pct->rank(link.process->pid);
-  const int64_t span = plan.latency_max_us - plan.latency_min_us;
+  const int64_t span = plan.latency_max.count() - plan.latency_min.count();
   const int64_t n = static_cast<int64_t>(std::max<size_t>(count, 1));
-  const int64_t low = plan.latency_min_us + span * static_cast<int64_t>(rank) / n;
-  const int64_t high = plan.latency_min_us + span * (static_cast<int64_t>(rank) + 1) / n;
+  const int64_t low = plan.latency_min.count() + span * static_cast<int64_t>(rank) / n;
+  const int64_t high = plan.latency_min.count() + span * (static_cast<int64_t>(rank) + 1) / n;
   return link.rng.uniform(low, std::max(low, high));
 }
 
@@ -109,28 +111,29 @@ int64_t Runtime::draw_latency(Link& link) {
     case LatencyDistribution::kUniform:
       return uniform_latency(link);
     case LatencyDistribution::kFixed:
-      return plan.latency_min_us;
+      return plan.latency_min.count();
     case LatencyDistribution::kLongTail: {
       int64_t latency = uniform_latency(link);
-      const int64_t cap = plan.latency_tail_max_us > 0
-                              ? plan.latency_tail_max_us
-                              : 1024 * std::max<int64_t>(plan.latency_max_us, 1);
+      const int64_t cap = plan.latency_tail_max
+                              ? plan.latency_tail_max->count()
+                              : 1024 * std::max<int64_t>(plan.latency_max.count(), 1);
       while (latency < cap && link.rng.chance(plan.latency_tail_ppm)) {
         latency = std::max<int64_t>(latency, 1) * 2;
       }
       return std::min(latency, cap);
     }
   }
-  return plan.latency_min_us;
+  return plan.latency_min.count();
 }
 
 int64_t Runtime::draw_delay(Link& link, std::string_view what) {
   const FaultPlan& plan = options.faults;
   int64_t extra = 0;
   if (link.fault_rng.chance(plan.delay_ppm)) {
-    const int64_t drawn = std::min(link.fault_rng.uniform(plan.delay_min_us, plan.delay_max_us),
-                                   stall_allowance(*link.process));
-    if (drawn >= plan.delay_min_us) {
+    const int64_t drawn =
+        std::min(link.fault_rng.uniform(plan.delay_min.count(), plan.delay_max.count()),
+                 stall_allowance(*link.process));
+    if (drawn >= plan.delay_min.count()) {
       note_stall(*link.process, drawn);
       extra += drawn;
     }
@@ -218,7 +221,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
   bool lost = p.loss_rng.chance(plan.loss_ppm);
   bool lost_after_run = lost && p.loss_rng.chance(plan.loss_executed_ppm);
   bool reply_lost = !lost && p.lost_reply_rng.chance(plan.lost_reply_ppm);
-  if (reply_lost && plan.stall_budget_us > 0) {
+  if (reply_lost && plan.stall_budget) {
     // The caller is held up for its whole timeout: within the budget or not at all.
     const int64_t held_us = timeout_us > 0 ? p.clock.true_duration(timeout_us) : 0;
     reply_lost = held_us > 0 && held_us <= stall_allowance(p);
@@ -514,7 +517,7 @@ lock::SubscriptionId Runtime::subscribe(Process& p, const std::string& channel,
   fault_point(p, t);
   const Link* existing = p.pubsub_links[server];
   if ((existing == nullptr || existing->broken || existing->closed) && unreachable(p, server)) {
-    refuse(t, server, options.command_timeout_us);
+    refuse(t, server, options.command_timeout.value_or(Micros{0}).count());
   }
   Link& link = pubsub_link(p, server);
   const lock::SubscriptionId id = p.next_subscription++;
@@ -525,7 +528,7 @@ lock::SubscriptionId Runtime::subscribe(Process& p, const std::string& channel,
       [&p, id, server, channel, on_message = std::move(on_message)](const resp::Reply& r) {
         if (!r.is_error()) p.subscriptions[id] = Subscription{server, channel, on_message};
       },
-      options.command_timeout_us);
+      options.command_timeout.value_or(Micros{0}).count());
   if (reply.is_error()) throw lock::UnexpectedReply("SUBSCRIBE " + channel + ": " + reply.str());
   return id;
 }

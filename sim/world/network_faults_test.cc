@@ -29,10 +29,10 @@ TEST(NetworkFaults, FixedAndLongTailLatency) {
     WorldOptions o;
     o.seed = 3;
     o.faults.latency_distribution = dist;
-    o.faults.latency_min_us = 100;
-    o.faults.latency_max_us = 200;
-    o.faults.latency_tail_ppm = 300'000;
-    o.faults.latency_tail_max_us = 50'000;
+    o.faults.latency_min = Micros{100};
+    o.faults.latency_max = Micros{200};
+    o.faults.latency_tail_ppm = Ppm(300'000);
+    o.faults.latency_tail_max = Micros{50'000};
     World w(o);
     std::vector<int64_t> rtts;
     w.spawn_process("p", [&](ProcessEnv& env) {
@@ -62,7 +62,7 @@ TEST(NetworkFaults, FixedAndLongTailLatency) {
 TEST(NetworkFaults, LossBreaksTheConnectionAndTheNextCallReconnects) {
   WorldOptions o = fixed_latency(100);
   o.seed = 11;
-  o.faults.loss_ppm = 300'000;
+  o.faults.loss_ppm = Ppm(300'000);
   World w(o);
   int io_errors = 0, ok = 0;
   w.spawn_process("p", [&](ProcessEnv& env) {
@@ -91,8 +91,8 @@ TEST(NetworkFaults, LossBreaksTheConnectionAndTheNextCallReconnects) {
 
 TEST(NetworkFaults, LostReplyTimesOutAfterTheCommandTimeout) {
   WorldOptions o = fixed_latency(100);
-  o.faults.lost_reply_ppm = 1'000'000;
-  o.command_timeout_us = 50 * kMs;
+  o.faults.lost_reply_ppm = Ppm(1'000'000);
+  o.command_timeout = Micros{50 * kMs};
   World w(o);
   int64_t waited = 0;
   bool timed_out = false;
@@ -136,7 +136,7 @@ TEST(NetworkFaults, PerCallTimeoutAndReplacedConnection) {
 
 TEST(NetworkFaults, ScheduledLossesOfEachKind) {
   WorldOptions o = fixed_latency(100);
-  o.command_timeout_us = 5 * kMs;
+  o.command_timeout = Micros{5 * kMs};
   World w(o);
   std::vector<std::string> outcomes;
   const ProcessId pid = w.spawn_process("p", [&](ProcessEnv& env) {
@@ -228,7 +228,7 @@ TEST(NetworkFaults, PartitionFailsCallsRefusesConnectionsBreaksPubSubAndHeals) {
 
 TEST(NetworkFaults, ASubscribeThatTimesOutKeepsTheEarlierSubscriptions) {
   WorldOptions o = fixed_latency(100);
-  o.command_timeout_us = 5 * kMs;
+  o.command_timeout = Micros{5 * kMs};
   World w(o);
   std::vector<std::string> messages;
   bool timed_out = false;

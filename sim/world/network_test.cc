@@ -45,8 +45,8 @@ TEST(Network, RoundTripReachesTheServerAndRecordsIt) {
 
 TEST(Network, LatencyIsDrawnPerMessageWithinThePlan) {
   WorldOptions o;
-  o.faults.latency_min_us = 300;
-  o.faults.latency_max_us = 700;
+  o.faults.latency_min = Micros{300};
+  o.faults.latency_max = Micros{700};
   World w(o);
   std::vector<int64_t> rtts;
   w.spawn_process("p", [&](ProcessEnv& env) {
@@ -98,8 +98,8 @@ TEST(Network, EachTaskHasItsOwnSession) {
 TEST(Network, PushesArriveInServerOrderDespiteRandomLatency) {
   WorldOptions o;
   o.seed = 3;
-  o.faults.latency_min_us = 100;
-  o.faults.latency_max_us = 5000;
+  o.faults.latency_min = Micros{100};
+  o.faults.latency_max = Micros{5000};
   World w(o);
   std::vector<std::string> received;
   w.spawn_process("subscriber", [&](ProcessEnv& env) {
@@ -131,8 +131,8 @@ TEST(Network, PushesArriveInServerOrderDespiteRandomLatency) {
 
 TEST(Network, SubscribeReturnsAfterConfirmationSoLaterPublishesArrive) {
   WorldOptions o;
-  o.faults.latency_min_us = 1000;
-  o.faults.latency_max_us = 1000;
+  o.faults.latency_min = Micros{1000};
+  o.faults.latency_max = Micros{1000};
   World w(o);
   int64_t subscribed_at = -1, message_at = -1;
   std::string message;
@@ -184,8 +184,8 @@ TEST(Network, RequestsOnOneConnectionNeverOvertake) {
   // same connection must still run after it, whatever latencies are drawn.
   WorldOptions o;
   o.seed = 5;
-  o.faults.latency_min_us = 100;
-  o.faults.latency_max_us = 5000;
+  o.faults.latency_min = Micros{100};
+  o.faults.latency_max = Micros{5000};
   World w(o);
   Reply receivers;
   w.spawn_process("p", [&](ProcessEnv& env) {
@@ -209,8 +209,8 @@ TEST(Network, RequestsOnOneConnectionNeverOvertake) {
 
 TEST(Network, PausedProcessGetsItsRepliesAndPushesOnResume) {
   WorldOptions o;
-  o.faults.latency_min_us = 1000;
-  o.faults.latency_max_us = 1000;
+  o.faults.latency_min = Micros{1000};
+  o.faults.latency_max = Micros{1000};
   World w(o);
   int64_t reply_at = -1;
   std::vector<int64_t> pushes_at;
@@ -259,8 +259,8 @@ TEST(Network, CrashDisconnectsSoTheServerDropsSubscriptions) {
 
 TEST(Network, RequestInFlightAtCrashStillRuns) {
   WorldOptions o;
-  o.faults.latency_min_us = 1000;
-  o.faults.latency_max_us = 1000;
+  o.faults.latency_min = Micros{1000};
+  o.faults.latency_max = Micros{1000};
   World w(o);
   auto pid = w.spawn_process("setter", [](ProcessEnv& env) {
     env.connection().call({"SET", "k", "v"});  // sent at 0, runs at 1 ms
@@ -313,12 +313,12 @@ TEST(Network, MultipleServersAreIndependent) {
 uint64_t lock_loop_hash(uint64_t seed, std::string* timeline = nullptr) {
   WorldOptions o;
   o.seed = seed;
-  o.faults.latency_min_us = 50;
-  o.faults.latency_max_us = 2000;
-  o.faults.pause_ppm = 30000;
-  o.faults.pause_min_us = 1000;
-  o.faults.pause_max_us = 40000;
-  o.faults.crash_ppm = 5000;
+  o.faults.latency_min = Micros{50};
+  o.faults.latency_max = Micros{2000};
+  o.faults.pause_ppm = Ppm(30000);
+  o.faults.pause_min = Micros{1000};
+  o.faults.pause_max = Micros{40000};
+  o.faults.crash_ppm = Ppm(5000);
   World w(o);
   for (int i = 0; i < 5; ++i) {
     w.spawn_process("client" + std::to_string(i), [](ProcessEnv& env) {

@@ -22,7 +22,7 @@
 //     belongs to the process it was scheduled for or from; events of no
 //     process, such as the active expiry cycle, rank below every process);
 //   - message latency (the network): a process's one-way latency is drawn
-//     from the slice of [latency_min_us, latency_max_us] that its priority
+//     from the slice of [latency_min, latency_max] that its priority
 //     rank gives it (the highest-priority process in the lowest n-th, the
 //     lowest in the highest), so a low-priority process's requests arrive
 //     after a high-priority one's that were sent at about the same time.

@@ -28,8 +28,8 @@ std::string fmt_ms(int64_t us) {
 WorldOptions scenario_options(uint64_t seed) {
   WorldOptions o;
   o.seed = seed;
-  o.faults.latency_min_us = 1 * kMs;
-  o.faults.latency_max_us = 1 * kMs;
+  o.faults.latency_min = Micros{1 * kMs};
+  o.faults.latency_max = Micros{1 * kMs};
   return o;
 }
 

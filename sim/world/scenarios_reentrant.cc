@@ -135,7 +135,7 @@ ScenarioResult run_unlock_not_owner(ScenarioRunner& world, Verdict expected) {
 // Redisson's unlock latch the retry returns the first attempt's result.
 ScenarioResult run_unlock_retry(bool latch, Verdict expected, uint64_t seed) {
   WorldOptions options = scenario_options(seed);
-  options.command_timeout_us = 50 * kMs;
+  options.command_timeout = Micros{50 * kMs};
   SimRunner runner(options);
   World& world = runner.world();
   lock::ReentrantLockOptions lock_options = reentrant_options();

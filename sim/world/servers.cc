@@ -162,8 +162,8 @@ void Runtime::crash_node(Node& n, std::string why, bool schedule_restart) {
   n.server_.reset();
   ++n.epoch;  // replication messages in flight to or from it are dropped
   if (schedule_restart) {
-    const int64_t down =
-        n.crash_rng.uniform(options.faults.server_down_min_us, options.faults.server_down_max_us);
+    const int64_t down = n.crash_rng.uniform(options.faults.server_down_min.count(),
+                                             options.faults.server_down_max.count());
     sched.after(down, [this, &n] { restart_node(n); });
   }
 }
@@ -330,7 +330,8 @@ void Runtime::after_command(Node& n) {
   const FaultPlan& plan = options.faults;
   if (!n.up) return;
   if (n.clock_rng.chance(plan.server_clock_jump_ppm)) {
-    jump_node_clock(n, n.clock_rng.uniform(-plan.clock_jump_max_us, plan.clock_jump_max_us),
+    jump_node_clock(n,
+                    n.clock_rng.uniform(-plan.clock_jump_max.count(), plan.clock_jump_max.count()),
                     "random");
   }
   if (n.primary != nullptr) return;
@@ -341,8 +342,8 @@ void Runtime::after_command(Node& n) {
   if (!n.replicas.empty() && n.failover_rng.chance(plan.failover_ppm)) {
     const size_t server = n.server;
     // The old primary comes back later, as a replica of the promoted one.
-    const int64_t down = n.failover_rng.uniform(options.faults.server_down_min_us,
-                                                options.faults.server_down_max_us);
+    const int64_t down = n.failover_rng.uniform(options.faults.server_down_min.count(),
+                                                options.faults.server_down_max.count());
     sched.at(now(), [this, server, &n, down] {
       failover(server, 0);
       if (!n.up) sched.after(down, [this, &n] { restart_node(n); });

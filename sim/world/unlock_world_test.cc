@@ -41,8 +41,8 @@ std::optional<lock::UnlockError::Reason> failure_of(const std::optional<lock::Un
 
 WorldOptions one_ms_latency() {
   WorldOptions o;
-  o.faults.latency_min_us = 1000;
-  o.faults.latency_max_us = 1000;
+  o.faults.latency_min = Micros{1000};
+  o.faults.latency_max = Micros{1000};
   return o;
 }
 

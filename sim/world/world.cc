@@ -22,9 +22,9 @@ Runtime::Runtime(WorldOptions opts) : options(std::move(opts)), root(options.see
     sched.set_priorities(pct.get());
   }
   make_nodes();
-  if (options.active_expire_interval_us > 0) {
+  if (options.active_expire_interval) {
     sched.after(
-        options.active_expire_interval_us, [this] { expire_tick(); }, /*daemon=*/true);
+        options.active_expire_interval->count(), [this] { expire_tick(); }, /*daemon=*/true);
   }
   if (options.persistence == Persistence::kAofEverysec) {
     sched.after(
@@ -171,7 +171,7 @@ void Runtime::crash(Process& p, std::string reason) {
   teardown(p);
   const FaultPlan& plan = options.faults;
   if (p.restart_rng.chance(plan.restart_ppm)) {
-    sched.after(p.restart_rng.uniform(plan.restart_min_us, plan.restart_max_us),
+    sched.after(p.restart_rng.uniform(plan.restart_min.count(), plan.restart_max.count()),
                 [this, &p] { restart(p, {}); });
   }
 }
@@ -294,16 +294,16 @@ void Runtime::note_key_states(size_t server, Process* writer, TaskId task) {
 
 int64_t Runtime::stall_allowance(Process& p) {
   const FaultPlan& plan = options.faults;
-  if (plan.stall_budget_us <= 0) return std::numeric_limits<int64_t>::max();
-  const int64_t since = now() - plan.stall_budget_window_us;
+  if (!plan.stall_budget) return std::numeric_limits<int64_t>::max();
+  const int64_t since = now() - plan.stall_budget_window.count();
   std::erase_if(p.stalls, [since](const auto& s) { return s.second <= since; });
   int64_t used = 0;
   for (const auto& [from, to] : p.stalls) used += to - from;
-  return std::max<int64_t>(0, plan.stall_budget_us - used);
+  return std::max<int64_t>(0, plan.stall_budget->count() - used);
 }
 
 void Runtime::note_stall(Process& p, int64_t length_us) {
-  if (options.faults.stall_budget_us <= 0 || length_us <= 0) return;
+  if (!options.faults.stall_budget || length_us <= 0) return;
   p.stalls.emplace_back(now(), now() + length_us);
 }
 
@@ -320,7 +320,7 @@ void Runtime::expire_tick() {
     note_key_states(i);
   }
   sched.after(
-      options.active_expire_interval_us, [this] { expire_tick(); }, /*daemon=*/true);
+      options.active_expire_interval->count(), [this] { expire_tick(); }, /*daemon=*/true);
 }
 
 Task& Runtime::current_task(Process& p) {
@@ -376,9 +376,9 @@ void Runtime::fault_point(Process& p, Task& t) {
     throw lock::ClosedError("process crashed");
   }
   if (p.fault_rng.chance(plan.pause_ppm)) {
-    const int64_t length =
-        std::min(p.fault_rng.uniform(plan.pause_min_us, plan.pause_max_us), stall_allowance(p));
-    if (length > 0 && length >= plan.pause_min_us) {
+    const int64_t length = std::min(
+        p.fault_rng.uniform(plan.pause_min.count(), plan.pause_max.count()), stall_allowance(p));
+    if (length > 0 && length >= plan.pause_min.count()) {
       note_stall(p, length);
       begin_pause(p, length, "random");
       yield(t);  // held until the pause ends
@@ -387,9 +387,9 @@ void Runtime::fault_point(Process& p, Task& t) {
   if (p.fault_rng.chance(plan.task_pause_ppm)) {
     // Only this task stalls (a descheduled thread): the process's other
     // tasks, its watchdog included, run on.
-    const int64_t length =
-        std::min(p.fault_rng.uniform(plan.pause_min_us, plan.pause_max_us), stall_allowance(p));
-    if (length > 0 && length >= plan.pause_min_us) {
+    const int64_t length = std::min(
+        p.fault_rng.uniform(plan.pause_min.count(), plan.pause_max.count()), stall_allowance(p));
+    if (length > 0 && length >= plan.pause_min.count()) {
       note_stall(p, length);
       HistoryEvent e = event(EventKind::kTrace, &p, t.id);
       e.text = "task paused for " + format_time_ms(length) + " (fault)";
@@ -400,7 +400,8 @@ void Runtime::fault_point(Process& p, Task& t) {
     }
   }
   if (p.clock_rng.chance(plan.clock_jump_ppm)) {
-    const int64_t delta = p.clock_rng.uniform(-plan.clock_jump_max_us, plan.clock_jump_max_us);
+    const int64_t delta =
+        p.clock_rng.uniform(-plan.clock_jump_max.count(), plan.clock_jump_max.count());
     p.clock.jump(now(), delta);
     HistoryEvent e = event(EventKind::kClockJump, &p, t.id);
     e.value = delta;
@@ -408,9 +409,10 @@ void Runtime::fault_point(Process& p, Task& t) {
   }
   if (p.partition_rng.chance(plan.partition_ppm)) {
     const size_t server = static_cast<size_t>(p.partition_rng.below(server_count()));
-    const int64_t length = std::min(
-        p.partition_rng.uniform(plan.partition_min_us, plan.partition_max_us), stall_allowance(p));
-    if (length > 0 && length >= plan.partition_min_us) {
+    const int64_t length =
+        std::min(p.partition_rng.uniform(plan.partition_min.count(), plan.partition_max.count()),
+                 stall_allowance(p));
+    if (length > 0 && length >= plan.partition_min.count()) {
       note_stall(p, length);
       start_partition(p, server, now() + length);
     }

@@ -6,8 +6,8 @@
 //
 //   world::WorldOptions opts;
 //   opts.seed = 7;
-//   opts.faults.latency_min_us = 200;
-//   opts.faults.latency_max_us = 900;
+//   opts.faults.latency_min = 200;
+//   opts.faults.latency_max = 900;
 //   world::World w(opts);
 //   auto pid = w.spawn_process("holder", [](world::ProcessEnv& env) {
 //     lock::SimpleLock lock(env, "orders:42");
@@ -108,6 +108,7 @@
 #include "sim/world/client_env.h"
 #include "sim/world/history.h"
 #include "sim/world/pct.h"
+#include "sim/world/ppm.h"
 
 namespace redsim::world {
 
@@ -121,12 +122,12 @@ struct Process;
 }  // namespace detail
 
 enum class LatencyDistribution : uint8_t {
-  kUniform,  // every value in [latency_min_us, latency_max_us] equally likely
-  kFixed,    // always latency_min_us
-  // A uniform body in [latency_min_us, latency_max_us], then a geometric
+  kUniform,  // every value in [latency_min, latency_max] equally likely
+  kFixed,    // always latency_min
+  // A uniform body in [latency_min, latency_max], then a geometric
   // number of doublings: each with probability latency_tail_ppm / 1e6, so
   // P(latency > body * 2^k) = p^k, a power-law (Pareto-like) tail; capped at
-  // latency_tail_max_us. Integer draws only (no floating point).
+  // latency_tail_max. Integer draws only (no floating point).
   kLongTail,
 };
 
@@ -142,102 +143,106 @@ enum class Persistence : uint8_t {
 // Every fault is off by default. Each random choice draws from its own
 // sub-stream of the world's seed (per process, per connection, per server
 // node), so switching one fault on does not reshuffle the others' draws.
-// "ppm": parts per million (probability * 1e6). Times: us.
+// Chances are Ppm (sim/world/ppm.h: parts per million, probability * 1e6);
+// lengths are Micros. A [min, max] pair is drawn uniformly, both inclusive.
 struct FaultPlan {
   // ---- Network. One-way latency of each message (request, reply, pub/sub
   // push, close), drawn per message. Default 0: messages arrive in the same
   // microsecond. Messages on one connection never overtake each other.
   LatencyDistribution latency_distribution = LatencyDistribution::kUniform;
-  int64_t latency_min_us = 0;
-  int64_t latency_max_us = 0;
-  uint32_t latency_tail_ppm = 0;    // kLongTail: chance of each doubling
-  int64_t latency_tail_max_us = 0;  // kLongTail cap; 0 = 1024 * max(latency_max_us, 1)
+  Micros latency_min{0};
+  Micros latency_max{0};
+  Ppm latency_tail_ppm{0};  // kLongTail: chance of each doubling
+  // kLongTail cap; nullopt: 1024 * max(latency_max, 1 us). (A plan's text
+  // form, harness::encode_plan, writes nullopt as 0.)
+  std::optional<Micros> latency_tail_max;
 
   // Connection loss per command (Connection::call, SUBSCRIBE): the
   // connection breaks and the call throws lock::IoError when the reset
   // reaches the client. Of the losses, loss_executed_ppm / 1e6 happen after
   // the server ran the command (its effects stay), the rest before (the
   // command never runs). The next call on that Connection opens a new one.
-  uint32_t loss_ppm = 0;
-  uint32_t loss_executed_ppm = 500000;
+  Ppm loss_ppm{0};
+  Ppm loss_executed_ppm{500000};  // half
 
   // Lost reply per command: the server runs it, its reply never arrives;
   // the client throws lock::TimeoutError after its command timeout
-  // (WorldOptions::command_timeout_us or call(argv, timeout)); without a
+  // (WorldOptions::command_timeout or call(argv, timeout)); without a
   // timeout the task waits until its process ends or the connection breaks
   // (lock::IoError), as a blocking hiredis call with no timeout would.
-  uint32_t lost_reply_ppm = 0;
+  Ppm lost_reply_ppm{0};
 
   // Delayed messages: each message, with probability delay_ppm / 1e6, is
-  // held back by an extra delay drawn in [delay_min_us, delay_max_us]
+  // held back by an extra delay drawn in [delay_min, delay_max]
   // (still in order on its connection: later messages wait behind it).
-  uint32_t delay_ppm = 0;
-  int64_t delay_min_us = 0;
-  int64_t delay_max_us = 0;
+  Ppm delay_ppm{0};
+  Micros delay_min{0};
+  Micros delay_max{0};
 
   // Random partitions: at each blocking call a process is cut from one
   // server (drawn uniformly) with probability partition_ppm / 1e6, for a
-  // length drawn in [partition_min_us, partition_max_us]. See
+  // length drawn in [partition_min, partition_max]. See
   // World::partition for what a partition does.
-  uint32_t partition_ppm = 0;
-  int64_t partition_min_us = 0;
-  int64_t partition_max_us = 0;
+  Ppm partition_ppm{0};
+  Micros partition_min{0};
+  Micros partition_max{0};
 
   // ---- Processes. Random pauses: at each blocking call a process pauses
   // with probability pause_ppm / 1e6, for a length drawn uniformly in
-  // [pause_min_us, pause_max_us]. The call then proceeds after the pause.
-  uint32_t pause_ppm = 0;
-  int64_t pause_min_us = 0;
-  int64_t pause_max_us = 0;
+  // [pause_min, pause_max]. The call then proceeds after the pause.
+  Ppm pause_ppm{0};
+  Micros pause_min{0};
+  Micros pause_max{0};
   // Random task pauses: at each blocking call the calling task alone (a
   // thread the OS does not schedule) stalls with probability
   // task_pause_ppm / 1e6, for a length drawn as for a pause; the process's
   // other tasks run on (a watchdog keeps renewing while its holder is stuck).
   // Recorded as a kTrace "task paused for ...".
-  uint32_t task_pause_ppm = 0;
+  Ppm task_pause_ppm{0};
 
   // Random crashes: at each blocking call a process crashes with probability
   // crash_ppm / 1e6, before the call sends or waits for anything.
-  uint32_t crash_ppm = 0;
+  Ppm crash_ppm{0};
   // A crashed process (random or scheduled) restarts with probability
-  // restart_ppm / 1e6, after a delay drawn in [restart_min_us, restart_max_us].
-  uint32_t restart_ppm = 0;
-  int64_t restart_min_us = 0;
-  int64_t restart_max_us = 0;
+  // restart_ppm / 1e6, after a delay drawn in [restart_min, restart_max].
+  Ppm restart_ppm{0};
+  Micros restart_min{0};
+  Micros restart_max{0};
 
   // ---- Clocks. Every process and every server node draws its drift once,
   // uniformly in [-clock_drift_ppm_max, clock_drift_ppm_max]. Random jumps:
   // a process's clock at each of its blocking calls, a server node's clock
   // after each command it runs, jumps with probability clock_jump_ppm / 1e6
-  // by a delta drawn in [-clock_jump_max_us, clock_jump_max_us].
+  // by a delta drawn in [-clock_jump_max, clock_jump_max].
   int64_t clock_drift_ppm_max = 0;
-  uint32_t clock_jump_ppm = 0;
-  uint32_t server_clock_jump_ppm = 0;
-  int64_t clock_jump_max_us = 0;
+  Ppm clock_jump_ppm{0};
+  Ppm server_clock_jump_ppm{0};
+  Micros clock_jump_max{0};
 
   // ---- Servers. After each command a primary runs, it crashes with
   // probability server_crash_ppm / 1e6 (the reply is lost with the
-  // connection) and restarts after a delay drawn in [server_down_min_us,
-  // server_down_max_us], with WorldOptions::persistence. With replicas, a
+  // connection) and restarts after a delay drawn in [server_down_min,
+  // server_down_max], with WorldOptions::persistence. With replicas, a
   // failover (World::failover, first replica) follows each command with
   // probability failover_ppm / 1e6; the old primary restarts as a replica
   // of the promoted one after a delay drawn as for a crash.
-  uint32_t server_crash_ppm = 0;
-  int64_t server_down_min_us = 0;
-  int64_t server_down_max_us = 0;
-  uint32_t failover_ppm = 0;
+  Ppm server_crash_ppm{0};
+  Micros server_down_min{0};
+  Micros server_down_max{0};
+  Ppm failover_ppm{0};
 
   // ---- Stall budget (the harness's budgeted fault profile: a live holder
-  // never outlives its lease). When stall_budget_us > 0, the random faults
-  // that hold one process up add up to at most stall_budget_us in any
-  // window of stall_budget_window_us: pauses and partitions for their
+  // never outlives its lease). With a stall_budget, the random faults
+  // that hold one process up add up to at most stall_budget in any
+  // window of stall_budget_window: pauses and partitions for their
   // length, a delayed message for its extra delay, a lost reply for the
   // command timeout its caller waits (a call without a timeout never loses
   // its reply under a budget). A draw that would exceed what is left is cut
   // to it, or not made when that is below the fault's minimum. Scheduled
-  // faults (the World calls) are not limited. 0 = no budget.
-  int64_t stall_budget_us = 0;
-  int64_t stall_budget_window_us = 0;
+  // faults (the World calls) are not limited. nullopt: no budget (the text
+  // form writes it as 0). A budget of zero allows no random stall at all.
+  std::optional<Micros> stall_budget;
+  Micros stall_budget_window{0};
 };
 
 struct WorldOptions {
@@ -248,18 +253,19 @@ struct WorldOptions {
   int64_t time_limit_us = int64_t{3600} * 1000 * 1000;
   // What the servers' clocks read at t = 0 (us since the Unix epoch).
   int64_t start_epoch_us = sim::ManualClock::kDefaultEpochUs;
-  // Each server's active_expire_cycle() runs this often (Redis's hz 10); 0 = never.
-  int64_t active_expire_interval_us = 100 * 1000;
+  // Each server's active_expire_cycle() runs this often (Redis's hz 10);
+  // nullopt: never (keys then expire lazily only).
+  std::optional<Micros> active_expire_interval = Micros{100 * 1000};
   // Stack size of each task's fiber.
   size_t fiber_stack_bytes = 256 * 1024;
   // Options of every server; `seed` is replaced by one forked from `seed` above.
   sim::ServerOptions server;
 
-  // Default timeout of Connection::call on the process's clock, us; 0 = none
-  // (wait for the reply however long it takes). call(argv, timeout) with a
+  // Default timeout of Connection::call on the process's clock; nullopt:
+  // none (wait for the reply however long it takes). call(argv, timeout) with a
   // timeout > 0 overrides it. On timeout the call throws lock::TimeoutError
   // and the connection is replaced on the next call (the command may have run).
-  int64_t command_timeout_us = 0;
+  std::optional<Micros> command_timeout;
   // How long a connection attempt to a server that is down or partitioned
   // from the process takes to fail with lock::IoError (or the call's
   // timeout, when shorter: lock::TimeoutError).
@@ -317,7 +323,7 @@ class ProcessEnv final : public ClientEnv {
   // Event::wait_for) must come from a task of this process, never from a
   // pub/sub callback: std::logic_error otherwise.
   // std::out_of_range on a bad index. Its call(argv) waits up to
-  // WorldOptions::command_timeout_us (0: forever), call(argv, timeout) up to
+  // WorldOptions::command_timeout (nullopt: forever), call(argv, timeout) up to
   // `timeout` (process clock); they throw lock::TimeoutError when no reply
   // came in time, lock::IoError when the connection broke or a new one was
   // refused (server down, partition), lock::ClosedError once the process is

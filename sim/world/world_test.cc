@@ -273,10 +273,10 @@ TEST(World, RandomPausesAndCrashesComeFromTheSeed) {
   auto run = [](uint64_t seed) {
     WorldOptions o;
     o.seed = seed;
-    o.faults.pause_ppm = 200000;
-    o.faults.pause_min_us = 1000;
-    o.faults.pause_max_us = 9000;
-    o.faults.crash_ppm = 20000;
+    o.faults.pause_ppm = Ppm(200000);
+    o.faults.pause_min = Micros{1000};
+    o.faults.pause_max = Micros{9000};
+    o.faults.crash_ppm = Ppm(20000);
     World w(o);
     for (int i = 0; i < 4; ++i) {
       w.spawn_process("p" + std::to_string(i), [](ProcessEnv& env) {
@@ -289,9 +289,9 @@ TEST(World, RandomPausesAndCrashesComeFromTheSeed) {
   EXPECT_EQ(run(9), run(9));
   EXPECT_NE(run(9), run(10));
   WorldOptions o;
-  o.faults.pause_ppm = 1000000;  // every blocking call pauses
-  o.faults.pause_min_us = 500;
-  o.faults.pause_max_us = 500;
+  o.faults.pause_ppm = Ppm(1000000);  // every blocking call pauses
+  o.faults.pause_min = Micros{500};
+  o.faults.pause_max = Micros{500};
   World w(o);
   int64_t end = 0;
   w.spawn_process("p", [&](ProcessEnv& env) {

@@ -8,16 +8,13 @@
 #include <string_view>
 #include <vector>
 
+#include "base/split_args.h"
 #include "sim/resp/reply.h"
 
 namespace redsim::cli {
 
-// Splits a line into arguments with redis-cli's quoting rules: blanks
-// separate; "double quotes" understand \n \r \t \b \a \\ \" and \xHH;
-// 'single quotes' understand \' only; a closing quote must be followed by a
-// blank or the end. nullopt for unbalanced or malformed quoting (redis-cli
-// prints "Invalid argument(s)").
-std::optional<std::vector<std::string>> split_args(std::string_view line);
+// redis-cli's argument splitting (base/split_args.h), for the REPL.
+using base::split_args;
 
 // A reply as redis-cli prints it to a terminal (--no-raw), with the final
 // newline: `OK`, `(integer) 1`, `"v"`, `(nil)`, `(error) ERR ...`,

@@ -197,9 +197,11 @@ TEST(ScriptLockPlan, TimesScaleWithTheLease) {
   EXPECT_EQ(tenfold.lease_ms, 1000);
   ASSERT_EQ(base.clients.size(), 3u);
   EXPECT_EQ(tenfold.clients[0].attempts[0].work_us, 10 * base.clients[0].attempts[0].work_us);
-  EXPECT_EQ(tenfold.faults.pause_max_us, 10 * base.faults.pause_max_us);
-  EXPECT_EQ(tenfold.faults.stall_budget_us, 10 * base.faults.stall_budget_us);
-  EXPECT_EQ(base.faults.stall_budget_us, base.lease_ms * 1000 / 5) << "the budgeted profile";
+  EXPECT_EQ(tenfold.faults.pause_max, 10 * base.faults.pause_max);
+  ASSERT_TRUE(base.faults.stall_budget && tenfold.faults.stall_budget) << "the budgeted profile";
+  EXPECT_EQ(*tenfold.faults.stall_budget, 10 * *base.faults.stall_budget);
+  EXPECT_EQ(*base.faults.stall_budget, world::Micros{base.lease_ms * 1000 / 5})
+      << "the budgeted profile";
 }
 
 // --- the command, end to end ----------------------------------------------

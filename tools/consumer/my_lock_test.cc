@@ -79,7 +79,7 @@ TEST(MyLock, CompareAndDeleteUnlockSurvivesExpireThenDelete) {
 class MyLockWorld : public harness::LockWorldTest {};
 
 TEST_F(MyLockWorld, FiveClientsTakeTurns) {
-  world_options().faults.latency_max_us = 2000;
+  world_options().faults.latency_max = 2ms;
   spawn_clients(5, my_lock(Unlock::kCompareAndDelete), {.attempts = 3, .work = 10ms});
   run();
   EXPECT_TRUE(no_violations());

@@ -1,7 +1,5 @@
 #include "tools/difftest/difftest.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -9,6 +7,7 @@
 #include <memory>
 #include <set>
 
+#include "base/sha1.h"
 #include "sim/clock.h"
 #include "sim/keyspace.h"
 #include "sim/resp/codec.h"
@@ -40,18 +39,6 @@ class FollowingClock final : public sim::Clock {
   std::chrono::steady_clock::time_point start_;
 };
 
-std::string sha1_hex(const std::string& s) {
-  unsigned char md[SHA_DIGEST_LENGTH];
-  SHA1(reinterpret_cast<const unsigned char*>(s.data()), s.size(), md);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : md) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
-}
-
 // The reply to PING "barrier": an array while subscribed, a bulk otherwise.
 bool is_barrier(const Reply& r) {
   if (r.is_bulk()) return r.str() == "barrier";
@@ -62,7 +49,7 @@ bool is_barrier(const Reply& r) {
 std::vector<std::string> resolve(const std::vector<std::string>& argv) {
   std::vector<std::string> out = argv;
   for (std::string& a : out) {
-    if (a.rfind("$SHA:", 0) == 0) a = sha1_hex(a.substr(5));
+    if (a.rfind("$SHA:", 0) == 0) a = base::sha1_hex(a.substr(5));
   }
   return out;
 }

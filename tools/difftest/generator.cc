@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/world/prng.h"
+#include "base/prng.h"
 #include "tools/difftest/difftest.h"
 #include "tools/difftest/grammar.h"
 
@@ -584,7 +584,7 @@ void add_more(Gen& g, std::vector<Step>& out) {
 }  // namespace
 
 std::vector<Step> generate(const GenOptions& options) {
-  Gen g(world::mix64(options.seed ^ 0x6469666674657374ULL));  // "difftest"
+  Gen g(base::mix64(options.seed ^ 0x6469666674657374ULL));  // "difftest"
   std::vector<std::string> families = options.families;
   if (families.empty()) {
     families = {"string", "string", "hash",   "hash", "keys", "expire", "multi",

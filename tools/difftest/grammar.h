@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/world/prng.h"
+#include "base/prng.h"
 #include "tools/difftest/difftest.h"
 
 namespace redsim::difftest::grammar {
@@ -84,7 +84,7 @@ class Gen {
   }
 
  private:
-  world::Prng rng_;
+  base::Prng rng_;
 };
 
 // One scripting step (EVAL, EVAL_RO, EVALSHA or SCRIPT LOAD) on a random

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <utility>
 
-#include "tools/cli/redis_cli_format.h"
+#include "base/split_args.h"
 
 namespace redsim::server {
 
@@ -245,7 +245,7 @@ std::expected<RedisServerLaunch, std::string> parse_redis_server_args(
       from_stdin = true;
     } else if (a.starts_with("--") && !name_only) {
       // "--port 6380" as one argument splits into name and value.
-      auto words = cli::split_args(std::string_view(a).substr(2));
+      auto words = base::split_args(std::string_view(a).substr(2));
       if (!words || words->empty()) return std::unexpected(fatal(1, a, "Bad directive"));
       options.push_back(*words);
       name_only = words->size() == 1;
@@ -271,7 +271,7 @@ std::expected<RedisServerLaunch, std::string> parse_redis_server_args(
     if (!line.empty() && line.back() == '\r') line.pop_back();
     size_t start = line.find_first_not_of(" \t");
     if (start == std::string::npos || line[start] == '#') continue;
-    auto words = cli::split_args(line);
+    auto words = base::split_args(line);
     if (!words) {
       return std::unexpected(fatal(line_number, line, "Unbalanced quotes in configuration line"));
     }

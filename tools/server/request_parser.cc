@@ -4,8 +4,8 @@
 #include <climits>
 #include <cstring>
 
+#include "base/split_args.h"
 #include "sim/args.h"
-#include "tools/cli/redis_cli_format.h"
 
 namespace redsim::server {
 
@@ -47,7 +47,7 @@ RequestParser::Status RequestParser::parse(std::string_view buf, size_t* pos) {
       }
       size_t end = static_cast<size_t>(static_cast<const char*>(nl) - buf.data());
       size_t line_end = (end > *pos && buf[end - 1] == '\r') ? end - 1 : end;
-      auto args = cli::split_args(buf.substr(*pos, line_end - *pos));
+      auto args = base::split_args(buf.substr(*pos, line_end - *pos));
       if (!args) return fail("unbalanced quotes in request");
       *pos = end + 1;
       if (args->empty()) continue;

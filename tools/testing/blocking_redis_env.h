@@ -28,10 +28,10 @@
 #include <thread>
 #include <vector>
 
+#include "base/prng.h"
 #include "lock/env.h"
 #include "lock/errors.h"
 #include "sim/resp/codec.h"
-#include "sim/world/prng.h"
 #include "tools/testing/redis_server_process.h"
 
 namespace redsim::lock::testing {
@@ -99,7 +99,7 @@ class SocketConnection final : public Connection {
 class SocketEnv final : public Env {
  public:
   SocketEnv(const std::vector<int>& ports, std::string client_id, uint64_t seed = 1)
-      : client_id_(std::move(client_id)), rng_(world::Prng(seed).fork("socket-env")) {
+      : client_id_(std::move(client_id)), rng_(base::Prng(seed).fork("socket-env")) {
     for (int p : ports) connections_.push_back(std::make_unique<SocketConnection>(p));
   }
   Connection& connection(size_t server = 0) override { return *connections_.at(server); }
@@ -141,7 +141,7 @@ class SocketEnv final : public Env {
   };
 
   std::string client_id_;
-  world::Prng rng_;
+  base::Prng rng_;
   std::vector<std::unique_ptr<SocketConnection>> connections_;
 };
 

@@ -36,6 +36,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -68,10 +69,10 @@ inline world::FaultSet all_faults() {
 // The faults of a profile as a value: what draw_faults sets, applied to a
 // world by apply_to (the fixture: faults.apply_to(world_options())).
 struct FaultDraw {
-  world::ExplorePlan plan;  // faults, command_timeout_us, replicas, persistence, fault_set
+  world::ExplorePlan plan;  // faults, command_timeout, replicas, persistence, fault_set
   void apply_to(world::WorldOptions& o) const {
     o.faults = plan.faults;
-    o.command_timeout_us = plan.command_timeout_us;
+    o.command_timeout = plan.command_timeout;
     o.replicas = plan.replicas;
     o.replication_lag_max_us = plan.replication_lag_max_us;
     o.persistence = plan.persistence;
@@ -187,41 +188,67 @@ inline void showValue(const LockSchedule& schedule, std::ostream& os) {
 
 namespace detail {
 
-// Every field of a FaultPlan, in declaration order, as integers.
+// A plan field as the integer its text form holds: a duration's count of
+// microseconds, a Ppm's parts, an enum's or an integer's value.
+template <class T>
+int64_t field_int(const T& v) {
+  if constexpr (std::is_same_v<T, world::Micros>) {
+    return v.count();
+  } else if constexpr (std::is_same_v<T, std::optional<world::Micros>>) {
+    return v ? v->count() : 0;  // nullopt (the field's default) as 0
+  } else if constexpr (std::is_same_v<T, world::Ppm>) {
+    return v.parts();
+  } else {
+    return static_cast<int64_t>(v);
+  }
+}
+
+// Sets a plan field from its integer (field_int's inverse; 0 reads back as
+// nullopt for an optional duration).
+template <class T>
+void field_from_int(T& field, int64_t v) {
+  if constexpr (std::is_same_v<T, std::optional<world::Micros>>) {
+    field = v == 0 ? std::nullopt : std::optional(world::Micros{v});
+  } else {
+    field = static_cast<T>(v);
+  }
+}
+
+// Every field of a FaultPlan, in declaration order (see field_int).
 template <class Plan, class Visit>
 void visit_fault_fields(Plan& f, Visit&& visit) {
   visit(f.latency_distribution);
-  visit(f.latency_min_us);
-  visit(f.latency_max_us);
+  visit(f.latency_min);
+  visit(f.latency_max);
   visit(f.latency_tail_ppm);
-  visit(f.latency_tail_max_us);
+  visit(f.latency_tail_max);
   visit(f.loss_ppm);
   visit(f.loss_executed_ppm);
   visit(f.lost_reply_ppm);
   visit(f.delay_ppm);
-  visit(f.delay_min_us);
-  visit(f.delay_max_us);
+  visit(f.delay_min);
+  visit(f.delay_max);
   visit(f.partition_ppm);
-  visit(f.partition_min_us);
-  visit(f.partition_max_us);
+  visit(f.partition_min);
+  visit(f.partition_max);
   visit(f.pause_ppm);
-  visit(f.pause_min_us);
-  visit(f.pause_max_us);
+  visit(f.pause_min);
+  visit(f.pause_max);
   visit(f.task_pause_ppm);
   visit(f.crash_ppm);
   visit(f.restart_ppm);
-  visit(f.restart_min_us);
-  visit(f.restart_max_us);
+  visit(f.restart_min);
+  visit(f.restart_max);
   visit(f.clock_drift_ppm_max);
   visit(f.clock_jump_ppm);
   visit(f.server_clock_jump_ppm);
-  visit(f.clock_jump_max_us);
+  visit(f.clock_jump_max);
   visit(f.server_crash_ppm);
-  visit(f.server_down_min_us);
-  visit(f.server_down_max_us);
+  visit(f.server_down_min);
+  visit(f.server_down_max);
   visit(f.failover_ppm);
-  visit(f.stall_budget_us);
-  visit(f.stall_budget_window_us);
+  visit(f.stall_budget);
+  visit(f.stall_budget_window);
 }
 
 template <class Plan, class Visit>
@@ -234,7 +261,7 @@ void visit_plan_fields(Plan& p, Visit&& visit) {
   visit(p.replicas);
   visit(p.replication_lag_max_us);
   visit(p.persistence);
-  visit(p.command_timeout_us);
+  visit(p.command_timeout);
   visit(p.fault_mode);
   visit_fault_fields(p.faults, visit);
 }
@@ -268,7 +295,7 @@ inline std::string encode_plan(const world::ExplorePlan& plan) {
   char sep = '/';
   detail::visit_plan_fields(plan, [&](const auto& field) {
     out += sep;
-    out += std::to_string(static_cast<int64_t>(field));
+    out += std::to_string(detail::field_int(field));
     sep = ',';
   });
   out += "," + std::to_string(detail::fault_set_bits(plan.fault_set));
@@ -313,7 +340,7 @@ inline std::optional<world::ExplorePlan> parse_plan(std::string_view text) {
       ok = false;
       return;
     }
-    field = static_cast<std::remove_reference_t<decltype(field)>>((*fields)[i++]);
+    detail::field_from_int(field, (*fields)[i++]);
   });
   if (!ok || i + 1 != fields->size()) return std::nullopt;
   plan.fault_set = detail::fault_set_of((*fields)[i]);
@@ -453,9 +480,9 @@ inline rc::Gen<world::ExplorePlan> gen_plan(lock::LockKind kind) {
         // Lease, wait, backoff and pause lengths exactly as generate_plan sets them.
         world::ExplorePlan plan = world::generate_plan(kind, 1, 2);
         plan.seed = std::get<0>(t);
-        plan.faults.latency_max_us = std::get<1>(t) * 1000;
-        plan.faults.pause_ppm = static_cast<uint32_t>(std::get<2>(t));
-        plan.faults.crash_ppm = static_cast<uint32_t>(std::get<3>(t));
+        plan.faults.latency_max = world::Micros{std::get<1>(t) * 1000};
+        plan.faults.pause_ppm = world::Ppm(static_cast<uint32_t>(std::get<2>(t)));
+        plan.faults.crash_ppm = world::Ppm(static_cast<uint32_t>(std::get<3>(t)));
         plan.clients = std::get<4>(t);
         return plan;
       });
@@ -505,7 +532,7 @@ inline void showValue(const FaultPlan& f, std::ostream& os) {
   bool any = false;
   os << "FaultPlan{";
   harness::detail::visit_fault_fields(f, [&](const auto& field) {
-    const auto v = static_cast<int64_t>(field);
+    const int64_t v = harness::detail::field_int(field);
     if (v != 0) {
       os << (any ? ", " : "") << names[i] << " " << v;
       any = true;

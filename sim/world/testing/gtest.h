@@ -7,7 +7,7 @@
 //   class MyLockTest : public redsim::harness::LockWorldTest {};
 //
 //   TEST_F(MyLockTest, FourClientsNeverOverlap) {
-//     world_options().faults.latency_max_us = 2000;
+//     world_options().faults.latency_max = world::Micros{2000};
 //     spawn_clients(4, my_lock_factory, {.attempts = 3, .work = 20ms});
 //     run();
 //     EXPECT_TRUE(no_violations());
@@ -106,18 +106,18 @@ class LockWorldTest : public ::testing::Test {
   ExcerptOptions& excerpt_options() { return excerpt_; }
 
   // The run judged by check_all(check_options()), with liveness within
-  // `liveness_bound` when it is not zero.
-  RunResult result(Micros liveness_bound = Micros(0)) {
+  // `liveness_bound` when given (else check_options()'s).
+  RunResult result(std::optional<Micros> liveness_bound = std::nullopt) {
     RunResult r;
     r.seed = seed();
     r.history = world().history();
     CheckOptions checks = checks_;
-    if (liveness_bound.count() > 0) checks.liveness_bound = liveness_bound;
+    if (liveness_bound) checks.liveness_bound = liveness_bound;
     r.violations = check_all(r.history, checks);
     r.excerpt = excerpt_;
     return r;
   }
-  ::testing::AssertionResult no_violations(Micros liveness_bound = Micros(0)) {
+  ::testing::AssertionResult no_violations(std::optional<Micros> liveness_bound = std::nullopt) {
     return is_safe(result(liveness_bound));
   }
 

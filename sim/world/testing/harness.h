@@ -239,8 +239,8 @@ struct CheckOptions {
   bool foreign_writes = true;
   // No ghost lock outliving this (check_ghost_locks); nullopt: not checked.
   std::optional<Micros> ghost_bound = std::chrono::milliseconds(10);
-  // Liveness within this bound (check_liveness); zero: not checked.
-  Micros liveness_bound{0};
+  // Liveness within this bound (check_liveness); nullopt: not checked.
+  std::optional<Micros> liveness_bound;
   // The token order of FencedResource writes (check_fencing).
   bool fencing = true;
   // Exceptions escaping a client (check_task_errors).
@@ -268,8 +268,8 @@ inline std::vector<world::Violation> check_all(const world::History& h, const Ch
   if (o.held_past_lease) add(world::check_held_past_lease(h));
   if (o.foreign_writes) add(world::check_foreign_writes(h));
   if (o.ghost_bound) add(world::check_ghost_locks(h, {.bound_us = o.ghost_bound->count()}));
-  if (o.liveness_bound.count() > 0) {
-    add(world::check_liveness(h, o.liveness_bound.count(), world::excused_holds(h)));
+  if (o.liveness_bound) {
+    add(world::check_liveness(h, o.liveness_bound->count(), world::excused_holds(h)));
   }
   if (o.fencing) {
     add(world::check_fencing(h));
@@ -280,10 +280,11 @@ inline std::vector<world::Violation> check_all(const world::History& h, const Ch
 }
 
 // check_all with the default CheckOptions and liveness within
-// `liveness_bound_us` (not checked when <= 0).
-inline std::vector<world::Violation> check_all(const world::History& h, int64_t liveness_bound_us) {
+// `liveness_bound` (nullopt: not checked).
+inline std::vector<world::Violation> check_all(const world::History& h,
+                                               std::optional<Micros> liveness_bound) {
   CheckOptions o;
-  o.liveness_bound = Micros(std::max<int64_t>(liveness_bound_us, 0));
+  o.liveness_bound = liveness_bound;
   return check_all(h, o);
 }
 
@@ -360,8 +361,9 @@ struct RunOptions {
 // plus what the plan's faults add: a server's downtime, a partition, a
 // command timeout).
 inline Micros liveness_bound(const world::ExplorePlan& plan) {
-  return Micros(world::liveness_bound_us(plan) + plan.faults.server_down_max_us +
-                plan.faults.partition_max_us + 2 * plan.command_timeout_us);
+  return Micros(world::liveness_bound_us(plan) + plan.faults.server_down_max.count() +
+                plan.faults.partition_max.count() +
+                2 * plan.command_timeout.value_or(Micros{0}).count());
 }
 inline Micros ghost_bound(const world::ExplorePlan& plan) {
   return Micros(std::max<int64_t>(plan.lease_ms * 1000 / 4, 1000));
@@ -392,7 +394,7 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
   options.strategy = plan.strategy;
   options.pct_steps = world::pct_steps(plan);
   options.time_limit_us = int64_t{600} * 1000 * 1000;
-  options.command_timeout_us = plan.command_timeout_us;
+  options.command_timeout = plan.command_timeout;
   options.replicas = plan.replicas;
   options.replication_lag_max_us = plan.replication_lag_max_us;
   options.persistence = plan.persistence;
@@ -576,8 +578,8 @@ inline RunResult run_expire_then_delete(const LockFactory& make,
   const int64_t lease_us = std::chrono::duration_cast<Micros>(o.lease).count();
   world::WorldOptions options;
   options.seed = o.seed;
-  options.faults.latency_min_us = 1000;
-  options.faults.latency_max_us = 1000;
+  options.faults.latency_min = world::Micros{1000};
+  options.faults.latency_max = world::Micros{1000};
   options.time_limit_us = 100 * lease_us + int64_t{60} * 1000 * 1000;
   world::World w(options);
   RunResult r;
@@ -626,7 +628,7 @@ inline RunResult run_expire_then_delete(const LockFactory& make,
                Micros(lease_us * 12 / 10));
   w.run();
   r.history = w.history();
-  r.violations = check_all(r.history, 2 * lease_us);
+  r.violations = check_all(r.history, Micros(2 * lease_us));
   return r;
 }
 

@@ -185,7 +185,7 @@ TEST(Harness, AnExceptionEscapingTheLockIsATaskError) {
   spawn_client(w, "c", lock_factory([](lock::Env&, const std::string&) { return Throws{}; }),
                kDefaultKey, {world::Attempt{}}, 1s);
   w.run();
-  const auto v = check_all(w.history(), 0);
+  const auto v = check_all(w.history(), std::nullopt);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].checker, "task-error");
   EXPECT_TRUE(contains(v[0].description, "boom")) << v[0].description;
@@ -204,7 +204,7 @@ class LockWorldTestTest : public LockWorldTest {
 };
 
 TEST_F(LockWorldTestTest, FourClientsOfACorrectLockTakeTurns) {
-  world_options().faults.latency_max_us = 2000;
+  world_options().faults.latency_max = world::Micros{2000};
   spawn_clients(4, compare_and_delete(), {.attempts = 3, .work = 10ms});
   run();
   EXPECT_TRUE(no_violations(300ms));
@@ -229,10 +229,10 @@ TEST_F(LockWorldTestTest, PausesPastTheLeaseBreakAGetThenDelLock) {
   // A holder paused at its unlock: the fault plan's random pauses, long
   // enough to outlive the 100 ms lease, find the race within a few seeds.
   world_options().seed = 11;
-  world_options().faults.latency_max_us = 1000;
-  world_options().faults.pause_ppm = 200000;
-  world_options().faults.pause_min_us = 60000;
-  world_options().faults.pause_max_us = 150000;
+  world_options().faults.latency_max = world::Micros{1000};
+  world_options().faults.pause_ppm = world::Ppm(200000);
+  world_options().faults.pause_min = world::Micros{60000};
+  world_options().faults.pause_max = world::Micros{150000};
   spawn_clients(6, get_then_del(), {.attempts = 4, .think = 5ms, .work = 30ms, .wait = 5s});
   run();
   EXPECT_FALSE(no_violations());
@@ -254,7 +254,8 @@ RC_GTEST_PROP(Generators, PlansStayInsideTheLeaseBudget, ()) {
     for (const auto& a : c.attempts) work_max_us = std::max(work_max_us, a.work_us);
   }
   const int64_t lease_us = lease.count() * 1000;
-  RC_ASSERT(plan.faults.latency_max_us + work_max_us + plan.faults.pause_max_us < lease_us);
+  RC_ASSERT(plan.faults.latency_max.count() + work_max_us + plan.faults.pause_max.count() <
+            lease_us);
   RC_ASSERT(plan.lease_ms == lease.count());
 }
 
@@ -380,24 +381,24 @@ TEST(Generators, ProfilesDrawTheCliFaults) {
   bool budget_seen = false, lost_reply_seen = false, jump_seen = false, failover_seen = false;
   for (uint64_t seed = 1; seed <= 200; ++seed) {
     const FaultDraw b = draw(FaultProfile::kBudgeted, seed);
-    EXPECT_EQ(b.plan.faults.clock_jump_ppm, 0u) << "no clock jumps in the budget";
-    EXPECT_EQ(b.plan.faults.failover_ppm, 0u);
-    EXPECT_LE(b.plan.faults.pause_max_us, 20000);
-    EXPECT_LE(b.plan.faults.latency_max_us, 5000);
+    EXPECT_EQ(b.plan.faults.clock_jump_ppm, world::Ppm()) << "no clock jumps in the budget";
+    EXPECT_EQ(b.plan.faults.failover_ppm, world::Ppm());
+    EXPECT_LE(b.plan.faults.pause_max, world::Micros{20000});
+    EXPECT_LE(b.plan.faults.latency_max, world::Micros{5000});
     if (b.plan.faults.server_crash_ppm) {
       EXPECT_EQ(b.plan.persistence, world::Persistence::kAofAlways);
     }
-    budget_seen = budget_seen || b.plan.faults.stall_budget_us == 20000;
-    lost_reply_seen = lost_reply_seen || b.plan.faults.lost_reply_ppm > 0;
+    budget_seen = budget_seen || b.plan.faults.stall_budget == world::Micros{20000};
+    lost_reply_seen = lost_reply_seen || b.plan.faults.lost_reply_ppm > world::Ppm();
     const FaultDraw u = draw(FaultProfile::kUnbounded, seed);
-    jump_seen = jump_seen || u.plan.faults.clock_jump_ppm > 0;
-    failover_seen = failover_seen || u.plan.faults.failover_ppm > 0;
-    EXPECT_EQ(u.plan.faults.stall_budget_us, 0);
+    jump_seen = jump_seen || u.plan.faults.clock_jump_ppm > world::Ppm();
+    failover_seen = failover_seen || u.plan.faults.failover_ppm > world::Ppm();
+    EXPECT_FALSE(u.plan.faults.stall_budget) << "no budget in the unbounded profile";
   }
   EXPECT_TRUE(budget_seen && lost_reply_seen && jump_seen && failover_seen);
   std::ostringstream shown;
   world::FaultPlan f;
-  f.pause_ppm = 5;
+  f.pause_ppm = world::Ppm(5);
   world::showValue(f, shown);
   EXPECT_EQ(shown.str(), "FaultPlan{loss_executed_ppm 500000, pause_ppm 5}");
 }

@@ -1,11 +1,11 @@
-#include "sim/world/prng.h"
+#include "base/prng.h"
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <set>
 
-namespace redsim::world {
+namespace redsim::base {
 namespace {
 
 TEST(Prng, SameSeedSameStream) {
@@ -100,4 +100,4 @@ TEST(Fnv, ReferenceValues) {
 }
 
 }  // namespace
-}  // namespace redsim::world
+}  // namespace redsim::base

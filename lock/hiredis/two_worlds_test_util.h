@@ -52,8 +52,8 @@ class SimLockWorld {
   SimLockWorld() {
     world::WorldOptions o;
     o.seed = 1;
-    o.faults.latency_min_us = 1000;
-    o.faults.latency_max_us = 1000;
+    o.faults.latency_min = world::Micros{1000};
+    o.faults.latency_max = world::Micros{1000};
     world_ = std::make_unique<world::World>(o);
   }
 
