@@ -306,6 +306,7 @@ std::vector<Scenario> build_catalogue() {
             antirez + ", on delayed replies and GC pauses during acquisition",
             "a 1100 ms pause of client A during its first SET",
             [](uint64_t seed) { return run_redlock_paused_replies(Verdict::kSafe, seed); });
+  add_interop_scenarios(c);
   return c;
 }
 

@@ -13,6 +13,7 @@
 //   scenarios_failover.cc      a failover before replication
 //   scenarios_fair.cc          FairLock with a skewed client clock
 //   scenarios_redlock.cc       Redlock over five servers
+//   scenarios_interop.cc       redis-py's Lock and node-redlock's bugs (issue 14)
 #pragma once
 
 #include <chrono>
@@ -110,5 +111,9 @@ ScenarioResult run_fair_skewed_clock(LockKind, Verdict expected, uint64_t seed, 
 ScenarioResult run_redlock_clock_jump(Verdict expected, uint64_t seed, int64_t jump_ms);
 ScenarioResult run_redlock_restart(Verdict expected, uint64_t seed, int64_t down_ms);
 ScenarioResult run_redlock_paused_replies(Verdict expected, uint64_t seed);
+
+// scenarios_interop.cc: appends its catalogue entries (names, verdicts,
+// sources with the issue numbers) to `c`.
+void add_interop_scenarios(std::vector<Scenario>& c);
 
 }  // namespace redsim::world::scenarios_detail
