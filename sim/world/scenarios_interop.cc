@@ -308,8 +308,8 @@ void add_interop_scenarios(std::vector<Scenario>& c) {
         return run_node_redlock_expired_extension(true, Verdict::kExpectation, seed);
       });
   add("node-redlock-extend-274", LockKind::kNodeRedlock, Verdict::kSafe,
-      "the same retried acquisition on node-redlock main: expiration from the winning attempt, "
-      "`using` extends twice and the work completes",
+      "node-redlock#169 fixed on main (#274): the same retried acquisition, expiration from "
+      "the winning attempt; `using` extends and the work completes",
       "node-redlock PR #274 (fix of #169, merged, unreleased) and #276", retried,
       [](uint64_t seed) {
         return run_node_redlock_expired_extension(false, Verdict::kSafe, seed);
@@ -341,8 +341,8 @@ void add_interop_scenarios(std::vector<Scenario>& c) {
         return run_redis_py_shared_instance(false, Verdict::kMutualExclusion, seed);
       });
   add("redis-py-thread-local-token", LockKind::kRedisPy, Verdict::kSafe,
-      "the same schedule with thread_local=True (redis-py's default): thread 1's release "
-      "raises LockNotOwnedError, thread 2 keeps its lock",
+      "redis-py#416 fixed (#491/#492): thread_local=True, redis-py's default; thread 1's "
+      "release raises LockNotOwnedError, thread 2 keeps its lock",
       "redis-py PR #491/#492 (thread-local token, the `thread_local` toggle)", slow_release,
       [](uint64_t seed) { return run_redis_py_shared_instance(true, Verdict::kSafe, seed); });
   const std::string cut_release = "a partition of client A from the server at t=55..80 ms";
