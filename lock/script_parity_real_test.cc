@@ -169,6 +169,7 @@ TEST(RealRedis, EveryScriptMatchesTheFake) {
   const std::vector<std::string> numbers = {"0", "1", "2", "3", "100000", "1000000"};
   world::Prng rng(2026);
   std::vector<int> calls(shapes.size(), 0), ones(shapes.size(), 0);
+  int errors = 0;
   const int kSteps = 40 * static_cast<int>(shapes.size());
   for (int step = 0; step < kSteps; ++step) {
     const size_t pick = rng.uniform(0, shapes.size() - 1);
@@ -186,6 +187,7 @@ TEST(RealRedis, EveryScriptMatchesTheFake) {
     const Reply got = run_script(fake.connection(), script, keys, args);
     ++calls[pick];
     ones[pick] += want.is_integer() && want.integer() == 1;
+    errors += want.is_error();
     std::string argv_text;
     for (const std::string& a : args) argv_text += " " + a;
     ASSERT_TRUE(close_enough(want, got))
@@ -216,7 +218,11 @@ TEST(RealRedis, EveryScriptMatchesTheFake) {
   }
   int answered_one = 0;
   for (size_t i = 0; i < shapes.size(); ++i) answered_one += ones[i] > 0;
-  EXPECT_GE(answered_one, 10) << "the sequence must reach the scripts' success paths";
+  EXPECT_GE(answered_one, 8) << "the sequence must reach the scripts' success paths";
+  EXPECT_LT(errors, kSteps / 2) << "most calls must be well-formed";
+  RecordProperty("calls", kSteps);
+  RecordProperty("error_replies", errors);
+  RecordProperty("scripts_answering_1", answered_one);
 }
 
 }  // namespace
