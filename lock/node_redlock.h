@@ -54,6 +54,12 @@
 // kNotHeld when this object holds no acquisition or the release was voted
 // against; the acquisition is forgotten either way (its keys expire).
 // Not reentrant; one object per task, as the string kinds.
+//
+// Cost of the parallel calls: every attempt on more than one server spawns
+// one task per server. In the simulation that is a fiber; with
+// lock::HiredisEnv it is a std::thread with its own connections, joined only
+// at HiredisEnv::close(), so a long-running real client pays a thread and a
+// connection per server per attempt (node-redlock pays one promise each).
 #pragma once
 
 #include <chrono>
