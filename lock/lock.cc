@@ -9,7 +9,9 @@
 #include "lock/fair_lock.h"
 #include "lock/fenced_lock.h"
 #include "lock/get_del_lock.h"
+#include "lock/node_redlock.h"
 #include "lock/read_write_lock.h"
+#include "lock/redis_py_lock.h"
 #include "lock/redlock.h"
 #include "lock/reentrant_lock.h"
 #include "lock/setnx_expire_lock.h"
@@ -20,10 +22,10 @@ namespace redsim::lock {
 
 namespace {
 
-constexpr std::array<LockKind, 10> kAllKinds = {
+constexpr std::array<LockKind, 12> kAllKinds = {
     LockKind::kSimple,   LockKind::kReentrant, LockKind::kSetnxExpire, LockKind::kGetDel,
     LockKind::kBlindDel, LockKind::kFenced,    LockKind::kReadWrite,   LockKind::kRedlock,
-    LockKind::kFair,     LockKind::kSpin};
+    LockKind::kFair,     LockKind::kSpin,      LockKind::kRedisPy,     LockKind::kNodeRedlock};
 
 // kRedlock needs a fixed lease; the check of its value is Redlock's.
 std::chrono::milliseconds fixed_lease(const Lease& lease, std::string_view kind) {
@@ -57,6 +59,10 @@ std::string_view lock_kind_name(LockKind kind) {
       return "fair";
     case LockKind::kSpin:
       return "spin";
+    case LockKind::kRedisPy:
+      return "redis-py";
+    case LockKind::kNodeRedlock:
+      return "node-redlock";
   }
   return "unknown";
 }
@@ -161,6 +167,22 @@ std::unique_ptr<DistributedLock> make_lock(LockKind kind, Env& env, std::string 
           env, std::move(key),
           ReentrantLockOptions{.lock_watchdog_timeout = options.lock_watchdog_timeout,
                                .default_lease = options.lease.or_default(kWatchdog)});
+    case LockKind::kRedisPy:
+      // Lock(timeout=lease, sleep=retry_backoff_min): redis-py polls at a fixed sleep.
+      return std::make_unique<RedisPyLock>(
+          env, std::move(key),
+          RedisPyLockOptions{.timeout = fixed_lease(
+                                 options.lease.or_default(LockOptions::kStringLease), "redis-py"),
+                             .sleep = options.retry_backoff_min});
+    case LockKind::kNodeRedlock:
+      return std::make_unique<NodeRedlock>(
+          env, std::move(key),
+          NodeRedlockOptions{
+              .duration =
+                  fixed_lease(options.lease.or_default(LockOptions::kStringLease), "node-redlock"),
+              // [min, max] as kRedlock's uniform delay: retryDelay +- retryJitter.
+              .retry_delay = (options.retry_backoff_min + options.retry_backoff_max) / 2,
+              .retry_jitter = (options.retry_backoff_max - options.retry_backoff_min) / 2});
   }
   throw std::invalid_argument("make_lock: unknown LockKind");
 }

@@ -25,6 +25,11 @@
 //                 handed over in FIFO order                   (lock/fair_lock.h)       safe
 //   kSpin         Redisson RSpinLock: kReentrant's hash, no pub/sub, waiters
 //                 back off exponentially                      (lock/spin_lock.h)       safe
+//   kRedisPy      redis-py's Lock: SET NX PX + its release,
+//                 extend and reacquire scripts              (lock/redis_py_lock.h)   safe
+//   kNodeRedlock  node-redlock v5's Redlock: parallel votes,
+//                 retries with jitter, no validity check      (lock/node_redlock.h)    safe
+//                 under kRedlock's assumptions
 // "safe" means mutual exclusion holds while no holder outlives its lease
 // (pauses below the lease, clocks sane); nothing here is a fencing scheme.
 //
@@ -82,11 +87,13 @@ enum class LockKind {
   kReadWrite,
   kRedlock,
   kFair,
-  kSpin
+  kSpin,
+  kRedisPy,
+  kNodeRedlock
 };
 
 // "simple", "reentrant", "setnx-expire", "get-del", "blind-del", "fenced",
-// "read-write", "redlock", "fair", "spin".
+// "read-write", "redlock", "fair", "spin", "redis-py", "node-redlock".
 std::string_view lock_kind_name(LockKind kind);
 // The inverse of lock_kind_name (exact, lower case); nullopt for anything else.
 std::optional<LockKind> parse_lock_kind(std::string_view name);

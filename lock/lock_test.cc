@@ -19,7 +19,7 @@ namespace {
 using namespace testing_util;
 
 TEST(LockKind, NamesRoundTrip) {
-  EXPECT_EQ(all_lock_kinds().size(), 10u);
+  EXPECT_EQ(all_lock_kinds().size(), 12u);
   for (LockKind kind : all_lock_kinds()) {
     EXPECT_EQ(parse_lock_kind(lock_kind_name(kind)), kind);
   }
@@ -35,8 +35,9 @@ TEST(LockKind, NamesRoundTrip) {
 TEST(MakeLock, RejectsAZeroLeaseForStringKinds) {
   DirectWorld world;
   DirectEnv env(world, "client-a");
-  for (LockKind kind : {LockKind::kSimple, LockKind::kSetnxExpire, LockKind::kGetDel,
-                        LockKind::kBlindDel, LockKind::kRedlock}) {
+  for (LockKind kind :
+       {LockKind::kSimple, LockKind::kSetnxExpire, LockKind::kGetDel, LockKind::kBlindDel,
+        LockKind::kRedlock, LockKind::kRedisPy, LockKind::kNodeRedlock}) {
     EXPECT_THROW(make_lock(kind, env, "k", {.lease = 0ms}), std::invalid_argument);
     EXPECT_THROW(make_lock(kind, env, "k", {.lease = kWatchdog}), std::invalid_argument);
   }

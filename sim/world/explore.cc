@@ -252,7 +252,7 @@ void draw_faults_from(Prng& rng, ExplorePlan& plan, const FaultSet& f, FaultMode
 
 // The explicit faults of a plan, drawn from their own stream.
 void apply_fault_set(ExplorePlan& plan, const FaultSet& f) {
-  if (plan.kind == LockKind::kRedlock) plan.servers = 5;
+  if (plan.kind == LockKind::kRedlock || plan.kind == LockKind::kNodeRedlock) plan.servers = 5;
   // Unbounded faults overlap any lease-based lock's holders: judged are the
   // foreign writes, and the token order for the fenced kind.
   plan.checks = plan.kind == LockKind::kFenced ? kCheckFencing | kCheckForeignWrites

@@ -308,6 +308,7 @@ std::vector<Scenario> build_catalogue() {
             [](uint64_t seed) { return run_redlock_paused_replies(Verdict::kSafe, seed); });
   append_redisson_issue_scenarios(c);
   add_semaphore_multi_scenarios(c);
+  add_interop_scenarios(c);
   return c;
 }
 

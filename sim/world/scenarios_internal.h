@@ -17,6 +17,7 @@
 //                              ReadWriteLock (its catalogue entries too)
 //   scenarios_semaphore_multi.cc  semaphores, MultiLock, spin lock (with
 //                              their own catalogue entries)
+//   scenarios_interop.cc       redis-py's Lock and node-redlock's bugs (issue 14)
 #pragma once
 
 #include <chrono>
@@ -119,5 +120,8 @@ ScenarioResult run_redlock_paused_replies(Verdict expected, uint64_t seed);
 void append_redisson_issue_scenarios(std::vector<Scenario>& c);
 // scenarios_semaphore_multi.cc: appends its scenarios to the catalogue.
 void add_semaphore_multi_scenarios(std::vector<Scenario>& c);
+// scenarios_interop.cc: appends its catalogue entries (names, verdicts,
+// sources with the issue numbers) to `c`.
+void add_interop_scenarios(std::vector<Scenario>& c);
 
 }  // namespace redsim::world::scenarios_detail

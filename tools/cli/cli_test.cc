@@ -106,7 +106,8 @@ TEST(Check, FindsTheGetDelRaceAndPrintsAReplayThatReproducesIt) {
 }
 
 TEST(Check, SafeKindsShowNothing) {
-  for (auto kind : {lock::LockKind::kSimple, lock::LockKind::kReentrant}) {
+  for (auto kind : {lock::LockKind::kSimple, lock::LockKind::kReentrant, lock::LockKind::kRedisPy,
+                    lock::LockKind::kNodeRedlock}) {
     std::ostringstream out;
     CheckOptions options;
     options.kind = kind;
