@@ -302,6 +302,7 @@ Reply config(CommandContext& ctx) {
   if (sub == "resetstat" || sub == "rewrite") {
     if (argv.size() != 2) return sub_arity("config", sub);
     if (sub == "rewrite") return Reply::error("ERR The server is running without a config file");
+    ctx.server.reset_stats();
     return Reply::ok();
   }
   if (sub == "help") {

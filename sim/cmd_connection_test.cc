@@ -208,6 +208,69 @@ TEST_F(ConnectionCommandsTest, InfoSections) {
   EXPECT_NE(two.find("\r\n\r\n# Clients\r\n"), std::string::npos);
 }
 
+// INFO commandstats after the session run on redis-server 7.0.15 (which
+// also reports usec; the fake times nothing and reports 0).
+TEST_F(ConnectionCommandsTest, InfoCommandstatsCountsCallsRejectionsAndFailures) {
+  run({"SET", "stale", "1"});
+  EXPECT_EQ(run({"CONFIG", "RESETSTAT"}), Ok());
+  auto stat = [](std::string name, int calls, int rejected, int failed) {
+    return "cmdstat_" + name + ":calls=" + std::to_string(calls) +
+           ",usec=0,usec_per_call=0.00,rejected_calls=" + std::to_string(rejected) +
+           ",failed_calls=" + std::to_string(failed) + "\r\n";
+  };
+  // RESETSTAT clears, then counts itself; INFO is counted after it answers.
+  EXPECT_EQ(run({"INFO", "commandstats"}),
+            Bulk("# Commandstats\r\n" + stat("config|resetstat", 1, 0, 0)));
+  run({"SET", "a", "1"});
+  EXPECT_TRUE(run({"GET"}).is_error());              // arity: rejected, not called
+  EXPECT_TRUE(run({"LPUSH", "a", "x"}).is_error());  // WRONGTYPE: called and failed
+  EXPECT_TRUE(run({"NOSUCH"}).is_error());           // unknown: no stats at all
+  EXPECT_EQ(run({"EVAL", "return redis.call('get','a')", "0"}), Bulk("1"));  // counts GET
+  run({"CLIENT", "ID"});
+  run({"MULTI"});
+  EXPECT_TRUE(run({"GET"}).is_error());   // rejected inside MULTI
+  run({"SET", "b", "2"});                 // queued, never run
+  EXPECT_TRUE(run({"EXEC"}).is_error());  // EXECABORT: called and failed
+  EXPECT_EQ(run({"INFO", "commandstats"}),
+            Bulk("# Commandstats\r\n" + stat("client|id", 1, 0, 0) +
+                 stat("config|resetstat", 1, 0, 0) + stat("eval", 1, 0, 0) + stat("exec", 1, 0, 1) +
+                 stat("get", 1, 2, 0) + stat("info", 1, 0, 0) + stat("lpush", 1, 0, 1) +
+                 stat("multi", 1, 0, 0) + stat("set", 1, 0, 0)));
+}
+
+// The sections Redis's info-command unit reads: CPU (all zero: the fake
+// measures no CPU), Memory (the fake's count), Replication; "all" and
+// "everything" add commandstats, "default" does not; unknown ones are empty.
+TEST_F(ConnectionCommandsTest, InfoCpuMemoryReplicationAndDefaultVersusAll) {
+  EXPECT_EQ(run({"INFO", "CPU"}),
+            Bulk("# CPU\r\nused_cpu_sys:0.000000\r\nused_cpu_user:0.000000\r\n"
+                 "used_cpu_sys_children:0.000000\r\nused_cpu_user_children:0.000000\r\n"
+                 "used_cpu_sys_main_thread:0.000000\r\nused_cpu_user_main_thread:0.000000\r\n"));
+  // An empty fake counts Server::kBaseUsedMemoryBytes: 876000 B = 855.47K.
+  EXPECT_EQ(run({"INFO", "memory"}),
+            Bulk("# Memory\r\nused_memory:876000\r\nused_memory_human:855.47K\r\n"));
+  run({"SET", "k", std::string(2000, 'v')});
+  EXPECT_EQ(run({"INFO", "memory"}),
+            Bulk("# Memory\r\nused_memory:878057\r\nused_memory_human:857.48K\r\n"));
+  EXPECT_EQ(run({"INFO", "replication"}),
+            Bulk("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n"
+                 "master_failover_state:no-failover\r\nmaster_repl_offset:0\r\n"
+                 "second_repl_offset:-1\r\nrepl_backlog_active:0\r\n"
+                 "repl_backlog_size:1048576\r\nrepl_backlog_first_byte_offset:0\r\n"
+                 "repl_backlog_histlen:0\r\n"));
+  EXPECT_EQ(run({"INFO", "sentinel"}), Bulk(""));
+  for (std::string arg : {"", "default", "all", "everything"}) {
+    std::string info = arg.empty() ? run({"INFO"}).str() : run({"INFO", arg}).str();
+    EXPECT_NE(info.find("used_cpu_user:"), std::string::npos) << arg;
+    EXPECT_NE(info.find("used_memory:"), std::string::npos) << arg;
+    EXPECT_NE(info.find("master_repl_offset:"), std::string::npos) << arg;
+    bool stats = info.find("rejected_calls=") != std::string::npos;
+    EXPECT_EQ(stats, arg == "all" || arg == "everything") << arg;
+  }
+  std::string twice = run({"INFO", "cpu", "all"}).str();
+  EXPECT_EQ(twice.find("used_cpu_user:"), twice.rfind("used_cpu_user:"));  // once
+}
+
 TEST_F(ConnectionCommandsTest, CommandCountInfoDocs) {
   resp::Reply count = run({"COMMAND", "COUNT"});
   ASSERT_TRUE(count.is_integer());

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <string>
 #include <utility>
@@ -22,6 +23,21 @@ using resp::Reply;
 // ---- INFO ------------------------------------------------------------------
 
 namespace {
+
+// Redis's bytesToHuman: 1023B, 855.47K, 1.01M, ...
+std::string bytes_to_human(int64_t n) {
+  if (n < 1024) return std::to_string(n) + "B";
+  static constexpr char kUnits[] = {'K', 'M', 'G', 'T', 'P'};
+  double d = static_cast<double>(n) / 1024;
+  size_t unit = 0;
+  while (d >= 1024 && unit + 1 < sizeof kUnits) {
+    d /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f%c", d, kUnits[unit]);
+  return buf;
+}
 
 std::string info_section(Server& server, std::string_view section, int64_t now_ms) {
   std::string out;
@@ -89,17 +105,50 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
                                          ",expires=" + std::to_string(db.volatile_count()) +
                                          ",avg_ttl=" + std::to_string(ttl_n ? ttl_sum / ttl_n : 0));
     }
+  } else if (section == "memory") {
+    // The fake's own count (Server::used_memory_bytes): a walk over the data.
+    out = "# Memory\r\n";
+    int64_t used = server.used_memory_bytes();
+    line("used_memory", std::to_string(used));
+    line("used_memory_human", bytes_to_human(used));
+  } else if (section == "cpu") {
+    // The fake measures no CPU time (a simulated run must not depend on
+    // it): Redis's fields, all zero.
+    out = "# CPU\r\n";
+    for (std::string_view field :
+         {"used_cpu_sys", "used_cpu_user", "used_cpu_sys_children", "used_cpu_user_children",
+          "used_cpu_sys_main_thread", "used_cpu_user_main_thread"}) {
+      line(field, "0.000000");
+    }
+  } else if (section == "replication") {
+    // A master with no replicas and no backlog, as a fresh redis-server
+    // reports itself (its random master_replid left out).
+    out = "# Replication\r\n";
+    line("role", "master");
+    line("connected_slaves", "0");
+    line("master_failover_state", "no-failover");
+    line("master_repl_offset", "0");
+    line("second_repl_offset", "-1");
+    line("repl_backlog_active", "0");
+    line("repl_backlog_size", "1048576");
+    line("repl_backlog_first_byte_offset", "0");
+    line("repl_backlog_histlen", "0");
+  } else if (section == "commandstats") {
+    // Redis's line per command run or refused since the start (or CONFIG
+    // RESETSTAT), in name order (Redis's order is its hash table's); the
+    // fake times nothing, so usec is 0.
+    out = "# Commandstats\r\n";
+    for (const auto& [name, stats] : server.command_stats()) {
+      line("cmdstat_" + name,
+           "calls=" + std::to_string(stats.calls) +
+               ",usec=0,usec_per_call=0.00,rejected_calls=" + std::to_string(stats.rejected_calls) +
+               ",failed_calls=" + std::to_string(stats.failed_calls));
+    }
   } else {
     // Sections Redis has and the fake has nothing to report in: the header only.
     static constexpr std::pair<std::string_view, std::string_view> kEmpty[] = {
-        {"memory", "# Memory\r\n"},
-        {"persistence", "# Persistence\r\n"},
-        {"replication", "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n"},
-        {"cpu", "# CPU\r\n"},
-        {"modules", "# Modules\r\n"},
-        {"errorstats", "# Errorstats\r\n"},
-        {"cluster", "# Cluster\r\ncluster_enabled:0\r\n"},
-        {"commandstats", "# Commandstats\r\n"},
+        {"persistence", "# Persistence\r\n"},   {"modules", "# Modules\r\n"},
+        {"errorstats", "# Errorstats\r\n"},     {"cluster", "# Cluster\r\ncluster_enabled:0\r\n"},
         {"latencystats", "# Latencystats\r\n"},
     };
     for (const auto& [name, text] : kEmpty) {

@@ -188,27 +188,30 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
       session.last_subcommand_.clear();
     }
   }
-  // Redis 7.0 processCommand's checks, in its order.
+  // Redis 7.0 processCommand's checks, in its order. An unknown command
+  // has no stats; a known one refused counts in its rejected_calls.
   if (spec == nullptr) return reject(session, nullptr, unknown_command(argv));
-  if (!arity_ok(spec->arity, argv.size())) return reject(session, spec, errors::arity(spec->name));
+  auto refuse = [&](resp::Reply error) {
+    ++stats_of(*spec, argv).rejected_calls;
+    return reject(session, spec, std::move(error));
+  };
+  if (!arity_ok(spec->arity, argv.size())) return refuse(errors::arity(spec->name));
   if (std::optional<resp::Reply> oom = check_oom(session, *spec, argv)) {
-    return reject(session, spec, std::move(*oom));
+    return refuse(std::move(*oom));
   }
   // RESP2: a subscribed connection may only (un)subscribe, ping, quit, reset.
   if (!(spec->flags & kCmdPubSub) && (!session.channels_.empty() || !session.patterns_.empty())) {
-    return reject(session, spec,
-                  resp::Reply::error("ERR Can't execute '" + std::string(spec->name) +
+    return refuse(resp::Reply::error("ERR Can't execute '" + std::string(spec->name) +
                                      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / "
                                      "RESET are allowed in this context"));
   }
   if (scripts_->busy() && !allowed_while_busy(*spec, argv)) {
-    return reject(session, spec,
-                  resp::Reply::error("BUSY Redis is busy running a script. You can only call "
-                                     "SCRIPT KILL or SHUTDOWN NOSAVE."));
+    return refuse(
+        resp::Reply::error("BUSY Redis is busy running a script. You can only call "
+                           "SCRIPT KILL or SHUTDOWN NOSAVE."));
   }
   if (session.in_multi_ && (spec->flags & kCmdDenyInMulti)) {
-    return reject(session, spec,
-                  resp::Reply::error("ERR Command not allowed inside a transaction"));
+    return refuse(resp::Reply::error("ERR Command not allowed inside a transaction"));
   }
   if (session.in_multi_ && !(spec->flags & kCmdNoMulti)) {
     session.queued_.push_back(argv);
@@ -242,15 +245,37 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
 
   ++commands_processed_;
   CommandContext ctx{*this, session, argv, frozen_ms_, in_script};
-  if (in_script) return spec.handler(ctx);
-  session.last_command_ms_ = frozen_ms_;
-
-  int db_before = session.db_;
-  bool changed_before = std::exchange(script_changed_db_, false);
-  resp::Reply reply = spec.handler(ctx);
-  if (script_changed_db_) session.db_ = db_before;
-  script_changed_db_ = changed_before;
+  resp::Reply reply;
+  if (in_script) {
+    reply = spec.handler(ctx);
+  } else {
+    session.last_command_ms_ = frozen_ms_;
+    int db_before = session.db_;
+    bool changed_before = std::exchange(script_changed_db_, false);
+    reply = spec.handler(ctx);
+    if (script_changed_db_) session.db_ = db_before;
+    script_changed_db_ = changed_before;
+  }
+  // The stats are looked up after the run: the handler may have cleared
+  // them (CONFIG RESETSTAT), which Redis then counts as its first call.
+  CommandStats& stats = stats_of(spec, argv);
+  ++stats.calls;
+  if (reply.is_error()) ++stats.failed_calls;
   return reply;
+}
+
+// Redis's name for a command in INFO commandstats: a container's known
+// subcommand as "container|sub" (lower case), anything else by its name.
+Server::CommandStats& Server::stats_of(const CommandSpec& spec, const Argv& argv) {
+  if (argv.size() > 1 && commands_.has_subcommands(spec)) {
+    if (const SubcommandSpec* sub = commands_.find_subcommand(spec, argv[1])) {
+      return command_stats_[std::string(spec.name) + "|" + std::string(sub->name)];
+    }
+  }
+  // Found without building a string: this runs for every command.
+  auto it = command_stats_.find(spec.name);
+  if (it != command_stats_.end()) return it->second;
+  return command_stats_[std::string(spec.name)];
 }
 
 std::optional<resp::Reply> Server::check_oom(Session& session, const CommandSpec& spec,

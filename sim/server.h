@@ -290,6 +290,21 @@ class Server {
   // 1 inside a top-level command's handler.
   int call_depth() const { return call_depth_; }
   uint64_t commands_processed() const { return commands_processed_; }
+  // INFO commandstats, keyed as Redis names them ("get", "client|list"):
+  // calls counts every run (a script's redis.call and EXEC's queue
+  // included), failed_calls the runs whose reply was an error,
+  // rejected_calls the commands refused before running (arity, OOM,
+  // subscribed context, BUSY, not allowed in MULTI). The fake times
+  // nothing: INFO reports usec as 0. CONFIG RESETSTAT clears them.
+  struct CommandStats {
+    uint64_t calls = 0;
+    uint64_t failed_calls = 0;
+    uint64_t rejected_calls = 0;
+  };
+  const std::map<std::string, CommandStats, std::less<>>& command_stats() const {
+    return command_stats_;
+  }
+  void reset_stats() { command_stats_.clear(); }
   ServerConfig& config() { return config_; }
   // The connected sessions by id (CLIENT LIST, INFO clients).
   const std::map<uint64_t, Session*>& sessions() const { return sessions_; }
@@ -365,6 +380,8 @@ class Server {
   int64_t start_ms_;
   uint64_t next_session_id_ = 1;
   uint64_t commands_processed_ = 0;
+  std::map<std::string, CommandStats, std::less<>> command_stats_;
+  CommandStats& stats_of(const CommandSpec& spec, const Argv& argv);
   int64_t frozen_ms_ = -1;  // >= 0 while a command runs
   // A script's SELECT changes the db for the rest of the script only; the
   // command that ran the script restores the caller's db when this is set.

@@ -8,7 +8,7 @@ packages=(cmake g++ ninja-build pkg-config
           liblua5.4-dev lua-cjson lua-cjson-dev
           libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
           libssl-dev libboost-context-dev libcli11-dev nlohmann-json3-dev
-          libhiredis-dev redis-server redis-tools python3-redis ccache)
+          libhiredis-dev redis-server redis-tools python3-redis python3-pytest ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
