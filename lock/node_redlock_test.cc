@@ -20,8 +20,8 @@ World make_world(size_t servers, int64_t latency_us) {
   WorldOptions options;
   options.seed = 7;
   options.servers = servers;
-  options.faults.latency_min_us = latency_us;
-  options.faults.latency_max_us = latency_us;
+  options.faults.latency_min = Micros(latency_us);
+  options.faults.latency_max = Micros(latency_us);
   return World(options);
 }
 

@@ -235,7 +235,7 @@ ScenarioResult run_multilock_lease_unit(bool before_fix, Verdict expected, uint6
 // A starts over, works 100 ms, and B follows within the bound.
 ScenarioResult run_multilock_in_doubt(bool errors_propagate, Verdict expected, uint64_t seed) {
   WorldOptions options = scenario_options(seed);
-  options.command_timeout_us = 50 * kMs;
+  options.command_timeout = Micros(50 * kMs);
   SimRunner runner(options);
   World& world = runner.world();
   load_scripts(world, {"reentrant_acquire", "reentrant_unlock"});
