@@ -45,7 +45,7 @@ using redsim::sim::Session;
 
 constexpr size_t kSessions = 4;
 constexpr size_t kMaxSteps = 256;
-constexpr int kScriptHookBudget = 50;  // 500,000 Lua instructions a command
+constexpr int kScriptHookBudget = 5;  // 50,000 Lua instructions a command
 
 [[noreturn]] void fail(const std::string& why) {
   std::fprintf(stderr, "dispatch_fuzz: %s\n", why.c_str());
@@ -83,7 +83,16 @@ void check_reply(const Reply& r) {
 
 class Harness {
  public:
-  Harness() : server_(clock_) {
+  // 10,000 Lua instructions (one hook call) are a ms of script time, so a
+  // script made busy by CONFIG SET busy-reply-threshold 1..4 meets the busy
+  // handler before the stop check ends it.
+  static redsim::sim::ServerOptions options() {
+    redsim::sim::ServerOptions o;
+    o.lua_instructions_per_ms = 10'000;
+    return o;
+  }
+
+  Harness() : server_(clock_, options()) {
     for (auto& s : sessions_) s = server_.connect();
     server_.set_stop_check([this] { return ++hooks_ > kScriptHookBudget; });
     server_.set_busy_script_handler([this](Session& caller) {

@@ -31,7 +31,7 @@ namespace {
 using redsim::resp::Reply;
 using redsim::sim::Server;
 
-constexpr int kScriptHookBudget = 50;  // 500,000 Lua instructions a command
+constexpr int kScriptHookBudget = 5;  // 50,000 Lua instructions a command
 
 void check(bool ok, const std::string& why) {
   if (ok) return;
