@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -43,14 +44,22 @@ void check(bool ok, const std::string& why) {
 }
 
 int connect_to(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  check(fd >= 0, "socket()");
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  check(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0, "connect()");
-  return fd;
+  // EADDRNOTAVAIL and EAGAIN are the machine's (local ports in TIME_WAIT
+  // on a busy host), not the server's: tried again with a new socket.
+  for (int attempt = 0;; ++attempt) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    check(fd >= 0, std::string("socket(): ") + std::strerror(errno));
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
+    int err = errno;
+    ::close(fd);
+    bool transient = err == EINTR || err == EAGAIN || err == EADDRNOTAVAIL;
+    check(transient && attempt < 50, std::string("connect(): ") + std::strerror(err));
+    ::usleep(20'000);
+  }
 }
 
 void send_all(int fd, std::string_view bytes) {
