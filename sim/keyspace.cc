@@ -1,6 +1,8 @@
 #include "sim/keyspace.h"
 
 #include <algorithm>
+#include <type_traits>
+#include <variant>
 
 #include "base/hash.h"
 #include "sim/args.h"
@@ -420,6 +422,37 @@ void Db::remove_watcher(std::string_view key, Session* session) {
   auto& sessions = it->second;
   sessions.erase(std::remove(sessions.begin(), sessions.end(), session), sessions.end());
   if (sessions.empty()) watchers_.erase(it);
+}
+
+std::string Db::inconsistency() const {
+  if (order_.size() != map_.size()) return "the key order and the map differ in size";
+  size_t with_deadline = 0;
+  for (const auto& [pos, entry] : order_) {
+    auto it = map_.find(*pos.second);
+    if (it == map_.end() || &it->first != pos.second || &it->second != entry) {
+      return "the key order points at no stored key: " + *pos.second;
+    }
+    if (pos.first != scan_hash(*pos.second)) return "a key is out of order: " + *pos.second;
+    if (entry->has_expire()) {
+      ++with_deadline;
+      if (!volatile_.contains(*pos.second)) return "a deadline is not indexed: " + *pos.second;
+    }
+    bool empty = std::visit(
+        [](const auto& v) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) {
+            return false;
+          } else {
+            return v.size() == 0;
+          }
+        },
+        entry->value);
+    if (empty) return "an empty collection is stored: " + *pos.second;
+  }
+  if (with_deadline != volatile_.size()) return "the deadline index holds keys without one";
+  for (const auto& [key, sessions] : watchers_) {
+    if (sessions.empty()) return "an empty watcher list: " + key;
+  }
+  return "";
 }
 
 void Db::notify(std::string_view key, TouchKind kind) {

@@ -289,6 +289,13 @@ class Db {
     for (const auto& [pos, entry] : order_) fn(*pos.second, *entry);
   }
 
+  // Why this db's indexes disagree, or "" when they agree: the key order
+  // holds exactly the stored keys, the deadline index exactly the keys with
+  // a deadline, no stored hash, list, set or sorted set is empty (Redis
+  // deletes a key whose collection empties), and no key has an empty list
+  // of watchers. O(size); for tests and the fuzz targets, between commands.
+  std::string inconsistency() const;
+
   // WATCH bookkeeping: which sessions watch which keys of this db.
   void add_watcher(std::string_view key, Session* session);
   void remove_watcher(std::string_view key, Session* session);

@@ -175,5 +175,23 @@ TEST_F(DbTest, KeyspaceActiveExpireCoversEveryDb) {
   EXPECT_EQ(ks_.active_expire(101, 20), 5u);
 }
 
+// The fuzz targets' invariant (Db::inconsistency): it holds through adds,
+// deadlines and removals, and names what a command could break.
+TEST(Db, InconsistencyIsEmptyWhileTheIndexesAgree) {
+  Db db(0, nullptr);
+  db.set_string("a", "1", false);
+  db.set_expire("a", *db.peek("a"), 100);
+  db.add("h", Hash{}).hash().set("f", "v");
+  EXPECT_EQ(db.inconsistency(), "");
+  db.set_expire("a", *db.peek("a"), Entry::kNoExpire);
+  EXPECT_TRUE(db.remove("h"));
+  EXPECT_EQ(db.inconsistency(), "");
+  db.add("empty", List{});
+  EXPECT_EQ(db.inconsistency(), "an empty collection is stored: empty");
+  EXPECT_TRUE(db.remove("empty"));
+  db.peek("a")->expire_ms = 5;  // a deadline set behind the index's back
+  EXPECT_EQ(db.inconsistency(), "a deadline is not indexed: a");
+}
+
 }  // namespace
 }  // namespace redsim::sim

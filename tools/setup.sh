@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what redsim needs from Debian's packages (only what is missing),
 # then configures and builds. Usage: tools/setup.sh [build-dir] [extra cmake args...]
+# REDSIM_BUILD_TARGETS="a b" builds only those targets (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,7 +9,8 @@ packages=(cmake g++ ninja-build pkg-config
           liblua5.4-dev lua-cjson lua-cjson-dev
           libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
           libssl-dev libboost-context-dev libcli11-dev nlohmann-json3-dev
-          libhiredis-dev redis-server redis-tools python3-redis python3-pytest ccache)
+          libhiredis-dev redis-server redis-tools python3-redis python3-pytest ccache
+          clang-19 libclang-rt-19-dev)  # the fuzz targets: libFuzzer, ASan, UBSan
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -31,4 +33,5 @@ if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" "$@" >/dev/null
-cmake --build "$build_dir" -j "$(nproc)"
+read -ra targets <<< "${REDSIM_BUILD_TARGETS:-all}"
+cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"

@@ -119,7 +119,13 @@ bool Decoder::parse(size_t& pos, Reply& out, int depth) {
         out = Reply::nil_array();
         break;
       }
-      std::vector<Reply> elements(static_cast<size_t>(n));
+      // Every element takes at least 3 bytes ("+\r\n"): until that many
+      // have arrived the array is incomplete, and nothing is allocated for
+      // elements that may never come ("*999999999999\r\n" alone used to
+      // allocate them all; found by resp_decoder_fuzz).
+      size_t count = static_cast<size_t>(n);
+      if (count > (buffer_.size() - p) / 3) return false;
+      std::vector<Reply> elements(count);
       for (Reply& e : elements) {
         if (!parse(p, e, depth + 1)) return false;
       }

@@ -43,6 +43,21 @@ TEST(Codec, RejectsMalformedInput) {
   }
 }
 
+// Found by resp_decoder_fuzz: an array header alone used to allocate its
+// elements, so a hostile length (here about 10^12 elements) ran the client
+// out of memory before any element arrived.
+TEST(Codec, HugeArrayLengthAllocatesNothingUntilTheElementsArrive) {
+  Decoder d;
+  d.feed("*999999999999\r\n:1\r\n");
+  EXPECT_EQ(d.next(), std::nullopt);
+  EXPECT_EQ(d.buffered(), 19u);
+  Decoder small;
+  small.feed("*2\r\n:1\r\n");
+  EXPECT_EQ(small.next(), std::nullopt);
+  small.feed(":2\r\n");
+  EXPECT_EQ(small.next(), Reply::array({Reply::integer(1), Reply::integer(2)}));
+}
+
 TEST(Reply, EqualityDistinguishesKinds) {
   EXPECT_NE(Reply::status("OK"), Reply::bulk("OK"));
   EXPECT_NE(Reply::nil(), Reply::nil_array());

@@ -1,0 +1,140 @@
+// libFuzzer target: redsim server end to end (tools/server/tcp_server.h).
+//
+// Each input is what one client sends: a fresh fake on a virtual clock is
+// served by a TcpServer on a loopback port (its loop on a thread of its
+// own, as in redsim server); the client writes the input in pieces of 1..64
+// bytes (byte 0 seeds the sizes), half-closes, and reads until the server
+// closes the connection, as it must once it has read everything (at EOF,
+// after QUIT, SHUTDOWN or a protocol error), or until a second of silence
+// (a script looping with nobody to kill it), when a stop request must end
+// the script and close. Then a second client must still get +PONG (unless
+// the input stopped the server), the loop is stopped and joined, and, from
+// this thread, every db's indexes must agree and an in-process session must
+// work. A failure aborts; a server that never closes shows as a timeout.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "sim/clock.h"
+#include "sim/keyspace.h"
+#include "sim/server.h"
+#include "tools/server/tcp_server.h"
+
+namespace {
+
+using redsim::resp::Reply;
+
+void check(bool ok, const std::string& why) {
+  if (ok) return;
+  std::fprintf(stderr, "tcp_server_fuzz: %s\n", why.c_str());
+  std::abort();
+}
+
+int connect_to(int port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  // EADDRNOTAVAIL and EAGAIN are the machine's (local ports in TIME_WAIT
+  // on a busy host), not the server's: tried again with a new socket.
+  for (int attempt = 0;; ++attempt) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    check(fd >= 0, std::string("socket(): ") + std::strerror(errno));
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
+    int err = errno;
+    ::close(fd);
+    bool transient = err == EINTR || err == EAGAIN || err == EADDRNOTAVAIL;
+    check(transient && attempt < 50, std::string("connect(): ") + std::strerror(err));
+    ::usleep(20'000);
+  }
+}
+
+void send_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return;  // the server closed first (QUIT, a protocol error): fine
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+// Reads what the server sends until it closes the connection (true), or
+// until nothing came for `idle_ms` (false).
+bool read_to_eof(int fd, int idle_ms, std::string* out) {
+  char buf[4096];
+  for (;;) {
+    pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+    int ready = ::poll(&p, 1, idle_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) return false;
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;  // EOF, or reset after unread input
+    out->append(buf, static_cast<size_t>(n));
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0 || size > 16 * 1024) return 0;
+  redsim::sim::ManualClock clock;
+  redsim::sim::Server fake(clock);
+  redsim::server::TcpServer tcp(fake, {.bind = "127.0.0.1", .port = 0, .wall_clock = false});
+  int port = tcp.listen();
+  std::thread loop([&tcp] { tcp.run(); });
+
+  int fd = connect_to(port);
+  uint32_t state = data[0] * 2654435761u + 3;
+  std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
+  while (!input.empty()) {
+    state = state * 1103515245u + 12345u;
+    size_t n = std::min<size_t>(input.size(), 1 + (state >> 16) % 64);
+    send_all(fd, input.substr(0, n));
+    input.remove_prefix(n);
+  }
+  ::shutdown(fd, SHUT_WR);
+  std::string replies;
+  // A script that loops with no other client to send SCRIPT KILL keeps the
+  // connection open, as in Redis: after a second of silence the server is
+  // stopped (redsim server's SIGTERM), which must end the script and close.
+  bool closed = read_to_eof(fd, 1000, &replies);
+  if (!closed) {
+    tcp.request_stop();
+    check(read_to_eof(fd, 10000, &replies), "a stop request did not close the connection");
+  }
+  ::close(fd);
+
+  if (closed && !fake.shutdown_requested()) {
+    int probe = connect_to(port);
+    send_all(probe, "PING\r\nQUIT\r\n");
+    std::string answer;
+    check(read_to_eof(probe, 10000, &answer), "a new client after the input was not answered");
+    ::close(probe);
+    check(answer == "+PONG\r\n+OK\r\n", "a new client after the input got: " + answer);
+  }
+  tcp.request_stop();
+  loop.join();
+
+  for (int db = 0; db < fake.keyspace().databases(); ++db) {
+    std::string why = fake.keyspace().db(db).inconsistency();
+    check(why.empty(), "db " + std::to_string(db) + ": " + why);
+  }
+  auto session = fake.connect();
+  Reply pong = fake.execute(*session, {"PING"});
+  check(pong == Reply::status("PONG"), "PING in process answers " + pong.debug_string());
+  return 0;
+}
