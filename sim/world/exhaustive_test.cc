@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -87,6 +89,57 @@ TEST(ExhaustiveReduction, TinyWorldCounts) {
   std::printf("tiny world: %llu schedules with sleep sets (%llu pruned), %llu without\n",
               static_cast<unsigned long long>(reduced.schedules),
               static_cast<unsigned long long>(reduced.pruned),
+              static_cast<unsigned long long>(full.schedules));
+}
+
+// The expire-then-delete race of get-del (a holder's GET sees its own token,
+// its lease runs out, another client takes the lock, the first one's DEL
+// removes it), in a two-client world: seed 3's plan needs two deviations
+// (two pauses of 30 ms around the holder's check), so bound 2 finds it and
+// bound 1 proves that plan safe.
+TEST(ExhaustiveSearch, FindsTheGetDelRaceAndItReplays) {
+  ExplorePlan plan = generate_small_plan(lock::LockKind::kGetDel, 3);
+  plan.strategy = parse_strategy("exhaustive:1");
+  const ExhaustiveResult one = explore_exhaustive(plan);
+  EXPECT_TRUE(one.complete);
+  EXPECT_FALSE(one.counterexample.has_value());
+  EXPECT_GT(one.schedules, 1u);
+
+  plan.strategy = parse_strategy("exhaustive:2");
+  const ExhaustiveResult two = explore_exhaustive(plan);
+  ASSERT_TRUE(two.counterexample.has_value());
+  int deviations = 0;
+  for (uint32_t c : *two.counterexample) deviations += c > 0;
+  EXPECT_LE(deviations, 2);
+  // The printed schedule replays the failure, byte for byte.
+  ExplorePlan replay = plan;
+  replay.strategy = parse_strategy("exhaustive:2@" + format_schedule(*two.counterexample));
+  const ExploreOutcome a = run_plan(replay), b = run_plan(replay);
+  ASSERT_FALSE(a.violations.empty());
+  EXPECT_GE(find_expire_then_delete(a.history, kExploreKey), 0);
+  EXPECT_EQ(a.history.hash(), b.history.hash());
+  // Without the schedule (every default) the same plan is fine.
+  replay.strategy.schedule.clear();
+  EXPECT_TRUE(run_plan(replay).violations.empty());
+}
+
+// A correct lock over a whole bounded space: no violation, and the sleep
+// sets run fewer schedules than the plain enumeration of tie orders.
+TEST(ExhaustiveSearch, ProvesSimpleAndTheReductionPrunes) {
+  ExplorePlan plan = generate_small_plan(lock::LockKind::kSimple, 2);
+  plan.strategy = parse_strategy("exhaustive:1");
+  const ExhaustiveResult reduced = explore_exhaustive(plan);
+  EXPECT_TRUE(reduced.complete);
+  EXPECT_FALSE(reduced.counterexample.has_value());
+  EXPECT_GT(reduced.schedules, 1u);
+  plan.strategy.reduce = false;
+  const ExhaustiveResult full = explore_exhaustive(plan);
+  EXPECT_TRUE(full.complete);
+  EXPECT_FALSE(full.counterexample.has_value());
+  EXPECT_EQ(full.pruned, 0u);
+  EXPECT_LT(reduced.schedules, full.schedules);
+  std::printf("simple, seed 2, bound 1: %llu schedules with sleep sets, %llu without\n",
+              static_cast<unsigned long long>(reduced.schedules),
               static_cast<unsigned long long>(full.schedules));
 }
 
