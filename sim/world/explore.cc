@@ -311,6 +311,19 @@ ExplorePlan generate_plan(LockKind kind, uint64_t seed, int clients,
   return plan;
 }
 
+ExplorePlan generate_small_plan(LockKind kind, uint64_t seed, int clients, int attempts) {
+  if (clients < 1 || clients > 3 || attempts < 1 || attempts > 2) {
+    throw std::invalid_argument("exhaustive worlds are 1..3 clients x 1..2 attempts");
+  }
+  ExplorePlan plan = generate_plan(kind, seed, clients);
+  for (ClientPlan& c : plan.clients) {
+    if (c.attempts.size() > static_cast<size_t>(attempts)) {
+      c.attempts.resize(static_cast<size_t>(attempts));
+    }
+  }
+  return plan;
+}
+
 int64_t liveness_bound_us(const ExplorePlan& plan) {
   // A lock whose holder crashed or paused outside its section frees when the
   // lease ends; a waiter then needs one backoff sleep (or one pub/sub
@@ -347,6 +360,9 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
   WorldOptions options;
   options.seed = plan.seed;
   options.strategy = plan.strategy;
+  // The fenced storage is memory the clients share outside the world: its
+  // writes do not commute, so no reduction (exhaustive.h).
+  if (plan.kind == LockKind::kFenced) options.strategy.reduce = false;
   options.pct_steps = pct_steps(plan);
   options.faults = plan.faults;
   options.time_limit_us = int64_t{600} * 1000 * kMs;
@@ -366,9 +382,12 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
         },
         Micros(0), client->stream);
   }
-  world.run();
+  const World::RunEnd end = world.run();
   ExploreOutcome out;
   out.history = world.history();
+  out.choices = world.choice_points();
+  out.pruned = end == World::RunEnd::kPruned;
+  if (out.pruned) return out;  // a redundant schedule: not judged
   // Counted from the history: a server may be down (or replaced) at the end.
   for (const HistoryEvent& e : out.history.events()) out.commands += e.kind == EventKind::kCommand;
   auto add = [&out](std::vector<Violation> v) {
@@ -449,6 +468,16 @@ ExplorePlan shrink_plan(const ExplorePlan& plan,
       return std::exchange(p.faults.server_clock_jump_ppm, Ppm()) != Ppm();
     });
     try_field([](ExplorePlan& p) { return std::exchange(p.faults.clock_drift_ppm_max, 0) != 0; });
+    // An exhaustive schedule: each non-default option back to the default.
+    for (size_t i = 0; i < best.strategy.schedule.size(); ++i) {
+      try_field([i](ExplorePlan& p) {
+        std::vector<uint32_t>& s = p.strategy.schedule;
+        if (i >= s.size() || s[i] == 0) return false;
+        s[i] = 0;
+        while (!s.empty() && s.back() == 0) s.pop_back();
+        return true;
+      });
+    }
     for (size_t c = 0; c < best.clients.size(); ++c) {
       for (size_t a = 0; a < best.clients[c].attempts.size(); ++a) {
         auto attempt = [c, a](ExplorePlan& p) -> Attempt& { return p.clients[c].attempts[a]; };
@@ -478,6 +507,11 @@ std::string describe_plan(const ExplorePlan& plan) {
   if (plan.strategy.depth > 0) {
     out << "strategy: " << strategy_name(plan.strategy) << " (k = " << pct_steps(plan)
         << " steps)\n";
+  }
+  if (plan.strategy.exhaustive()) {
+    const std::string schedule = format_schedule(plan.strategy.schedule);
+    out << "strategy: exhaustive, bound " << plan.strategy.bound << ", schedule "
+        << (schedule.empty() ? "all defaults" : schedule) << "\n";
   }
   if (plan.fault_set) {
     const FaultPlan& f = plan.faults;

@@ -52,6 +52,7 @@
 
 #include "lock/lock.h"
 #include "sim/world/checkers.h"
+#include "sim/world/exhaustive.h"
 #include "sim/world/pct.h"
 #include "sim/world/world.h"
 
@@ -147,8 +148,9 @@ struct ExplorePlan {
   // live holders inside their lease; explicit faults (apply by
   // generate_plan) are unbounded.
   FaultMode fault_mode = FaultMode::kBudgeted;
-  // How same-time events and latencies are chosen (pct.h): random, or PCT
-  // with k = pct_steps(plan) steps.
+  // How same-time events and latencies are chosen (pct.h): random, PCT with
+  // k = pct_steps(plan) steps, or one exhaustive schedule (exhaustive.h;
+  // explore_exhaustive searches them all).
   Strategy strategy;
 };
 
@@ -172,6 +174,13 @@ inline constexpr const char* kExploreKey = "lock:explore";
 ExplorePlan generate_plan(lock::LockKind kind, uint64_t seed, int clients = 0,
                           std::optional<FaultSet> faults = std::nullopt);
 
+// The small world the exhaustive strategy searches (exhaustive.h):
+// generate_plan(kind, seed, clients) with each client's attempts cut to the
+// first `attempts`. Bounds: clients in 1..3, attempts in 1..2 (throws
+// std::invalid_argument otherwise).
+ExplorePlan generate_small_plan(lock::LockKind kind, uint64_t seed, int clients = 2,
+                                int attempts = 2);
+
 struct ExploreOutcome {
   // Every checker that applies to the kind (fenced: check_fencing too; its
   // clients write their token to a FencedResource named kExploreKey at the
@@ -179,6 +188,11 @@ struct ExploreOutcome {
   std::vector<Violation> violations;
   History history;
   uint64_t commands = 0;  // commands the servers executed (kCommand events)
+  // Exhaustive strategy (exhaustive.h): the choice points the run met, and
+  // whether the sleep sets cut it short as redundant (then `violations` is
+  // empty: a cut run is not judged).
+  std::vector<ChoicePoint> choices;
+  bool pruned = false;
 };
 
 // Runs `plan` in a fresh world. Deterministic: the same plan gives the same

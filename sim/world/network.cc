@@ -95,6 +95,11 @@ Link& Runtime::pubsub_link(Process& p, size_t server) {
 
 int64_t Runtime::uniform_latency(Link& link) {
   const FaultPlan& plan = options.faults;
+  if (chooser) {
+    // Exhaustive: one extreme or the other (exhaustive.h).
+    if (plan.latency_max <= plan.latency_min) return plan.latency_min.count();
+    return chooser->choose(2, false) == 0 ? plan.latency_min.count() : plan.latency_max.count();
+  }
   if (!pct) return link.rng.uniform(plan.latency_min.count(), plan.latency_max.count());
   // PCT: the process's rank picks its slice of the range (pct.h).
   const auto [rank, count] = pct->rank(link.process->pid);
@@ -114,6 +119,7 @@ int64_t Runtime::draw_latency(Link& link) {
       return plan.latency_min.count();
     case LatencyDistribution::kLongTail: {
       int64_t latency = uniform_latency(link);
+      if (chooser) return latency;  // exhaustive: the extremes of the uniform part only
       const int64_t cap = plan.latency_tail_max
                               ? plan.latency_tail_max->count()
                               : 1024 * std::max<int64_t>(plan.latency_max.count(), 1);
@@ -182,7 +188,7 @@ void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
   if (options.record_messages) {
     record_message(link, EventKind::kMessageSent, std::string(what), arrival);
   }
-  sched.at(
+  sched.at_message(
       arrival,
       [this, &link, fn = std::move(fn), what = std::string(what), sent] {
         if (link.broken) {  // lost with the connection
@@ -194,7 +200,8 @@ void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
         }
         fn();
       },
-      /*daemon=*/false, link.process->pid);
+      link.process->pid, reinterpret_cast<uintptr_t>(&last_arrival_us),
+      /*server_side=*/&last_arrival_us == &link.last_to_server_us);
 }
 
 void Runtime::fail_call(Task& t, uint64_t token, Task::CallEnd end, std::string error,

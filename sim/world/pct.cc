@@ -4,6 +4,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "sim/world/exhaustive.h"
+
 namespace redsim::world {
 
 Strategy parse_strategy(std::string_view text) {
@@ -19,11 +21,32 @@ Strategy parse_strategy(std::string_view text) {
     }
     throw std::invalid_argument("pct depth must be 1..8, got '" + std::string(digits) + "'");
   }
+  if (text == "exhaustive") return Strategy{.bound = 2};
+  constexpr std::string_view kExhaustive = "exhaustive:";
+  if (text.starts_with(kExhaustive)) {
+    std::string_view rest = text.substr(kExhaustive.size());
+    std::string_view schedule;
+    if (const size_t at = rest.find('@'); at != std::string_view::npos) {
+      schedule = rest.substr(at + 1);
+      rest = rest.substr(0, at);
+    }
+    int bound = -1;
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), bound);
+    if (ec != std::errc() || end != rest.data() + rest.size() || bound < 0 || bound > 8) {
+      throw std::invalid_argument("exhaustive bound must be 0..8, got '" + std::string(rest) + "'");
+    }
+    return Strategy{.bound = bound, .schedule = parse_schedule(std::string(schedule))};
+  }
   throw std::invalid_argument("unknown strategy '" + std::string(text) +
-                              "'; one of random, pct, pct:D");
+                              "'; one of random, pct, pct:D, exhaustive, exhaustive:B");
 }
 
 std::string strategy_name(const Strategy& strategy) {
+  if (strategy.exhaustive()) {
+    const std::string schedule = format_schedule(strategy.schedule);
+    return "exhaustive:" + std::to_string(strategy.bound) +
+           (schedule.empty() ? "" : "@" + schedule);
+  }
   return strategy.depth == 0 ? "random" : "pct:" + std::to_string(strategy.depth);
 }
 

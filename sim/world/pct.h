@@ -67,13 +67,24 @@ namespace redsim::world {
 // How an exploration orders what is left to chance.
 struct Strategy {
   int depth = 0;  // 0: random (latencies drawn uniformly, ties in schedule order); d >= 1: PCT
+  // >= 0: exhaustive (sim/world/exhaustive.h): a search runs every schedule
+  // with at most `bound` latency / fault deviations; a single run follows
+  // `schedule` (the options taken at its choice points, then option 0).
+  int bound = -1;
+  std::vector<uint32_t> schedule = {};
+  bool reduce = true;  // exhaustive: the sleep-set reduction (off: every tie order)
+  bool exhaustive() const { return bound >= 0; }
+  bool random() const { return depth == 0 && bound < 0; }
   bool operator==(const Strategy&) const = default;
 };
 
-// "random", "pct" (= pct:3) or "pct:D" with D in 1..8. Throws
+// "random", "pct" (= pct:3), "pct:D" with D in 1..8, "exhaustive" (=
+// exhaustive:2), "exhaustive:B" with B in 0..8, or "exhaustive:B@SCHEDULE"
+// (one schedule, format_schedule's text: "3=1,17=2"). Throws
 // std::invalid_argument naming the problem.
 Strategy parse_strategy(std::string_view text);
-// "random" or "pct:D".
+// "random", "pct:D", "exhaustive:B" or "exhaustive:B@SCHEDULE" (a schedule
+// with a non-zero option).
 std::string strategy_name(const Strategy& strategy);
 
 // The priorities of one world's processes under PCT. Processes are numbered

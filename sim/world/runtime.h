@@ -26,6 +26,7 @@
 #include "sim/keyspace.h"
 #include "sim/server.h"
 #include "sim/world/drift_clock.h"
+#include "sim/world/exhaustive.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/fiber.h"
 #include "sim/world/history.h"
@@ -240,6 +241,8 @@ struct Runtime {
   bool wake(Task& t, uint64_t token);
   void yield(Task& t);
   void fault_point(Process& p, Task& t);
+  // fault_point's crash and pauses under the exhaustive strategy.
+  void exhaustive_fault_point(Process& p, Task& t);
 
   // Network (network.cc).
   lock::Connection& connection(Task& t, size_t server);
@@ -303,6 +306,10 @@ struct Runtime {
   WorldOptions options;
   Scheduler sched;
   std::unique_ptr<PctPriorities> pct;  // set under Strategy PCT (pct.h)
+  std::unique_ptr<Chooser> chooser;    // set under the exhaustive strategy (exhaustive.h)
+  // Exhaustive: a choice among `options` latency / fault options (0 = the
+  // default); 0 without a chooser.
+  uint32_t choose(uint32_t options) { return chooser ? chooser->choose(options, false) : 0; }
   History history;
   Prng root;
   std::vector<std::unique_ptr<Node>> nodes;  // servers first, then replicas

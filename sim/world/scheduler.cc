@@ -4,6 +4,7 @@
 #include <limits>
 #include <utility>
 
+#include "sim/world/exhaustive.h"
 #include "sim/world/pct.h"
 
 namespace redsim::world {
@@ -26,27 +27,91 @@ int64_t saturating_add(int64_t a, int64_t b) {
 
 void Scheduler::at(int64_t t_us, Action action, bool daemon, uint32_t owner) {
   if (owner == kInheritOwner) owner = current_owner_;
-  const uint64_t priority = priorities_ != nullptr ? priorities_->priority(owner) : 0;
-  heap_.push_back(
-      Entry{std::max(t_us, now_us_), priority, next_seq_++, owner, daemon, std::move(action)});
+  push(Entry{t_us, 0, 0, owner, daemon, current_server_side_, 0, std::move(action)});
+}
+
+void Scheduler::at_message(int64_t t_us, Action action, uint32_t owner, uintptr_t channel,
+                           bool server_side) {
+  push(Entry{t_us, 0, 0, owner, false, server_side, channel, std::move(action)});
+}
+
+void Scheduler::push(Entry entry) {
+  entry.t_us = std::max(entry.t_us, now_us_);
+  entry.priority = priorities_ != nullptr ? priorities_->priority(entry.owner) : 0;
+  entry.seq = next_seq_++;
+  if (!entry.daemon) ++live_;
+  heap_.push_back(std::move(entry));
   std::push_heap(heap_.begin(), heap_.end(), later<Entry, Entry>);
-  if (!daemon) ++live_;
 }
 
 void Scheduler::after(int64_t delay_us, Action action, bool daemon) {
   at(saturating_add(now_us_, std::max<int64_t>(delay_us, 0)), std::move(action), daemon);
 }
 
-void Scheduler::step() {
-  std::pop_heap(heap_.begin(), heap_.end(), later<Entry, Entry>);
-  Entry entry = std::move(heap_.back());
-  heap_.pop_back();
+void Scheduler::run_entry(Entry entry) {
   if (!entry.daemon) --live_;
   now_us_ = entry.t_us;
   ++events_run_;
   current_owner_ = entry.owner;
+  current_server_side_ = entry.server_side;
   entry.action();
   current_owner_ = 0;
+  current_server_side_ = false;
+}
+
+void Scheduler::step() {
+  std::pop_heap(heap_.begin(), heap_.end(), later<Entry, Entry>);
+  Entry entry = std::move(heap_.back());
+  heap_.pop_back();
+  run_entry(std::move(entry));
+}
+
+bool Scheduler::independent(const Asleep& a, const Entry& b) const {
+  // Two client processes' own events (exhaustive.h has the argument).
+  return reduce_ && a.owner != 0 && b.owner != 0 && a.owner != b.owner && !a.server_side &&
+         !b.server_side;
+}
+
+bool Scheduler::step_chosen() {
+  // The events due first, in schedule order; of each channel only its oldest.
+  const int64_t t = heap_.front().t_us;
+  std::vector<size_t> due;
+  for (size_t i = 0; i < heap_.size(); ++i) {
+    if (heap_[i].t_us == t) due.push_back(i);
+  }
+  std::sort(due.begin(), due.end(),
+            [this](size_t a, size_t b) { return heap_[a].seq < heap_[b].seq; });
+  std::vector<size_t> awake;
+  for (size_t k = 0; k < due.size(); ++k) {
+    const Entry& e = heap_[due[k]];
+    bool head = true;
+    for (size_t j = 0; j < k && head; ++j) {
+      head = e.channel == 0 || heap_[due[j]].channel != e.channel;
+    }
+    // A channel's older message due later cannot be: arrivals are FIFO in time.
+    const bool asleep =
+        std::any_of(sleep_.begin(), sleep_.end(), [&e](const Asleep& a) { return a.seq == e.seq; });
+    if (head && !asleep) awake.push_back(due[k]);
+  }
+  if (awake.empty()) return false;
+  uint32_t pick = 0;
+  if (awake.size() > 1) {
+    pick = chooser_->choose(static_cast<uint32_t>(awake.size()), /*tie=*/true);
+    // The orders that ran before this one (the DFS takes options in turn) sleep.
+    if (reduce_) {
+      for (uint32_t k = 0; k < pick; ++k) {
+        const Entry& e = heap_[awake[k]];
+        sleep_.push_back(Asleep{e.seq, e.owner, e.server_side});
+      }
+    }
+  }
+  const size_t index = awake[pick];
+  Entry entry = std::move(heap_[index]);
+  heap_.erase(heap_.begin() + static_cast<std::ptrdiff_t>(index));
+  std::make_heap(heap_.begin(), heap_.end(), later<Entry, Entry>);
+  std::erase_if(sleep_, [this, &entry](const Asleep& a) { return !independent(a, entry); });
+  run_entry(std::move(entry));
+  return true;
 }
 
 Scheduler::Stop Scheduler::run(int64_t limit_us) {
@@ -55,13 +120,25 @@ Scheduler::Stop Scheduler::run(int64_t limit_us) {
       now_us_ = std::max(now_us_, limit_us);
       return Stop::kTimeLimit;
     }
-    step();
+    if (chooser_ == nullptr) {
+      step();
+    } else if (!step_chosen()) {
+      chooser_->prune();
+      return Stop::kPruned;
+    }
   }
   return Stop::kIdle;
 }
 
 void Scheduler::run_until(int64_t t_us) {
-  while (!heap_.empty() && heap_.front().t_us <= t_us) step();
+  while (!heap_.empty() && heap_.front().t_us <= t_us) {
+    if (chooser_ == nullptr) {
+      step();
+    } else if (!step_chosen()) {
+      chooser_->prune();
+      break;
+    }
+  }
   now_us_ = std::max(now_us_, t_us);
 }
 

@@ -16,6 +16,11 @@
 // the owner of the event that scheduled it) and events at the same time run
 // in the order of their owners' priorities when they were scheduled, then
 // in schedule order.
+//
+// Under the exhaustive strategy (exhaustive.h) a Chooser picks which of the
+// events due at the earliest time runs next (one connection direction's
+// messages stay FIFO), and a sleep set skips orders of independent events:
+// events of two different processes of which neither runs on a server.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +29,7 @@
 
 namespace redsim::world {
 
+class Chooser;
 class PctPriorities;
 
 class Scheduler {
@@ -33,6 +39,7 @@ class Scheduler {
   enum class Stop {
     kIdle,       // no event left but daemon ones (periodic housekeeping)
     kTimeLimit,  // the next event lies past the limit; now() == the limit
+    kPruned,     // exhaustive: every event due was asleep (the run is redundant)
   };
 
   int64_t now_us() const { return now_us_; }
@@ -45,6 +52,17 @@ class Scheduler {
   // `owner`: the process the event belongs to (0: none), for PCT.
   void at(int64_t t_us, Action action, bool daemon = false, uint32_t owner = kInheritOwner);
   void after(int64_t delay_us, Action action, bool daemon = false);
+  // A message delivery: `channel` (non-zero) names one connection direction,
+  // whose messages the exhaustive strategy keeps FIFO; `server_side`: it runs
+  // on a server (a request) rather than in a client process (a reply, a push).
+  void at_message(int64_t t_us, Action action, uint32_t owner, uintptr_t channel, bool server_side);
+
+  // Exhaustive: ask `chooser` at every tie (not owned; null: off); with
+  // `reduce`, skip the orders the sleep sets prove redundant.
+  void set_chooser(Chooser* chooser, bool reduce) {
+    chooser_ = chooser;
+    reduce_ = reduce;
+  }
 
   // PCT: order same-time events by these priorities (not owned; null: off).
   void set_priorities(PctPriorities* priorities) { priorities_ = priorities; }
@@ -69,17 +87,35 @@ class Scheduler {
     uint64_t seq;
     uint32_t owner;
     bool daemon;
+    bool server_side;   // runs on a server (or inherits that from its scheduler)
+    uintptr_t channel;  // messages: their connection direction; 0 otherwise
     Action action;
   };
+  // A sleeping event (exhaustive): what independence needs of it.
+  struct Asleep {
+    uint64_t seq;
+    uint32_t owner;
+    bool server_side;
+  };
+  void push(Entry entry);
   // Runs the earliest event. Precondition: !heap_.empty().
   void step();
+  // Exhaustive: runs the chosen one of the earliest events; false when all
+  // were asleep (nothing ran). Precondition: !heap_.empty().
+  bool step_chosen();
+  bool independent(const Asleep& a, const Entry& b) const;
+  void run_entry(Entry entry);
 
   int64_t now_us_ = 0;
   uint64_t next_seq_ = 0;
   uint64_t events_run_ = 0;
   size_t live_ = 0;
   uint32_t current_owner_ = 0;
+  bool current_server_side_ = false;
   PctPriorities* priorities_ = nullptr;
+  Chooser* chooser_ = nullptr;
+  bool reduce_ = true;
+  std::vector<Asleep> sleep_;
   std::vector<Entry> heap_;  // a min-heap on (t_us, -priority, seq)
 };
 

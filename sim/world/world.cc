@@ -21,6 +21,10 @@ Runtime::Runtime(WorldOptions opts) : options(std::move(opts)), root(options.see
                                           root.fork("pct").next_u64());
     sched.set_priorities(pct.get());
   }
+  if (options.strategy.exhaustive()) {
+    chooser = std::make_unique<Chooser>(options.strategy.schedule);
+    sched.set_chooser(chooser.get(), options.strategy.reduce);
+  }
   make_nodes();
   if (options.active_expire_interval) {
     sched.after(
@@ -367,15 +371,46 @@ void Runtime::yield(Task& t) {
   suspend(t);
 }
 
+void Runtime::exhaustive_fault_point(Process& p, Task& t) {
+  // The fixed fault set (exhaustive.h): each fault the plan can draw is one
+  // binary choice here, in this order; a pause takes its longest length.
+  const FaultPlan& plan = options.faults;
+  if (plan.crash_ppm > 0 && choose(2) == 1) {
+    sched.at(now(), [this, &p] { crash(p, "chosen"); });
+    block(t);
+    suspend(t);  // throws ClosedError: the crash's teardown resumes this fiber
+    throw lock::ClosedError("process crashed");
+  }
+  const int64_t length = std::min(plan.pause_max.count(), stall_allowance(p));
+  if (length <= 0 || length < plan.pause_min.count()) return;
+  if (plan.pause_ppm > 0 && choose(2) == 1) {
+    note_stall(p, length);
+    begin_pause(p, length, "chosen");
+    yield(t);  // held until the pause ends
+    return;
+  }
+  if (plan.task_pause_ppm > 0 && choose(2) == 1) {
+    note_stall(p, length);
+    HistoryEvent e = event(EventKind::kTrace, &p, t.id);
+    e.text = "task paused for " + format_time_ms(length) + " (chosen)";
+    record(std::move(e));
+    const uint64_t token = block(t);
+    sched.after(length, [this, task = &t, token] { wake(*task, token); });
+    suspend(t);
+  }
+}
+
 void Runtime::fault_point(Process& p, Task& t) {
   const FaultPlan& plan = options.faults;
-  if (p.fault_rng.chance(plan.crash_ppm)) {
+  if (chooser) {
+    exhaustive_fault_point(p, t);
+  } else if (p.fault_rng.chance(plan.crash_ppm)) {
     sched.at(now(), [this, &p] { crash(p, "random"); });
     block(t);
     suspend(t);  // throws ClosedError: the crash's teardown resumes this fiber
     throw lock::ClosedError("process crashed");
   }
-  if (p.fault_rng.chance(plan.pause_ppm)) {
+  if (!chooser && p.fault_rng.chance(plan.pause_ppm)) {
     const int64_t length = std::min(
         p.fault_rng.uniform(plan.pause_min.count(), plan.pause_max.count()), stall_allowance(p));
     if (length > 0 && length >= plan.pause_min.count()) {
@@ -384,7 +419,7 @@ void Runtime::fault_point(Process& p, Task& t) {
       yield(t);  // held until the pause ends
     }
   }
-  if (p.fault_rng.chance(plan.task_pause_ppm)) {
+  if (!chooser && p.fault_rng.chance(plan.task_pause_ppm)) {
     // Only this task stalls (a descheduled thread): the process's other
     // tasks, its watchdog included, run on.
     const int64_t length = std::min(
@@ -576,7 +611,12 @@ void World::failover(size_t server, Micros at, size_t replica) {
 World::RunEnd World::run() {
   const Scheduler::Stop stop = rt_->sched.run(rt_->options.time_limit_us);
   rt_->history.set_end_us(rt_->now());
+  if (stop == Scheduler::Stop::kPruned) return RunEnd::kPruned;
   return stop == Scheduler::Stop::kIdle ? RunEnd::kIdle : RunEnd::kTimeLimit;
+}
+
+std::vector<ChoicePoint> World::choice_points() const {
+  return rt_->chooser ? rt_->chooser->points() : std::vector<ChoicePoint>{};
 }
 
 void World::run_until(Micros t) {

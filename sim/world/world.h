@@ -106,6 +106,7 @@
 #include "sim/clock.h"
 #include "sim/server.h"
 #include "sim/world/client_env.h"
+#include "sim/world/exhaustive.h"
 #include "sim/world/history.h"
 #include "sim/world/pct.h"
 #include "sim/world/ppm.h"
@@ -290,7 +291,8 @@ struct WorldOptions {
   bool record_messages = false;
   // How same-time events and latencies are chosen (sim/world/pct.h):
   // random by default; PCT with `pct_steps` (k, >= 1) steps for its change
-  // points.
+  // points; exhaustive (sim/world/exhaustive.h): the schedule
+  // strategy.schedule, with the choice points it met in choice_points().
   Strategy strategy;
   uint64_t pct_steps = 100;
 };
@@ -457,6 +459,7 @@ class World {
   enum class RunEnd : uint8_t {
     kIdle,       // nothing left to do (only housekeeping events remain)
     kTimeLimit,  // WorldOptions::time_limit_us reached
+    kPruned,     // exhaustive: the sleep sets proved the rest redundant (exhaustive.h)
   };
   RunEnd run();
   // Runs every event up to and including `t`; then now() == t.
@@ -476,6 +479,9 @@ class World {
   ProcessState process_state(ProcessId pid) const;
   std::string client_id(ProcessId pid) const;
   uint64_t seed() const;
+  // Exhaustive strategy: the choice points met so far and the options taken
+  // (empty under the other strategies).
+  std::vector<ChoicePoint> choice_points() const;
 
  private:
   std::unique_ptr<detail::Runtime> rt_;

@@ -43,7 +43,7 @@ struct CheckOptions {
   // --shard K/N: only the seeds s with (s - first) mod N == K - 1.
   int shard = 1;
   int shard_count = 1;
-  world::Strategy strategy;  // --strategy random|pct[:d] (sim/world/pct.h)
+  world::Strategy strategy;  // --strategy random|pct[:d]|exhaustive[:b] (pct.h, exhaustive.h)
 };
 
 // Explores; returns 0 when no violation was found, 1 after printing the
@@ -57,6 +57,16 @@ struct CheckOptions {
 // With jobs > 1 the seeds run on that many threads; the output (but for
 // "elapsed_seconds") and the exit code are those of jobs = 1. With a shard,
 // only that shard's seeds run (seeds_explored counts them).
+//
+// With --strategy exhaustive[:B] (no schedule): for each seed, every
+// schedule of generate_small_plan(kind, seed, clients or 2) up to bound B
+// (sim/world/exhaustive.h); prints "no violation in all N schedules up to
+// bound B: ..." or the first failing schedule, shrunk, with a replay line
+// whose --strategy exhaustive:B@SCHEDULE runs that one schedule. Only the
+// built-in kinds without --faults, 1..3 clients (else 2). JSON: "lock",
+// "strategy", "violation", "schedules", "pruned", and "seed", "replay",
+// "shrink_runs", "plan", "violations", "timeline" on a violation, or
+// "first_seed", "last_seed", "clients", "elapsed_seconds" without.
 //
 // JSON (--json): {"lock" (a kind, or a script lock's name), "script_lock"
 // (DIR; only with --script-lock), "faults", "strategy" (only for PCT),

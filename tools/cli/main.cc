@@ -115,9 +115,9 @@ int main(int argc, char** argv) {
   check->add_flag("--json", check_options.json, "A JSON summary instead of text");
   check->add_option("--clients", check_options.clients, "Client processes (default: 2..8 per seed)")
       ->check(CLI::Range(1, 64));
-  check->add_option("--seeds", check_options.seeds, "Explore seeds 1..N")
-      ->check(CLI::Range(1, 10000000))
-      ->capture_default_str();
+  auto* seeds_opt = check->add_option("--seeds", check_options.seeds, "Explore seeds 1..N")
+                        ->check(CLI::Range(1, 10000000))
+                        ->capture_default_str();
   auto* seed_opt = check->add_option("--seed", seed, "Run exactly this seed (a replay)");
   check->add_option("--svg", check_options.svg_path,
                     "Draw the shrunk counterexample's timeline to this SVG file");
@@ -145,7 +145,9 @@ int main(int argc, char** argv) {
   std::string strategy_text = "random";
   check
       ->add_option("--strategy", strategy_text,
-                   "random, or pct[:D] (PCT priorities of depth D, default 3; sim/world/pct.h)")
+                   "random, pct[:D] (PCT priorities of depth D, default 3; sim/world/pct.h), or "
+                   "exhaustive[:B] (every schedule of a 2-client x 2-attempt world with at most B "
+                   "latency/fault deviations, default 2; sim/world/exhaustive.h)")
       ->check([](const std::string& v) -> std::string {
         try {
           redsim::world::parse_strategy(v);
@@ -177,6 +179,8 @@ int main(int argc, char** argv) {
       std::istringstream(shard_text) >> check_options.shard >> slash >> check_options.shard_count;
     }
     check_options.strategy = redsim::world::parse_strategy(strategy_text);
+    // An exhaustive search covers one plan per seed: one seed unless asked.
+    if (check_options.strategy.exhaustive() && seeds_opt->count() == 0) check_options.seeds = 1;
     check_options.progress = isatty(STDERR_FILENO) != 0;
     exit_code = redsim::cli::check(check_options, std::cout, std::cerr);
   });

@@ -47,6 +47,12 @@
 // environment, so a failure printed with "seed 7" replays with
 // REDSIM_SEED=7 and the same test.
 //
+// Strategies: a plan's `strategy` (sim/world/pct.h) picks how a run orders
+// what is left to chance: random (the default), PCT (pct:D), or one
+// exhaustive schedule; explore_exhaustive() below searches every schedule of
+// a small plan up to a bound (sim/world/exhaustive.h) and answers with a
+// failing schedule or "no violation in all N schedules".
+//
 // Namespace redsim::harness (not redsim::testing, which would shadow
 // GoogleTest's ::testing inside namespace redsim).
 #pragma once
@@ -303,6 +309,11 @@ struct RunResult {
   std::vector<std::string> findings;  // what the schedule observed, one line each
   world::History history;
   ExcerptOptions excerpt;  // how report() shows the history
+  // Exhaustive strategy (plan.strategy.bound >= 0, sim/world/exhaustive.h):
+  // the choice points the run met, and whether the sleep sets cut it short
+  // as redundant (then it is not judged: `violations` is empty).
+  std::vector<world::ChoicePoint> choices;
+  bool pruned = false;
 
   bool safe() const { return violations.empty(); }
   // Some violation came from `checker` ("mutual-exclusion", "liveness", "task-error", ...).
@@ -406,13 +417,52 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
                  ClientSpec{c.attempts, std::chrono::milliseconds(plan.wait_ms), Micros(0),
                             c.stream, c.tasks, run.shared_lock});
   }
-  w.run();
+  const world::World::RunEnd end = w.run();
   RunResult r;
   r.seed = plan.seed;
   r.history = w.history();
-  r.violations = check_all(r.history, run.checks ? *run.checks : default_checks(plan));
+  r.choices = w.choice_points();
+  r.pruned = end == world::World::RunEnd::kPruned;
+  if (!r.pruned) {
+    r.violations = check_all(r.history, run.checks ? *run.checks : default_checks(plan));
+  }
   r.excerpt = run.excerpt;
   return r;
+}
+
+// The exhaustive search over a user's lock (sim/world/exhaustive.h): every
+// schedule of `plan` (keep it small: world::generate_small_plan's 1..3
+// clients x 1..2 attempts, or generators.h's plans cut the same way) with at
+// most `bound` latency / fault deviations, at most `max_runs` runs. The
+// sleep-set reduction assumes the clients share no memory outside the world
+// (a factory that hands every client the same object breaks that: pass
+// reduce = false). `failure`: the first failing schedule's run, whose
+// plan.strategy.schedule (in `failing_plan`) replays it through run_plan.
+struct ExhaustiveRunResult {
+  world::ExhaustiveResult search;
+  std::optional<RunResult> failure;
+  world::ExplorePlan failing_plan;
+};
+inline ExhaustiveRunResult explore_exhaustive(world::ExplorePlan plan, const LockFactory& make,
+                                              int bound = 2, const RunOptions& run = {},
+                                              bool reduce = true, uint64_t max_runs = 1'000'000) {
+  plan.strategy = world::Strategy{.bound = bound, .reduce = reduce};
+  ExhaustiveRunResult out;
+  out.search = world::search_schedules(
+      bound,
+      [&](const std::vector<uint32_t>& prefix) {
+        world::ExplorePlan p = plan;
+        p.strategy.schedule = prefix;
+        RunResult r = run_plan(p, make, run);
+        return world::ScheduleRun{.failed = !r.safe(), .pruned = r.pruned, .points = r.choices};
+      },
+      max_runs);
+  if (out.search.counterexample) {
+    out.failing_plan = plan;
+    out.failing_plan.strategy.schedule = *out.search.counterexample;
+    out.failure = run_plan(out.failing_plan, make, run);
+  }
+  return out;
 }
 
 inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& make,

@@ -167,6 +167,17 @@ TEST(ExpireThenDelete, AgreesWithRedsimsOwnLockKinds) {
   EXPECT_TRUE(is_safe(run_expire_then_delete(kind(lock::LockKind::kBlindDel))));
 }
 
+// --- exhaustive exploration of a user's lock ---
+
+TEST(Exhaustive, ACompareAndDeleteLockHasNoViolationInAnySchedule) {
+  world::ExplorePlan plan = world::generate_small_plan(lock::LockKind::kSimple, 2);
+  const ExhaustiveRunResult r = explore_exhaustive(plan, compare_and_delete(), /*bound=*/1);
+  EXPECT_TRUE(r.search.complete);
+  EXPECT_FALSE(r.failure.has_value()) << report(*r.failure, "");
+  EXPECT_GT(r.search.schedules, 1u);
+  EXPECT_GT(r.search.pruned, 0u) << "two clients' own events commute";
+}
+
 TEST(Harness, DefaultSeedReadsRedsimSeed) {
   ::setenv("REDSIM_SEED", "77", 1);
   EXPECT_EQ(default_seed(), 77u);
