@@ -58,7 +58,7 @@ ExhaustiveResult tiny_world(bool reduce) {
   return search_schedules(0, [reduce](const std::vector<uint32_t>& prefix) {
     WorldOptions o;
     o.faults.latency_distribution = LatencyDistribution::kFixed;
-    o.faults.latency_min_us = 100;
+    o.faults.latency_min = Micros(100);
     o.strategy = Strategy{.bound = 0, .schedule = prefix, .reduce = reduce};
     World w(o);
     for (const char* key : {"a", "b"}) {

@@ -375,7 +375,7 @@ void Runtime::exhaustive_fault_point(Process& p, Task& t) {
   // The fixed fault set (exhaustive.h): each fault the plan can draw is one
   // binary choice here, in this order; a pause takes its longest length.
   const FaultPlan& plan = options.faults;
-  if (plan.crash_ppm > 0 && choose(2) == 1) {
+  if (plan.crash_ppm && choose(2) == 1) {
     sched.at(now(), [this, &p] { crash(p, "chosen"); });
     block(t);
     suspend(t);  // throws ClosedError: the crash's teardown resumes this fiber
@@ -383,13 +383,13 @@ void Runtime::exhaustive_fault_point(Process& p, Task& t) {
   }
   const int64_t length = std::min(plan.pause_max.count(), stall_allowance(p));
   if (length <= 0 || length < plan.pause_min.count()) return;
-  if (plan.pause_ppm > 0 && choose(2) == 1) {
+  if (plan.pause_ppm && choose(2) == 1) {
     note_stall(p, length);
     begin_pause(p, length, "chosen");
     yield(t);  // held until the pause ends
     return;
   }
-  if (plan.task_pause_ppm > 0 && choose(2) == 1) {
+  if (plan.task_pause_ppm && choose(2) == 1) {
     note_stall(p, length);
     HistoryEvent e = event(EventKind::kTrace, &p, t.id);
     e.text = "task paused for " + format_time_ms(length) + " (chosen)";
