@@ -26,10 +26,14 @@ build_dir=${1:-build}
 shift || true
 # ccache (when installed) makes a rebuild, or a fresh clone on a machine that
 # built before, recompile only what changed; paths are taken relative to the
-# checkout so that clones in other directories share the cache.
+# checkout so that clones in other directories share the cache. With -g,
+# ccache also hashes the build directory's absolute path (hash_dir) unless
+# told not to: CCACHE_NOHASHDIR lets a clone elsewhere hit too (the cost: a
+# cached object's debug info names the directory it was first built in).
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$PWD")}
+  export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" "$@" >/dev/null
