@@ -242,7 +242,13 @@ struct Runtime {
   void yield(Task& t);
   void fault_point(Process& p, Task& t);
   // fault_point's crash and pauses under the exhaustive strategy.
+  // fault_point's two halves: the exhaustive strategy's binary choices
+  // (exhaustive.h) and the plan's random draws, over the same three faults.
   void exhaustive_fault_point(Process& p, Task& t);
+  void random_fault_point(Process& p, Task& t);
+  [[noreturn]] void crash_at_fault_point(Process& p, Task& t, const char* why);
+  void pause_at_fault_point(Process& p, Task& t, int64_t length, const char* why);
+  void pause_task_at_fault_point(Process& p, Task& t, int64_t length, const char* why);
 
   // Network (network.cc).
   lock::Connection& connection(Task& t, size_t server);

@@ -371,32 +371,60 @@ void Runtime::yield(Task& t) {
   suspend(t);
 }
 
+void Runtime::crash_at_fault_point(Process& p, Task& t, const char* why) {
+  sched.at(now(), [this, &p, why] { crash(p, why); });
+  block(t);
+  suspend(t);  // throws ClosedError: the crash's teardown resumes this fiber
+  throw lock::ClosedError("process crashed");
+}
+
+void Runtime::pause_at_fault_point(Process& p, Task& t, int64_t length, const char* why) {
+  note_stall(p, length);
+  begin_pause(p, length, why);
+  yield(t);  // held until the pause ends
+}
+
+void Runtime::pause_task_at_fault_point(Process& p, Task& t, int64_t length, const char* why) {
+  // Only this task stalls (a descheduled thread): the process's other
+  // tasks, its watchdog included, run on.
+  note_stall(p, length);
+  HistoryEvent e = event(EventKind::kTrace, &p, t.id);
+  e.text = "task paused for " + format_time_ms(length) + " (" + why + ")";
+  record(std::move(e));
+  const uint64_t token = block(t);
+  sched.after(length, [this, task = &t, token] { wake(*task, token); });
+  suspend(t);
+}
+
 void Runtime::exhaustive_fault_point(Process& p, Task& t) {
   // The fixed fault set (exhaustive.h): each fault the plan can draw is one
   // binary choice here, in this order; a pause takes its longest length.
   const FaultPlan& plan = options.faults;
-  if (plan.crash_ppm && choose(2) == 1) {
-    sched.at(now(), [this, &p] { crash(p, "chosen"); });
-    block(t);
-    suspend(t);  // throws ClosedError: the crash's teardown resumes this fiber
-    throw lock::ClosedError("process crashed");
-  }
+  if (plan.crash_ppm && choose(2) == 1) crash_at_fault_point(p, t, "chosen");
   const int64_t length = std::min(plan.pause_max.count(), stall_allowance(p));
   if (length <= 0 || length < plan.pause_min.count()) return;
   if (plan.pause_ppm && choose(2) == 1) {
-    note_stall(p, length);
-    begin_pause(p, length, "chosen");
-    yield(t);  // held until the pause ends
+    pause_at_fault_point(p, t, length, "chosen");
     return;
   }
-  if (plan.task_pause_ppm && choose(2) == 1) {
-    note_stall(p, length);
-    HistoryEvent e = event(EventKind::kTrace, &p, t.id);
-    e.text = "task paused for " + format_time_ms(length) + " (chosen)";
-    record(std::move(e));
-    const uint64_t token = block(t);
-    sched.after(length, [this, task = &t, token] { wake(*task, token); });
-    suspend(t);
+  if (plan.task_pause_ppm && choose(2) == 1) pause_task_at_fault_point(p, t, length, "chosen");
+}
+
+void Runtime::random_fault_point(Process& p, Task& t) {
+  const FaultPlan& plan = options.faults;
+  if (p.fault_rng.chance(plan.crash_ppm)) crash_at_fault_point(p, t, "random");
+  // A pause's length: drawn in [pause_min, pause_max], cut to the stall
+  // budget; nothing when the cut leaves less than pause_min.
+  const auto draw_length = [&]() -> int64_t {
+    const int64_t length = std::min(
+        p.fault_rng.uniform(plan.pause_min.count(), plan.pause_max.count()), stall_allowance(p));
+    return length > 0 && length >= plan.pause_min.count() ? length : 0;
+  };
+  if (p.fault_rng.chance(plan.pause_ppm)) {
+    if (const int64_t length = draw_length()) pause_at_fault_point(p, t, length, "random");
+  }
+  if (p.fault_rng.chance(plan.task_pause_ppm)) {
+    if (const int64_t length = draw_length()) pause_task_at_fault_point(p, t, length, "fault");
   }
 }
 
@@ -404,35 +432,8 @@ void Runtime::fault_point(Process& p, Task& t) {
   const FaultPlan& plan = options.faults;
   if (chooser) {
     exhaustive_fault_point(p, t);
-  } else if (p.fault_rng.chance(plan.crash_ppm)) {
-    sched.at(now(), [this, &p] { crash(p, "random"); });
-    block(t);
-    suspend(t);  // throws ClosedError: the crash's teardown resumes this fiber
-    throw lock::ClosedError("process crashed");
-  }
-  if (!chooser && p.fault_rng.chance(plan.pause_ppm)) {
-    const int64_t length = std::min(
-        p.fault_rng.uniform(plan.pause_min.count(), plan.pause_max.count()), stall_allowance(p));
-    if (length > 0 && length >= plan.pause_min.count()) {
-      note_stall(p, length);
-      begin_pause(p, length, "random");
-      yield(t);  // held until the pause ends
-    }
-  }
-  if (!chooser && p.fault_rng.chance(plan.task_pause_ppm)) {
-    // Only this task stalls (a descheduled thread): the process's other
-    // tasks, its watchdog included, run on.
-    const int64_t length = std::min(
-        p.fault_rng.uniform(plan.pause_min.count(), plan.pause_max.count()), stall_allowance(p));
-    if (length > 0 && length >= plan.pause_min.count()) {
-      note_stall(p, length);
-      HistoryEvent e = event(EventKind::kTrace, &p, t.id);
-      e.text = "task paused for " + format_time_ms(length) + " (fault)";
-      record(std::move(e));
-      const uint64_t token = block(t);
-      sched.after(length, [this, task = &t, token] { wake(*task, token); });
-      suspend(t);
-    }
+  } else {
+    random_fault_point(p, t);
   }
   if (p.clock_rng.chance(plan.clock_jump_ppm)) {
     const int64_t delta =
