@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lock/errors.h"
+#include "lock/quorum_reads.h"
 #include "lock/script.h"
 
 namespace redsim::lock {
@@ -344,49 +345,16 @@ bool NodeRedlock::run_using(std::chrono::milliseconds duration,
   return true;
 }
 
-namespace {
-
-// `argv` on every server, one after the other; nullopt where it failed.
-std::vector<std::optional<Reply>> ask_all(Env& env, const Argv& argv) {
-  std::vector<std::optional<Reply>> out;
-  for (size_t i = 0; i < env.server_count(); ++i) {
-    try {
-      out.emplace_back(env.connection(i).call(argv));
-    } catch (const ConnectionError&) {
-      out.emplace_back(std::nullopt);
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 bool NodeRedlock::is_locked() {
-  size_t n = 0;
-  for (const auto& r : ask_all(*env_, {"EXISTS", key_})) {
-    n += r && r->is_integer() && r->integer() == 1;
-  }
-  return n >= quorum();
+  return quorum_reads::is_locked(*env_, key_, quorum(), std::nullopt);
 }
 
 bool NodeRedlock::is_held_by_current_thread() {
-  const std::string value = owner();
-  if (value.empty()) return false;
-  size_t n = 0;
-  for (const auto& r : ask_all(*env_, {"GET", key_})) n += r && r->is_bulk() && r->str() == value;
-  return n >= quorum();
+  return quorum_reads::holds(*env_, key_, owner(), quorum(), std::nullopt);
 }
 
 RemainingLease NodeRedlock::remaining_lease() {
-  std::vector<int64_t> pttls;
-  for (const auto& r : ask_all(*env_, {"PTTL", key_})) {
-    if (!r || !r->is_integer() || r->integer() == -2) continue;
-    pttls.push_back(r->integer() == -1 ? INT64_MAX : r->integer());
-  }
-  if (pttls.size() < quorum()) return RemainingLease{};
-  std::sort(pttls.begin(), pttls.end(), std::greater<>());
-  const int64_t q = pttls[quorum() - 1];
-  return RemainingLease::from_pttl(q == INT64_MAX ? -1 : q);
+  return quorum_reads::remaining_lease(*env_, key_, quorum(), std::nullopt);
 }
 
 }  // namespace redsim::lock

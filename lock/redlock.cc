@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lock/errors.h"
+#include "lock/quorum_reads.h"
 #include "lock/script.h"
 
 namespace redsim::lock {
@@ -153,51 +154,16 @@ Micros Redlock::validity_left() {
   return valid_until_ - env_->now();
 }
 
-namespace {
-
-// Runs `argv` on every server; replies of unreachable servers are nullopt.
-std::vector<std::optional<Reply>> ask_all(Env& env, const Argv& argv, Micros timeout) {
-  std::vector<std::optional<Reply>> out;
-  for (size_t i = 0; i < env.server_count(); ++i) {
-    try {
-      out.emplace_back(env.connection(i).call(argv, timeout));
-    } catch (const ConnectionError&) {
-      out.emplace_back(std::nullopt);
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 bool Redlock::is_locked() {
-  size_t n = 0;
-  for (const auto& r : ask_all(*env_, {"EXISTS", key_}, options_.server_timeout)) {
-    n += r && r->is_integer() && r->integer() == 1;
-  }
-  return n >= quorum();
+  return quorum_reads::is_locked(*env_, key_, quorum(), options_.server_timeout);
 }
 
 bool Redlock::is_held_by_current_thread() {
-  if (token_.empty()) return false;
-  size_t n = 0;
-  for (const auto& r : ask_all(*env_, {"GET", key_}, options_.server_timeout)) {
-    n += r && r->is_bulk() && r->str() == token_;
-  }
-  return n >= quorum();
+  return quorum_reads::holds(*env_, key_, token_, quorum(), options_.server_timeout);
 }
 
 RemainingLease Redlock::remaining_lease() {
-  std::vector<int64_t> pttls;
-  for (const auto& r : ask_all(*env_, {"PTTL", key_}, options_.server_timeout)) {
-    if (!r || !r->is_integer() || r->integer() == -2) continue;
-    // No expiry outlasts any lease: sort it first.
-    pttls.push_back(r->integer() == -1 ? INT64_MAX : r->integer());
-  }
-  if (pttls.size() < quorum()) return RemainingLease{};
-  std::sort(pttls.begin(), pttls.end(), std::greater<>());
-  const int64_t q = pttls[quorum() - 1];
-  return RemainingLease::from_pttl(q == INT64_MAX ? -1 : q);
+  return quorum_reads::remaining_lease(*env_, key_, quorum(), options_.server_timeout);
 }
 
 }  // namespace redsim::lock
