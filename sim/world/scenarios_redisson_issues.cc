@@ -51,6 +51,20 @@ constexpr int64_t kDelayFromUs = 55000;
 constexpr int64_t kDelayToUs = 55400;
 constexpr int64_t kNoscriptUs = 2000;
 
+// B: from 20 ms, waits up to 5 s for the write lock, writes 10 ms, unlocks
+// (the writer of the rw-reader-pause and rw-reentry-lease scenarios).
+void spawn_writer_b(World& world, const lock::ReentrantLockOptions& options) {
+  world.spawn_process(
+      "B",
+      [options](ProcessEnv& env) {
+        lock::ReadWriteLock rw(env, kKey, options);
+        if (!acquire(env, rw.write_lock(), ms(5000))) return;
+        critical_section(env, ms(10));
+        unlock_and_record(env, rw.write_lock());
+      },
+      ms(20));
+}
+
 }  // namespace
 
 // lost-message-*: A holds the lock under the watchdog (3 s); B's lock()
@@ -130,15 +144,7 @@ ScenarioResult run_rw_reader_pause(bool watchdog, Verdict expected, uint64_t see
     critical_section(env, ms(200));
     unlock_and_record(env, rw.read_lock());
   });
-  world.spawn_process(
-      "B",
-      [options](ProcessEnv& env) {
-        lock::ReadWriteLock rw(env, kKey, options);
-        if (!acquire(env, rw.write_lock(), ms(5000))) return;
-        critical_section(env, ms(10));
-        unlock_and_record(env, rw.write_lock());
-      },
-      ms(20));
+  spawn_writer_b(world, options);
   world.pause_process(a, ms(30), ms(150));
   world.run();
   return judge(runner, expected, 500 * kMs, Judged{});
@@ -224,15 +230,7 @@ ScenarioResult run_rw_reentry_lease(bool before_1110, Verdict expected, uint64_t
     unlock_and_record(env, rw.write_lock());
     unlock_and_record(env, rw.write_lock());
   });
-  world.spawn_process(
-      "B",
-      [options](ProcessEnv& env) {
-        lock::ReadWriteLock rw(env, kKey, options);
-        if (!acquire(env, rw.write_lock(), ms(5000))) return;
-        critical_section(env, ms(10));
-        unlock_and_record(env, rw.write_lock());
-      },
-      ms(20));
+  spawn_writer_b(world, options);
   world.run();
   return judge(runner, expected, 500 * kMs, Judged{});
 }
