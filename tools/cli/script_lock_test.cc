@@ -22,9 +22,12 @@ namespace fs = std::filesystem;
 
 const fs::path kExamples = fs::path(REDSIM_SOURCE_DIR) / "examples" / "script-locks";
 
-// A directory with acquire.lua, release.lua and renew.lua (any text).
+// A directory with acquire.lua, release.lua and renew.lua (any text), one
+// per test process: ctest runs these tests in parallel processes, and one
+// rewriting the scripts while another reads them made a script look empty.
 fs::path scripts_dir() {
-  const fs::path dir = fs::path(::testing::TempDir()) / "redsim_script_lock_manifest";
+  const fs::path dir = fs::path(::testing::TempDir()) / ("redsim_" + std::to_string(getpid())) /
+                       "redsim_script_lock_manifest";
   fs::create_directories(dir);
   for (const char* name : {"acquire.lua", "release.lua", "renew.lua"}) {
     std::ofstream(dir / name) << "return 1\n";
