@@ -1,6 +1,7 @@
 #include "tools/server/server_cmd.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -51,6 +52,11 @@ int run_server(const ServerCmdOptions& options, std::ostream& out_stream,
     return 1;
   }
   if (options.daemonize && !daemonize()) return 0;
+  // Every block of 1 MiB or more gets its own mapping, returned to the
+  // system when freed: a big value, request or reply does not stay in the
+  // heap after it is gone (glibc's default threshold rises to 32 MiB after
+  // the first such free, keeping later big blocks in the heap).
+  mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
   std::ofstream log;
   if (!options.logfile.empty()) {
     log.open(options.logfile, std::ios::app);
