@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/keyspace.h"
 #include "sim/sim_test_util.h"
 
 namespace redsim::sim {
