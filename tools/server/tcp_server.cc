@@ -397,7 +397,7 @@ void TcpServer::resize_client_buffers() {
 // freed small blocks in its heap, so after FLUSHALL or many deletions the
 // process would stay at its high-water mark. Once the keys stored dropped
 // by kTrimKeyDrop since the last trim, or right after FLUSHALL / FLUSHDB,
-// glibc's malloc_trim(0) releases the free pages. (Values of 1 MiB or more are
+// glibc's malloc_trim(0) releases the free pages. (Blocks of 128 KiB or more are
 // mmapped by redsim server's M_MMAP_THRESHOLD setting and go back when freed.)
 void TcpServer::trim_freed_memory() {
   size_t keys = 0;

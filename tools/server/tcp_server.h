@@ -58,7 +58,9 @@
 //   connection are shrunk to their recent peaks (see resize_client_buffers
 //   in tcp_server.cc); a drained reply buffer over 64 KiB is freed at once.
 //   After FLUSHALL / FLUSHDB, or once the keys stored dropped by 10,000,
-//   glibc's malloc_trim(0) returns the freed heap pages to the system.
+//   glibc's malloc_trim(0) returns the freed heap pages to the system
+//   (redsim server also fixes glibc's M_MMAP_THRESHOLD at 128 KiB, so a
+//   big value, buffer or reply goes back to the system as it is freed).
 // - timeout (CONFIG SET timeout, seconds, default 0 = never): a connection
 //   idle (nothing read or written) longer than that on the server clock is
 //   closed, checked with the expiry cycles; subscribers and the connection
