@@ -77,8 +77,8 @@ bool parse_set_expire(CommandContext& ctx, std::string_view name, const std::str
 // With kSetGet the reply is the old value (or a WRONGTYPE error); otherwise
 // `ok` on success and `aborted` when NX/XX stopped the write.
 Reply set_generic(CommandContext& ctx, std::string_view name, unsigned flags,
-                  const std::string& key, const std::string& value, const std::string* expire_arg,
-                  Reply ok, Reply aborted) {
+                  const std::string& key, size_t value_arg, const std::string* expire_arg, Reply ok,
+                  Reply aborted) {
   int64_t deadline = Entry::kNoExpire;
   if (expire_arg != nullptr) {
     Reply error;
@@ -96,7 +96,9 @@ Reply set_generic(CommandContext& ctx, std::string_view name, unsigned flags,
   if (((flags & kSetNx) && e != nullptr) || ((flags & kSetXx) && e == nullptr)) {
     return (flags & kSetGet) ? old_value : aborted;
   }
-  Entry& stored = db.set_string(key, value, flags & kSetKeepTtl);
+  // The value's bytes are moved from the request when the transport allows
+  // it (Server::execute_consuming): a big SET costs the value once.
+  Entry& stored = db.set_string(key, ctx.take_arg(value_arg), flags & kSetKeepTtl);
   if (deadline != Entry::kNoExpire) db.set_expire(key, stored, deadline);
   return (flags & kSetGet) ? old_value : ok;
 }
@@ -127,21 +129,20 @@ Reply set(CommandContext& ctx) {
       return errors::syntax();
     }
   }
-  return set_generic(ctx, "set", flags, argv[1], argv[2], expire_arg, Reply::ok(), Reply::nil());
+  return set_generic(ctx, "set", flags, argv[1], 2, expire_arg, Reply::ok(), Reply::nil());
 }
 
 Reply setnx(CommandContext& ctx) {
-  return set_generic(ctx, "setnx", kSetNx, ctx.argv[1], ctx.argv[2], nullptr, Reply::integer(1),
+  return set_generic(ctx, "setnx", kSetNx, ctx.argv[1], 2, nullptr, Reply::integer(1),
                      Reply::integer(0));
 }
 
 Reply setex(CommandContext& ctx) {
-  return set_generic(ctx, "setex", kSetEx, ctx.argv[1], ctx.argv[3], &ctx.argv[2], Reply::ok(),
-                     Reply::nil());
+  return set_generic(ctx, "setex", kSetEx, ctx.argv[1], 3, &ctx.argv[2], Reply::ok(), Reply::nil());
 }
 
 Reply psetex(CommandContext& ctx) {
-  return set_generic(ctx, "psetex", kSetPx, ctx.argv[1], ctx.argv[3], &ctx.argv[2], Reply::ok(),
+  return set_generic(ctx, "psetex", kSetPx, ctx.argv[1], 3, &ctx.argv[2], Reply::ok(),
                      Reply::nil());
 }
 
@@ -161,7 +162,7 @@ Reply getset(CommandContext& ctx) {
     if (!e->is_string()) return errors::wrong_type();
     old_value = Reply::bulk(e->str());
   }
-  db.set_string(ctx.argv[1], ctx.argv[2], /*keep_ttl=*/false);
+  db.set_string(ctx.argv[1], ctx.take_arg(2), /*keep_ttl=*/false);
   return old_value;
 }
 

@@ -44,6 +44,16 @@ struct CommandContext {
   const Argv& argv;  // argv[0] is the command name as the client sent it
   int64_t now_ms;    // the command's time: frozen for the whole command and its script
   bool in_script;    // called through redis.call / redis.pcall
+  // Set when the handler may move argument strings out of argv instead of
+  // copying them (Server::execute_consuming; never for EXEC's queue or a
+  // script's redis.call).
+  Argv* consumable = nullptr;
+
+  // argv[i]'s bytes: moved out when allowed (argv[i] is then left
+  // unspecified: take an argument last, after every other use), else copied.
+  std::string take_arg(size_t i) {
+    return consumable != nullptr ? std::move((*consumable)[i]) : argv[i];
+  }
 };
 
 using CommandHandler = resp::Reply (*)(CommandContext& ctx);

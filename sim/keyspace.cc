@@ -46,13 +46,13 @@ std::string_view encoding_name(const Entry& e) {
       return s.size() <= kEmbstrMaxBytes ? "embstr" : "raw";
     }
     case ValueType::kHash:
-      return std::get_if<Hash>(&e.value)->listpack() ? "listpack" : "hashtable";
+      return e.hash().listpack() ? "listpack" : "hashtable";
     case ValueType::kList:
       return "quicklist";
     case ValueType::kSet:
-      return std::get_if<Set>(&e.value)->intset() ? "intset" : "hashtable";
+      return e.set().intset() ? "intset" : "hashtable";
     case ValueType::kZset:
-      return std::get_if<Zset>(&e.value)->listpack() ? "listpack" : "skiplist";
+      return e.zset().listpack() ? "listpack" : "skiplist";
   }
   return "unknown";
 }
@@ -364,6 +364,14 @@ void Db::erase(Map::iterator it, TouchKind kind) {
   notify(key, kind);
 }
 
+// Drops every key and gives back the indexes' memory too: clear() would
+// keep the hash table's bucket array (8 bytes a key at its largest).
+void Db::release_all() {
+  order_ = {};
+  Map().swap(map_);
+  volatile_ = {};
+}
+
 void Db::clear(int64_t now_ms) {
   if (!watchers_.empty()) {
     // Collect first: a watcher's reaction must not see a half-cleared db.
@@ -377,15 +385,11 @@ void Db::clear(int64_t now_ms) {
       present.emplace_back(key,
                            it->second.expired_at(now_ms) ? TouchKind::kExpired : TouchKind::kFlush);
     }
-    order_.clear();
-    map_.clear();
-    volatile_.clear();
+    release_all();
     std::sort(present.begin(), present.end());
     for (const auto& [key, kind] : present) notify(key, kind);
   } else {
-    order_.clear();
-    map_.clear();
-    volatile_.clear();
+    release_all();
   }
   has_cursor_ = false;
   cursor_.clear();
@@ -442,7 +446,7 @@ std::string Db::inconsistency() const {
           if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) {
             return false;
           } else {
-            return v.size() == 0;
+            return v->size() == 0;
           }
         },
         entry->value);

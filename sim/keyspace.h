@@ -19,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -171,7 +172,34 @@ class Zset {
 // on every platform and standard library.
 uint64_t scan_hash(std::string_view name);
 
-using Value = std::variant<std::string, Hash, List, Set, Zset>;
+// A collection held behind a pointer inside a Value: a key holding a
+// string (the common case) then costs the string and a tag rather than the
+// largest collection's size (a Set is 112 bytes). Built implicitly from the
+// collection; copies are deep. A moved-from Boxed holds nothing and may
+// only be assigned or destroyed.
+template <typename T>
+class Boxed {
+ public:
+  Boxed(T value) : p_(std::make_unique<T>(std::move(value))) {}  // NOLINT: implicit by design
+  Boxed(const Boxed& other) : p_(std::make_unique<T>(*other.p_)) {}
+  Boxed& operator=(const Boxed& other) {
+    p_ = std::make_unique<T>(*other.p_);
+    return *this;
+  }
+  Boxed(Boxed&&) noexcept = default;
+  Boxed& operator=(Boxed&&) noexcept = default;
+  T& operator*() { return *p_; }
+  const T& operator*() const { return *p_; }
+  T* operator->() { return p_.get(); }
+  const T* operator->() const { return p_.get(); }
+
+ private:
+  std::unique_ptr<T> p_;
+};
+
+// A key's value; the alternatives in ValueType's order. Strings are held
+// inline, collections boxed (see Boxed): use Entry's accessors.
+using Value = std::variant<std::string, Boxed<Hash>, Boxed<List>, Boxed<Set>, Boxed<Zset>>;
 
 // How a string value was last written, for OBJECT ENCODING: Redis runs
 // tryObjectEncoding (int / embstr / raw by content) on SET-family values,
@@ -193,10 +221,15 @@ struct Entry {
   bool is_set() const { return value.index() == 3; }
   bool is_zset() const { return value.index() == 4; }
   std::string& str() { return *std::get_if<std::string>(&value); }
-  Hash& hash() { return *std::get_if<Hash>(&value); }
-  List& list() { return *std::get_if<List>(&value); }
-  Set& set() { return *std::get_if<Set>(&value); }
-  Zset& zset() { return *std::get_if<Zset>(&value); }
+  Hash& hash() { return **std::get_if<Boxed<Hash>>(&value); }
+  List& list() { return **std::get_if<Boxed<List>>(&value); }
+  Set& set() { return **std::get_if<Boxed<Set>>(&value); }
+  Zset& zset() { return **std::get_if<Boxed<Zset>>(&value); }
+  const std::string& str() const { return *std::get_if<std::string>(&value); }
+  const Hash& hash() const { return **std::get_if<Boxed<Hash>>(&value); }
+  const List& list() const { return **std::get_if<Boxed<List>>(&value); }
+  const Set& set() const { return **std::get_if<Boxed<Set>>(&value); }
+  const Zset& zset() const { return **std::get_if<Boxed<Zset>>(&value); }
   bool has_expire() const { return expire_ms != kNoExpire; }
   // Redis's keyIsExpired: strictly after the deadline.
   bool expired_at(int64_t now_ms) const { return expire_ms != kNoExpire && now_ms > expire_ms; }
@@ -280,6 +313,9 @@ class Db {
 
   // Number of keys with a deadline.
   size_t volatile_count() const { return volatile_.size(); }
+  // Buckets of the key table (memory kept even when empty; FLUSHDB gives
+  // them back). For tests.
+  size_t bucket_count() const { return map_.bucket_count(); }
   // Every stored key (expired or not) with its entry, in key order: by
   // (scan_hash(key), key), the order of SCAN, KEYS and RANDOMKEY. It depends
   // only on the set of keys, never on hash-table iteration, so it is the
@@ -313,6 +349,7 @@ class Db {
   // Finds `key` or creates it (empty entry) in map_ and order_.
   Map::iterator find_or_insert(std::string_view key);
   void erase(Map::iterator it, TouchKind kind);
+  void release_all();
   void notify(std::string_view key, TouchKind kind);
 
   int index_;

@@ -193,5 +193,21 @@ TEST(Db, InconsistencyIsEmptyWhileTheIndexesAgree) {
   EXPECT_EQ(db.inconsistency(), "a deadline is not indexed: a");
 }
 
+// A string key costs its string and a tag: collections are boxed, so the
+// largest collection does not size every entry.
+TEST(Entry, CollectionsAreBoxedAndCopiesAreDeep) {
+  static_assert(sizeof(Value) <= sizeof(std::string) + sizeof(void*));
+  Entry a;
+  a.value = Set();
+  a.set().add("m");
+  Entry b = a;
+  b.set().add("n");
+  EXPECT_EQ(a.set().size(), 1u);
+  EXPECT_EQ(b.set().size(), 2u);
+  EXPECT_EQ(b.type(), ValueType::kSet);
+  const Entry& c = b;
+  EXPECT_TRUE(c.set().contains("n"));
+}
+
 }  // namespace
 }  // namespace redsim::sim

@@ -136,6 +136,16 @@ resp::Reply Server::execute(Session& session, const Argv& argv) {
   return dispatch(session, argv, /*in_script=*/false, /*read_only=*/false);
 }
 
+resp::Reply Server::execute_consuming(Session& session, Argv& argv) {
+  Argv* outer = std::exchange(consumable_, &argv);
+  struct Restore {
+    Argv*& slot;
+    Argv* value;
+    ~Restore() { slot = value; }
+  } restore{consumable_, outer};
+  return dispatch(session, argv, /*in_script=*/false, /*read_only=*/false);
+}
+
 resp::Reply Server::execute_from_script(Session& session, const Argv& argv, bool read_only) {
   return dispatch(session, argv, /*in_script=*/true, read_only);
 }
@@ -214,7 +224,11 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     return refuse(resp::Reply::error("ERR Command not allowed inside a transaction"));
   }
   if (session.in_multi_ && !(spec->flags & kCmdNoMulti)) {
-    session.queued_.push_back(argv);
+    if (consumable_ == &argv) {
+      session.queued_.push_back(std::move(*consumable_));
+    } else {
+      session.queued_.push_back(argv);
+    }
     return resp::Reply::status("QUEUED");
   }
   resp::Reply reply = call(session, *spec, argv, /*in_script=*/false);
@@ -244,7 +258,8 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
   if (freeze.outer) frozen_ms_ = clock_.now_us() / 1000;
 
   ++commands_processed_;
-  CommandContext ctx{*this, session, argv, frozen_ms_, in_script};
+  CommandContext ctx{*this,      session,   argv,
+                     frozen_ms_, in_script, consumable_ == &argv ? consumable_ : nullptr};
   resp::Reply reply;
   if (in_script) {
     reply = spec.handler(ctx);
@@ -325,16 +340,16 @@ int64_t Server::used_memory_bytes() {
       used += kKeyOverheadBytes + size_of(key);
       if (const auto* str = std::get_if<std::string>(&e.value)) {
         used += size_of(*str);
-      } else if (const auto* hash = std::get_if<Hash>(&e.value)) {
-        used += elements(hash->entries(), [&](const Hash::Field& f) {
+      } else if (const auto* hash = std::get_if<Boxed<Hash>>(&e.value)) {
+        used += elements((*hash)->entries(), [&](const Hash::Field& f) {
           return size_of(f.first) + size_of(f.second);
         });
-      } else if (const auto* list = std::get_if<List>(&e.value)) {
-        used += elements(*list, size_of);
-      } else if (const auto* set = std::get_if<Set>(&e.value)) {
-        used += elements(set->members(), size_of);
-      } else if (const auto* zset = std::get_if<Zset>(&e.value)) {
-        used += elements(zset->items(),
+      } else if (const auto* list = std::get_if<Boxed<List>>(&e.value)) {
+        used += elements(**list, size_of);
+      } else if (const auto* set = std::get_if<Boxed<Set>>(&e.value)) {
+        used += elements((*set)->members(), size_of);
+      } else if (const auto* zset = std::get_if<Boxed<Zset>>(&e.value)) {
+        used += elements((*zset)->items(),
                          [&](const Zset::Item& item) { return size_of(item.member) + 8; });
       }
     });

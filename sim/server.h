@@ -227,6 +227,13 @@ class Server {
   // frozen for the command). argv[0] is the command name, any case.
   // Never throws for bad input: the Reply carries Redis 7.0's error text.
   resp::Reply execute(Session& session, const Argv& argv);
+  // As execute(), but the command may move argument strings out of `argv`
+  // instead of copying them: SET, SETNX, SETEX, PSETEX and GETSET store
+  // their value string itself, MULTI queues the argv itself. Afterwards
+  // argv's strings are valid but unspecified. For a transport that reads
+  // each request into strings of its own (redsim server: a 100 MB SET then
+  // holds the value once).
+  resp::Reply execute_consuming(Session& session, Argv& argv);
 
   // redis.call / redis.pcall from a running script: the same command table,
   // with the script rules applied (no-script commands refused, writes refused
@@ -382,7 +389,8 @@ class Server {
   uint64_t commands_processed_ = 0;
   std::map<std::string, CommandStats, std::less<>> command_stats_;
   CommandStats& stats_of(const CommandSpec& spec, const Argv& argv);
-  int64_t frozen_ms_ = -1;  // >= 0 while a command runs
+  int64_t frozen_ms_ = -1;      // >= 0 while a command runs
+  Argv* consumable_ = nullptr;  // the argv of execute_consuming, while it runs
   // A script's SELECT changes the db for the rest of the script only; the
   // command that ran the script restores the caller's db when this is set.
   bool script_changed_db_ = false;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/keyspace.h"
 #include "sim/sim_test_util.h"
 
 namespace redsim::sim {
@@ -210,6 +211,58 @@ TEST_F(DispatchTest, MaxmemoryNoevictionRefusesDenyoomCommands) {
   EXPECT_EQ(run({"CONFIG", "SET", "maxmemory", "0"}), Ok());
   EXPECT_EQ(run({"SET", "again", "x"}), Ok());
   EXPECT_EQ(run({"EVAL", "return redis.call('set','x','1')", "0"}), Ok());
+}
+
+// execute_consuming: SET takes the value string itself (a transport's big
+// argument is stored without a copy); elsewhere the argv is only read.
+TEST_F(DispatchTest, ExecuteConsumingMovesSetsValueAndQueuesTheArgvItself) {
+  const std::string big(100000, 'v');
+  Argv set{"SET", "k", big, "PX", "100000"};
+  const char* bytes = set[2].data();
+  EXPECT_EQ(server_->execute_consuming(*s_, set), Ok());
+  EXPECT_EQ(set[1], "k");  // only the value was taken
+  EXPECT_TRUE(set[2].empty());
+  Entry* e = server_->keyspace().db(0).peek("k");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->str().data(), bytes);  // the very buffer, not a copy
+  EXPECT_EQ(e->str(), big);
+  EXPECT_EQ(run({"PTTL", "k"}), Int(100000));
+  // A GET with consumption allowed leaves its argv alone.
+  Argv get{"GET", "k"};
+  EXPECT_EQ(server_->execute_consuming(*s_, get), Bulk(big));
+  EXPECT_EQ(get, (Argv{"GET", "k"}));
+  // Inside MULTI the argv is queued (moved); EXEC's SET copies from the queue.
+  EXPECT_EQ(run({"MULTI"}), Ok());
+  Argv queued{"SET", "k2", "v2"};
+  EXPECT_EQ(server_->execute_consuming(*s_, queued), resp::Reply::status("QUEUED"));
+  EXPECT_EQ(run({"EXEC"}), Arr({Ok()}));
+  EXPECT_EQ(run({"GET", "k2"}), Bulk("v2"));
+  // execute() never moves.
+  Argv plain{"SET", "k3", "v3"};
+  EXPECT_EQ(server_->execute(*s_, plain), Ok());
+  EXPECT_EQ(plain[2], "v3");
+}
+
+// FLUSHALL leaves the keyspace empty, its memory accounting at the empty
+// server's, and gives back the key table's buckets.
+TEST_F(DispatchTest, FlushallEmptiesTheAccountingAndTheKeyTable) {
+  const int64_t empty = server_->used_memory_bytes();
+  EXPECT_EQ(empty, Server::kBaseUsedMemoryBytes);
+  for (int i = 0; i < 20000; ++i) run({"SET", "key:" + std::to_string(i), "xxx"});
+  run({"SELECT", "3"});
+  run({"HSET", "h", "f", "v"});
+  run({"PEXPIRE", "h", "100000"});
+  EXPECT_GT(server_->used_memory_bytes(), empty + 20000 * Server::kKeyOverheadBytes);
+  EXPECT_GE(server_->keyspace().db(0).bucket_count(), 20000u);
+  EXPECT_EQ(run({"FLUSHALL"}), Ok());
+  EXPECT_EQ(server_->used_memory_bytes(), empty);
+  for (int i = 0; i < server_->keyspace().databases(); ++i) {
+    const Db& db = server_->keyspace().db(i);
+    EXPECT_EQ(db.size(), 0u);
+    EXPECT_EQ(db.volatile_count(), 0u);
+    EXPECT_LT(db.bucket_count(), 100u) << "db " << i;
+    EXPECT_EQ(db.inconsistency(), "");
+  }
 }
 
 }  // namespace

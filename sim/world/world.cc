@@ -274,7 +274,7 @@ void Runtime::note_key_states(size_t server, Process* writer, TaskId task) {
       if (entry->is_string()) {
         state.marks.push_back(*std::get_if<std::string>(&entry->value));
       } else if (entry->is_hash()) {
-        for (const auto& [field, value] : std::get_if<sim::Hash>(&entry->value)->entries()) {
+        for (const auto& [field, value] : entry->hash().entries()) {
           state.marks.push_back(field);
         }
       }

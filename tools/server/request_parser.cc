@@ -35,6 +35,33 @@ size_t RequestParser::pending_bulk_bytes(size_t available) const {
   return need > available ? need - available : 0;
 }
 
+RequestParser::Status RequestParser::supply_bulk(std::string&& bulk) {
+  if (argc_ < argv_.size()) {
+    argv_[argc_] = std::move(bulk);
+  } else {
+    argv_.push_back(std::move(bulk));
+  }
+  ++argc_;
+  bulk_len_ = -1;
+  if (--multibulk_left_ > 0) return Status::kNeedMore;
+  argv_.resize(argc_);
+  return Status::kCommand;
+}
+
+size_t RequestParser::release_large_args(size_t max_bytes) {
+  size_t held = 0;
+  for (std::string& a : argv_) {
+    if (a.capacity() > max_bytes) std::string().swap(a);
+    held += a.capacity();
+  }
+  if (argv_.capacity() > kKeptArgSlots) {
+    // A command with very many arguments (MSET of a million keys).
+    held = 0;
+    std::vector<std::string>().swap(argv_);
+  }
+  return held + argv_.capacity() * sizeof(std::string);
+}
+
 RequestParser::Status RequestParser::parse(std::string_view buf, size_t* pos) {
   while (multibulk_left_ == 0) {
     if (*pos >= buf.size()) return Status::kNeedMore;

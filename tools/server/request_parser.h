@@ -22,6 +22,14 @@
 //   inline request", "too big mbulk count string", "too big bulk count string".
 // error() is then the text after "-ERR " that Redis sends before closing
 // the connection, e.g. "Protocol error: invalid multibulk length".
+// - Big arguments (Redis's PROTO_MBULK_BIG_ARG, 32 KiB): while a bulk of at
+//   least kBigArgBytes is incomplete, big_bulk_len() tells its length; the
+//   reader may then collect its bytes in one string of exactly that size
+//   plus the CRLF and hand it over with supply_bulk(): the string becomes
+//   the argument without a copy, as Redis turns its query buffer into the
+//   argument object. take_argv() lets a command keep argument strings
+//   (SET stores its value string itself); release_large_args() frees what
+//   a command left in the kept argument strings.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +57,27 @@ class RequestParser {
   Status parse(std::string_view buf, size_t* pos);
 
   const std::vector<std::string>& argv() const { return argv_; }
+  // The same strings, for a consumer that may move some out (their slots
+  // are refilled by the next request).
+  std::vector<std::string>& take_argv() { return argv_; }
+  static constexpr size_t kBigArgBytes = 32 * 1024;
+  static constexpr size_t kKeptArgSlots = 1024;
+  // The length of the bulk being read when it is at least kBigArgBytes and
+  // buf held too few of its bytes at the last parse(); 0 otherwise.
+  size_t big_bulk_len() const {
+    return multibulk_left_ > 0 && bulk_len_ >= static_cast<int64_t>(kBigArgBytes)
+               ? static_cast<size_t>(bulk_len_)
+               : 0;
+  }
+  // The bytes of that bulk (exactly big_bulk_len() of them, its CRLF
+  // already dropped): kCommand when it was the last argument, else
+  // kNeedMore (parse() continues with the next argument's header).
+  Status supply_bulk(std::string&& bulk);
+  // Between requests: drops argument strings whose buffers exceed
+  // `max_bytes` (a big argument kept by the parser's reuse of strings), and
+  // all of them when more than kKeptArgSlots slots are kept; returns the
+  // bytes still held (strings' buffers and the slots).
+  size_t release_large_args(size_t max_bytes);
   const std::string& error() const { return error_; }
   // Bytes the bulk being read still needs (0 when not inside one): lets the
   // reader size its next read for a big argument.

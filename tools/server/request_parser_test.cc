@@ -13,6 +13,10 @@ namespace {
 using Status = RequestParser::Status;
 using Argv = std::vector<std::string>;
 
+std::string resp_like(const std::string& arg) {
+  return "*2\r\n$4\r\nECHO\r\n$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
+}
+
 TEST(RequestParser, MultibulkAndInline) {
   RequestParser p;
   std::string in = "*2\r\n$3\r\nGET\r\n$1\r\nk\r\nECHO 'a b' \"c\\td\"\r\n";
@@ -35,6 +39,36 @@ TEST(RequestParser, ResumesAPartialMultibulkAfterTheBufferIsRebased) {
   pos = 0;
   ASSERT_EQ(p.parse(rest, &pos), Status::kCommand);
   EXPECT_EQ(p.argv(), (Argv{"SET", "k", "hello"}));
+}
+
+TEST(RequestParser, BigBulkIsSuppliedWholeAndLargeArgumentsAreReleased) {
+  RequestParser p;
+  const std::string big(RequestParser::kBigArgBytes, 'b');
+  std::string in = "*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + std::to_string(big.size()) + "\r\nbbb";
+  size_t pos = 0;
+  EXPECT_EQ(p.parse(in, &pos), Status::kNeedMore);
+  EXPECT_EQ(pos, in.size() - 3);  // at the bulk's first byte
+  ASSERT_EQ(p.big_bulk_len(), big.size());
+  std::string bulk = big;
+  const char* bytes = bulk.data();
+  EXPECT_EQ(p.supply_bulk(std::move(bulk)), Status::kNeedMore);  // one argument to go
+  EXPECT_EQ(p.big_bulk_len(), 0u);
+  std::string tail = "$2\r\nPX\r\n";
+  pos = 0;
+  ASSERT_EQ(p.parse(tail, &pos), Status::kCommand);
+  ASSERT_EQ(p.argv().size(), 4u);
+  EXPECT_EQ(p.argv()[2].data(), bytes);  // the supplied string itself
+  EXPECT_EQ(p.argv()[2], big);
+  EXPECT_EQ(p.argv()[3], "PX");
+  // After the command, a big argument's buffer is not kept for reuse.
+  EXPECT_LT(p.release_large_args(1024), size_t{1024});
+  EXPECT_TRUE(p.argv()[2].empty());
+  EXPECT_EQ(p.argv()[1], "k");
+  // A big bulk that arrives whole is parsed from the buffer as any other.
+  std::string whole = resp_like(big);
+  pos = 0;
+  ASSERT_EQ(p.parse(whole, &pos), Status::kCommand);
+  EXPECT_EQ(p.argv(), (Argv{"ECHO", big}));
 }
 
 TEST(RequestParser, ReusedArgumentSlotsHoldExactlyTheNewCommand) {

@@ -1,6 +1,7 @@
 #include "tools/server/server_cmd.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -51,6 +52,12 @@ int run_server(const ServerCmdOptions& options, std::ostream& out_stream,
     return 1;
   }
   if (options.daemonize && !daemonize()) return 0;
+  // Every block of 128 KiB or more gets its own mapping, returned to the
+  // system when freed: a big value, request or reply does not stay in the
+  // heap after it is gone (glibc starts at this threshold but raises it,
+  // up to 32 MiB, after the first such free, keeping later big blocks in
+  // the heap; a fixed setting stops that).
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   std::ofstream log;
   if (!options.logfile.empty()) {
     log.open(options.logfile, std::ios::app);

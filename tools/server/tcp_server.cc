@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -18,6 +19,7 @@
 #include <system_error>
 
 #include "sim/args.h"
+#include "sim/keyspace.h"
 #include "sim/lua/script_engine.h"
 #include "sim/resp/codec.h"
 #include "tools/server/request_parser.h"
@@ -28,6 +30,16 @@ namespace {
 
 constexpr size_t kReadChunkBytes = 64 * 1024;
 constexpr int kMaxCyclesPerWake = 100;
+
+// Buffer sizes of Redis 7.0 (src/server.h) for the client cron's resizing.
+constexpr size_t kReplyChunkBytes = 16 * 1024;  // PROTO_REPLY_CHUNK_BYTES
+constexpr size_t kReplyMinBytes = 1024;         // PROTO_REPLY_MIN_BYTES
+constexpr size_t kReplyReleaseBytes = 4 * kReplyChunkBytes;
+constexpr int64_t kReplyPeakResetUs = 5'000'000;          // reply-buffer-peak-reset-time 5000
+constexpr size_t kQueryResizeThresholdBytes = 32 * 1024;  // PROTO_RESIZE_THRESHOLD
+constexpr size_t kQueryFreeSlackBytes = 4 * 1024;
+constexpr int64_t kQueryIdleShrinkUs = 2'000'000;  // idle more than 2 s
+constexpr size_t kTrimKeyDrop = 10'000;
 
 // epoll tags for the two non-connection descriptors.
 char kListenTag;
@@ -74,7 +86,14 @@ struct TcpServer::Conn {
   std::string in;
   std::string out;
   size_t out_pos = 0;
-  std::string own_pushes;           // pushes raised by this connection's running command
+  std::string own_pushes;  // pushes raised by this connection's running command
+  // A big argument being read straight into its own string (see
+  // RequestParser::big_bulk_len): its length, 0 when none.
+  std::string big_arg;
+  size_t big_arg_len = 0;
+  size_t in_peak = 0;               // most bytes `in` held since the last cron
+  size_t out_peak = 0;              // most bytes `out` held since out_peak_reset_us
+  int64_t out_peak_reset_us = 0;    // server clock
   int64_t last_interaction_us = 0;  // server clock: last read or write (timeout)
   bool executing = false;
   bool close_after_reply = false;
@@ -200,7 +219,11 @@ void TcpServer::run_expiry_cycles() {
     next_cycle_us_ += period_us;
     ran = true;
   }
-  if (ran) close_idle_clients();
+  if (ran) {
+    close_idle_clients();
+    resize_client_buffers();
+    trim_freed_memory();
+  }
   if (now_us >= next_cycle_us_) next_cycle_us_ = now_us + period_us;
 }
 
@@ -280,6 +303,7 @@ void TcpServer::accept_all() {
     ev.data.ptr = c;
     epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
     c->last_interaction_us = server_.clock().now_us();
+    c->out_peak_reset_us = c->last_interaction_us;
     conns_.emplace(fd, std::move(conn));
   }
 }
@@ -322,6 +346,70 @@ void TcpServer::set_accepting(bool on) {
   }
 }
 
+// Redis 7.0's clientsCronResizeQueryBuffer and clientsCronResizeOutputBuffer
+// (src/server.c), on std::string buffers, once per cron tick:
+// - query buffer: when more than 4 KiB of it is unused, give it all back
+//   after 2 s idle, else shrink a buffer over 32 KiB (PROTO_RESIZE_THRESHOLD)
+//   whose recent peak is under half its size to that peak; the peak then
+//   restarts from the current length.
+// - reply buffer: shrink to the recent peak when the peak is under half the
+//   buffer (and the half is at least 1 KiB, PROTO_REPLY_MIN_BYTES); the peak
+//   restarts from the current length every 5 s (reply-buffer-peak-reset-time).
+//   (Redis's own buffer never exceeds 16 KiB; bigger replies go to blocks
+//   freed as written, which flush() matches by dropping a drained buffer
+//   over kReplyReleaseBytes.)
+// Also sums what every connection's buffers hold, for buffer_bytes().
+void TcpServer::resize_client_buffers() {
+  const int64_t now_us = server_.clock().now_us();
+  size_t total = 0;
+  for (auto& [fd, conn] : conns_) {
+    Conn& c = *conn;
+    if (c.doomed) continue;
+    if (!c.executing && c.in.capacity() - c.in.size() > kQueryFreeSlackBytes) {
+      if (now_us - c.last_interaction_us > kQueryIdleShrinkUs) {
+        c.in.shrink_to_fit();
+      } else if (c.in.capacity() > kQueryResizeThresholdBytes && c.in.capacity() / 2 > c.in_peak) {
+        std::string smaller;
+        smaller.reserve(std::max(c.in.size(), c.in_peak));
+        smaller.assign(c.in);
+        c.in.swap(smaller);
+      }
+    }
+    c.in_peak = c.in.size();
+    if (!c.executing && c.out.capacity() / 2 >= kReplyMinBytes &&
+        c.out_peak < c.out.capacity() / 2) {
+      std::string smaller;
+      smaller.reserve(std::max(c.out_peak, c.out.size()));
+      smaller.assign(c.out);
+      c.out.swap(smaller);
+    }
+    if (now_us - c.out_peak_reset_us >= kReplyPeakResetUs) {
+      c.out_peak = c.out.size();
+      c.out_peak_reset_us = now_us;
+    }
+    total += c.in.capacity() + c.out.capacity() + c.own_pushes.capacity() + c.big_arg.capacity() +
+             c.parser.release_large_args(RequestParser::kBigArgBytes);
+  }
+  buffer_bytes_.store(total, std::memory_order_relaxed);
+}
+
+// Memory the keyspace gave back is returned to the system: malloc keeps
+// freed small blocks in its heap, so after FLUSHALL or many deletions the
+// process would stay at its high-water mark. Once the keys stored dropped
+// by kTrimKeyDrop since the last trim, or right after FLUSHALL / FLUSHDB,
+// glibc's malloc_trim(0) releases the free pages. (Blocks of 128 KiB or more are
+// mmapped by redsim server's M_MMAP_THRESHOLD setting and go back when freed.)
+void TcpServer::trim_freed_memory() {
+  size_t keys = 0;
+  for (int i = 0; i < server_.keyspace().databases(); ++i) keys += server_.keyspace().db(i).size();
+  keys_high_ = std::max(keys_high_, keys);
+  if (keys_high_ - keys >= kTrimKeyDrop || trim_requested_) {
+    malloc_trim(0);
+    keys_high_ = keys;
+    trim_requested_ = false;
+  }
+}
+
 // Redis's clientsCronHandleTimeout: idle longer than `timeout` seconds,
 // neither subscribed nor running a command (a busy script's caller).
 void TcpServer::close_idle_clients() {
@@ -338,46 +426,75 @@ void TcpServer::close_idle_clients() {
 void TcpServer::on_readable(Conn& c) {
   c.last_interaction_us = server_.clock().now_us();
   c.parser.set_max_bulk_len(server_.config().proto_max_bulk_len);  // CONFIG SET applies at once
-  size_t pending = c.parser.pending_bulk_bytes(c.in.size());
-  ssize_t n = 0;
-  if (pending > kReadChunkBytes) {
-    // Inside a big argument: read straight into the connection's buffer.
-    size_t want = std::min<size_t>(pending, size_t{16} * 1024 * 1024);
-    size_t old = c.in.size();
-    c.in.resize_and_overwrite(old + want, [&](char* p, size_t) {
-      n = ::recv(c.fd, p + old, want, 0);
-      return old + static_cast<size_t>(std::max<ssize_t>(n, 0));
-    });
-  } else {
-    // The common case: one shared buffer; a connection keeps only the
-    // bytes of an incomplete request.
-    std::vector<char>& buf = serving_while_busy_ ? busy_read_buf_ : read_buf_;
-    n = ::recv(c.fd, buf.data(), buf.size(), 0);
-    if (n > 0) {
-      if (c.in.empty()) {
-        std::string_view view(buf.data(), static_cast<size_t>(n));
-        size_t pos = 0;
-        process_input(c, view, pos);
-        if (pos < view.size()) c.in.assign(view.substr(pos));
-        flush(c);
-        return;
-      }
-      c.in.append(buf.data(), static_cast<size_t>(n));
-    }
+  if (c.big_arg_len > 0) {
+    read_big_arg(c);
+    return;
   }
+  // One shared buffer; a connection keeps only the bytes of an incomplete
+  // request.
+  std::vector<char>& buf = serving_while_busy_ ? busy_read_buf_ : read_buf_;
+  ssize_t n = ::recv(c.fd, buf.data(), buf.size(), 0);
   if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
     doom(c);
     return;
   }
   if (n < 0) return;
   size_t pos = 0;
-  process_input(c, c.in, pos);
-  // Drop the consumed bytes; what remains is the start of the next request.
-  if (pos == c.in.size()) {
-    c.in.clear();
-  } else if (pos > 0) {
-    c.in.erase(0, pos);
+  if (c.in.empty()) {
+    std::string_view view(buf.data(), static_cast<size_t>(n));
+    process_input(c, view, pos);
+    keep_unparsed(c, view.substr(pos), /*from_in=*/false);
+  } else {
+    c.in.append(buf.data(), static_cast<size_t>(n));
+    c.in_peak = std::max(c.in_peak, c.in.size());
+    process_input(c, c.in, pos);
+    keep_unparsed(c, std::string_view(c.in).substr(pos), /*from_in=*/true);
   }
+  flush(c);
+}
+
+// What the parser left of a read: the start of the next request. A big
+// argument's bytes go to a string of the argument's exact size, which
+// becomes the argument itself (Redis's PROTO_MBULK_BIG_ARG handling);
+// anything else stays in `in`.
+void TcpServer::keep_unparsed(Conn& c, std::string_view rest, bool from_in) {
+  if (c.doomed || c.close_after_reply) return;
+  if (size_t len = c.parser.big_bulk_len(); len > 0) {
+    c.big_arg.reserve(len + 2);
+    c.big_arg.assign(rest);
+    c.big_arg_len = len;
+    c.in.clear();
+    return;
+  }
+  if (!from_in) {
+    if (!rest.empty()) c.in.assign(rest);
+  } else if (rest.empty()) {
+    c.in.clear();
+  } else if (rest.size() < c.in.size()) {
+    c.in.erase(0, c.in.size() - rest.size());
+  }
+  c.in_peak = std::max(c.in_peak, c.in.size());
+}
+
+void TcpServer::read_big_arg(Conn& c) {
+  const size_t total = c.big_arg_len + 2;
+  const size_t old = c.big_arg.size();
+  ssize_t n = 0;
+  // Within the capacity reserved for the whole argument: no reallocation.
+  c.big_arg.resize_and_overwrite(total, [&](char* p, size_t) {
+    n = ::recv(c.fd, p + old, total - old, 0);
+    return old + static_cast<size_t>(std::max<ssize_t>(n, 0));
+  });
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+    doom(c);
+    return;
+  }
+  if (c.big_arg.size() < total) return;
+  c.big_arg.resize(c.big_arg_len);  // the CRLF, skipped unread as Redis does
+  c.big_arg_len = 0;
+  RequestParser::Status s = c.parser.supply_bulk(std::move(c.big_arg));
+  c.big_arg = std::string();
+  if (s == RequestParser::Status::kCommand) run_command(c);
   flush(c);
 }
 
@@ -399,7 +516,7 @@ void TcpServer::process_input(Conn& c, std::string_view buf, size_t& pos) {
 }
 
 void TcpServer::run_command(Conn& c) {
-  const sim::Argv& argv = c.parser.argv();
+  sim::Argv& argv = c.parser.take_argv();
   sim::Session& s = *c.session;
   // Redis answers QUIT before any other check, then closes.
   if (sim::equals_ci(argv[0], "quit")) {
@@ -407,16 +524,27 @@ void TcpServer::run_command(Conn& c) {
     c.close_after_reply = true;
     return;
   }
+  const bool flush_all =
+      !s.in_multi() && (sim::equals_ci(argv[0], "flushall") || sim::equals_ci(argv[0], "flushdb"));
   c.executing = true;
-  resp::Reply reply = server_.execute(s, argv);
+  resp::Reply reply = server_.execute_consuming(s, argv);
   c.executing = false;
+  // Redis frees a command's arguments after it ran; the parser keeps its
+  // strings for reuse, but not a big one.
+  c.parser.release_large_args(RequestParser::kBigArgBytes);
   if (server_.shutdown_requested()) return;  // Redis exits without a reply
   if (!s.reply_suppressed()) resp::encode_to(c.out, reply);
   if (!c.own_pushes.empty()) {
     c.out += c.own_pushes;
     c.own_pushes.clear();
+    if (c.own_pushes.capacity() > kReplyChunkBytes) std::string().swap(c.own_pushes);
   }
+  c.out_peak = std::max(c.out_peak, c.out.size());
   s.command_done();
+  if (flush_all) {
+    trim_requested_ = true;
+    trim_freed_memory();
+  }
 }
 
 void TcpServer::on_push(Conn& c, const resp::Reply& reply) {
@@ -426,6 +554,7 @@ void TcpServer::on_push(Conn& c, const resp::Reply& reply) {
     return;
   }
   resp::encode_to(c.out, reply);
+  c.out_peak = std::max(c.out_peak, c.out.size());
   if (c.out.size() - c.out_pos > kPubSubOutputLimitBytes) {
     // Redis's client-output-buffer-limit pubsub 32mb: the client is freed.
     doom(c);
@@ -460,6 +589,9 @@ void TcpServer::flush(Conn& c) {
   }
   c.out.clear();
   c.out_pos = 0;
+  // Redis writes a big reply from a list of blocks it frees as they are
+  // sent: a drained buffer beyond a few blocks is not kept either.
+  if (c.out.capacity() > kReplyReleaseBytes) std::string().swap(c.out);
   set_writable_interest(c, false);
   if (c.close_after_reply) doom(c);
 }

@@ -50,6 +50,17 @@
 //   send it the same error and close it (the listening socket would
 //   otherwise stay readable and the loop spin); if even that fails,
 //   accepting pauses until a connection closes or 100 ms pass.
+// - Memory, as Redis 7.0 (src/networking.c, src/server.c clientsCron):
+//   an argument of 32 KiB or more (PROTO_MBULK_BIG_ARG) is read into one
+//   string of its exact size that becomes the argument, and SET stores that
+//   very string (sim::Server::execute_consuming): a 100 MB SET peaks near
+//   1x the value. Every 1000 / hz ms the query and reply buffers of each
+//   connection are shrunk to their recent peaks (see resize_client_buffers
+//   in tcp_server.cc); a drained reply buffer over 64 KiB is freed at once.
+//   After FLUSHALL / FLUSHDB, or once the keys stored dropped by 10,000,
+//   glibc's malloc_trim(0) returns the freed heap pages to the system
+//   (redsim server also fixes glibc's M_MMAP_THRESHOLD at 128 KiB, so a
+//   big value, buffer or reply goes back to the system as it is freed).
 // - timeout (CONFIG SET timeout, seconds, default 0 = never): a connection
 //   idle (nothing read or written) longer than that on the server clock is
 //   closed, checked with the expiry cycles; subscribers and the connection
@@ -97,11 +108,18 @@ class TcpServer {
   int interrupt_fd() const { return stop_fd_; }
 
   size_t connection_count() const { return conns_.size(); }
+  // Bytes the connections' query, reply and argument buffers held at the
+  // last cron tick (buffer capacities, not contents). Thread-safe.
+  size_t buffer_bytes() const { return buffer_bytes_.load(std::memory_order_relaxed); }
 
  private:
   struct Conn;
   void accept_all();
   void on_readable(Conn& c);
+  void keep_unparsed(Conn& c, std::string_view rest, bool from_in);
+  void read_big_arg(Conn& c);
+  void resize_client_buffers();
+  void trim_freed_memory();
   void process_input(Conn& c, std::string_view buf, size_t& pos);
   void run_command(Conn& c);
   void on_push(Conn& c, const resp::Reply& reply);
@@ -136,6 +154,9 @@ class TcpServer {
   int spare_fd_ = -1;             // closed to accept one client past EMFILE
   bool accepting_ = true;         // the listening socket is in the epoll set
   int64_t accept_resume_us_ = 0;  // steady-clock time to resume accepting
+  std::atomic<size_t> buffer_bytes_ = 0;
+  size_t keys_high_ = 0;         // most keys stored since the last malloc_trim
+  bool trim_requested_ = false;  // FLUSHALL / FLUSHDB ran
 };
 
 }  // namespace redsim::server

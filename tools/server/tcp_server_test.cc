@@ -277,6 +277,54 @@ TEST_F(TcpServerTest, TimeoutClosesIdleClientsButNotSubscribers) {
 // every descriptor but three taken, so accept() fails with EMFILE before
 // maxclients is reached: those clients get maxclients' error and are
 // closed, the others are served, and SHUTDOWN NOSAVE ends the child.
+// A big argument is read into a string of its own and stored as it is; a
+// pipeline around it goes on as usual (Redis's PROTO_MBULK_BIG_ARG path).
+TEST_F(TcpServerTest, BigArgumentsInAPipeline) {
+  RawClient c(port_);
+  std::string big(300000, 'x');
+  for (size_t i = 0; i < big.size(); i += 1000) big[i] = static_cast<char>('a' + i % 26);
+  c.send(resp::encode_command({"SET", "k", big, "PX", "100000"}) +
+         resp::encode_command({"STRLEN", "k"}) +
+         resp::encode_command({"ECHO", std::string(40000, 'e')}) + "PING\r\n");
+  EXPECT_TRUE(c.reads("+OK\r\n:300000\r\n"));
+  EXPECT_EQ(c.read_bulk(), std::string(40000, 'e'));
+  EXPECT_TRUE(c.reads("+PONG\r\n"));
+  c.command({"GET", "k"});
+  EXPECT_EQ(c.read_bulk(), big);
+  EXPECT_TRUE(c.replies("PTTL k\r\n", ":100000\r\n"));
+  // Split anywhere: the header alone, then the bytes in pieces.
+  std::string req = resp::encode_command({"SET", "k2", big});
+  size_t header = req.find(big);
+  c.send(req.substr(0, header));
+  c.send(req.substr(header, 70000));
+  c.send(req.substr(header + 70000));
+  EXPECT_TRUE(c.reads("+OK\r\n"));
+  c.command({"GET", "k2"});
+  EXPECT_EQ(c.read_bulk(), big);
+}
+
+// Redis's clientsCron resizing: after a 10 MB request and a 10 MB reply the
+// connection's buffers (query, reply, the parser's kept arguments) are back
+// to small sizes once a cron tick ran.
+TEST_F(TcpServerTest, BuffersShrinkAfterBigRequestsAndReplies) {
+  RawClient c(port_);
+  const std::string big(10 * 1024 * 1024, 'v');
+  c.command({"SET", "big", big});
+  EXPECT_TRUE(c.reads("+OK\r\n"));
+  c.command({"APPEND", "other", big});  // copies its argument: the parser held it
+  EXPECT_TRUE(c.reads(":10485760\r\n"));
+  c.command({"GET", "big"});
+  EXPECT_EQ(c.read_bulk().size(), big.size());
+  RawClient idle(port_);
+  idle.command({"GET", "other"});
+  EXPECT_EQ(idle.read_bulk().size(), big.size());
+  // A cron tick runs after the batch that moves the virtual clock; the
+  // PING after it is read once that tick is over.
+  EXPECT_TRUE(c.replies("REDSIM.ADVANCE 1000\r\n", "+OK\r\n"));
+  EXPECT_TRUE(c.replies("PING\r\n", "+PONG\r\n"));
+  EXPECT_LT(serving_.tcp().buffer_bytes(), size_t{256 * 1024});
+}
+
 TEST(TcpServerFdLimit, ClientsPastEmfileGetTheMaxClientsError) {
   int port_pipe[2];
   ASSERT_EQ(::pipe(port_pipe), 0);
