@@ -122,6 +122,9 @@ class Env {
 
   // A line for the timeline ("watchdog renewed orders:42"); may be ignored.
   virtual void trace(std::string_view /*what*/) {}
+  // False when trace() keeps nothing, so a line on a hot path (every
+  // acquire and release) need not be built. True unless the Env says so.
+  virtual bool tracing() const { return true; }
 };
 
 }  // namespace redsim::lock

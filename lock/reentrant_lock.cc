@@ -99,7 +99,11 @@ std::string ReentrantLock::channel_name(std::string_view key) {
 }
 
 std::string ReentrantLock::owner() {
-  return env_->client_id() + ":" + std::to_string(env_->task_id());
+  // Built in place: this runs on every lock and unlock.
+  std::string id = env_->client_id();
+  id += ':';
+  id += std::to_string(env_->task_id());
+  return id;
 }
 
 void ReentrantLock::lock() { acquire(std::nullopt, options_.default_lease); }
@@ -293,8 +297,10 @@ void ReentrantLock::on_acquired(const std::string& owner, Lease lease) {
       start = true;
     }
   }
-  env_->trace("acquired " + key_ + " as " + owner + " lease=" + ms_arg(effective) + "ms" +
-              (use_watchdog ? " (watchdog)" : ""));
+  if (env_->tracing()) {
+    env_->trace("acquired " + key_ + " as " + owner + " lease=" + ms_arg(effective) + "ms" +
+                (use_watchdog ? " (watchdog)" : ""));
+  }
   if (!start) return;
 
   // Everything the task needs is copied: it must not touch `this`.
@@ -422,8 +428,8 @@ UnlockResult ReentrantLock::release_hold() {
   }
   if (reply.integer() == 1) {
     stop_watchdog(task);
-    env_->trace("released " + key_ + " by " + me);
-  } else {
+    if (env_->tracing()) env_->trace("released " + key_ + " by " + me);
+  } else if (env_->tracing()) {
     env_->trace("unlocked one hold of " + key_ + " by " + me + "; still held");
   }
   return {};

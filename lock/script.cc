@@ -1,6 +1,8 @@
 #include "lock/script.h"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <map>
 #include <utility>
 
@@ -41,33 +43,47 @@ const Script& Script::get(std::string_view name) {
 
 namespace {
 
-Argv script_argv(std::string_view command, const std::string& body, const Argv& keys,
-                 const Argv& args) {
+// EVALSHA <sha> numkeys keys... args..., the strings of keys and args moved in.
+Argv evalsha_argv(const Script& script, Argv&& keys, Argv&& args) {
   Argv argv;
   argv.reserve(3 + keys.size() + args.size());
-  argv.emplace_back(command);
-  argv.push_back(body);
+  argv.emplace_back("EVALSHA");
+  argv.push_back(script.sha1_hex());
   argv.push_back(std::to_string(keys.size()));
-  argv.insert(argv.end(), keys.begin(), keys.end());
-  argv.insert(argv.end(), args.begin(), args.end());
+  std::move(keys.begin(), keys.end(), std::back_inserter(argv));
+  std::move(args.begin(), args.end(), std::back_inserter(argv));
   return argv;
+}
+
+bool is_noscript(const Reply& reply) {
+  return reply.is_error() && reply.error_code() == "NOSCRIPT";
+}
+
+// The same command as EVAL <body> ...: only the first two words differ.
+void to_eval(Argv& argv, const Script& script) {
+  argv[0] = "EVAL";
+  argv[1] = script.text();
 }
 
 }  // namespace
 
-Reply run_script(Connection& connection, const Script& script, const Argv& keys, const Argv& args) {
-  Reply reply = connection.call(script_argv("EVALSHA", script.sha1_hex(), keys, args));
-  if (reply.is_error() && reply.error_code() == "NOSCRIPT") {
-    reply = connection.call(script_argv("EVAL", script.text(), keys, args));
+Reply run_script(Connection& connection, const Script& script, Argv keys, Argv args) {
+  Argv argv = evalsha_argv(script, std::move(keys), std::move(args));
+  Reply reply = connection.call(argv);
+  if (is_noscript(reply)) {
+    to_eval(argv, script);
+    reply = connection.call(argv);
   }
   return reply;
 }
 
-Reply run_script(Connection& connection, const Script& script, const Argv& keys, const Argv& args,
+Reply run_script(Connection& connection, const Script& script, Argv keys, Argv args,
                  Micros timeout) {
-  Reply reply = connection.call(script_argv("EVALSHA", script.sha1_hex(), keys, args), timeout);
-  if (reply.is_error() && reply.error_code() == "NOSCRIPT") {
-    reply = connection.call(script_argv("EVAL", script.text(), keys, args), timeout);
+  Argv argv = evalsha_argv(script, std::move(keys), std::move(args));
+  Reply reply = connection.call(argv, timeout);
+  if (is_noscript(reply)) {
+    to_eval(argv, script);
+    reply = connection.call(argv, timeout);
   }
   return reply;
 }

@@ -47,10 +47,12 @@ std::string sha1_hex(std::string_view data);
 // last reply as is: the script's result, or a Redis error reply (a script
 // error, WRONGTYPE, ...) for the caller to judge. Throws what
 // Connection::call throws (ConnectionError and subclasses).
-Reply run_script(Connection& connection, const Script& script, const Argv& keys, const Argv& args);
+// `keys` and `args` are taken by value and moved into the command: pass
+// temporaries (`{key}, {token}`) and no string is copied twice.
+Reply run_script(Connection& connection, const Script& script, Argv keys, Argv args);
 // As above, each call waiting at most `timeout` (Connection::call(argv,
 // timeout): TimeoutError when no reply came in time). Redlock's per-server calls.
-Reply run_script(Connection& connection, const Script& script, const Argv& keys, const Argv& args,
+Reply run_script(Connection& connection, const Script& script, Argv keys, Argv args,
                  Micros timeout);
 
 // The number a command or script answered: an integer reply, a bulk string

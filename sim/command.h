@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -86,25 +87,35 @@ class CommandTable {
   // is named `sub`. has_subcommands tells the two apart.
   bool has_subcommands(const CommandSpec& spec) const;
   const SubcommandSpec* find_subcommand(const CommandSpec& spec, std::string_view sub) const;
-  size_t size() const { return by_name_.size(); }
+  size_t size() const { return entries_.size(); }
   // Every command, in no particular order (COMMAND, COMMAND DOCS).
   template <typename Fn>
   void for_each(Fn&& fn) const {
-    for (const auto& [name, spec] : by_name_) fn(spec);
+    for (const auto& entry : entries_) fn(entry->spec);
   }
-  // Case-insensitive lookup; nullptr when unknown.
+  // Case-insensitive lookup; nullptr when unknown. The pointer stays valid
+  // for the table's life.
   const CommandSpec* find(std::string_view name) const;
 
  private:
-  // Transparent hash and equality: find() looks up a string_view without
-  // building a std::string.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  // Every command runs through find() (a script's redis.call too), so the
+  // lookup is an open-addressing table hashed case-insensitively in one
+  // pass over the name: no lower-cased copy, no library hash call.
+  struct Entry {
+    CommandSpec spec;  // spec.name is lower case
+    uint64_t hash = 0;
   };
-  std::unordered_map<std::string, CommandSpec, NameHash, std::equal_to<>> by_name_;
-  std::unordered_map<std::string, std::span<const SubcommandSpec>, NameHash, std::equal_to<>>
-      subcommands_;
+  struct Container {
+    std::string_view name;  // the container's CommandSpec::name
+    std::span<const SubcommandSpec> subs;
+  };
+  Entry* find_entry(std::string_view name) const;
+  const Container* container_of(const CommandSpec& spec) const;
+  void rehash();
+
+  std::vector<std::unique_ptr<Entry>> entries_;  // stable addresses: find() hands them out
+  std::vector<uint32_t> slots_;                  // index + 1 into entries_, 0 when empty
+  std::vector<Container> containers_;            // a handful (CLIENT, CONFIG, SCRIPT, ...)
 };
 
 // Registration, one per family (each in its own cmd_*.cc).

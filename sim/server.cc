@@ -287,10 +287,15 @@ Server::CommandStats& Server::stats_of(const CommandSpec& spec, const Argv& argv
       return command_stats_[std::string(spec.name) + "|" + std::string(sub->name)];
     }
   }
-  // Found without building a string: this runs for every command.
+  // This runs for every command: the entry is found by the spec's address
+  // after the first time.
+  auto cached = stats_by_spec_.find(&spec);
+  if (cached != stats_by_spec_.end()) return *cached->second;
   auto it = command_stats_.find(spec.name);
-  if (it != command_stats_.end()) return it->second;
-  return command_stats_[std::string(spec.name)];
+  if (it == command_stats_.end())
+    it = command_stats_.emplace(std::string(spec.name), CommandStats{}).first;
+  stats_by_spec_.emplace(&spec, &it->second);
+  return it->second;
 }
 
 std::optional<resp::Reply> Server::check_oom(Session& session, const CommandSpec& spec,

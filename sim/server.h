@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -311,7 +312,10 @@ class Server {
   const std::map<std::string, CommandStats, std::less<>>& command_stats() const {
     return command_stats_;
   }
-  void reset_stats() { command_stats_.clear(); }
+  void reset_stats() {
+    command_stats_.clear();
+    stats_by_spec_.clear();
+  }
   ServerConfig& config() { return config_; }
   // The connected sessions by id (CLIENT LIST, INFO clients).
   const std::map<uint64_t, Session*>& sessions() const { return sessions_; }
@@ -388,6 +392,10 @@ class Server {
   uint64_t next_session_id_ = 1;
   uint64_t commands_processed_ = 0;
   std::map<std::string, CommandStats, std::less<>> command_stats_;
+  // command_stats_'s entry of each command without subcommands, by spec:
+  // every command counts itself, so the name is not looked up each time.
+  // Emptied with command_stats_ (map entries keep their address until then).
+  std::unordered_map<const CommandSpec*, CommandStats*> stats_by_spec_;
   CommandStats& stats_of(const CommandSpec& spec, const Argv& argv);
   int64_t frozen_ms_ = -1;      // >= 0 while a command runs
   Argv* consumable_ = nullptr;  // the argv of execute_consuming, while it runs

@@ -29,9 +29,18 @@ constexpr int kBaseTop = kGlobalsIndex;
 
 char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
-struct StringHash {
+// The script cache is keyed by lower-case hex SHA1s: their first 16 digits
+// are already uniformly spread, so every EVALSHA need not hash all 40 bytes.
+struct ShaHash {
   using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  size_t operator()(std::string_view s) const {
+    if (s.size() != 40) return std::hash<std::string_view>{}(s);
+    uint64_t h = 0;
+    std::memcpy(&h, s.data(), sizeof h);
+    uint64_t l = 0;
+    std::memcpy(&l, s.data() + sizeof h, sizeof l);
+    return static_cast<size_t>(h ^ (l * 0x9E3779B97F4A7C15ULL));
+  }
 };
 
 struct CachedScript {
@@ -378,7 +387,7 @@ struct ScriptEngine::Impl {
   lua_State* L = nullptr;
   LuaHeap heap;
   lua::EngineState state;
-  std::unordered_map<std::string, CachedScript, StringHash, std::equal_to<>> scripts;
+  std::unordered_map<std::string, CachedScript, ShaHash, std::equal_to<>> scripts;
   bool running = false;
 };
 

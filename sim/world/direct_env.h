@@ -130,6 +130,7 @@ class DirectEnv final : public lock::Env {
   void trace(std::string_view what) override {
     if (record_traces) traces.emplace_back(what);
   }
+  bool tracing() const override { return record_traces; }
 
   // --- test controls ---
   void set_task_id(uint64_t task) { task_id_ = task; }
