@@ -56,14 +56,24 @@
 //   where 5.1 prints "5" (tostring, string.*, table.concat are fixed; the
 //   VM cannot be hooked). Reply integers, tonumber and cjson.decode results
 //   are integers below 10^14 and floats above, so they print as in 5.1.
-// - 5.3+ operators (// & | ~ << >> ::) fail to compile, but the message may
-//   differ from 5.1's by context; goto, <const>/<close> and _ENV keep their
-//   5.4 meaning; "break" outside a loop and some other parser messages are
-//   worded differently (runtime messages are rewritten to 5.1's wording).
+// - 5.3+ syntax (// & | ~ << >> :: goto <const> <close>) fails to compile
+//   with 5.1's message (sim/lua/source51.cc, a tokenizer run before 5.4
+//   compiles; checked against redis-server 7.0.15 in lua51_real_test.cc);
+//   `goto` as a variable name and _ENV keep their 5.4 meaning; "break"
+//   outside a loop and some other parser messages are worded differently.
+// - Numbers: integer literals of 2^32 or more are floats, so products of
+//   them do not wrap; integer arithmetic on smaller values that passes 2^63
+//   still wraps (65536*65536*65536*65536 is 0, 5.1 gives 1.8e19), and a
+//   runtime `x % 0` with integer operands raises (a literal `% 0` is nan).
+// - Call depth: "stack overflow" at 5.1's depth (16,381 nested Lua calls
+//   on a fresh state, 19,997 after the first overflow); unpack gives at
+//   most 5.1's 8,000 stack slots ("too many results to unpack").
 // - Arithmetic on a non-numeric string names no variable ("attempt to
 //   perform arithmetic on a string value", 5.1 adds "field '?'" etc.).
 // - No cmsgpack and no struct library; SCRIPT DEBUG YES is refused;
-//   math.random's initial seed is ServerOptions::seed, not Redis's;
+//   math.random is Redis's rand48 from its standard initial state, one
+//   sequence per server (Redis: per process), never reseeded but by
+//   math.randomseed;
 //   error({}) answers "ERR unknown error" (redis-server 7.0.15 crashes).
 // - Script time in the simulation is instruction-charged, not measured
 //   (see Limits); Redis's hook runs every 100,000 instructions, ours every
