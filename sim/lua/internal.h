@@ -143,6 +143,13 @@ Source51 adapt_source51(std::string_view code);
 // embeds) with decode() returning integral numbers as 5.4 integers.
 int open_cjson(lua_State* L);
 
+// ---- cmsgpack.cc / struct.cc ------------------------------------------------
+
+// Pushes the `cmsgpack` table (lua-cmsgpack 0.4.0 as Redis ships it).
+int open_cmsgpack(lua_State* L);
+// Pushes the `struct` table (Roberto's struct library as Redis ships it).
+int open_struct(lua_State* L);
+
 // ---- compat51.cc ---------------------------------------------------------
 
 // Replaces, adds and removes functions of the globals table at the top of

@@ -78,6 +78,17 @@ class Lua51Real : public ::testing::Test {
 TEST_F(Lua51Real, SyntaxNewerThanFiveOneIsRefusedAlike) { compare(lua51::syntax_cases()); }
 TEST_F(Lua51Real, NumbersAreDoubles) { compare(lua51::number_cases()); }
 TEST_F(Lua51Real, UnpackAndCallDepthLimits) { compare(lua51::limit_cases()); }
+TEST_F(Lua51Real, CmsgpackAndStructByteForByte) {
+  compare(lua51::msgpack_struct_cases());
+  // A seeded list of values: the fake must pack (and repack what it
+  // unpacked) exactly as the real server does.
+  auto fake = server_.connect();
+  for (const std::string& script : lua51::seeded_pack_scripts(20261124, 300)) {
+    resp::Reply real = real_.eval(script);
+    ASSERT_FALSE(real.is_error()) << real.str() << "\n" << script;
+    EXPECT_EQ(server_.execute(*fake, {"EVAL", script, "0"}), real) << script;
+  }
+}
 // A fresh server each: the sequence starts from rand48's initial state.
 TEST_F(Lua51Real, MathRandomSequence) { compare(lua51::random_cases()); }
 

@@ -4,6 +4,7 @@
 // and the fake must give what the real server gives).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,161 @@ inline std::vector<Case> random_cases() {
       {"math.randomseed(42) return {tostring(math.random()), math.random(100)}",
        Arr({Bulk("0.74452500033403"), Int(35)})},
   };
+}
+
+// Hex of a string, prefixed to the cmsgpack and struct scripts.
+inline const std::string kHex =
+    "local function hex(s) return (s:gsub('.', function(c) return string.format('%02x', "
+    "string.byte(c)) end)) end ";
+
+inline std::string repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+inline std::vector<Case> msgpack_struct_cases() {
+  using testing::Arr;
+  using testing::Bulk;
+  using testing::Bulks;
+  using testing::Int;
+  using testing::Nil;
+  const std::string no_input = "return cmsgpack.pack()";
+  const std::string short_str = kHex + "return hex(struct.pack('c5s', 'ab', 'xyz'))";
+  return {
+      {kHex + "return hex(cmsgpack.pack(1, -1, 127, 128, 255, 256, 65535, 65536, 4294967295, "
+              "4294967296, -32, -33, -128, -129, -32768, -32769, -2147483648, -2147483649))",
+       Bulk("01ff7fcc80ccffcd0100cdffffce00010000ceffffffffcf0000000100000000e0d0dfd080d1ff7fd1800"
+            "0d2ffff7fffd280000000d3ffffffff7fffffff")},
+      {kHex + "return hex(cmsgpack.pack(0.5, 0.1, 1e300, 2^63, -2^63, 1/0, 0/0, -0.0, 2^64))",
+       Bulk("ca3f000000cb3fb999999999999acb7e37e43c8800759cca5f000000d38000000000000000ca7f800000cb"
+            "fff800000000000000ca5f800000")},
+      {kHex + "return hex(cmsgpack.pack(string.rep('a', 31), string.rep('b', 32)))",
+       Bulk("bf" + repeat("61", 31) + "d920" + repeat("62", 32))},
+      {kHex + "return hex(cmsgpack.pack({}, {1,2}, {a=1}, {1,nil,3}, {[1]=1,[2]=2,[4]=4}, true, "
+              "false, nil))",
+       Bulk("9092010281a16101820101030383010102020404c3c2c0")},
+      {kHex + "return {hex(cmsgpack.pack({[1.5]=1})), hex(cmsgpack.pack({[0]=1}))}",
+       Bulks({"81ca3fc0000001", "810001"})},
+      {no_input,
+       runtime_err(no_input, "bad argument #0 to 'pack' (MessagePack pack needs input.)")},
+      {"return {cmsgpack.unpack(cmsgpack.pack(1, 'a', {1,2,{x=3}}, 0.5))}",
+       Arr({Int(1), Bulk("a"), Arr({Int(1), Int(2), Arr({})}), Int(0)})},
+      {"return {pcall(cmsgpack.unpack, '\\202')}", Arr({Nil(), Bulk("Missing bytes in input.")})},
+      {"return {pcall(cmsgpack.unpack, '\\193')}", Arr({Nil(), Bulk("Bad data format in input.")})},
+      {"return {pcall(cmsgpack.unpack, '\\196\\001a')}",
+       Arr({Nil(), Bulk("Bad data format in input.")})},
+      {"return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3))}", Arr({Int(1), Int(1)})},
+      {"return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3), 1)}", Arr({Int(2), Int(2)})},
+      {"return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3), 2)}", Arr({Int(2), Int(1), Int(2)})},
+      {"return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3), 2)}", Arr({Int(-1), Int(3)})},
+      {"return {pcall(cmsgpack.unpack_one, 'a', 5)}",
+       Arr({Nil(), Bulk("Start offset 5 greater than input length 1.")})},
+      {"return {pcall(cmsgpack.unpack_one, 'a', -1)}",
+       Arr({Nil(), Bulk("Invalid request to unpack with offset of -1 and limit of 1.")})},
+      {"return {pcall(cmsgpack.unpack, '')}", Arr({Int(1)})},
+      {"return {cmsgpack._VERSION, cmsgpack._NAME}", Bulks({"lua-cmsgpack 0.4.0", "cmsgpack"})},
+      {"return {pcall(struct.size, 's')}",
+       Arr({Nil(), Bulk("bad argument #1 to '?' (option 's' has no fixed size)")})},
+      {"return {pcall(struct.size, 'c0')}",
+       Arr({Nil(), Bulk("bad argument #1 to '?' (option 'c0' has no fixed size)")})},
+      {"return struct.size('!4bi>hdlT')", Int(36)},
+      {kHex + "return hex(struct.pack('>i2<I3!4bdfx', -2, 70000, 1, 1.5, 0.25))",
+       Bulk("fffe701101010000000000000000f83f0000803e00")},
+      {short_str, runtime_err(short_str, "bad argument #3 to 'pack' (string too short)")},
+      {kHex + "return hex(struct.pack('c0', 'hello'))", Bulk("68656c6c6f")},
+      {"return {struct.unpack('>i2<I3', struct.pack('>i2<I3', -2, 70000))}",
+       Arr({Int(-2), Int(70000), Int(6)})},
+      {"return {struct.unpack('bc0', '\\003abcd')}", Arr({Bulk("abc"), Int(5)})},
+      {"return {pcall(struct.unpack, 'i4', 'ab')}",
+       Arr({Nil(), Bulk("bad argument #2 to '?' (data string too short)")})},
+      {"return {pcall(struct.unpack, 'i4', 'abcd', 0)}",
+       Arr({Nil(), Bulk("bad argument #3 to '?' (offset must be 1 or greater)")})},
+      {"return {pcall(struct.pack, 'z', 1)}",
+       Arr({Nil(), Bulk("bad argument #1 to '?' (invalid format option 'z')")})},
+      {"return {pcall(struct.pack, '!3', 1)}",
+       Arr({Nil(), Bulk("alignment 3 is not a power of 2")})},
+      {"return {pcall(struct.pack, 'i40', 1)}",
+       Arr({Nil(), Bulk("integral size 40 is larger than limit of 32")})},
+      {kHex + "return hex(struct.pack('i16', -1))", Bulk("ffffffffffffffff0000000000000000")},
+      {"return {struct.unpack('i16', struct.pack('i16', -1))}", Arr({Int(-1), Int(17)})},
+      {"return {pcall(struct.unpack, 's', 'abc')}",
+       Arr({Nil(), Bulk("unfinished string in data")})},
+      {"return {pcall(struct.unpack, 'c0', 'abc')}",
+       Arr({Nil(), Bulk("format 'c0' needs a previous size")})},
+      {kHex + "return {hex(struct.pack('<l', 2^63)), hex(struct.pack('<l', -3.7)), "
+              "hex(struct.pack('<L', 3.7))}",
+       Bulks({"0000000000000080", "fdffffffffffffff", "0300000000000000"})},
+      {"return {tostring(struct.unpack('<L', struct.pack('<l', -1))), struct.unpack('b', 'ab', 2)}",
+       Arr({Bulk("1.844674407371e+19"), Int(98), Int(3)})},
+  };
+}
+
+// Scripts that pack a seeded list of values with cmsgpack and struct and
+// return the hex, then unpack them again (for the real-server comparison).
+inline std::vector<std::string> seeded_pack_scripts(uint64_t seed, int count) {
+  uint64_t x = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  auto next = [&x]() {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return x >> 11;
+  };
+  auto number = [&]() -> std::string {
+    switch (next() % 8) {
+      case 0:
+        return std::to_string(static_cast<int64_t>(next() % 300) - 150);
+      case 1:
+        return std::to_string(static_cast<int64_t>(next() % 140000) - 70000);
+      case 2:
+        return "2^" + std::to_string(next() % 70) + (next() % 2 ? "" : " - 1");
+      case 3:
+        return "-2^" + std::to_string(next() % 70);
+      case 4:
+        return std::to_string(next() % 1000) + "." + std::to_string(next() % 1000);
+      case 5:
+        return "1/" + std::to_string(1 + next() % 16);
+      case 6:
+        return std::to_string(next() % 4294967296ULL) + " * " + std::to_string(next() % 100000);
+      default:
+        return "-" + std::to_string(next() % 100000) + ".25";
+    }
+  };
+  std::vector<std::string> out;
+  static const char* kStruct[] = {"b",  "B",  "h",  "H",  "<i", ">I",
+                                  "<l", ">L", "i3", "I5", "f",  ">d"};
+  for (int i = 0; i < count; ++i) {
+    std::string values;
+    int n = 1 + static_cast<int>(next() % 6);
+    for (int k = 0; k < n; ++k) {
+      if (!values.empty()) values += ", ";
+      switch (next() % 5) {
+        case 0:
+          values += "string.rep('x', " + std::to_string(next() % 300) + ")";
+          break;
+        case 1:
+          values += "{" + number() + ", " + number() + "}";
+          break;
+        case 2:
+          values += "{k = " + number() + "}";
+          break;
+        default:
+          values += number();
+      }
+    }
+    out.push_back(
+        kHex + "local p = cmsgpack.pack(" + values +
+        ") local u = {cmsgpack.unpack(p)} return {hex(p), hex(cmsgpack.pack(unpack(u)))}");
+    std::string fmt = "!" + std::to_string(1 << (next() % 4));
+    std::string args;
+    int m = 1 + static_cast<int>(next() % 5);
+    for (int k = 0; k < m; ++k) {
+      fmt += kStruct[next() % (sizeof kStruct / sizeof kStruct[0])];
+      args += ", " + number();
+    }
+    out.push_back(kHex + "local p = struct.pack('" + fmt + "'" + args +
+                  ") local u = {struct.unpack('" + fmt +
+                  "', p)} for i = 1, #u do u[i] = tostring(u[i]) end return {hex(p), u}");
+  }
+  return out;
 }
 
 }  // namespace redsim::sim::lua51

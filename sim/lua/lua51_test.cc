@@ -26,6 +26,8 @@ TEST_F(Lua51Test, NumbersAreDoubles) { check(lua51::number_cases()); }
 TEST_F(Lua51Test, UnpackAndCallDepthLimits) { check(lua51::limit_cases()); }
 TEST_F(Lua51Test, MathRandomStartsFromRand48sInitialState) { check(lua51::random_cases()); }
 
+TEST_F(Lua51Test, CmsgpackAndStructAsRedisShipsThem) { check(lua51::msgpack_struct_cases()); }
+
 TEST_F(Lua51Test, LiteralRewritesKeepEverythingElse) {
   // Big literals become floats, small ones stay integers; strings untouched.
   lua::Source51 s = lua::adapt_source51("return 4294967296, 4294967295, 0x100000000, '4294967296'");
