@@ -196,6 +196,10 @@ inline std::vector<Case> msgpack_struct_cases() {
        Bulk("9092010281a16101820101030383010102020404c3c2c0")},
       {kHex + "return {hex(cmsgpack.pack({[1.5]=1})), hex(cmsgpack.pack({[0]=1}))}",
        Bulks({"81ca3fc0000001", "810001"})},
+      // Tables 16 levels down pack as nil, which also ends cycles.
+      {kHex + "local t = {1} for i=1,17 do t = {t} end return hex(cmsgpack.pack(t))",
+       Bulk(repeat("91", 16) + "c0")},
+      {kHex + "local t = {} t[1] = t return hex(cmsgpack.pack(t))", Bulk(repeat("91", 16) + "c0")},
       {no_input,
        runtime_err(no_input, "bad argument #0 to 'pack' (MessagePack pack needs input.)")},
       {"return {cmsgpack.unpack(cmsgpack.pack(1, 'a', {1,2,{x=3}}, 0.5))}",

@@ -175,6 +175,10 @@ void script_hook(lua_State* L, lua_Debug* ar) {
 
 // ---- Memory cap: the state's allocator ---------------------------------------
 
+// Bytes allocated since the last full collection above which a script with
+// a memory cap starts with a full collection (see ScriptEngine::Impl::run).
+constexpr size_t kGarbageSlack = 64 * 1024;
+
 // Wraps the allocator luaL_newstate installed, counting the bytes the state
 // holds, and refuses to grow past `limit` (Lua then runs an emergency full
 // collection and retries once before raising "not enough memory"). Freeing
@@ -184,6 +188,7 @@ struct LuaHeap {
   void* base_ud = nullptr;
   size_t used = 0;
   size_t limit = SIZE_MAX;  // SIZE_MAX outside scripts
+  size_t live = 0;          // `used` right after the last full collection
   bool refused = false;     // a growth was refused since the script started
 
   static void* alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
@@ -211,6 +216,7 @@ struct ScriptEngine::Impl {
     heap.used = static_cast<size_t>(lua_gc(L, LUA_GCCOUNT, 0)) * 1024 +
                 static_cast<size_t>(lua_gc(L, LUA_GCCOUNTB, 0));
     heap.limit = SIZE_MAX;
+    heap.live = heap.used;
     lua_setallocf(L, &LuaHeap::alloc, &heap);
     lua::state_slot(L) = &state;
     state.frames_grown = false;  // a new state's call frame array is small again
@@ -372,7 +378,19 @@ struct ScriptEngine::Impl {
     }
     int64_t cap = server.options().lua_memory_limit_bytes;
     heap.refused = false;
-    if (cap > 0) heap.limit = heap.used + static_cast<size_t>(cap);
+    if (cap > 0) {
+      // The cap is measured on live data: the garbage earlier scripts left
+      // must not move it. A full collection runs when more than
+      // kGarbageSlack bytes were allocated since the last one, so the
+      // baseline is the live heap within that slack; inside the script
+      // Lua's emergency collection before a refusal frees its garbage.
+      if (heap.used < heap.live) heap.live = heap.used;
+      if (heap.used - heap.live > kGarbageSlack) {
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        heap.live = heap.used;
+      }
+      heap.limit = heap.live + static_cast<size_t>(cap);
+    }
     int status = lua_pcall(L, 0, 1, kHandlerIndex);
     heap.limit = SIZE_MAX;
     resp::Reply reply;
@@ -385,7 +403,10 @@ struct ScriptEngine::Impl {
     }
     lua_settop(L, kBaseTop);
     // Give back what the failed script left behind at once.
-    if (heap.refused) lua_gc(L, LUA_GCCOLLECT, 0);
+    if (heap.refused) {
+      lua_gc(L, LUA_GCCOLLECT, 0);
+      heap.live = heap.used;
+    }
     return reply;
   }
 
