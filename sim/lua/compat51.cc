@@ -20,6 +20,7 @@ namespace redsim::sim::lua {
 namespace {
 
 constexpr lua_Integer kFloatFromInteger = 100000000000000;  // 1e14
+constexpr lua_Integer kMaxCStack = 8000;                    // 5.1's LUAI_MAXCSTACK
 
 // ---- base -----------------------------------------------------------------
 
@@ -129,7 +130,11 @@ int base_unpack(lua_State* L) {
                                         : static_cast<lua_Integer>(luaL_checknumber(L, 3));
   if (i > e) return 0;
   lua_Integer n = e - i + 1;
-  if (n <= 0 || n >= INT32_MAX || !lua_checkstack(L, static_cast<int>(n))) {
+  // 5.1's lua_checkstack refuses to let a C function's stack (its
+  // arguments plus the results) pass LUAI_MAXCSTACK = 8000 slots: on
+  // redis-server 7.0.15 unpack(t) gives at most 7,999 values and
+  // unpack(t, 1, n) at most 7,997.
+  if (n <= 0 || n > kMaxCStack - lua_gettop(L) || !lua_checkstack(L, static_cast<int>(n))) {
     return luaL_error(L, "too many results to unpack");
   }
   for (lua_Integer k = i; k <= e; ++k) lua_rawgeti(L, 1, k);

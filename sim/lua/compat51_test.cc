@@ -139,7 +139,7 @@ TEST_F(Compat51Test, MathRandomIsRedisRand48) {
   EXPECT_EQ(eval("return math.random(1,2,3)"),
             Err("ERR user_script:1: wrong number of arguments script: "
                 "5cd983b5db563301a1c7ab05351573640323e7a9, on @user_script:1."));
-  // Two servers with the same seed draw the same sequence.
+  // Two servers draw the same sequence (rand48's fixed initial state).
   ManualClock clock;
   Server a(clock);
   Server b(clock);

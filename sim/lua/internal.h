@@ -28,19 +28,26 @@ struct ScriptRun {
   bool busy = false;         // ran for busy-reply-threshold ms: others get BUSY
   bool killed = false;       // SCRIPT KILL accepted: the script fails at the next hook
   bool wrote = false;        // called a write command (Redis's SCRIPT_WRITE_DIRTY)
+  int depth_skip = 0;        // calls before the call hook measures the depth again
 };
 
 // What redis.call and friends need while a script runs. One per lua_State,
 // reached with state_of(L); owned by ScriptEngine::Impl.
 struct EngineState {
   Server* server = nullptr;
-  Session* session = nullptr;   // the EVAL caller while a script runs, else null
-  bool read_only = false;       // EVAL_RO / EVALSHA_RO / shebang no-writes
-  bool allow_oom = false;       // shebang allow-oom: writes past maxmemory
-  uint64_t rand48 = 0;          // math.random state (Redis's redisLrand48)
+  Session* session = nullptr;  // the EVAL caller while a script runs, else null
+  bool read_only = false;      // EVAL_RO / EVALSHA_RO / shebang no-writes
+  bool allow_oom = false;      // shebang allow-oom: writes past maxmemory
+  // math.random's state (Redis's redisLrand48): a process global in Redis,
+  // so one per server here, kept across SCRIPT FLUSH; it starts from
+  // rand48's standard initial value X = 0x1234ABCD330E, never reseeded by
+  // Redis (redis-server 7.0.15's first math.random() after start is
+  // 0.39646477363839, then 0.84048536971234, from script to script).
+  uint64_t rand48 = 0x1234ABCD330EULL;
   Argv argv;                    // scratch argv reused by redis.call
   std::deque<std::string> log;  // redis.log lines, newest last, bounded
   ScriptRun run;                // reset when a script starts
+  bool frames_grown = false;    // a script of this state overflowed the call depth
 };
 
 inline EngineState*& state_slot(lua_State* L) {
@@ -118,13 +125,16 @@ Shebang parse_shebang(std::string_view body);
 // ---- source51.cc ----------------------------------------------------------
 
 struct Source51 {
-  std::string code;   // what to hand the 5.4 parser (5.1 string escapes applied)
-  std::string error;  // non-empty: a 5.3+ operator, as 5.1 reports it
+  std::string code;    // what to hand the 5.4 parser (5.1 escapes and numbers)
+  std::string error;   // non-empty: 5.3+ syntax, as 5.1 reports it
+  int error_line = 0;  // the line of `error`
 };
 
-// One lexical pass over a script body: unknown string escapes read as 5.1
-// reads them, and the first operator 5.1 does not have is reported
-// ("user_script:3: unexpected symbol near '&'").
+// One lexical pass over a script body (source51.cc has the rules): unknown
+// string escapes read as 5.1 reads them, integer literals of 2^32 or more
+// made floats, and the first syntax 5.1 does not have (// & | ~ << >> ::
+// goto, <const>) reported as 5.1 does ("user_script:3: unexpected symbol
+// near '&'").
 Source51 adapt_source51(std::string_view code);
 
 // ---- cjson_compat.cc ------------------------------------------------------
@@ -132,6 +142,13 @@ Source51 adapt_source51(std::string_view code);
 // Pushes the `cjson` table (Debian's lua-cjson 2.1.0, the version Redis
 // embeds) with decode() returning integral numbers as 5.4 integers.
 int open_cjson(lua_State* L);
+
+// ---- cmsgpack.cc / struct.cc ------------------------------------------------
+
+// Pushes the `cmsgpack` table (lua-cmsgpack 0.4.0 as Redis ships it).
+int open_cmsgpack(lua_State* L);
+// Pushes the `struct` table (Roberto's struct library as Redis ships it).
+int open_struct(lua_State* L);
 
 // ---- compat51.cc ---------------------------------------------------------
 

@@ -311,6 +311,25 @@ TEST_F(ScriptLimitsTest, DefaultCapStopsAHugeAllocation) {
   EXPECT_EQ(eval("return 1"), Int(1));
 }
 
+TEST_F(ScriptLimitsTest, CapIsMeasuredOnLiveDataNotOnEarlierGarbage) {
+  ServerOptions options;
+  options.lua_memory_limit_bytes = 4 * 1024 * 1024;
+  restart(options);
+  // How far a table grows before the cap stops it, on a fresh state.
+  const std::string grow =
+      "local t = {} pcall(function() for i = 1, 1e9 do t[i] = 'x' .. i end end) return #t";
+  resp::Reply fresh = eval(grow);
+  ASSERT_EQ(fresh.kind(), resp::Kind::kInteger);
+  EXPECT_GT(fresh.integer(), 1000);
+  // The same after scripts that left megabytes of garbage behind.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(eval("local s = string.rep('x', 1024 * 1024 + " + std::to_string(i) +
+                   ") local t = {} for i = 1, 10000 do t[i] = {} end return 1"),
+              Int(1));
+    EXPECT_EQ(eval(grow), fresh);
+  }
+}
+
 TEST_F(ScriptLimitsTest, CapZeroMeansNoCap) {
   ServerOptions options;
   options.lua_memory_limit_bytes = 1024 * 1024;

@@ -237,6 +237,10 @@ void install_sandbox(lua_State* L) {
   lua_setfield(L, g, "bit");
   open_cjson(L);
   lua_setfield(L, g, "cjson");
+  open_cmsgpack(L);
+  lua_setfield(L, g, "cmsgpack");
+  open_struct(L);
+  lua_setfield(L, g, "struct");
   open_redis(L);
   lua_setfield(L, g, "redis");
   install_compat51(L);
@@ -260,7 +264,8 @@ void install_sandbox(lua_State* L) {
   lua_setfield(L, g, "ARGV");
 
   // Library tables become read-only proxies.
-  for (const char* lib : {"string", "table", "math", "coroutine", "bit", "cjson", "redis"}) {
+  for (const char* lib :
+       {"string", "table", "math", "coroutine", "bit", "cjson", "cmsgpack", "struct", "redis"}) {
     lua_getfield(L, g, lib);
     make_readonly(L);
     lua_setfield(L, g, lib);

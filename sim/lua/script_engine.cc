@@ -57,6 +57,18 @@ std::string to_lower(std::string_view s) {
   return out;
 }
 
+// The line of a compile error "user_script:<line>: ..." (0 if none).
+int error_line(const char* msg) {
+  constexpr std::string_view kPrefix = "user_script:";
+  std::string_view m = msg != nullptr ? msg : "";
+  if (m.substr(0, kPrefix.size()) != kPrefix) return 0;
+  int line = 0;
+  for (size_t i = kPrefix.size(); i < m.size() && m[i] >= '0' && m[i] <= '9'; ++i) {
+    line = line * 10 + (m[i] - '0');
+  }
+  return line;
+}
+
 std::string one_line(std::string text) {
   for (char& c : text) {
     if (c == '\r' || c == '\n') c = ' ';
@@ -123,7 +135,58 @@ void count_hook(lua_State* L, lua_Debug*) {
   if (run.killed) raise_killed(L);
 }
 
+// ---- Call depth: 5.1's LUAI_MAXCALLS ------------------------------------------
+
+// Redis's Lua 5.1 keeps its call frames in an array that doubles as it
+// fills (8, 16, ... 16,384) and raises "stack overflow" (at the caller's
+// line) when the doubling would pass LUAI_MAXCALLS = 20,000; after that
+// first overflow the array stays at 32,768 (its GC never shrinks an array
+// that overflowed) and the limit is the 20,000 frames themselves. Measured
+// on redis-server 7.0.15 with `local function f() d=d+1 f() end pcall(f)`:
+// d = 16,381 on a fresh Lua state, 19,997 after an overflow (the C base
+// frame, the chunk and pcall hold the others). 5.4 would go on to about
+// 200,000. The call hook counts the frames lua_getstack sees (all but the
+// base frame). lua_getstack walks the frames, so a shallow stack is
+// checked only every kDepthStride calls (each call adds one frame at most).
+constexpr int kMaxFramesFresh = 16'383;
+constexpr int kMaxFramesGrown = 19'999;
+constexpr int kDepthStride = 64;
+
+void check_depth(lua_State* L) {
+  lua::EngineState& st = lua::state_of(L);
+  lua::ScriptRun& run = st.run;
+  if (run.depth_skip > 0) {
+    --run.depth_skip;
+    return;
+  }
+  lua_Debug ar;
+  int max_frames = st.frames_grown ? kMaxFramesGrown : kMaxFramesFresh;
+  if (lua_getstack(L, max_frames, &ar) != 0) {
+    st.frames_grown = true;
+    run.depth_skip = 0;
+    luaL_where(L, 1);  // in a hook level 1 is the caller: 5.1 reports its line
+    lua_pushliteral(L, "stack overflow");
+    lua_concat(L, 2);
+    lua_error(L);
+  }
+  if (lua_getstack(L, max_frames - kDepthStride, &ar) == 0) run.depth_skip = kDepthStride - 1;
+}
+
+// The hook of a running script: call events check the depth, count events
+// charge the time (count_hook).
+void script_hook(lua_State* L, lua_Debug* ar) {
+  if (ar->event == LUA_HOOKCALL) {
+    check_depth(L);
+  } else if (ar->event == LUA_HOOKCOUNT) {
+    count_hook(L, ar);
+  }
+}
+
 // ---- Memory cap: the state's allocator ---------------------------------------
+
+// Bytes allocated since the last full collection above which a script with
+// a memory cap starts with a full collection (see ScriptEngine::Impl::run).
+constexpr size_t kGarbageSlack = 64 * 1024;
 
 // Wraps the allocator luaL_newstate installed, counting the bytes the state
 // holds, and refuses to grow past `limit` (Lua then runs an emergency full
@@ -134,6 +197,7 @@ struct LuaHeap {
   void* base_ud = nullptr;
   size_t used = 0;
   size_t limit = SIZE_MAX;  // SIZE_MAX outside scripts
+  size_t live = 0;          // `used` right after the last full collection
   bool refused = false;     // a growth was refused since the script started
 
   static void* alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
@@ -161,9 +225,10 @@ struct ScriptEngine::Impl {
     heap.used = static_cast<size_t>(lua_gc(L, LUA_GCCOUNT, 0)) * 1024 +
                 static_cast<size_t>(lua_gc(L, LUA_GCCOUNTB, 0));
     heap.limit = SIZE_MAX;
+    heap.live = heap.used;
     lua_setallocf(L, &LuaHeap::alloc, &heap);
     lua::state_slot(L) = &state;
-    lua::seed_rand48(state, static_cast<int32_t>(state.server->options().seed));
+    state.frames_grown = false;  // a new state's call frame array is small again
     lua::install_sandbox(L);
     lua_pushcfunction(L, lua::error_handler);  // slot kHandlerIndex
     lua::push_real_globals(L);                 // slot kGlobalsIndex
@@ -193,9 +258,10 @@ struct ScriptEngine::Impl {
     } else {
       lua::Source51 source = lua::adapt_source51(code);
       status = luaL_loadbufferx(L, source.code.data(), source.code.size(), "@user_script", "t");
-      // A parse error 5.4 found comes first (it is the earlier one); a 5.3+
-      // operator that 5.4 accepted is still an error for Redis's 5.1.
-      if (status == LUA_OK && !source.error.empty()) {
+      // 5.3+ syntax is an error for Redis's 5.1 whether or not 5.4 accepted
+      // it; a parse error 5.4 found on an earlier line comes first.
+      if (!source.error.empty() &&
+          (status == LUA_OK || error_line(lua_tostring(L, -1)) >= source.error_line)) {
         lua_pop(L, 1);
         lua_pushlstring(L, source.error.data(), source.error.size());
         status = LUA_ERRSYNTAX;
@@ -315,11 +381,25 @@ struct ScriptEngine::Impl {
       if (server.options().script_time == ScriptTime::kClock) {
         state.run.start_us = server.clock().now_us();
       }
-      lua_sethook(L, count_hook, LUA_MASKCOUNT, kHookInstructions);
+      lua_sethook(L, script_hook, LUA_MASKCALL | LUA_MASKCOUNT, kHookInstructions);
+    } else {
+      lua_sethook(L, script_hook, LUA_MASKCALL, 0);
     }
     int64_t cap = server.options().lua_memory_limit_bytes;
     heap.refused = false;
-    if (cap > 0) heap.limit = heap.used + static_cast<size_t>(cap);
+    if (cap > 0) {
+      // The cap is measured on live data: the garbage earlier scripts left
+      // must not move it. A full collection runs when more than
+      // kGarbageSlack bytes were allocated since the last one, so the
+      // baseline is the live heap within that slack; inside the script
+      // Lua's emergency collection before a refusal frees its garbage.
+      if (heap.used < heap.live) heap.live = heap.used;
+      if (heap.used - heap.live > kGarbageSlack) {
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        heap.live = heap.used;
+      }
+      heap.limit = heap.live + static_cast<size_t>(cap);
+    }
     int status = lua_pcall(L, 0, 1, kHandlerIndex);
     heap.limit = SIZE_MAX;
     resp::Reply reply;
@@ -332,7 +412,10 @@ struct ScriptEngine::Impl {
     }
     lua_settop(L, kBaseTop);
     // Give back what the failed script left behind at once.
-    if (heap.refused) lua_gc(L, LUA_GCCOLLECT, 0);
+    if (heap.refused) {
+      lua_gc(L, LUA_GCCOLLECT, 0);
+      heap.live = heap.used;
+    }
     return reply;
   }
 

@@ -16,7 +16,7 @@
 //   math.mod/pow/log10/atan2, string.gfind, 5.1 number printing in tostring
 //   and string.format ("%.14g": tostring(10/2) is "5"), error(12) with a
 //   position, Redis's pcall (redis.call errors come back as strings), bit
-//   (LuaBitOp), cjson, Redis's rand48 math.random.
+//   (LuaBitOp), cjson, cmsgpack, struct, Redis's rand48 math.random.
 // - redis.call/pcall/error_reply/status_reply/sha1hex/log/setresp(2), the
 //   LOG_* and REPL_* constants, REDIS_VERSION "7.0.15".
 // - "#!lua flags=no-writes,..." shebang lines, with Redis 7.0's errors
@@ -39,10 +39,12 @@
 //   get -BUSY, SCRIPT KILL ends the script ("ERR Script killed by user with
 //   SCRIPT KILL... script: <sha>, on @user_script:<line>."), -UNKILLABLE
 //   once it wrote, -NOTBUSY when no script runs.
-// - Memory: a script may grow the Lua heap by at most
+// - Memory: a script may grow the Lua heap's live data by at most
 //   ServerOptions::lua_memory_limit_bytes (default 128 MB, 0 = no cap) over
-//   its size at the start; past it allocations fail (after an emergency
-//   collection) and the script answers
+//   the live data at its start (measured after a full collection, run when
+//   more than 64 KB were allocated since the last one, so garbage earlier
+//   scripts left does not move the cap by more than that); past it
+//   allocations fail (after an emergency collection) and the script answers
 //   "ERR Script exceeded the Lua memory limit of <n> bytes script: <sha>"
 //   (our text: Redis has no cap). A script's pcall can catch the failure
 //   ("not enough memory"), as any Lua error. The state stays usable.
@@ -56,14 +58,28 @@
 //   where 5.1 prints "5" (tostring, string.*, table.concat are fixed; the
 //   VM cannot be hooked). Reply integers, tonumber and cjson.decode results
 //   are integers below 10^14 and floats above, so they print as in 5.1.
-// - 5.3+ operators (// & | ~ << >> ::) fail to compile, but the message may
-//   differ from 5.1's by context; goto, <const>/<close> and _ENV keep their
-//   5.4 meaning; "break" outside a loop and some other parser messages are
-//   worded differently (runtime messages are rewritten to 5.1's wording).
+// - 5.3+ syntax (// & | ~ << >> :: goto <const> <close>) fails to compile
+//   with 5.1's message (sim/lua/source51.cc, a tokenizer run before 5.4
+//   compiles; checked against redis-server 7.0.15 in lua51_real_test.cc);
+//   `goto` as a variable name and _ENV keep their 5.4 meaning; "break"
+//   outside a loop and some other parser messages are worded differently.
+// - Numbers: integer literals of 2^32 or more are floats, so products of
+//   them do not wrap (but `..` prints such a literal as "4294967296.0");
+//   integer arithmetic on smaller values that passes 2^63 still wraps
+//   (65536*65536*65536*65536 is 0, 5.1 gives 1.8e19); a runtime `x % 0`
+//   with integer operands raises (a literal `% 0` is nan); tostring(-0)
+//   is "0" (5.1: "-0").
+// - Call depth: "stack overflow" at 5.1's depth (16,381 nested Lua calls
+//   on a fresh state, 19,997 after the first overflow); unpack gives at
+//   most 5.1's 8,000 stack slots ("too many results to unpack").
 // - Arithmetic on a non-numeric string names no variable ("attempt to
 //   perform arithmetic on a string value", 5.1 adds "field '?'" etc.).
-// - No cmsgpack and no struct library; SCRIPT DEBUG YES is refused;
-//   math.random's initial seed is ServerOptions::seed, not Redis's;
+// - cmsgpack and struct are Redis's byte for byte (checked over 600 seeded
+//   scripts), except that cmsgpack packs a map of two or more keys in 5.4's
+//   table order, which may differ from Redis's. SCRIPT DEBUG YES is refused;
+//   math.random is Redis's rand48 from its standard initial state, one
+//   sequence per server (Redis: per process), never reseeded but by
+//   math.randomseed;
 //   error({}) answers "ERR unknown error" (redis-server 7.0.15 crashes).
 // - Script time in the simulation is instruction-charged, not measured
 //   (see Limits); Redis's hook runs every 100,000 instructions, ours every

@@ -1,0 +1,50 @@
+// Redis's Lua 5.1 on 5.4: syntax 5.1 refuses, numbers as doubles, unpack and
+// call depth limits, math.random's sequence. Every expected reply is what
+// redis-server 7.0.15 answered (lua51_scripts.h; lua51_real_test.cc checks
+// them against a running server).
+#include <gtest/gtest.h>
+
+#include "sim/lua/lua51_scripts.h"
+#include "sim/lua/lua_test_util.h"
+
+namespace redsim::sim {
+namespace {
+
+using namespace testing;  // NOLINT
+
+class Lua51Test : public ScriptTest {
+ protected:
+  void check(const std::vector<lua51::Case>& cases) {
+    for (const lua51::Case& c : cases) EXPECT_EQ(eval(c.script), c.want) << c.script;
+  }
+};
+
+TEST_F(Lua51Test, SyntaxNewerThanFiveOneIsRefusedAsFiveOneRefusesIt) {
+  check(lua51::syntax_cases());
+}
+TEST_F(Lua51Test, NumbersAreDoubles) { check(lua51::number_cases()); }
+TEST_F(Lua51Test, UnpackAndCallDepthLimits) { check(lua51::limit_cases()); }
+TEST_F(Lua51Test, MathRandomStartsFromRand48sInitialState) { check(lua51::random_cases()); }
+
+TEST_F(Lua51Test, CmsgpackAndStructAsRedisShipsThem) { check(lua51::msgpack_struct_cases()); }
+
+TEST_F(Lua51Test, LiteralRewritesKeepEverythingElse) {
+  // Big literals become floats, small ones stay integers; strings untouched.
+  lua::Source51 s = lua::adapt_source51("return 4294967296, 4294967295, 0x100000000, '4294967296'");
+  EXPECT_EQ(s.code, "return 4294967296.0, 4294967295, 4294967296.0, '4294967296'");
+  EXPECT_EQ(lua::adapt_source51("return 1 % 0, 1 %0x0, 10 % 3").code,
+            "return 1 % 0.0, 1 %0.0, 10 % 3");
+  EXPECT_TRUE(s.error.empty());
+  lua::Source51 e = lua::adapt_source51("\n\nreturn 1 & 2");
+  EXPECT_EQ(e.error, "user_script:3: '<eof>' expected near '&'");
+  EXPECT_EQ(e.error_line, 3);
+}
+
+TEST_F(Lua51Test, AFiveFourErrorOnAnEarlierLineComesFirst) {
+  EXPECT_EQ(eval("x = = 1\nreturn 1 & 2"),
+            Err("ERR Error compiling script (new function): user_script:1: unexpected symbol "
+                "near '='"));
+}
+
+}  // namespace
+}  // namespace redsim::sim
