@@ -74,7 +74,10 @@
 //      world records before and after each command change only for keys
 //      that changed, which were the command's own or expired by time alone.
 //      This case also holds for two commands of one process on two
-//      connections (a Redlock client's requests to five servers). A script
+//      connections (a Redlock client's requests to five servers). A close
+//      touches no key; it touches pub/sub only on a process's pub/sub
+//      connection (dropping a command connection's session drops no
+//      subscription, and its WATCHes are its own). A script
 //      (EVAL, EVALSHA, FCALL) counts as touching every key and pub/sub: a
 //      standalone server does not hold it to its declared KEYS. Commands
 //      outside the table (MULTI/EXEC, WATCH, KEYS, SCAN, CONFIG, SCRIPT,
