@@ -263,5 +263,34 @@ TEST_P(CorrectLock, CleanUnderTheUnboundedProfile) {
 
 INSTANTIATE_TEST_SUITE_P(Zoo, CorrectLock, ::testing::ValuesIn(pick(false)), test_name);
 
+// A user's property runs under PCT through the public generators: the plan
+// carries the strategy (PlanOptions::strategy), run_plan uses it, and the
+// replay line (encode_plan) keeps it.
+TEST(Zoo, PctFindsAUsersBugThroughTheHarness) {
+  std::optional<Entry> entry;
+  for (Entry& e : entries()) {
+    if (e.name == "get-then-del") entry = std::move(e);
+  }
+  ASSERT_TRUE(entry.has_value());
+  harness::PlanOptions options = entry->plan;
+  options.strategy = world::parse_strategy("pct:3");
+  int found = 0;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    const Outcome out = run_property(*entry, options, seed, kMaxCases, /*shrink=*/false);
+    if (!out.failed) continue;
+    ++found;
+    ASSERT_TRUE(out.shrunk.has_value());
+    EXPECT_EQ(out.shrunk->strategy, world::parse_strategy("pct:3"));
+    const std::string line = harness::encode_plan(*out.shrunk);
+    EXPECT_NE(line.find("/s=pct:3/"), std::string::npos) << line;
+    const std::optional<world::ExplorePlan> back = harness::parse_plan(line);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(back->strategy, out.shrunk->strategy);
+    // The replayed plan fails the same way.
+    EXPECT_FALSE(harness::run_plan(*back, entry->factory, entry->run).safe());
+  }
+  EXPECT_GE(found, 4) << "pct:3 found get-then-del for " << found << " of 5 seeds";
+}
+
 }  // namespace
 }  // namespace redsim::zoo

@@ -46,17 +46,59 @@
 // enumeration of choice sequences. After an event runs, the sleeping events
 // dependent on it wake; a tie whose events are all asleep ends the run as
 // redundant (counted as pruned, not as a schedule, and not judged).
-// Independence (Scheduler): two events are independent when they belong to
-// two different client processes and neither runs on a server (a request's
-// delivery, replication, server faults and the active expiry cycle are
-// server-side; an event inherits this from the event that scheduled it).
-// Client-side events of different processes touch disjoint state: each
-// process's fiber, clock, links and random streams; what they share is the
-// server, reached only through server-side events. So they commute, neither
-// enables nor disables the other, and their latency and fault choices are
-// their own: the sleep-set theorem (every Mazurkiewicz trace of the bounded
-// space is run at least once) holds, and the deviation count of a trace does
-// not depend on its linearisation, so the bound and the reduction agree.
+// Independence (Scheduler::independent). Two events are independent when
+// running them in either order from the same state reaches the same state
+// (up to the order of same-microsecond history records) and neither enables
+// or disables the other. The relation, with the argument for each case:
+//   1. Client-side events of two different processes (a reply or push
+//      reaching a process, a timer, a task's wake-up, a fault at a fault
+//      point). Each touches only its process: its fibers, clock, links'
+//      client ends, random streams, pause and stall budget. What processes
+//      share is the servers, reached only through server-side events.
+//   2. A command (a request, SUBSCRIBE/UNSUBSCRIBE or a connection close
+//      reaching a server) and a client-side event of another process. The
+//      command reads and writes the server's state and its sender's link and
+//      task (to schedule the reply, to mark an orphaned command); its
+//      publishes schedule pushes on subscribers' links (their server-to-
+//      client ends and arrival times). A client-side event writes its own
+//      links' client-to-server ends and never server state, PROVIDED the
+//      world has no partitions (a partition starting at a fault point resets
+//      the process's sessions at once, dropping its subscriptions) and no
+//      message delays (their draws would interleave on one link's stream).
+//      Under those conditions the two touch disjoint state.
+//   3. Two commands on different servers: disjoint servers, each scheduling
+//      on its own links. Two commands on one server whose footprints
+//      (Footprint, from the command table in exhaustive.cc) share no key and
+//      not both touch pub/sub: Redis runs a command atomically on its keys;
+//      lazy expiry deletes only the key looked at; the key-state notes the
+//      world records before and after each command change only for keys
+//      that changed, which were the command's own or expired by time alone.
+//      This case also holds for two commands of one process on two
+//      connections (a Redlock client's requests to five servers). A close
+//      touches no key; it touches pub/sub only on a process's pub/sub
+//      connection (dropping a command connection's session drops no
+//      subscription, and its WATCHes are its own). A script
+//      (EVAL, EVALSHA, FCALL) counts as touching every key and pub/sub: a
+//      standalone server does not hold it to its declared KEYS. Commands
+//      outside the table (MULTI/EXEC, WATCH, KEYS, SCAN, CONFIG, SCRIPT,
+//      FLUSHALL, blocking ones, WAIT, ...) have no footprint and are
+//      dependent on every event, as are server-side events that are not
+//      commands (replication, server faults, the active expiry cycle, WAIT
+//      timers). Cases 2 and 3 need servers that draw nothing per command:
+//      no server crashes, failovers or server clock jumps, and no replicas
+//      (the replication stream keeps the order of commands); otherwise every
+//      server-side event is dependent on every event, as before.
+// Every event's latency and fault choices are its own (a message's latency
+// is drawn when it is sent, a fault at its own process's fault point), so
+// independent events commute together with their choices: the sleep-set
+// theorem (every Mazurkiewicz trace of the bounded space is run at least
+// once) holds, and the deviation count of a trace does not depend on its
+// linearisation, so the bound and the reduction agree.
+// Why this matters: a server-side event was dependent on everything before
+// cases 2 and 3, so a watchdog's timer, or any event of one client at the
+// microsecond another client's request reached the server, multiplied the
+// orders (reentrant could not be searched even at bound 0). Two clients
+// contending for one lock key still conflict on that key, as they must.
 // Two assumptions, stated: the checkers judge a history by virtual times and
 // causality, not by the order two concurrent same-microsecond records were
 // appended; and client processes share no memory outside the world (the

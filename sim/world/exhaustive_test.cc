@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -52,16 +53,16 @@ TEST(SearchSchedules, RunsEverySequenceUpToTheBound) {
   }
 }
 
-// Two processes, each sending one SET of its own key: fixed latency, no
+// Two processes, each sending one SET of `keys[i]`: fixed latency, no
 // faults, so only same-time ties are choices. Every schedule of this world.
-ExhaustiveResult tiny_world(bool reduce) {
-  return search_schedules(0, [reduce](const std::vector<uint32_t>& prefix) {
+ExhaustiveResult tiny_world(bool reduce, std::array<const char*, 2> keys = {"a", "b"}) {
+  return search_schedules(0, [reduce, keys](const std::vector<uint32_t>& prefix) {
     WorldOptions o;
     o.faults.latency_distribution = LatencyDistribution::kFixed;
     o.faults.latency_min = Micros(100);
     o.strategy = Strategy{.bound = 0, .schedule = prefix, .reduce = reduce};
     World w(o);
-    for (const char* key : {"a", "b"}) {
+    for (const char* key : keys) {
       w.spawn_process(key, [key](ProcessEnv& env) { env.connection().call({"SET", key, "1"}); });
     }
     const bool pruned = w.run() == World::RunEnd::kPruned;
@@ -72,24 +73,60 @@ ExhaustiveResult tiny_world(bool reduce) {
 TEST(ExhaustiveReduction, TinyWorldCounts) {
   const ExhaustiveResult full = tiny_world(/*reduce=*/false);
   const ExhaustiveResult reduced = tiny_world(/*reduce=*/true);
+  const ExhaustiveResult one_key = tiny_world(/*reduce=*/true, {"a", "a"});
   ASSERT_TRUE(full.complete);
   ASSERT_TRUE(reduced.complete);
+  ASSERT_TRUE(one_key.complete);
   EXPECT_EQ(full.pruned, 0u);
-  // Two ties are of dependent events, both server-side: the two requests
-  // reaching the one server at t = 100 us, and the two connections' closes
-  // (each process ends after its reply) at t = 300 us. So 2 x 2 orders
-  // remain; every other tie (the processes starting, the replies arriving)
-  // is of independent events and is run in one order only.
-  EXPECT_EQ(reduced.schedules, 4u);
+  // No tie is of dependent events: the two requests reaching the server at
+  // t = 100 us set different keys (exhaustive.h, case 3), and the two
+  // connections' closes at t = 300 us (each process ends after its reply)
+  // drop sessions without subscriptions. Every tie (the processes starting,
+  // the requests, the replies arriving, the closes) is run in one order.
+  EXPECT_EQ(reduced.schedules, 1u);
   EXPECT_GT(reduced.pruned, 0u);
+  // On one key the two SETs conflict: 2 orders.
+  EXPECT_EQ(one_key.schedules, 2u);
   // Without the reduction: at t = 0 each process's start event wakes its
   // task, two chains of two events: C(4, 2) = 6 orders; the 2 request
   // orders; each reply's delivery wakes its task: 6 more; the 2 close orders.
   EXPECT_EQ(full.schedules, 6u * 2u * 6u * 2u);
-  std::printf("tiny world: %llu schedules with sleep sets (%llu pruned), %llu without\n",
-              static_cast<unsigned long long>(reduced.schedules),
-              static_cast<unsigned long long>(reduced.pruned),
-              static_cast<unsigned long long>(full.schedules));
+  std::printf(
+      "tiny world: %llu schedules with sleep sets (%llu pruned; %llu on one key), %llu "
+      "without\n",
+      static_cast<unsigned long long>(reduced.schedules),
+      static_cast<unsigned long long>(reduced.pruned),
+      static_cast<unsigned long long>(one_key.schedules),
+      static_cast<unsigned long long>(full.schedules));
+}
+
+// A process's own timer and another process's request reaching the server
+// at the same microsecond commute (case 2): one order. Two requests of one
+// key from two processes do not.
+TEST(ExhaustiveReduction, AClientTimerCommutesWithAnotherClientsCommand) {
+  auto search = [](bool reduce) {
+    return search_schedules(0, [reduce](const std::vector<uint32_t>& prefix) {
+      WorldOptions o;
+      o.faults.latency_distribution = LatencyDistribution::kFixed;
+      o.faults.latency_min = Micros(100);
+      o.strategy = Strategy{.bound = 0, .schedule = prefix, .reduce = reduce};
+      World w(o);
+      // Its SET reaches the server at t = 100 us ...
+      w.spawn_process("writer", [](ProcessEnv& env) { env.connection().call({"SET", "k", "1"}); });
+      // ... when this process's sleep ends (a client-side timer), twice over.
+      w.spawn_process("sleeper", [](ProcessEnv& env) {
+        env.sleep_for(lock::Micros(100));
+        env.sleep_for(lock::Micros(0));
+      });
+      const bool pruned = w.run() == World::RunEnd::kPruned;
+      return ScheduleRun{.failed = false, .pruned = pruned, .points = w.choice_points()};
+    });
+  };
+  const ExhaustiveResult reduced = search(true), full = search(false);
+  ASSERT_TRUE(reduced.complete);
+  ASSERT_TRUE(full.complete);
+  EXPECT_EQ(reduced.schedules, 1u);
+  EXPECT_GT(full.schedules, reduced.schedules);
 }
 
 // The expire-then-delete race of get-del (a holder's GET sees its own token,

@@ -164,8 +164,22 @@ void Runtime::record_message(const Link& link, EventKind kind, std::string text,
   record(std::move(e));
 }
 
-void Runtime::send_to_server(Link& link, std::function<void()> fn, std::string_view what) {
-  send(link, link.last_to_server_us, std::move(fn), what);
+std::shared_ptr<const Footprint> Runtime::footprint_of(const Link& link,
+                                                       const lock::Argv* argv) const {
+  if (!footprints) return nullptr;
+  if (argv != nullptr) return command_footprint(link.server, *argv);
+  // A close: the server drops the session, which changes pub/sub state only
+  // for the process's pub/sub connection (task 0); a command connection's
+  // session has no subscriptions (its WATCHes are its own).
+  auto close = std::make_shared<Footprint>();
+  close->server = link.server;
+  close->pubsub = link.task == 0;
+  return close;
+}
+
+void Runtime::send_to_server(Link& link, std::function<void()> fn, std::string_view what,
+                             std::shared_ptr<const Footprint> footprint) {
+  send(link, link.last_to_server_us, std::move(fn), what, std::move(footprint));
 }
 
 void Runtime::send_to_client(Link& link, std::function<void()> fn, std::string_view what) {
@@ -173,7 +187,7 @@ void Runtime::send_to_client(Link& link, std::function<void()> fn, std::string_v
 }
 
 void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
-                   std::string_view what) {
+                   std::string_view what, std::shared_ptr<const Footprint> footprint) {
   if (link.broken) return;
   // A PCT step of the link's process (its change points demote it).
   if (pct) pct->step(link.process->pid);
@@ -201,7 +215,7 @@ void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
         fn();
       },
       link.process->pid, reinterpret_cast<uintptr_t>(&last_arrival_us),
-      /*server_side=*/&last_arrival_us == &link.last_to_server_us);
+      /*server_side=*/&last_arrival_us == &link.last_to_server_us, std::move(footprint));
 }
 
 void Runtime::fail_call(Task& t, uint64_t token, Task::CallEnd end, std::string error,
@@ -246,9 +260,11 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
   if (timeout_us > 0) {
     fail_call(t, token, Task::CallEnd::kTimeout, "", now() + p.clock.true_duration(timeout_us));
   }
+  std::shared_ptr<const Footprint> footprint = footprint_of(link, &argv);
   send_to_server(
-      link, [this, &link, &t, token, argv = std::move(argv), on_arrival = std::move(on_arrival),
-             lost, lost_after_run, reply_lost, incarnation = p.incarnation]() mutable {
+      link,
+      [this, &link, &t, token, argv = std::move(argv), on_arrival = std::move(on_arrival), lost,
+       lost_after_run, reply_lost, incarnation = p.incarnation]() mutable {
         if (!link.session) return;  // cannot happen: a close is queued behind every request
         if (lost && !lost_after_run) {
           HistoryEvent e = event(EventKind::kMessageLost, link.process, t.id);
@@ -323,7 +339,8 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
           });
         }
         after_command(node);
-      });
+      },
+      "request", std::move(footprint));
   try {
     suspend(t);
   } catch (const lock::ClosedError&) {
@@ -402,7 +419,7 @@ void Runtime::close_link(Link& link) {
         e.server = static_cast<int32_t>(link.server);
         record(std::move(e));
       },
-      "close");
+      "close", footprint_of(link, nullptr));
 }
 
 void Runtime::break_link(Link& link, std::string why, int64_t notify_after_us) {
@@ -473,17 +490,21 @@ void Runtime::resubscribe(Process& p, size_t server) {
   if (existing != nullptr && !existing->broken && !existing->closed) return;
   Link& link = pubsub_link(p, server);
   for (const std::string& channel : channels) {
-    send_to_server(link, [this, &link, channel] {
-      if (!link.session) return;
-      lock::Argv argv{"SUBSCRIBE", channel};
-      resp::Reply reply = link.node->server_->execute(*link.session, argv);
-      HistoryEvent e = event(EventKind::kCommand, link.process, 0);
-      e.server = static_cast<int32_t>(link.server);
-      e.argv = std::move(argv);
-      e.reply = format_reply(reply);
-      record(std::move(e));
-      send_to_client(link, [] {});
-    });
+    const lock::Argv subscribe{"SUBSCRIBE", channel};
+    send_to_server(
+        link,
+        [this, &link, channel] {
+          if (!link.session) return;
+          lock::Argv argv{"SUBSCRIBE", channel};
+          resp::Reply reply = link.node->server_->execute(*link.session, argv);
+          HistoryEvent e = event(EventKind::kCommand, link.process, 0);
+          e.server = static_cast<int32_t>(link.server);
+          e.argv = std::move(argv);
+          e.reply = format_reply(reply);
+          record(std::move(e));
+          send_to_client(link, [] {});
+        },
+        "request", footprint_of(link, &subscribe));
   }
 }
 
@@ -553,18 +574,22 @@ void Runtime::unsubscribe(Process& p, lock::SubscriptionId id) {
   Link* link = p.pubsub_links[server];
   if (link == nullptr || link->closed || link->broken) return;
   const TaskId task = current != nullptr && current->process == &p ? current->id : 0;
-  send_to_server(*link, [this, link, task, channel] {
-    if (!link->session) return;
-    lock::Argv argv{"UNSUBSCRIBE", channel};
-    resp::Reply reply = link->node->server_->execute(*link->session, argv);
-    HistoryEvent e = event(EventKind::kCommand, link->process, task);
-    e.server = static_cast<int32_t>(link->server);
-    e.argv = std::move(argv);
-    e.reply = format_reply(reply);
-    record(std::move(e));
-    // Nobody waits for this reply; it only keeps its place in the FIFO.
-    send_to_client(*link, [] {});
-  });
+  const lock::Argv unsubscribe{"UNSUBSCRIBE", channel};
+  send_to_server(
+      *link,
+      [this, link, task, channel] {
+        if (!link->session) return;
+        lock::Argv argv{"UNSUBSCRIBE", channel};
+        resp::Reply reply = link->node->server_->execute(*link->session, argv);
+        HistoryEvent e = event(EventKind::kCommand, link->process, task);
+        e.server = static_cast<int32_t>(link->server);
+        e.argv = std::move(argv);
+        e.reply = format_reply(reply);
+        record(std::move(e));
+        // Nobody waits for this reply; it only keeps its place in the FIFO.
+        send_to_client(*link, [] {});
+      },
+      "request", footprint_of(*link, &unsubscribe));
 }
 
 }  // namespace redsim::world::detail

@@ -258,12 +258,19 @@ struct Runtime {
   // A latency in the plan's uniform range; under PCT, in the process's slice.
   int64_t uniform_latency(Link& link);
   int64_t draw_delay(Link& link, std::string_view what);
-  void send_to_server(Link& link, std::function<void()> fn, std::string_view what = "request");
+  // `footprint`: what the message may touch on the server, for the
+  // exhaustive reduction (exhaustive.h; null: anything).
+  void send_to_server(Link& link, std::function<void()> fn, std::string_view what = "request",
+                      std::shared_ptr<const Footprint> footprint = nullptr);
+  // The footprint of `argv` sent on `link` (null unless `footprints`); with
+  // no argv, of a close (the server drops the session and its subscriptions).
+  std::shared_ptr<const Footprint> footprint_of(const Link& link, const lock::Argv* argv) const;
   void send_to_client(Link& link, std::function<void()> fn, std::string_view what = "reply");
   // Records a message event of `link`'s task: sent, delivered, lost, delayed.
   void record_message(const Link& link, EventKind kind, std::string text, int64_t value = 0);
   // Either direction: `last_arrival_us` is the link's last arrival time that way.
-  void send(Link& link, int64_t& last_arrival_us, std::function<void()> fn, std::string_view what);
+  void send(Link& link, int64_t& last_arrival_us, std::function<void()> fn, std::string_view what,
+            std::shared_ptr<const Footprint> footprint = nullptr);
   // Sends argv on `link` for task `t`, blocks t until the reply arrives and
   // returns it. `on_arrival` runs when the reply reaches the process (before
   // the task resumes). timeout_us (process clock) > 0: lock::TimeoutError
@@ -316,6 +323,11 @@ struct Runtime {
   // Exhaustive: a choice among `options` latency / fault options (0 = the
   // default); 0 without a chooser.
   uint32_t choose(uint32_t options) { return chooser ? chooser->choose(options, false) : 0; }
+  // Exhaustive with the reduction, in a world whose client-side events never
+  // reach server state and whose servers draw nothing per command (no
+  // partitions, message delays, server crashes, failovers, server clock
+  // jumps, replicas): requests carry footprints (exhaustive.h).
+  bool footprints = false;
   History history;
   Prng root;
   std::vector<std::unique_ptr<Node>> nodes;  // servers first, then replicas

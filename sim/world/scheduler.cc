@@ -27,12 +27,13 @@ int64_t saturating_add(int64_t a, int64_t b) {
 
 void Scheduler::at(int64_t t_us, Action action, bool daemon, uint32_t owner) {
   if (owner == kInheritOwner) owner = current_owner_;
-  push(Entry{t_us, 0, 0, owner, daemon, current_server_side_, 0, std::move(action)});
+  push(Entry{t_us, 0, 0, owner, daemon, current_server_side_, 0, std::move(action), nullptr});
 }
 
 void Scheduler::at_message(int64_t t_us, Action action, uint32_t owner, uintptr_t channel,
-                           bool server_side) {
-  push(Entry{t_us, 0, 0, owner, false, server_side, channel, std::move(action)});
+                           bool server_side, std::shared_ptr<const Footprint> footprint) {
+  push(Entry{t_us, 0, 0, owner, false, server_side, channel, std::move(action),
+             std::move(footprint)});
 }
 
 void Scheduler::push(Entry entry) {
@@ -67,9 +68,21 @@ void Scheduler::step() {
 }
 
 bool Scheduler::independent(const Asleep& a, const Entry& b) const {
-  // Two client processes' own events (exhaustive.h has the argument).
-  return reduce_ && a.owner != 0 && b.owner != 0 && a.owner != b.owner && !a.server_side &&
-         !b.server_side;
+  // exhaustive.h has the argument. Events of no process (the active expiry
+  // cycle, world-level faults) are dependent on everything.
+  if (!reduce_ || a.owner == 0 || b.owner == 0) return false;
+  // Two client processes' own events.
+  if (!a.server_side && !b.server_side) return a.owner != b.owner;
+  // Two commands: on different servers or disjoint keys (even of one process:
+  // they travel on different connections and only schedule its replies).
+  if (a.server_side && b.server_side) {
+    return a.footprint != nullptr && b.footprint != nullptr &&
+           a.footprint->commutes_with(*b.footprint);
+  }
+  // A command and another process's client-side event: the world gives a
+  // footprint only when client-side events cannot reach server state.
+  const std::shared_ptr<const Footprint>& command = a.server_side ? a.footprint : b.footprint;
+  return a.owner != b.owner && command != nullptr;
 }
 
 bool Scheduler::step_chosen() {
@@ -101,7 +114,7 @@ bool Scheduler::step_chosen() {
     if (reduce_) {
       for (uint32_t k = 0; k < pick; ++k) {
         const Entry& e = heap_[awake[k]];
-        sleep_.push_back(Asleep{e.seq, e.owner, e.server_side});
+        sleep_.push_back(Asleep{e.seq, e.owner, e.server_side, e.footprint});
       }
     }
   }

@@ -19,18 +19,39 @@
 //
 // Under the exhaustive strategy (exhaustive.h) a Chooser picks which of the
 // events due at the earliest time runs next (one connection direction's
-// messages stay FIFO), and a sleep set skips orders of independent events:
-// events of two different processes of which neither runs on a server.
+// messages stay FIFO), and a sleep set skips orders of independent events
+// (Scheduler::independent; the argument is in exhaustive.h).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace redsim::world {
 
 class Chooser;
 class PctPriorities;
+
+// What a server-side event (a request reaching a server) may touch, for the
+// exhaustive reduction (exhaustive.h). An event without one touches anything.
+struct Footprint {
+  size_t server = 0;              // the server index it runs on
+  std::vector<std::string> keys;  // every key it may read or write (a superset)
+  bool any_key = false;           // it may read or write any key (a script)
+  bool pubsub = false;            // it may publish or change subscriptions
+  // Commands on different servers, or on disjoint keys (an any-key one
+  // meets every keyed one) of which not both touch pub/sub, commute
+  // (exhaustive.h).
+  bool commutes_with(const Footprint& other) const;
+};
+
+// The footprint of one command (argv as sent) on `server`; null when it is
+// not known to touch only its keys (MULTI/EXEC, WATCH, CONFIG, KEYS, SCAN,
+// FLUSHALL, SCRIPT, ...: anything not in the table of exhaustive.cc).
+std::shared_ptr<const Footprint> command_footprint(size_t server,
+                                                   const std::vector<std::string>& argv);
 
 class Scheduler {
  public:
@@ -55,7 +76,9 @@ class Scheduler {
   // A message delivery: `channel` (non-zero) names one connection direction,
   // whose messages the exhaustive strategy keeps FIFO; `server_side`: it runs
   // on a server (a request) rather than in a client process (a reply, a push).
-  void at_message(int64_t t_us, Action action, uint32_t owner, uintptr_t channel, bool server_side);
+  // `footprint`: what a server-side message may touch (null: anything).
+  void at_message(int64_t t_us, Action action, uint32_t owner, uintptr_t channel, bool server_side,
+                  std::shared_ptr<const Footprint> footprint = nullptr);
 
   // Exhaustive: ask `chooser` at every tie (not owned; null: off); with
   // `reduce`, skip the orders the sleep sets prove redundant.
@@ -90,12 +113,14 @@ class Scheduler {
     bool server_side;   // runs on a server (or inherits that from its scheduler)
     uintptr_t channel;  // messages: their connection direction; 0 otherwise
     Action action;
+    std::shared_ptr<const Footprint> footprint = nullptr;  // server-side messages (exhaustive)
   };
   // A sleeping event (exhaustive): what independence needs of it.
   struct Asleep {
     uint64_t seq;
     uint32_t owner;
     bool server_side;
+    std::shared_ptr<const Footprint> footprint;
   };
   void push(Entry entry);
   // Runs the earliest event. Precondition: !heap_.empty().

@@ -24,6 +24,10 @@ Runtime::Runtime(WorldOptions opts) : options(std::move(opts)), root(options.see
   if (options.strategy.exhaustive()) {
     chooser = std::make_unique<Chooser>(options.strategy.schedule);
     sched.set_chooser(chooser.get(), options.strategy.reduce);
+    const FaultPlan& f = options.faults;
+    footprints = options.strategy.reduce && !f.partition_ppm && !f.delay_ppm &&
+                 !f.server_crash_ppm && !f.failover_ppm && !f.server_clock_jump_ppm &&
+                 options.replicas == 0;
   }
   make_nodes();
   if (options.active_expire_interval) {

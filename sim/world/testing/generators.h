@@ -147,6 +147,11 @@ struct PlanOptions {
   int max_attempts = 4;                   // 1..max_attempts attempts each
   int max_tasks = 1;                      // 1..max_tasks tasks (threads) each
   size_t servers = 1;                     // independent servers (a Redlock-style lock)
+  // How each drawn plan's run orders what is left to chance (sim/world/pct.h):
+  // random (the default), PCT ({.depth = d} or world::parse_strategy("pct:3")),
+  // or one exhaustive schedule. The plan carries it, so run_plan and the
+  // REDSIM_PLAN replay line use it too.
+  world::Strategy strategy = {};
 };
 
 // One client's schedule for a lock with lease `lease`: its random stream,
@@ -287,7 +292,8 @@ inline std::optional<world::FaultSet> fault_set_of(int64_t bits) {
 }  // namespace detail
 
 // A compact one-line form of a plan (every field run_plan reads), for the
-// REDSIM_PLAN replay variable: "p1/<plan fields>/<client>/<client>...", each
+// REDSIM_PLAN replay variable: "p1/<plan fields>[/s=<strategy>]/<client>/<client>...",
+// the strategy part only when not random (world::strategy_name's text), each
 // client "stream.tasks.think.work.nested.think.work.nested...". parse_plan
 // reads it back (nullopt for anything else).
 inline std::string encode_plan(const world::ExplorePlan& plan) {
@@ -299,6 +305,8 @@ inline std::string encode_plan(const world::ExplorePlan& plan) {
     sep = ',';
   });
   out += "," + std::to_string(detail::fault_set_bits(plan.fault_set));
+  // A strategy other than random as a part of its own: "/s=pct:3".
+  if (!plan.strategy.random()) out += "/s=" + world::strategy_name(plan.strategy);
   for (const world::ClientPlan& c : plan.clients) {
     out += "/" + std::to_string(c.stream) + "." + std::to_string(c.tasks);
     for (const world::Attempt& a : c.attempts) {
@@ -344,7 +352,16 @@ inline std::optional<world::ExplorePlan> parse_plan(std::string_view text) {
   });
   if (!ok || i + 1 != fields->size()) return std::nullopt;
   plan.fault_set = detail::fault_set_of((*fields)[i]);
-  for (size_t c = 2; c < parts.size(); ++c) {
+  size_t first_client = 2;
+  if (parts.size() > 2 && parts[2].starts_with("s=")) {
+    try {
+      plan.strategy = world::parse_strategy(parts[2].substr(2));
+    } catch (const std::invalid_argument&) {
+      return std::nullopt;
+    }
+    first_client = 3;
+  }
+  for (size_t c = first_client; c < parts.size(); ++c) {
     const auto v = numbers(parts[c], '.');
     if (!v || v->size() < 2 || (v->size() - 2) % 3 != 0) return std::nullopt;
     world::ClientPlan client;
@@ -383,7 +400,7 @@ inline rc::Gen<LockSchedule> gen_plan(std::chrono::milliseconds lease, const Pla
                      detail::gen_sparse_list<world::ClientPlan>(
                          std::max<size_t>(options.max_clients, 2), 2,
                          gen_client(lease, work_max, options.max_attempts, options.max_tasks))),
-      [lease, servers = options.servers](
+      [lease, servers = options.servers, strategy = options.strategy](
           const std::tuple<uint64_t, FaultDraw, std::vector<world::ClientPlan>>& t) {
         LockSchedule plan;
         static_cast<world::ExplorePlan&>(plan) = std::get<1>(t).plan;
@@ -394,6 +411,7 @@ inline rc::Gen<LockSchedule> gen_plan(std::chrono::milliseconds lease, const Pla
         plan.retry_backoff_max_us = lease.count() * 100;
         plan.servers = std::max<size_t>(servers, 1);
         plan.clients = std::get<2>(t);
+        plan.strategy = strategy;
         return plan;
       });
 }
@@ -438,7 +456,8 @@ inline rc::Gen<world::Attempt> gen_attempt(lock::LockKind kind) {
 // A plan for a redsim lock kind, run by world::run_plan: 2..8 clients (1..4
 // attempts each) with latency, pauses and crashes in the ranges of
 // world::generate_plan, under which a correct lock must stay safe.
-inline rc::Gen<world::ExplorePlan> gen_plan(lock::LockKind kind) {
+// `strategy`: how each plan's run orders what is left to chance (pct.h).
+inline rc::Gen<world::ExplorePlan> gen_plan(lock::LockKind kind, world::Strategy strategy = {}) {
   // Fixed-length lists of (enabled, value): up to 4 attempts per client and
   // 8 clients, each present with probability 1/2. Shrinking turns the flags
   // off, which drops an element without moving the others (each client keeps
@@ -476,9 +495,10 @@ inline rc::Gen<world::ExplorePlan> gen_plan(lock::LockKind kind) {
       rc::gen::tuple(rc::gen::inRange<uint32_t>(1, 1u << 30),
                      rc::gen::inRange(0, latency_max_ms + 1), rc::gen::inRange(0, 400001),
                      rc::gen::inRange(0, 30001), clients),
-      [kind](const auto& t) {
+      [kind, strategy](const auto& t) {
         // Lease, wait, backoff and pause lengths exactly as generate_plan sets them.
         world::ExplorePlan plan = world::generate_plan(kind, 1, 2);
+        plan.strategy = strategy;
         plan.seed = std::get<0>(t);
         plan.faults.latency_max = world::Micros{std::get<1>(t) * 1000};
         plan.faults.pause_ppm = world::Ppm(static_cast<uint32_t>(std::get<2>(t)));

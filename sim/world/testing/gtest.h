@@ -30,6 +30,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/world/testing/harness.h"
@@ -71,6 +72,16 @@ class LockWorldTest : public ::testing::Test {
     return *options_;
   }
   uint64_t seed() { return options_ ? options_->seed : world_options().seed; }
+  // How the world orders what is left to chance: "random" (the default),
+  // "pct:D" with PCT's k = `pct_steps` (about the messages the test's
+  // clients send; sim/world/pct.h), or "exhaustive:B@SCHEDULE" (one
+  // schedule). Throws std::invalid_argument on a bad name, std::logic_error
+  // once the world is built.
+  void set_strategy(std::string_view name, uint64_t pct_steps = 100) {
+    world::WorldOptions& o = world_options();
+    o.strategy = world::parse_strategy(name);
+    o.pct_steps = pct_steps;
+  }
 
   world::World& world() {
     if (!world_) {
