@@ -96,7 +96,7 @@ Link& Runtime::pubsub_link(Process& p, size_t server) {
 int64_t Runtime::uniform_latency(Link& link) {
   const FaultPlan& plan = options.faults;
   if (chooser) {
-    // Exhaustive: one extreme or the other (exhaustive.h).
+    // Exhaustive: one extreme or the other (explore/exhaustive.h).
     if (plan.latency_max <= plan.latency_min) return plan.latency_min.count();
     return chooser->choose(2, false) == 0 ? plan.latency_min.count() : plan.latency_max.count();
   }

@@ -4,8 +4,8 @@
 #include <limits>
 #include <utility>
 
-#include "sim/world/exhaustive.h"
 #include "sim/world/pct.h"
+#include "sim/world/schedule.h"
 
 namespace redsim::world {
 
@@ -67,7 +67,7 @@ void Scheduler::step() {
 }
 
 bool Scheduler::independent(const Asleep& a, const Entry& b) const {
-  // Two client processes' own events (exhaustive.h has the argument).
+  // Two client processes' own events (explore/exhaustive.h has the argument).
   return reduce_ && a.owner != 0 && b.owner != 0 && a.owner != b.owner && !a.server_side &&
          !b.server_side;
 }

@@ -10,7 +10,7 @@
 // (N - start + 1 when none fails: a lower bound). It prints the failure
 // rate, the median and 90th percentile of those counts, and the seconds.
 //
-// With --exhaustive B it searches instead (sim/world/exhaustive.h): for each
+// With --exhaustive B it searches instead (sim/world/explore/exhaustive.h): for each
 // kind and seed 1..N, every schedule of generate_small_plan(kind, seed) (2
 // clients x up to 2 attempts) up to bound B, at most M runs per seed. It
 // prints the seeds whose search found a violation, the schedules run from
@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "lock/lock.h"
-#include "sim/world/exhaustive.h"
-#include "sim/world/explore.h"
+#include "sim/world/explore/exhaustive.h"
+#include "sim/world/explore/explore.h"
 #include "sim/world/pct.h"
 
 namespace {
