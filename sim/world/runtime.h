@@ -68,10 +68,10 @@ struct Link {
 class SimConnection final : public lock::Connection {
  public:
   SimConnection(Runtime& rt, Task& task, size_t server) : rt_(rt), task_(task), server_(server) {}
-  resp::Reply call(const lock::Argv& argv) override;
-  resp::Reply call(const lock::Argv& argv, lock::Micros timeout) override;
 
  private:
+  resp::Reply do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) override;
+
   Runtime& rt_;
   Task& task_;
   size_t server_;

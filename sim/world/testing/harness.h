@@ -581,18 +581,14 @@ class ReplyHookEnv final : public world::ForwardingEnv<> {
    public:
     HookConnection(lock::Connection& inner, std::function<void()>& hook)
         : inner_(inner), hook_(hook) {}
-    resp::Reply call(const lock::Argv& argv) override {
-      resp::Reply r = inner_.call(argv);
-      if (hook_) hook_();
-      return r;
-    }
-    resp::Reply call(const lock::Argv& argv, lock::Micros timeout) override {
+
+   private:
+    resp::Reply do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) override {
       resp::Reply r = inner_.call(argv, timeout);
       if (hook_) hook_();
       return r;
     }
 
-   private:
     lock::Connection& inner_;
     std::function<void()>& hook_;
   };
