@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,13 +60,24 @@ class Connection {
   // Sends argv and returns Redis's reply (an error reply is a Reply, not an
   // exception). Blocks the calling task only. Throws ConnectionError (or a
   // subclass) when the transport fails; the command may or may not have run.
-  virtual Reply call(const Argv& argv) = 0;
-  // As call(argv), but waits at most `timeout` for the reply and then throws
+  // `timeout`: the longest wait for the reply, after which the call throws
   // TimeoutError; the connection is then broken and replaced (the command
-  // may have run). Redlock's per-server timeout uses it, so every Connection
-  // implements it: none may drop the timeout (a `timeout` <= 0 means the
-  // connection's default command timeout).
-  virtual Reply call(const Argv& argv, Micros timeout) = 0;
+  // may have run). std::nullopt (and call(argv)): the connection's default
+  // command timeout (WorldOptions::command_timeout, HiredisOptions::
+  // command_timeout). A given timeout must be positive: throws
+  // std::invalid_argument for one <= 0. Redlock's per-server timeout uses it.
+  Reply call(const Argv& argv, std::optional<Micros> timeout = std::nullopt) {
+    if (timeout && *timeout <= Micros::zero()) {
+      throw std::invalid_argument("Connection::call: timeout must be positive, got " +
+                                  std::to_string(timeout->count()) + " us");
+    }
+    return do_call(argv, timeout);
+  }
+
+ protected:
+  // The call itself, in each world: `timeout` is std::nullopt (the default)
+  // or positive. Pure virtual, so that no Connection drops the timeout.
+  virtual Reply do_call(const Argv& argv, std::optional<Micros> timeout) = 0;
 };
 
 // A wake-up signal a task can wait on, with a timeout. It remembers one

@@ -47,15 +47,11 @@ class WaitAnsweringEnv final : public Env {
 
  private:
   struct WaitConnection final : Connection {
-    Reply call(const Argv& argv) override {
+    Reply do_call(const Argv& argv, std::optional<Micros> timeout) override {
       if (!argv.empty() && argv[0] == "WAIT") {
         env->waits.push_back(argv);
         return Reply::integer(env->replicas_acking);
       }
-      return env->inner_.connection().call(argv);
-    }
-    Reply call(const Argv& argv, Micros timeout) override {
-      if (!argv.empty() && argv[0] == "WAIT") return call(argv);
       return env->inner_.connection().call(argv, timeout);
     }
     WaitAnsweringEnv* env = nullptr;

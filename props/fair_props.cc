@@ -18,7 +18,7 @@
 #include "props/plan_gen.h"
 #include "props/world_gen.h"
 #include "sim/world/checkers.h"
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 #include "sim/world/world.h"
 
 namespace redsim::props {

@@ -13,7 +13,7 @@
 #include "lock/reentrant_lock.h"
 #include "props/plan_gen.h"
 #include "props/world_gen.h"
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 #include "sim/world/world.h"
 
 namespace redsim::props {

@@ -12,7 +12,10 @@
 
 namespace redsim::sim {
 
-struct SessionAccess {
+// Session::Internal and Server::Internal are nested in the classes they open
+// (sim/server.h declares them), so they reach the private state without a
+// friend declaration in the public header.
+struct Session::Internal {
   static Server& server(Session& s) { return s.server_; }
   static int& db(Session& s) { return s.db_; }
   static bool& in_multi(Session& s) { return s.in_multi_; }
@@ -22,6 +25,9 @@ struct SessionAccess {
   static bool& watch_dirty(Session& s) { return s.watch_dirty_; }
   static const std::vector<std::string>& channels(const Session& s) { return s.channels_; }
   static const std::vector<std::string>& patterns(const Session& s) { return s.patterns_; }
+  // The subscription lists as PubSub keeps them (sim/pubsub.cc).
+  static std::vector<std::string>& channels(Session& s) { return s.channels_; }
+  static std::vector<std::string>& patterns(Session& s) { return s.patterns_; }
   static void push(Session& s, resp::Reply reply) { s.push(std::move(reply)); }
   static std::string& name(Session& s) { return s.name_; }
   static std::string_view last_command(const Session& s) { return s.last_command_; }
@@ -35,15 +41,22 @@ struct SessionAccess {
   }
   static std::optional<Session::BlockedWait>& blocked_wait(Session& s) { return s.blocked_wait_; }
 };
+using SessionAccess = Session::Internal;
 
-struct ServerAccess {
+struct Server::Internal {
   // Runs a command (already checked) as part of the current one: EXEC's
   // queued commands. The time stays frozen.
   static resp::Reply call(Server& server, Session& s, const CommandSpec& spec, const Argv& argv) {
     return server.call(s, spec, argv, /*in_script=*/false);
   }
   static void request_shutdown(Server& server) { server.shutdown_requested_ = true; }
+  // redis.call / redis.pcall (sim/lua/redis_lib.cc): Server::execute_from_script.
+  static resp::Reply execute_from_script(Server& server, Session& s, const Argv& argv,
+                                         bool read_only) {
+    return server.execute_from_script(s, argv, read_only);
+  }
 };
+using ServerAccess = Server::Internal;
 
 // The db the command runs against.
 inline Db& current_db(CommandContext& ctx) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/glob.h"
+#include "sim/internal.h"
 #include "sim/server.h"
 
 namespace redsim::sim {
@@ -23,8 +24,8 @@ bool remove_item(std::vector<std::string>& list, std::string_view item) {
 }  // namespace
 
 bool PubSub::subscribe(Session& session, std::string_view channel) {
-  if (contains(session.channels_, channel)) return false;
-  session.channels_.emplace_back(channel);
+  if (contains(SessionAccess::channels(session), channel)) return false;
+  SessionAccess::channels(session).emplace_back(channel);
   auto it = channels_.find(channel);
   if (it == channels_.end()) it = channels_.try_emplace(std::string(channel)).first;
   it->second.push_back(&session);
@@ -32,7 +33,7 @@ bool PubSub::subscribe(Session& session, std::string_view channel) {
 }
 
 bool PubSub::unsubscribe(Session& session, std::string_view channel) {
-  if (!remove_item(session.channels_, channel)) return false;
+  if (!remove_item(SessionAccess::channels(session), channel)) return false;
   auto it = channels_.find(channel);
   if (it != channels_.end()) {
     auto& subs = it->second;
@@ -43,14 +44,14 @@ bool PubSub::unsubscribe(Session& session, std::string_view channel) {
 }
 
 bool PubSub::psubscribe(Session& session, std::string_view pattern) {
-  if (contains(session.patterns_, pattern)) return false;
-  session.patterns_.emplace_back(pattern);
+  if (contains(SessionAccess::patterns(session), pattern)) return false;
+  SessionAccess::patterns(session).emplace_back(pattern);
   patterns_.emplace_back(std::string(pattern), &session);
   return true;
 }
 
 bool PubSub::punsubscribe(Session& session, std::string_view pattern) {
-  if (!remove_item(session.patterns_, pattern)) return false;
+  if (!remove_item(SessionAccess::patterns(session), pattern)) return false;
   auto it = std::find_if(patterns_.begin(), patterns_.end(),
                          [&](const auto& p) { return p.second == &session && p.first == pattern; });
   if (it != patterns_.end()) patterns_.erase(it);
@@ -58,8 +59,10 @@ bool PubSub::punsubscribe(Session& session, std::string_view pattern) {
 }
 
 void PubSub::remove_session(Session& session) {
-  while (!session.channels_.empty()) unsubscribe(session, std::string(session.channels_.back()));
-  while (!session.patterns_.empty()) punsubscribe(session, std::string(session.patterns_.back()));
+  while (!SessionAccess::channels(session).empty())
+    unsubscribe(session, std::string(SessionAccess::channels(session).back()));
+  while (!SessionAccess::patterns(session).empty())
+    punsubscribe(session, std::string(SessionAccess::patterns(session).back()));
 }
 
 int64_t PubSub::publish(std::string_view channel, std::string_view message) {
@@ -72,14 +75,15 @@ int64_t PubSub::publish(std::string_view channel, std::string_view message) {
     if (glob_match(pattern, channel)) pattern_receivers.emplace_back(pattern, session);
   }
   for (Session* s : channel_receivers) {
-    s->push(
-        resp::Reply::array({resp::Reply::bulk("message"), resp::Reply::bulk(std::string(channel)),
-                            resp::Reply::bulk(std::string(message))}));
+    SessionAccess::push(*s, resp::Reply::array({resp::Reply::bulk("message"),
+                                                resp::Reply::bulk(std::string(channel)),
+                                                resp::Reply::bulk(std::string(message))}));
   }
   for (auto& [pattern, s] : pattern_receivers) {
-    s->push(resp::Reply::array(
-        {resp::Reply::bulk("pmessage"), resp::Reply::bulk(std::move(pattern)),
-         resp::Reply::bulk(std::string(channel)), resp::Reply::bulk(std::string(message))}));
+    SessionAccess::push(*s, resp::Reply::array({resp::Reply::bulk("pmessage"),
+                                                resp::Reply::bulk(std::move(pattern)),
+                                                resp::Reply::bulk(std::string(channel)),
+                                                resp::Reply::bulk(std::string(message))}));
   }
   return static_cast<int64_t>(channel_receivers.size() + pattern_receivers.size());
 }

@@ -160,10 +160,12 @@ class Session {
   };
   std::optional<BlockedWait> take_blocked_wait() { return std::exchange(blocked_wait_, {}); }
 
+  // sim/'s own access to a session's state (the command families, pub/sub):
+  // defined in sim/internal.h, which is not installed; not part of the API.
+  struct Internal;
+
  private:
   friend class Server;
-  friend class PubSub;
-  friend struct SessionAccess;  // for the command families in sim/*.cc
   Session(Server& server, uint64_t id, int64_t now_ms)
       : server_(server), id_(id), created_ms_(now_ms), last_command_ms_(now_ms) {}
   void push(resp::Reply reply);
@@ -235,11 +237,6 @@ class Server {
   // each request into strings of its own (redsim server: a 100 MB SET then
   // holds the value once).
   resp::Reply execute_consuming(Session& session, Argv& argv);
-
-  // redis.call / redis.pcall from a running script: the same command table,
-  // with the script rules applied (no-script commands refused, writes refused
-  // when `read_only`), at the script's frozen time. Used by sim/lua only.
-  resp::Reply execute_from_script(Session& session, const Argv& argv, bool read_only);
 
   // ---- Script limits (Redis 7.0's busy-reply-threshold and SCRIPT KILL).
   // A script that has run for at least busy-reply-threshold ms (CONFIG SET
@@ -367,9 +364,17 @@ class Server {
   // multiply-shift rejection.
   uint64_t random_below(uint64_t n);
 
+  // sim/'s own access to the server's internals (the command families, the
+  // Lua engine's redis.call): defined in sim/internal.h, which is not
+  // installed; not part of the API.
+  struct Internal;
+
  private:
   friend class Session;
-  friend struct ServerAccess;  // for the command families in sim/*.cc
+  // redis.call / redis.pcall from a running script: the same command table,
+  // with the script rules applied (no-script commands refused, writes refused
+  // when `read_only`), at the script's frozen time (Internal, for sim/lua).
+  resp::Reply execute_from_script(Session& session, const Argv& argv, bool read_only);
   // processCommand's maxmemory check: the -OOM reply when `argv` must be
   // refused, else nullopt (also records script_oom_ for EVAL).
   std::optional<resp::Reply> check_oom(Session& session, const CommandSpec& spec, const Argv& argv);

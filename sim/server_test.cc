@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/keyspace.h"
+#include "sim/internal.h"
 #include "sim/sim_test_util.h"
 
 namespace redsim::sim {
@@ -114,7 +115,7 @@ TEST_F(DispatchTest, CountsProcessedCommands) {
 
 TEST_F(DispatchTest, ScriptPathErrors) {
   auto call = [&](Argv argv, bool ro = false) {
-    return server_->execute_from_script(*s_, argv, ro);
+    return ServerAccess::execute_from_script(*server_, *s_, argv, ro);
   };
   EXPECT_EQ(call({"nosuchcmd"}), Err("ERR Unknown Redis command called from script"));
   EXPECT_EQ(call({"get"}), Err("ERR Wrong number of args calling Redis command from script"));
@@ -149,8 +150,8 @@ TEST_F(DispatchTest, ScriptPathErrors) {
 
 TEST_F(DispatchTest, ScriptPathIgnoresMultiAndSubscribedState) {
   run({"MULTI"});
-  EXPECT_EQ(server_->execute_from_script(*s_, {"set", "a", "1"}, false), Ok());
-  EXPECT_EQ(server_->execute_from_script(*s_, {"get", "a"}, false), Bulk("1"));
+  EXPECT_EQ(ServerAccess::execute_from_script(*server_, *s_, {"set", "a", "1"}, false), Ok());
+  EXPECT_EQ(ServerAccess::execute_from_script(*server_, *s_, {"get", "a"}, false), Bulk("1"));
   run({"DISCARD"});
 }
 

@@ -137,18 +137,17 @@ class HiredisConnection final : public Connection {
       : options_(options), shared_(std::move(shared)) {}
   ~HiredisConnection() override { drop(); }
 
-  Reply call(const Argv& argv) override {
+ private:
+  Reply do_call(const Argv& argv, std::optional<Micros> timeout) override {
+    if (timeout) {
+      return call_with(argv, std::max(milliseconds(1), std::chrono::ceil<milliseconds>(*timeout)));
+    }
     // call_with's 0 ms (hiredis: no timeout) stands for "no limit" inside this file only.
     return call_with(argv, options_.command_timeout
                                ? std::max(milliseconds(1), *options_.command_timeout)
                                : milliseconds(0));
   }
-  Reply call(const Argv& argv, Micros timeout) override {
-    if (timeout <= Micros(0)) return call(argv);  // lock/env.h: the default timeout
-    return call_with(argv, std::max(milliseconds(1), std::chrono::ceil<milliseconds>(timeout)));
-  }
 
- private:
   void drop() {
     if (ctx_ != nullptr) redisFree(ctx_);
     ctx_ = nullptr;

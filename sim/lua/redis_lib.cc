@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "sim/internal.h"
 #include "sim/lua/internal.h"
 #include "sim/server.h"
 
@@ -64,7 +65,7 @@ int generic_call(lua_State* L, bool raise) {
   }
   resp::Reply reply;
   try {
-    reply = st.server->execute_from_script(*st.session, st.argv, st.read_only);
+    reply = ServerAccess::execute_from_script(*st.server, *st.session, st.argv, st.read_only);
   } catch (const std::exception& e) {
     // A bug in a command must not unwind through the Lua VM as a foreign
     // exception; report it as an error reply instead.

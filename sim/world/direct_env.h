@@ -13,7 +13,7 @@
 // - call(): runs the command at once with Server::execute on the env's own
 //   Session; `before_call` (if set) runs first and may act as another
 //   process, advance the clock, or throw SimulatedCrash to model a crash
-//   between two commands. call(argv, timeout) with timeout > 0 throws
+//   between two commands. call(argv, timeout) with a timeout throws
 //   lock::TimeoutError when the clock moved by more than `timeout` during
 //   the call (a hook stood for a slow server): the command ran, as with a
 //   reply lost to a real client's timeout.
@@ -166,7 +166,11 @@ class DirectEnv final : public lock::Env {
  private:
   class DirectConnection final : public Connection {
    public:
-    Reply call(const Argv& argv) override {
+    DirectEnv* env = nullptr;
+    std::unique_ptr<sim::Session> session;
+
+   private:
+    Reply execute(const Argv& argv) {
       if (env->record_calls) env->calls.push_back(argv);
       if (env->before_call && !env->in_hook_) {
         env->in_hook_ = true;
@@ -178,18 +182,17 @@ class DirectEnv final : public lock::Env {
       }
       return env->world_.server.execute(*session, argv);
     }
-    Reply call(const Argv& argv, Micros timeout) override {
+    Reply do_call(const Argv& argv, std::optional<Micros> timeout) override {
+      if (!timeout) return execute(argv);
       const int64_t start_us = env->world_.clock.now_us();
-      Reply reply = call(argv);
+      Reply reply = execute(argv);
       const int64_t took_us = env->world_.clock.now_us() - start_us;
-      if (timeout.count() > 0 && took_us > timeout.count()) {
-        throw lock::TimeoutError("no reply within " + std::to_string(timeout.count()) +
+      if (took_us > timeout->count()) {
+        throw lock::TimeoutError("no reply within " + std::to_string(timeout->count()) +
                                  " us (the call took " + std::to_string(took_us) + " us)");
       }
       return reply;
     }
-    DirectEnv* env = nullptr;
-    std::unique_ptr<sim::Session> session;
   };
 
   class DirectEvent final : public Event {

@@ -14,9 +14,7 @@ namespace {
 std::string gone(const Process& p) { return "process c" + std::to_string(p.pid) + " is gone"; }
 }  // namespace
 
-resp::Reply SimConnection::call(const lock::Argv& argv) { return call(argv, lock::Micros{0}); }
-
-resp::Reply SimConnection::call(const lock::Argv& argv, lock::Micros timeout) {
+resp::Reply SimConnection::do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) {
   Process& p = *task_.process;
   Task& t = rt_.current_task(p);
   if (p.dying) {
@@ -24,9 +22,9 @@ resp::Reply SimConnection::call(const lock::Argv& argv, lock::Micros timeout) {
     throw lock::ClosedError(gone(p));
   }
   rt_.fault_point(p, t);
-  const int64_t timeout_us = timeout.count() > 0
-                                 ? timeout.count()
-                                 : rt_.options.command_timeout.value_or(Micros{0}).count();
+  // 0: no limit (round_trip's convention, inside the world only).
+  const int64_t timeout_us =
+      timeout.value_or(rt_.options.command_timeout.value_or(Micros{0})).count();
   // hiredis-style: a broken connection is not reused; the next call opens a
   // new one (to the server's current primary).
   if (link_ == nullptr || link_->closed || link_->broken) {
@@ -96,7 +94,7 @@ Link& Runtime::pubsub_link(Process& p, size_t server) {
 int64_t Runtime::uniform_latency(Link& link) {
   const FaultPlan& plan = options.faults;
   if (chooser) {
-    // Exhaustive: one extreme or the other (exhaustive.h).
+    // Exhaustive: one extreme or the other (explore/exhaustive.h).
     if (plan.latency_max <= plan.latency_min) return plan.latency_min.count();
     return chooser->choose(2, false) == 0 ? plan.latency_min.count() : plan.latency_max.count();
   }

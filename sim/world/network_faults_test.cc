@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -190,7 +191,7 @@ TEST(NetworkFaults, PartitionFailsCallsRefusesConnectionsBreaksPubSubAndHeals) {
   const ProcessId pid = w.spawn_process("p", [&](ProcessEnv& env) {
     env.subscribe("ch", [&](const std::string& m) { messages.push_back(m); });
     env.sleep_for(milliseconds(10));
-    auto attempt = [&](lock::Micros timeout) {
+    auto attempt = [&](std::optional<lock::Micros> timeout) {
       try {
         env.connection().call({"PING"}, timeout);
         outcomes.push_back("ok@" + std::to_string(w.now().count() / kMs));
@@ -202,8 +203,8 @@ TEST(NetworkFaults, PartitionFailsCallsRefusesConnectionsBreaksPubSubAndHeals) {
     };
     attempt(milliseconds(5));  // at 10 ms: fine
     env.sleep_for(milliseconds(10));
-    attempt(milliseconds(0));  // at 20 ms, partitioned: refused after 1 ms
-    attempt(milliseconds(0));  // refused
+    attempt(std::nullopt);  // at 20 ms, partitioned: refused after 1 ms
+    attempt(std::nullopt);  // refused
     env.sleep_for(milliseconds(80));
     attempt(milliseconds(5));  // healed at 60 ms
     env.sleep_for(milliseconds(50));
@@ -258,7 +259,8 @@ TEST(NetworkFaults, CallInFlightDuringPartitionTimesOutOrFailsAtTheHeal) {
   World w(o);
   std::vector<std::string> outcomes;
   const ProcessId pid = w.spawn_process("p", [&](ProcessEnv& env) {
-    for (auto timeout : {milliseconds(20), milliseconds(0)}) {
+    for (std::optional<lock::Micros> timeout :
+         {std::optional<lock::Micros>(milliseconds(20)), std::optional<lock::Micros>()}) {
       try {
         env.connection().call({"PING"}, timeout);
         outcomes.push_back("ok");

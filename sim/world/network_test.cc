@@ -2,6 +2,8 @@
 // latency, FIFO order, pub/sub, crash disconnects, determinism.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,32 @@ TEST(Network, RoundTripReachesTheServerAndRecordsIt) {
   EXPECT_EQ(cmds[1]->reply, "\"v\"");
   EXPECT_EQ(cmds[1]->server, 0);
   EXPECT_EQ(cmds[1]->task, 1u);
+}
+
+// Connection::call's timeout is an optional, not a sentinel: no timeout is
+// the world's command_timeout, and a given one must be positive (lock/env.h).
+TEST(Network, CallTimeoutIsOptionalAndAGivenOneMustBePositive) {
+  WorldOptions o;
+  o.command_timeout = milliseconds(50);
+  World w(o);
+  std::vector<std::string> outcomes;
+  w.spawn_process("p", [&](ProcessEnv& env) {
+    outcomes.push_back(env.connection().call({"PING"}, std::nullopt).str());
+    outcomes.push_back(env.connection().call({"PING"}, milliseconds(20)).str());
+    for (const lock::Micros bad : {lock::Micros(0), lock::Micros(-5)}) {
+      try {
+        env.connection().call({"PING"}, bad);
+        outcomes.push_back("sent");
+      } catch (const std::invalid_argument& e) {
+        outcomes.push_back(e.what());
+      }
+    }
+  });
+  w.run();
+  EXPECT_EQ(outcomes, (std::vector<std::string>{
+                          "PONG", "PONG", "Connection::call: timeout must be positive, got 0 us",
+                          "Connection::call: timeout must be positive, got -5 us"}));
+  EXPECT_EQ(commands(w.history(), "PING").size(), 2u);
 }
 
 TEST(Network, LatencyIsDrawnPerMessageWithinThePlan) {

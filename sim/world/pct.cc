@@ -4,7 +4,7 @@
 #include <charconv>
 #include <stdexcept>
 
-#include "sim/world/exhaustive.h"
+#include "sim/world/schedule.h"
 
 namespace redsim::world {
 

@@ -67,7 +67,7 @@ namespace redsim::world {
 // How an exploration orders what is left to chance.
 struct Strategy {
   int depth = 0;  // 0: random (latencies drawn uniformly, ties in schedule order); d >= 1: PCT
-  // >= 0: exhaustive (sim/world/exhaustive.h): a search runs every schedule
+  // >= 0: exhaustive (sim/world/explore/exhaustive.h): a search runs every schedule
   // with at most `bound` latency / fault deviations; a single run follows
   // `schedule` (the options taken at its choice points, then option 0).
   int bound = -1;

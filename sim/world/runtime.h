@@ -26,12 +26,12 @@
 #include "sim/keyspace.h"
 #include "sim/server.h"
 #include "sim/world/drift_clock.h"
-#include "sim/world/exhaustive.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/fiber.h"
 #include "sim/world/history.h"
 #include "sim/world/pct.h"
 #include "sim/world/prng.h"
+#include "sim/world/schedule.h"
 #include "sim/world/scheduler.h"
 #include "sim/world/world.h"
 
@@ -68,10 +68,10 @@ struct Link {
 class SimConnection final : public lock::Connection {
  public:
   SimConnection(Runtime& rt, Task& task, size_t server) : rt_(rt), task_(task), server_(server) {}
-  resp::Reply call(const lock::Argv& argv) override;
-  resp::Reply call(const lock::Argv& argv, lock::Micros timeout) override;
 
  private:
+  resp::Reply do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) override;
+
   Runtime& rt_;
   Task& task_;
   size_t server_;
@@ -243,7 +243,7 @@ struct Runtime {
   void fault_point(Process& p, Task& t);
   // fault_point's crash and pauses under the exhaustive strategy.
   // fault_point's two halves: the exhaustive strategy's binary choices
-  // (exhaustive.h) and the plan's random draws, over the same three faults.
+  // (explore/exhaustive.h) and the plan's random draws, over the same three faults.
   void exhaustive_fault_point(Process& p, Task& t);
   void random_fault_point(Process& p, Task& t);
   [[noreturn]] void crash_at_fault_point(Process& p, Task& t, const char* why);
@@ -319,7 +319,7 @@ struct Runtime {
   WorldOptions options;
   Scheduler sched;
   std::unique_ptr<PctPriorities> pct;  // set under Strategy PCT (pct.h)
-  std::unique_ptr<Chooser> chooser;    // set under the exhaustive strategy (exhaustive.h)
+  std::unique_ptr<Chooser> chooser;    // set under the exhaustive strategy (explore/exhaustive.h)
   // Exhaustive: a choice among `options` latency / fault options (0 = the
   // default); 0 without a chooser.
   uint32_t choose(uint32_t options) { return chooser ? chooser->choose(options, false) : 0; }

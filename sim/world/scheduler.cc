@@ -1,13 +1,92 @@
 #include "sim/world/scheduler.h"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <limits>
+#include <string_view>
 #include <utility>
 
-#include "sim/world/exhaustive.h"
 #include "sim/world/pct.h"
+#include "sim/world/schedule.h"
 
 namespace redsim::world {
+
+namespace {
+
+// Commands whose only key is argv[1] (Redis's key specs: first = last = 1).
+constexpr std::array<std::string_view, 56> kFirstKeyCommands = {
+    "APPEND",    "DECR",        "DECRBY",  "EXPIRE",        "EXPIREAT", "EXPIRETIME",
+    "GET",       "GETDEL",      "GETEX",   "GETSET",        "HDEL",     "HEXISTS",
+    "HGET",      "HGETALL",     "HINCRBY", "HKEYS",         "HLEN",     "HMGET",
+    "HMSET",     "HSET",        "HSETNX",  "HVALS",         "INCR",     "INCRBY",
+    "LLEN",      "LPOP",        "LPUSH",   "LRANGE",        "PERSIST",  "PEXPIRE",
+    "PEXPIREAT", "PEXPIRETIME", "PSETEX",  "PTTL",          "RPOP",     "RPUSH",
+    "SADD",      "SCARD",       "SET",     "SETEX",         "SETNX",    "SISMEMBER",
+    "SMEMBERS",  "SREM",        "STRLEN",  "TTL",           "TYPE",     "ZADD",
+    "ZCARD",     "ZINCRBY",     "ZRANGE",  "ZRANGEBYSCORE", "ZREM",     "ZREMRANGEBYSCORE",
+    "ZSCORE",    "INCRBYFLOAT"};
+// Commands whose every argument is a key.
+constexpr std::array<std::string_view, 5> kAllKeyCommands = {"DEL", "EXISTS", "MGET", "TOUCH",
+                                                             "UNLINK"};
+// Pub/sub commands (no keys; they publish or change subscriptions).
+constexpr std::array<std::string_view, 8> kPubSubCommands = {
+    "PUBLISH",    "SPUBLISH",     "SUBSCRIBE",  "UNSUBSCRIBE",
+    "PSUBSCRIBE", "PUNSUBSCRIBE", "SSUBSCRIBE", "SUNSUBSCRIBE"};
+// Scripts: any key (Redis asks scripts to declare their keys in KEYS, but a
+// standalone server runs them anyway, and so does ours); they may publish
+// (Redisson's unlock does).
+constexpr std::array<std::string_view, 6> kScriptCommands = {"EVAL",       "EVALSHA", "EVAL_RO",
+                                                             "EVALSHA_RO", "FCALL",   "FCALL_RO"};
+
+bool among(std::string_view name, auto& table) {
+  return std::find(table.begin(), table.end(), name) != table.end();
+}
+
+}  // namespace
+
+bool Footprint::commutes_with(const Footprint& other) const {
+  if (server != other.server) return true;
+  if (pubsub && other.pubsub) return false;
+  if ((any_key && (other.any_key || !other.keys.empty())) || (other.any_key && !keys.empty())) {
+    return false;
+  }
+  for (const std::string& k : keys) {
+    if (std::find(other.keys.begin(), other.keys.end(), k) != other.keys.end()) return false;
+  }
+  return true;
+}
+
+std::shared_ptr<const Footprint> command_footprint(size_t server,
+                                                   const std::vector<std::string>& argv) {
+  if (argv.empty()) return nullptr;
+  std::string name = argv[0];
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  auto f = std::make_shared<Footprint>();
+  f->server = server;
+  if (name == "PING" || name == "ECHO") return f;
+  if (among(name, kFirstKeyCommands)) {
+    if (argv.size() < 2) return f;  // an arity error touches nothing
+    f->keys.push_back(argv[1]);
+    return f;
+  }
+  if (among(name, kAllKeyCommands)) {
+    f->keys.assign(argv.begin() + 1, argv.end());
+    return f;
+  }
+  if (among(name, kPubSubCommands)) {
+    f->pubsub = true;
+    return f;
+  }
+  if (among(name, kScriptCommands)) {
+    f->any_key = true;
+    f->pubsub = true;
+    return f;
+  }
+  return nullptr;
+}
+
 
 namespace {
 // std heap functions build a max-heap; "greater" puts the earliest on top.
@@ -68,7 +147,7 @@ void Scheduler::step() {
 }
 
 bool Scheduler::independent(const Asleep& a, const Entry& b) const {
-  // exhaustive.h has the argument. Events of no process (the active expiry
+  // explore/exhaustive.h has the argument. Events of no process (the active expiry
   // cycle, world-level faults) are dependent on everything.
   if (!reduce_ || a.owner == 0 || b.owner == 0) return false;
   // Two client processes' own events.

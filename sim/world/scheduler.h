@@ -17,7 +17,7 @@
 // in the order of their owners' priorities when they were scheduled, then
 // in schedule order.
 //
-// Under the exhaustive strategy (exhaustive.h) a Chooser picks which of the
+// Under the exhaustive strategy (explore/exhaustive.h) a Chooser picks which of the
 // events due at the earliest time runs next (one connection direction's
 // messages stay FIFO), and a sleep set skips orders of independent events
 // (Scheduler::independent; the argument is in exhaustive.h).

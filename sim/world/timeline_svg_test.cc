@@ -5,7 +5,7 @@
 #include <regex>
 #include <string>
 
-#include "sim/world/scenarios.h"
+#include "sim/world/scenarios/scenarios.h"
 
 namespace redsim::world {
 namespace {

@@ -401,7 +401,7 @@ void Runtime::pause_task_at_fault_point(Process& p, Task& t, int64_t length, con
 }
 
 void Runtime::exhaustive_fault_point(Process& p, Task& t) {
-  // The fixed fault set (exhaustive.h): each fault the plan can draw is one
+  // The fixed fault set (explore/exhaustive.h): each fault the plan can draw is one
   // binary choice here, in this order; a pause takes its longest length.
   const FaultPlan& plan = options.faults;
   if (plan.crash_ppm && choose(2) == 1) crash_at_fault_point(p, t, "chosen");

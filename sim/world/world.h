@@ -106,10 +106,10 @@
 #include "sim/clock.h"
 #include "sim/server.h"
 #include "sim/world/client_env.h"
-#include "sim/world/exhaustive.h"
 #include "sim/world/history.h"
 #include "sim/world/pct.h"
 #include "sim/world/ppm.h"
+#include "sim/world/schedule.h"
 
 namespace redsim::world {
 
@@ -291,7 +291,7 @@ struct WorldOptions {
   bool record_messages = false;
   // How same-time events and latencies are chosen (sim/world/pct.h):
   // random by default; PCT with `pct_steps` (k, >= 1) steps for its change
-  // points; exhaustive (sim/world/exhaustive.h): the schedule
+  // points; exhaustive (sim/world/explore/exhaustive.h): the schedule
   // strategy.schedule, with the choice points it met in choice_points().
   Strategy strategy;
   uint64_t pct_steps = 100;
@@ -459,7 +459,7 @@ class World {
   enum class RunEnd : uint8_t {
     kIdle,       // nothing left to do (only housekeeping events remain)
     kTimeLimit,  // WorldOptions::time_limit_us reached
-    kPruned,     // exhaustive: the sleep sets proved the rest redundant (exhaustive.h)
+    kPruned,     // exhaustive: the sleep sets proved the rest redundant (explore/exhaustive.h)
   };
   RunEnd run();
   // Runs every event up to and including `t`; then now() == t.

@@ -4,8 +4,8 @@
 #include <functional>
 #include <ostream>
 
-#include "sim/world/exhaustive.h"
-#include "sim/world/explore.h"
+#include "sim/world/explore/exhaustive.h"
+#include "sim/world/explore/explore.h"
 #include "sim/world/testing/harness.h"
 #include "sim/world/timeline_svg.h"
 #include "tools/cli/json.h"

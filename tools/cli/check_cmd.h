@@ -4,7 +4,7 @@
 //   redsim check --lock fenced --faults pause,latency --json
 //
 // Without --faults the plans stay inside the kinds' timing budget (latency,
-// short pauses, crashes: see sim/world/explore.h), so the safe kinds must
+// short pauses, crashes: see sim/world/explore/explore.h), so the safe kinds must
 // show nothing. With --faults LIST exactly those faults are on, with no
 // budget (explore.h says what each does); a violation found is printed
 // shrunk, with its timeline and a replay command that names the faults.
@@ -23,7 +23,7 @@
 #include <string>
 
 #include "lock/lock.h"
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 
 namespace redsim::cli {
 
@@ -60,7 +60,7 @@ struct CheckOptions {
 //
 // With --strategy exhaustive[:B] (no schedule): for each seed, every
 // schedule of generate_small_plan(kind, seed, clients or 2) up to bound B
-// (sim/world/exhaustive.h); prints "no violation in all N schedules up to
+// (sim/world/explore/exhaustive.h); prints "no violation in all N schedules up to
 // bound B: ..." or the first failing schedule, shrunk, with a replay line
 // whose --strategy exhaustive:B@SCHEDULE runs that one schedule. Only the
 // built-in kinds without --faults, 1..3 clients (else 2). JSON: "lock",

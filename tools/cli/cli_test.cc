@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/world/explore.h"
-#include "sim/world/scenarios.h"
+#include "sim/world/explore/explore.h"
+#include "sim/world/scenarios/scenarios.h"
 #include "tools/cli/check_cmd.h"
 #include "tools/cli/merge_cmd.h"
 #include "tools/cli/scenario_cmd.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "lock/lock.h"
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 #include "tools/cli/check_cmd.h"
 #include "tools/cli/difftest_cmd.h"
 #include "tools/cli/merge_cmd.h"
@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
       ->add_option("--strategy", strategy_text,
                    "random, pct[:D] (PCT priorities of depth D, default 3; sim/world/pct.h), or "
                    "exhaustive[:B] (every schedule of a 2-client x 2-attempt world with at most B "
-                   "latency/fault deviations, default 2; sim/world/exhaustive.h)")
+                   "latency/fault deviations, default 2; sim/world/explore/exhaustive.h)")
       ->check([](const std::string& v) -> std::string {
         try {
           redsim::world::parse_strategy(v);

@@ -75,14 +75,12 @@ class RecordingEnv final : public ForwardingEnv<ClientEnv> {
   class RecordingConnection final : public lock::Connection {
    public:
     RecordingConnection(RecordingEnv& env, size_t server) : env_(env), server_(server) {}
-    lock::Reply call(const lock::Argv& argv) override {
-      return recorded(argv, [&] { return env_.inner_.connection(server_).call(argv); });
-    }
-    lock::Reply call(const lock::Argv& argv, lock::Micros timeout) override {
+
+   private:
+    lock::Reply do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) override {
       return recorded(argv, [&] { return env_.inner_.connection(server_).call(argv, timeout); });
     }
 
-   private:
     template <class Fn>
     lock::Reply recorded(const lock::Argv& argv, Fn fn) {
       HistoryEvent e = env_.event(EventKind::kCommand);

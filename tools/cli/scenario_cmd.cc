@@ -6,7 +6,7 @@
 
 #include "lock/errors.h"
 #include "lock/hiredis/hiredis_env.h"
-#include "sim/world/scenarios.h"
+#include "sim/world/scenarios/scenarios.h"
 #include "sim/world/timeline_svg.h"
 #include "tools/cli/json.h"
 #include "tools/cli/real_time_runner.h"

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "lock/hiredis/hiredis_env.h"
-#include "sim/world/scenarios.h"
+#include "sim/world/scenarios/scenarios.h"
 #include "tools/cli/real_time_runner.h"
 #include "tools/cli/scenario_cmd.h"
 #include "tools/testing/redis_server_process.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/world/scenarios.h"
+#include "sim/world/scenarios/scenarios.h"
 #include "tools/cli/scenario_cmd.h"
 
 namespace redsim::cli {

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 #include "tools/cli/script_lock_manifest.h"
 
 namespace redsim::cli {

@@ -43,9 +43,10 @@ class SocketConnection final : public Connection {
   explicit SocketConnection(int port) : port_(port) {}
   ~SocketConnection() override { close_fd(); }
 
-  Reply call(const Argv& argv) override { return call(argv, Micros(std::chrono::seconds(10))); }
-
-  Reply call(const Argv& argv, Micros timeout) override {
+ private:
+  // The default timeout (std::nullopt) is 10 s.
+  Reply do_call(const Argv& argv, std::optional<Micros> given) override {
+    const Micros timeout = given.value_or(Micros(std::chrono::seconds(10)));
     if (fd_ < 0) open_fd();
     const std::string wire = resp::encode_command(argv);
     for (size_t sent = 0; sent < wire.size();) {
@@ -69,7 +70,6 @@ class SocketConnection final : public Connection {
     }
   }
 
- private:
   template <class E>
   [[noreturn]] void fail(const std::string& why) {
     close_fd();

@@ -1,6 +1,6 @@
 // RapidCheck generators for lock schedules: seeds, fault plans, client
 // schedules and whole exploration plans (world::ExplorePlan, see
-// sim/world/explore.h), so a property can run your lock over random
+// sim/world/explore/explore.h), so a property can run your lock over random
 // schedules and RapidCheck shrinks a failure to a small one: fewer clients,
 // fewer attempts, shorter work, no faults. Link redsim::testing.
 //
@@ -40,7 +40,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 #include "sim/world/testing/gtest.h"
 #include "sim/world/testing/harness.h"
 

@@ -50,7 +50,7 @@
 // Strategies: a plan's `strategy` (sim/world/pct.h) picks how a run orders
 // what is left to chance: random (the default), PCT (pct:D), or one
 // exhaustive schedule; explore_exhaustive() below searches every schedule of
-// a small plan up to a bound (sim/world/exhaustive.h) and answers with a
+// a small plan up to a bound (sim/world/explore/exhaustive.h) and answers with a
 // failing schedule or "no violation in all N schedules".
 //
 // Namespace redsim::harness (not redsim::testing, which would shadow
@@ -79,7 +79,7 @@
 #include "lock/errors.h"
 #include "lock/lock.h"
 #include "sim/world/checkers.h"
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/forwarding_env.h"
 #include "sim/world/history.h"
@@ -309,7 +309,7 @@ struct RunResult {
   std::vector<std::string> findings;  // what the schedule observed, one line each
   world::History history;
   ExcerptOptions excerpt;  // how report() shows the history
-  // Exhaustive strategy (plan.strategy.bound >= 0, sim/world/exhaustive.h):
+  // Exhaustive strategy (plan.strategy.bound >= 0, sim/world/explore/exhaustive.h):
   // the choice points the run met, and whether the sleep sets cut it short
   // as redundant (then it is not judged: `violations` is empty).
   std::vector<world::ChoicePoint> choices;
@@ -391,7 +391,7 @@ inline CheckOptions default_checks(const world::ExplorePlan& plan) {
   return o;
 }
 
-// Runs `plan` (see sim/world/explore.h) with the lock `make` builds: one
+// Runs `plan` (see sim/world/explore/explore.h) with the lock `make` builds: one
 // client process per ClientPlan (with its tasks), each with its own random
 // stream, the plan's seed, faults, servers, replicas, persistence and
 // command timeout, and each attempt's wait. The plan's kind is not used;
@@ -430,7 +430,7 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
   return r;
 }
 
-// The exhaustive search over a user's lock (sim/world/exhaustive.h): every
+// The exhaustive search over a user's lock (sim/world/explore/exhaustive.h): every
 // schedule of `plan` (keep it small: world::generate_small_plan's 1..3
 // clients x 1..2 attempts, or generators.h's plans cut the same way) with at
 // most `bound` latency / fault deviations, at most `max_runs` runs. The
@@ -581,18 +581,14 @@ class ReplyHookEnv final : public world::ForwardingEnv<> {
    public:
     HookConnection(lock::Connection& inner, std::function<void()>& hook)
         : inner_(inner), hook_(hook) {}
-    resp::Reply call(const lock::Argv& argv) override {
-      resp::Reply r = inner_.call(argv);
-      if (hook_) hook_();
-      return r;
-    }
-    resp::Reply call(const lock::Argv& argv, lock::Micros timeout) override {
+
+   private:
+    resp::Reply do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) override {
       resp::Reply r = inner_.call(argv, timeout);
       if (hook_) hook_();
       return r;
     }
 
-   private:
     lock::Connection& inner_;
     std::function<void()>& hook_;
   };

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "lock/lock.h"
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 #include "sim/world/testing/generators.h"
 #include "sim/world/testing/gtest.h"
 #include "sim/world/testing/harness.h"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "lock/errors.h"
-#include "sim/world/scenarios_internal.h"
+#include "sim/world/scenarios/scenarios_internal.h"
 
 namespace redsim::world::scenarios_detail {
 

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 
 namespace redsim::world {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "lock/fenced_lock.h"
 #include "sim/world/fenced_resource.h"
-#include "sim/world/scenarios_internal.h"
+#include "sim/world/scenarios/scenarios_internal.h"
 
 namespace redsim::world::scenarios_detail {
 

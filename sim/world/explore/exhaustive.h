@@ -68,7 +68,7 @@
 //      Under those conditions the two touch disjoint state.
 //   3. Two commands on different servers: disjoint servers, each scheduling
 //      on its own links. Two commands on one server whose footprints
-//      (Footprint, from the command table in exhaustive.cc) share no key and
+//      (Footprint, from the command table in scheduler.cc) share no key and
 //      not both touch pub/sub: Redis runs a command atomically on its keys;
 //      lazy expiry deletes only the key looked at; the key-state notes the
 //      world records before and after each command change only for keys
@@ -112,39 +112,11 @@
 #include <string>
 #include <vector>
 
+#include "sim/world/schedule.h"
+
 namespace redsim::world {
 
 struct ExplorePlan;
-
-// One choice point met by a run.
-struct ChoicePoint {
-  uint32_t options = 0;  // >= 2
-  uint32_t chosen = 0;   // < options
-  bool tie = false;      // a tie (unbounded) or a latency / fault (a deviation when chosen > 0)
-};
-
-// Answers a world's choice points from a prefix (then option 0) and logs them.
-class Chooser {
- public:
-  explicit Chooser(std::vector<uint32_t> prefix) : prefix_(std::move(prefix)) {}
-  // `options` >= 2; returns the option taken, in [0, options). A prefix entry
-  // past `options` (a schedule replayed on another plan) is cut to the last.
-  uint32_t choose(uint32_t options, bool tie);
-  const std::vector<ChoicePoint>& points() const { return points_; }
-  // The run reached a tie whose events were all asleep: it is redundant.
-  void prune() { pruned_ = true; }
-  bool pruned() const { return pruned_; }
-
- private:
-  std::vector<uint32_t> prefix_;
-  std::vector<ChoicePoint> points_;
-  bool pruned_ = false;
-};
-
-// "3=1,17=2" for the non-zero options of `choices` (position=option), "" when
-// all are 0; and back (throws std::invalid_argument on malformed text).
-std::string format_schedule(const std::vector<uint32_t>& choices);
-std::vector<uint32_t> parse_schedule(const std::string& text);
 
 // What one run of a schedule reports to the search.
 struct ScheduleRun {

@@ -52,7 +52,7 @@
 
 #include "lock/lock.h"
 #include "sim/world/checkers.h"
-#include "sim/world/exhaustive.h"
+#include "sim/world/explore/exhaustive.h"
 #include "sim/world/pct.h"
 #include "sim/world/world.h"
 

@@ -1,4 +1,4 @@
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 
 #include <algorithm>
 #include <map>

@@ -5,7 +5,7 @@
 
 #include "lock/errors.h"
 #include "lock/script.h"
-#include "sim/world/scenarios_internal.h"
+#include "sim/world/scenarios/scenarios_internal.h"
 
 namespace redsim::world::scenarios_detail {
 

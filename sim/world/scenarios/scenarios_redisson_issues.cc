@@ -9,7 +9,7 @@
 #include "lock/fair_lock.h"
 #include "lock/fenced_lock.h"
 #include "lock/read_write_lock.h"
-#include "sim/world/scenarios_internal.h"
+#include "sim/world/scenarios/scenarios_internal.h"
 
 namespace redsim::world::scenarios_detail {
 

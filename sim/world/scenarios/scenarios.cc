@@ -1,8 +1,8 @@
 // The scenario catalogue: every scenario's name, lock kind, expected
 // verdict, description and source, in the order `redsim scenario list` shows,
-// and the helpers the scenarios share (sim/world/scenarios_internal.h). The
-// scripted worlds themselves are in sim/world/scenarios_<family>.cc.
-#include "sim/world/scenarios.h"
+// and the helpers the scenarios share (sim/world/scenarios/scenarios_internal.h). The
+// scripted worlds themselves are in sim/world/scenarios/scenarios_<family>.cc.
+#include "sim/world/scenarios/scenarios.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "lock/fair_lock.h"
-#include "sim/world/scenarios_internal.h"
+#include "sim/world/scenarios/scenarios_internal.h"
 
 namespace redsim::world {
 

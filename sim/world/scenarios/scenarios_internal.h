@@ -1,6 +1,6 @@
 // Private to the scenario catalogue (sim/world/scenarios*.cc): the helpers
 // every scenario shares and the run function of each scenario, grouped by
-// the file that defines it. Not part of the public API; sim/world/scenarios.h
+// the file that defines it. Not part of the public API; sim/world/scenarios/scenarios.h
 // is. scenarios.cc holds the catalogue (names, verdicts, descriptions, in the
 // order `redsim scenario list` shows) and these helpers; each family file
 // holds the scripted worlds of one topic:
@@ -29,7 +29,7 @@
 #include "lock/lock.h"
 #include "lock/reentrant_lock.h"
 #include "sim/world/runner.h"
-#include "sim/world/scenarios.h"
+#include "sim/world/scenarios/scenarios.h"
 #include "sim/world/world.h"
 
 namespace redsim::world::scenarios_detail {

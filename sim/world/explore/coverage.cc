@@ -1,4 +1,4 @@
-#include "sim/world/coverage.h"
+#include "sim/world/explore/coverage.h"
 
 #include <algorithm>
 #include <map>

@@ -15,7 +15,7 @@
 #include "lock/script.h"
 #include "lock/semaphore.h"
 #include "lock/spin_lock.h"
-#include "sim/world/scenarios_internal.h"
+#include "sim/world/scenarios/scenarios_internal.h"
 
 namespace redsim::world::scenarios_detail {
 

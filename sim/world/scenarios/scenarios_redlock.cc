@@ -9,7 +9,7 @@
 #include <string>
 
 #include "lock/redlock.h"
-#include "sim/world/scenarios_internal.h"
+#include "sim/world/scenarios/scenarios_internal.h"
 
 namespace redsim::world::scenarios_detail {
 

@@ -1,6 +1,6 @@
 // Exhaustive exploration: schedule text, the search, the sleep-set
 // reduction's counts on a tiny world, a bug found and a correct lock proved.
-#include "sim/world/exhaustive.h"
+#include "sim/world/explore/exhaustive.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 #include "sim/world/pct.h"
 #include "sim/world/world.h"
 

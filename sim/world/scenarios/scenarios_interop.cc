@@ -19,7 +19,7 @@
 
 #include "lock/node_redlock.h"
 #include "lock/redis_py_lock.h"
-#include "sim/world/scenarios_internal.h"
+#include "sim/world/scenarios/scenarios_internal.h"
 
 namespace redsim::world::scenarios_detail {
 

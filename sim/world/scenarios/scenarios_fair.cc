@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "lock/fair_lock.h"
-#include "sim/world/scenarios_internal.h"
+#include "sim/world/scenarios/scenarios_internal.h"
 
 namespace redsim::world::scenarios_detail {
 

@@ -1,5 +1,5 @@
 // Coverage feedback: the abstract-state signal and the corpus.
-#include "sim/world/coverage.h"
+#include "sim/world/explore/coverage.h"
 
 #include <gtest/gtest.h>
 

@@ -34,7 +34,7 @@
 #include <set>
 #include <vector>
 
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 #include "sim/world/history.h"
 #include "sim/world/prng.h"
 

@@ -1,7 +1,7 @@
 // Exploration (explore.h) of the lock family's kinds that fit DistributedLock.
 #include <gtest/gtest.h>
 
-#include "sim/world/explore.h"
+#include "sim/world/explore/explore.h"
 
 namespace redsim::world {
 namespace {

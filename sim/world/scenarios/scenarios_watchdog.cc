@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "sim/world/scenarios_internal.h"
+#include "sim/world/scenarios/scenarios_internal.h"
 
 namespace redsim::world::scenarios_detail {
 

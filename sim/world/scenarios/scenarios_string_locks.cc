@@ -3,7 +3,7 @@
 // Their catalogue entries (names, verdicts, sources) are in scenarios.cc.
 #include <string>
 
-#include "sim/world/scenarios_internal.h"
+#include "sim/world/scenarios/scenarios_internal.h"
 
 namespace redsim::world::scenarios_detail {
 

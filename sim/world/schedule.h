@@ -1,0 +1,53 @@
+// The choice points of a world under the exhaustive strategy, and the
+// schedule that answers them: what the engine's scheduler asks and logs.
+//
+//   world::Chooser chooser(world::parse_schedule("3=1,17=2"));
+//   uint32_t option = chooser.choose(/*options=*/2, /*tie=*/false);
+//   // chooser.points(): every point met, with the option taken
+//
+// A schedule is the sequence of options taken at a run's choice points, in
+// the order they are met; every point past its prefix takes option 0. What
+// the choice points are (ties, latency extremes, the fixed fault set) and the
+// bounded search over schedules with sleep sets are in
+// sim/world/explore/exhaustive.h, above the engine: the engine only answers
+// and records choices.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace redsim::world {
+
+// One choice point met by a run.
+struct ChoicePoint {
+  uint32_t options = 0;  // >= 2
+  uint32_t chosen = 0;   // < options
+  bool tie = false;      // a tie (unbounded) or a latency / fault (a deviation when chosen > 0)
+};
+
+// Answers a world's choice points from a prefix (then option 0) and logs them.
+class Chooser {
+ public:
+  explicit Chooser(std::vector<uint32_t> prefix) : prefix_(std::move(prefix)) {}
+  // `options` >= 2; returns the option taken, in [0, options). A prefix entry
+  // past `options` (a schedule replayed on another plan) is cut to the last.
+  uint32_t choose(uint32_t options, bool tie);
+  const std::vector<ChoicePoint>& points() const { return points_; }
+  // The run reached a tie whose events were all asleep: it is redundant.
+  void prune() { pruned_ = true; }
+  bool pruned() const { return pruned_; }
+
+ private:
+  std::vector<uint32_t> prefix_;
+  std::vector<ChoicePoint> points_;
+  bool pruned_ = false;
+};
+
+// "3=1,17=2" for the non-zero options of `choices` (position=option), "" when
+// all are 0; and back (throws std::invalid_argument on malformed text).
+std::string format_schedule(const std::vector<uint32_t>& choices);
+std::vector<uint32_t> parse_schedule(const std::string& text);
+
+}  // namespace redsim::world
