@@ -24,6 +24,8 @@ layers=(
   "redsim_explore redsim_scenarios"
   # the public test harness and the CLI
   "redsim_testing redsim_cli_lib"
+  # the bug zoo's entries (props/zoo): users' locks written on the harness
+  "redsim_zoo"
 )
 
 tmp=$(mktemp -d)
