@@ -91,7 +91,7 @@ struct Bar {
 
 class Canvas {
  public:
-  Canvas(const History& h, const SvgOptions& o) : h_(h), o_(o) {
+  Canvas(const History& h, const SvgOptions& o) {
     end_us_ = std::max<int64_t>(h.end_us(), 1);
     plot_width_ = std::max(200, o.width_px - kLabelWidth - kRightMargin);
     for (const Violation& v : o.violations) red_events_.insert(v.events.begin(), v.events.end());
@@ -107,8 +107,6 @@ class Canvas {
   int plot_width() const { return plot_width_; }
 
  private:
-  const History& h_;
-  const SvgOptions& o_;
   int64_t end_us_ = 1;
   int plot_width_ = 0;
   std::set<size_t> red_events_;

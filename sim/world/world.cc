@@ -405,7 +405,7 @@ void Runtime::exhaustive_fault_point(Process& p, Task& t) {
   // binary choice here, in this order; a pause takes its longest length.
   const FaultPlan& plan = options.faults;
   if (plan.crash_ppm && choose(2) == 1) crash_at_fault_point(p, t, "chosen");
-  const int64_t length = std::min(plan.pause_max.count(), stall_allowance(p));
+  const int64_t length = std::min<int64_t>(plan.pause_max.count(), stall_allowance(p));
   if (length <= 0 || length < plan.pause_min.count()) return;
   if (plan.pause_ppm && choose(2) == 1) {
     pause_at_fault_point(p, t, length, "chosen");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tools/cli/scenario_cmd.h"
+#include "tools/testing/test_paths.h"
 
 namespace redsim::cli {
 namespace {

@@ -14,6 +14,7 @@
 #include "tools/cli/check_cmd.h"
 #include "tools/cli/script_lock_check.h"
 #include "tools/cli/script_lock_manifest.h"
+#include "tools/testing/test_paths.h"
 
 namespace redsim::cli {
 namespace {
