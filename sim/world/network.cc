@@ -288,7 +288,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
         HistoryEvent e = event(EventKind::kCommand, link.process, t.id);
         e.server = static_cast<int32_t>(link.server);
         e.argv = std::move(argv);
-        e.reply = format_reply(reply);
+        e.reply = reply;
         // Who sent it: the process incarnation then (a restart may have come
         // since), and whether its caller still waits for it or had given up
         // (timed out, its connection broken, its process gone): an orphaned
@@ -296,7 +296,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
         e.value = static_cast<int64_t>(incarnation);
         if (t.state != Task::State::kBlocked || t.block_token != token ||
             incarnation != link.process->incarnation) {
-          e.text = "orphaned";
+          e.orphaned = true;
         }
         record(std::move(e));
         note_key_states(link.server, link.process, t.id);
@@ -312,12 +312,15 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
           l.text = "reply";
           record(std::move(l));
         } else {
+          // The reply moves along (scheduler, pause hold, task): each
+          // action runs once.
           send_to_client(link, [this, &link, &t, token, reply = std::move(reply),
-                                on_arrival = std::move(on_arrival)] {
-            deliver(*link.process, [this, &t, token, reply, on_arrival] {
+                                on_arrival = std::move(on_arrival)]() mutable {
+            deliver(*link.process, [this, &t, token, reply = std::move(reply),
+                                    on_arrival = std::move(on_arrival)]() mutable {
               if (t.state != Task::State::kBlocked || t.block_token != token) return;
               if (on_arrival) on_arrival(reply);
-              t.reply = reply;
+              t.reply = std::move(reply);
               wake(t, token);
             });
           });
@@ -480,7 +483,7 @@ void Runtime::resubscribe(Process& p, size_t server) {
       HistoryEvent e = event(EventKind::kCommand, link.process, 0);
       e.server = static_cast<int32_t>(link.server);
       e.argv = std::move(argv);
-      e.reply = format_reply(reply);
+      e.reply = std::move(reply);
       record(std::move(e));
       send_to_client(link, [] {});
     });
@@ -495,7 +498,7 @@ void Runtime::dispatch_push(Process& p, size_t server, const resp::Reply& push) 
   HistoryEvent e = event(EventKind::kPush, &p, 0);
   e.server = static_cast<int32_t>(server);
   e.text = channel;
-  e.reply = format_reply(el[2]);
+  e.reply = el[2];
   record(std::move(e));
   // Collect first: a callback may subscribe or unsubscribe.
   std::vector<lock::SubscriptionId> ids;
@@ -560,7 +563,7 @@ void Runtime::unsubscribe(Process& p, lock::SubscriptionId id) {
     HistoryEvent e = event(EventKind::kCommand, link->process, task);
     e.server = static_cast<int32_t>(link->server);
     e.argv = std::move(argv);
-    e.reply = format_reply(reply);
+    e.reply = std::move(reply);
     record(std::move(e));
     // Nobody waits for this reply; it only keeps its place in the FIFO.
     send_to_client(*link, [] {});
