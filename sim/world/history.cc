@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <set>
 
 #include "sim/world/prng.h"
@@ -129,6 +130,31 @@ std::string_view to_string(UnlockOutcome outcome) {
       return "error";
   }
   return "?";
+}
+
+EventLog& EventLog::operator=(const EventLog& other) {
+  if (this == &other) return *this;
+  clear();
+  for (const HistoryEvent& e : other) push_back(e);
+  return *this;
+}
+
+void EventLog::push_back(HistoryEvent e) {
+  if (size_ == chunks_.size() * kChunk) {
+    chunks_.push_back(static_cast<HistoryEvent*>(
+        ::operator new (sizeof(HistoryEvent) * kChunk, std::align_val_t{alignof(HistoryEvent)})));
+  }
+  new (chunks_[size_ / kChunk] + size_ % kChunk) HistoryEvent(std::move(e));
+  ++size_;
+}
+
+void EventLog::clear() {
+  for (size_t i = 0; i < size_; ++i) chunks_[i / kChunk][i % kChunk].~HistoryEvent();
+  for (HistoryEvent* chunk : chunks_) {
+    ::operator delete (chunk, std::align_val_t{alignof(HistoryEvent)});
+  }
+  chunks_.clear();
+  size_ = 0;
 }
 
 size_t History::add(HistoryEvent e) {

@@ -15,9 +15,14 @@
 // "s1", ...
 #pragma once
 
+#include <compare>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/resp/reply.h"
@@ -149,12 +154,94 @@ struct HistoryEvent {
   FenceVerdict verdict = FenceVerdict::kAccepted;  // kFencedWrite
 };
 
+// The events of a History in order: a random-access sequence stored in
+// fixed chunks of kChunk events, so appending never moves the events
+// already recorded (a long run's history grows without copying itself or
+// touching its memory twice) and references to recorded events stay valid.
+// Reads like a const std::vector: size(), empty(), operator[], back(),
+// begin()/end() (random-access iterators), range-for.
+class EventLog {
+ public:
+  static constexpr size_t kChunk = 256;
+
+  class const_iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = HistoryEvent;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const HistoryEvent*;
+    using reference = const HistoryEvent&;
+
+    const_iterator() = default;
+    const_iterator(const EventLog* log, size_t i) : log_(log), i_(i) {}
+    reference operator*() const { return (*log_)[i_]; }
+    pointer operator->() const { return &(*log_)[i_]; }
+    reference operator[](difference_type n) const { return (*log_)[i_ + n]; }
+    const_iterator& operator++() { return ++i_, *this; }
+    const_iterator operator++(int) { return {log_, i_++}; }
+    const_iterator& operator--() { return --i_, *this; }
+    const_iterator operator--(int) { return {log_, i_--}; }
+    const_iterator& operator+=(difference_type n) { return i_ += n, *this; }
+    const_iterator& operator-=(difference_type n) { return i_ -= n, *this; }
+    friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
+    friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }
+    friend const_iterator operator-(const_iterator a, difference_type n) { return a -= n; }
+    friend difference_type operator-(const const_iterator& a, const const_iterator& b) {
+      return static_cast<difference_type>(a.i_) - static_cast<difference_type>(b.i_);
+    }
+    friend bool operator==(const const_iterator& a, const const_iterator& b) {
+      return a.i_ == b.i_;
+    }
+    friend auto operator<=>(const const_iterator& a, const const_iterator& b) {
+      return a.i_ <=> b.i_;
+    }
+
+   private:
+    const EventLog* log_ = nullptr;
+    size_t i_ = 0;
+  };
+  using iterator = const_iterator;
+  using value_type = HistoryEvent;
+  using size_type = size_t;
+
+  EventLog() = default;
+  EventLog(const EventLog& other) { *this = other; }
+  EventLog& operator=(const EventLog& other);
+  EventLog(EventLog&& other) noexcept { swap(other); }
+  EventLog& operator=(EventLog&& other) noexcept {
+    EventLog gone(std::move(*this));
+    swap(other);
+    return *this;
+  }
+  ~EventLog() { clear(); }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const HistoryEvent& operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+  const HistoryEvent& back() const { return (*this)[size_ - 1]; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size_}; }
+  void push_back(HistoryEvent e);
+  void clear();
+
+ private:
+  void swap(EventLog& other) noexcept {
+    chunks_.swap(other.chunks_);
+    std::swap(size_, other.size_);
+  }
+  // Raw storage for kChunk events each; the first size_ slots hold events.
+  std::vector<HistoryEvent*> chunks_;
+  size_t size_ = 0;
+};
+
 class History {
  public:
-  // Appends `e` (its t_us must not be before the last event's).
+  using Events = EventLog;
+
+  // Appends `e` (its t_us must not be before the last event's); returns its index.
   size_t add(HistoryEvent e);
 
-  const std::vector<HistoryEvent>& events() const { return events_; }
+  const Events& events() const { return events_; }
   size_t size() const { return events_.size(); }
   const HistoryEvent& operator[](size_t i) const { return events_[i]; }
 
@@ -183,7 +270,7 @@ class History {
   std::string canonical() const;
 
  private:
-  std::vector<HistoryEvent> events_;
+  Events events_;
   int64_t end_us_ = -1;
   size_t server_count_ = 1;
 };

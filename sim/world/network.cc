@@ -172,6 +172,8 @@ void Runtime::send_to_client(Link& link, std::function<void()> fn, std::string_v
   send(link, link.last_to_client_us, std::move(fn), what);
 }
 
+// `what` ("request", "reply", "push", "close") is always a string literal:
+// the message keeps the view until it arrives.
 void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
                    std::string_view what) {
   if (link.broken) return;
@@ -190,13 +192,13 @@ void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
   }
   sched.at_message(
       arrival,
-      [this, &link, fn = std::move(fn), what = std::string(what), sent] {
+      [this, &link, fn = std::move(fn), what, sent] {
         if (link.broken) {  // lost with the connection
-          record_message(link, EventKind::kMessageLost, what + " (connection broken)");
+          record_message(link, EventKind::kMessageLost, std::string(what) + " (connection broken)");
           return;
         }
         if (options.record_messages) {
-          record_message(link, EventKind::kMessageDelivered, what, sent);
+          record_message(link, EventKind::kMessageDelivered, std::string(what), sent);
         }
         fn();
       },
@@ -206,11 +208,11 @@ void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
 
 void Runtime::fail_call(Task& t, uint64_t token, Task::CallEnd end, std::string error,
                         int64_t at_us) {
-  sched.at(at_us, [this, &t, token, end, error = std::move(error)] {
-    deliver(*t.process, [this, &t, token, end, error] {
+  sched.at(at_us, [this, &t, token, end, error = std::move(error)]() mutable {
+    deliver(*t.process, [this, &t, token, end, error = std::move(error)]() mutable {
       if (t.state != Task::State::kBlocked || t.block_token != token) return;
       t.call_end = end;
-      t.call_error = error;
+      t.call_error = std::move(error);
       wake(t, token);
     });
   });
