@@ -31,7 +31,9 @@
 //   second of wall time, N processes contending on a ReentrantLock in a
 //   World whose messages take 50-150 us one way. BM_SimSpeed_Real/clients:8:
 //   the same loop as 8 threads on the real server for a window (INFO's
-//   total_commands_processed counts the same way).
+//   total_commands_processed counts the same way). Fake rows also report
+//   cmds_per_cpu_s: the same commands per second of the thread's CPU time,
+//   which a loaded (shared) machine does not distort.
 //
 // A lock::Error in a real client (timeout, broken connection) skips that
 // benchmark with the error's message.
@@ -41,6 +43,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
+#include <ctime>
 #include <functional>
 #include <latch>
 #include <memory>
@@ -152,7 +155,8 @@ struct ContentionTotals {
   uint64_t commands = 0;
   uint64_t overlaps = 0;
   double seconds = 0;
-  std::string error;  // the first lock::Error a real client hit ("" if none)
+  double cpu_seconds = 0;  // fake runs only: this thread's CPU time (the machine may be shared)
+  std::string error;       // the first lock::Error a real client hit ("" if none)
 
   void report(benchmark::State& state) const {
     if (!error.empty()) {
@@ -162,8 +166,18 @@ struct ContentionTotals {
     state.counters["cs_per_s"] = static_cast<double>(sections) / seconds;
     state.counters["cmds_per_s"] = static_cast<double>(commands) / seconds;
     state.counters["overlaps"] = static_cast<double>(overlaps);
+    if (cpu_seconds > 0) {
+      state.counters["cmds_per_cpu_s"] = static_cast<double>(commands) / cpu_seconds;
+    }
   }
 };
+
+// CPU time of the calling thread in seconds (a fake run is single-threaded).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 // N real clients (threads, one HiredisEnv each) for one window.
 void run_real_contention(LockKind kind, int clients, ContentionTotals& totals) {
@@ -225,6 +239,7 @@ void run_real_contention(LockKind kind, int clients, ContentionTotals& totals) {
 void run_fake_contention(LockKind kind, int clients, int per_client, const world::FaultPlan& faults,
                          ContentionTotals& totals) {
   const auto start = WallClock::now();
+  const double cpu_start = thread_cpu_seconds();
   world::WorldOptions options;
   options.faults = faults;
   world::World w(options);
@@ -244,6 +259,7 @@ void run_fake_contention(LockKind kind, int clients, int per_client, const world
   }
   w.run();
   totals.seconds += seconds_since(start);
+  totals.cpu_seconds += thread_cpu_seconds() - cpu_start;
   totals.sections += sections;
   totals.commands += w.server().commands_processed();
 }

@@ -11,7 +11,10 @@
 //   of hashes (no RESP, no expiry, no sandbox). Target (issue 2): the World
 //   cycle within 4x of this.
 #include <benchmark/benchmark.h>
+#include <malloc.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <lua.hpp>
 #include <map>
 #include <string>
@@ -40,6 +43,52 @@ void BM_ReentrantCycle_World(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_ReentrantCycle_World);
+
+// Resident set size of this process in bytes (/proc/self/statm), 0 if unknown.
+double resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long pages = 0, resident = 0;
+  const int n = std::fscanf(f, "%lu %lu", &pages, &resident);
+  std::fclose(f);
+  return n == 2 ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+// Memory per simulated process: N processes of one World, each holding a
+// ReentrantLock of its own (one cycle done, the lock held again) and then
+// sleeping, all alive at once when the last one measures. Counters, per
+// process: heap_B (malloc's bytes in use, glibc mallinfo2: the process and
+// task records, its link and server session, its lock's key and the history
+// events so far) and rss_B (resident set growth: heap plus the touched pages
+// of the task's fiber stack, whose 256 KiB are reserved, not resident).
+void BM_World_ProcessMemory(benchmark::State& state) {
+  const int processes = static_cast<int>(state.range(0));
+  double heap_per = 0, rss_per = 0;
+  for (auto _ : state) {
+    world::World w;
+    const double heap_before = static_cast<double>(mallinfo2().uordblks);
+    const double rss_before = resident_bytes();
+    int started = 0;
+    for (int i = 0; i < processes; ++i) {
+      w.spawn_process("p" + std::to_string(i), [&, i](world::ProcessEnv& env) {
+        lock::ReentrantLock lk(env, "bench:mem:" + std::to_string(i));
+        lk.lock(std::chrono::milliseconds(30000));
+        lk.unlock();
+        lk.lock(std::chrono::milliseconds(30000));
+        if (++started == processes) {
+          heap_per = (static_cast<double>(mallinfo2().uordblks) - heap_before) / processes;
+          rss_per = (resident_bytes() - rss_before) / processes;
+        }
+        env.sleep_for(std::chrono::milliseconds(10));
+        lk.unlock();
+      });
+    }
+    w.run();
+  }
+  state.counters["heap_B_per_process"] = heap_per;
+  state.counters["rss_B_per_process"] = rss_per;
+}
+BENCHMARK(BM_World_ProcessMemory)->ArgName("processes")->Arg(1000)->Iterations(1);
 
 // The real lock code on a synchronous Env over the fake server: no fibers,
 // no scheduler, no history. The lock layer's own cost plus the server's.

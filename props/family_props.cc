@@ -84,7 +84,8 @@ RC_GTEST_PROP(FencedLock, NeverAcceptsAStaleToken, ()) {
   RC_ASSERT(writes > 0);
   int rejected = 0;
   for (const auto& e : w.history().events()) {
-    rejected += e.kind == world::EventKind::kFencedWrite && e.text == "rejected";
+    rejected +=
+        e.kind == world::EventKind::kFencedWrite && e.verdict == world::FenceVerdict::kRejected;
   }
   RC_CLASSIFY(rejected > 0, "a stale write came and was rejected");
 }

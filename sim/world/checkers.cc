@@ -135,24 +135,26 @@ std::vector<Violation> check_hold_counts(const History& h) {
     const std::string who =
         owner_name(me) + " on " + e.resource + " at t=" + format_time_ms(e.t_us);
     std::string problem;
-    if (e.text == to_string(HoldOp::kLock)) {
-      ++count;
-    } else if (e.text == to_string(HoldOp::kUnlock)) {
-      if (count == 0) {
-        problem = "unlock succeeded while the model holds 0";
-      } else {
-        --count;
-      }
-    } else if (e.text == to_string(HoldOp::kUnlockRejected)) {
-      if (count > 0) {
-        problem = "unlock rejected (LockNotOwned) while the model holds " + std::to_string(count);
-      }
-    } else {
-      problem = "unknown hold operation '" + e.text + "'";
+    switch (e.hold_op) {
+      case HoldOp::kLock:
+        ++count;
+        break;
+      case HoldOp::kUnlock:
+        if (count == 0) {
+          problem = "unlock succeeded while the model holds 0";
+        } else {
+          --count;
+        }
+        break;
+      case HoldOp::kUnlockRejected:
+        if (count > 0) {
+          problem = "unlock rejected (LockNotOwned) while the model holds " + std::to_string(count);
+        }
+        break;
     }
     if (problem.empty() && e.value >= 0 && e.value != count) {
-      problem = "observed hold count " + std::to_string(e.value) + " after " + e.text +
-                ", model says " + std::to_string(count);
+      problem = "observed hold count " + std::to_string(e.value) + " after " +
+                std::string(to_string(e.hold_op)) + ", model says " + std::to_string(count);
     }
     if (!problem.empty()) {
       out.push_back(make_violation(h, "hold-count", who + ": " + problem, {i}));
@@ -284,7 +286,7 @@ std::vector<Violation> check_fencing(const History& h) {
     std::vector<size_t> involved = {i};
     if (s.max_event) involved.push_back(*s.max_event);
     const std::string highest = "the highest accepted before is " + std::to_string(s.max_token);
-    if (e.text == "accepted") {
+    if (e.verdict == FenceVerdict::kAccepted) {
       if (e.value < s.max_token) {
         out.push_back(
             make_violation(h, "fencing", who + ": stale write accepted; " + highest, involved));
@@ -299,13 +301,8 @@ std::vector<Violation> check_fencing(const History& h) {
         s.max_token = e.value;
         s.max_event = i;
       }
-    } else if (e.text == "rejected") {
-      if (e.value >= s.max_token) {
-        out.push_back(
-            make_violation(h, "fencing", who + ": rejected although " + highest, involved));
-      }
-    } else {
-      out.push_back(make_violation(h, "fencing", who + ": unknown verdict '" + e.text + "'", {i}));
+    } else if (e.value >= s.max_token) {  // rejected
+      out.push_back(make_violation(h, "fencing", who + ": rejected although " + highest, involved));
     }
   }
   return out;

@@ -43,7 +43,16 @@ class Builder {
     return ev(EventKind::kAcquireEnd, p, 1, "lock", ok ? 1 : 0);
   }
   Builder& hold(ProcessId p, HoldOp op, int64_t seen) {
-    return ev(EventKind::kHold, p, 1, "lock", seen, std::string(to_string(op)));
+    HistoryEvent e;
+    e.t_us = t_us_;
+    e.kind = EventKind::kHold;
+    e.process = p;
+    e.task = 1;
+    e.resource = "lock";
+    e.value = seen;
+    e.hold_op = op;
+    h_.add(std::move(e));
+    return *this;
   }
   History done(int64_t end_ms = -1) {
     if (end_ms >= 0) h_.set_end_us(end_ms * 1000);

@@ -19,7 +19,7 @@ HistoryEvent write_event(int64_t t_ms, ProcessId p, int64_t token, bool accepted
   e.task = 1;
   e.resource = "storage";
   e.value = token;
-  e.text = accepted ? "accepted" : "rejected";
+  e.verdict = accepted ? FenceVerdict::kAccepted : FenceVerdict::kRejected;
   return e;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <set>
 
 #include "sim/world/prng.h"
@@ -97,6 +98,28 @@ std::string_view to_string(HoldOp op) {
   return "?";
 }
 
+std::string_view to_string(KeyPresence state) {
+  switch (state) {
+    case KeyPresence::kAbsent:
+      return "absent";
+    case KeyPresence::kLease:
+      return "lease";
+    case KeyPresence::kPersistent:
+      return "persistent";
+  }
+  return "?";
+}
+
+std::string_view to_string(FenceVerdict verdict) {
+  switch (verdict) {
+    case FenceVerdict::kAccepted:
+      return "accepted";
+    case FenceVerdict::kRejected:
+      return "rejected";
+  }
+  return "?";
+}
+
 std::string_view to_string(UnlockOutcome outcome) {
   switch (outcome) {
     case UnlockOutcome::kNotReleased:
@@ -107,6 +130,31 @@ std::string_view to_string(UnlockOutcome outcome) {
       return "error";
   }
   return "?";
+}
+
+EventLog& EventLog::operator=(const EventLog& other) {
+  if (this == &other) return *this;
+  clear();
+  for (const HistoryEvent& e : other) push_back(e);
+  return *this;
+}
+
+void EventLog::push_back(HistoryEvent e) {
+  if (size_ == chunks_.size() * kChunk) {
+    chunks_.push_back(static_cast<HistoryEvent*>(
+        ::operator new (sizeof(HistoryEvent) * kChunk, std::align_val_t{alignof(HistoryEvent)})));
+  }
+  new (chunks_[size_ / kChunk] + size_ % kChunk) HistoryEvent(std::move(e));
+  ++size_;
+}
+
+void EventLog::clear() {
+  for (size_t i = 0; i < size_; ++i) chunks_[i / kChunk][i % kChunk].~HistoryEvent();
+  for (HistoryEvent* chunk : chunks_) {
+    ::operator delete (chunk, std::align_val_t{alignof(HistoryEvent)});
+  }
+  chunks_.clear();
+  size_ = 0;
 }
 
 size_t History::add(HistoryEvent e) {
@@ -163,6 +211,39 @@ std::string cut(std::string s, size_t max_chars) {
   return s;
 }
 
+// The text slot of canonical(): the free text, or the typed field that
+// replaced the text this kind used to carry.
+std::string_view text_slot(const HistoryEvent& e) {
+  switch (e.kind) {
+    case EventKind::kCommand:
+      return e.orphaned ? std::string_view("orphaned") : std::string_view(e.text);
+    case EventKind::kHold:
+      return to_string(e.hold_op);
+    case EventKind::kKeyState:
+      return to_string(e.key_state);
+    case EventKind::kFencedWrite:
+      return to_string(e.verdict);
+    default:
+      return e.text;
+  }
+}
+
+// The reply slot of canonical(), appended to `out`.
+void put_reply_slot(std::string& out, const HistoryEvent& e) {
+  switch (e.kind) {
+    case EventKind::kCommand:
+    case EventKind::kPush:
+      put_field(out, format_reply(e.reply));
+      return;
+    case EventKind::kProcessStart:
+    case EventKind::kProcessRestart:
+      put_field(out, e.client_id);
+      return;
+    default:
+      put_field(out, "");
+  }
+}
+
 }  // namespace
 
 std::string History::canonical() const {
@@ -176,8 +257,8 @@ std::string History::canonical() const {
     put_field(out, e.resource);
     put_int(out, static_cast<int64_t>(e.argv.size()));
     for (const std::string& arg : e.argv) put_field(out, arg);
-    put_field(out, e.text);
-    put_field(out, e.reply);
+    put_field(out, text_slot(e));
+    put_reply_slot(out, e);
     put_int(out, e.value);
     out += '\n';
   }
@@ -244,7 +325,7 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
       h.server_count() > 1 && e.server >= 0 ? "s" + std::to_string(e.server) + ": " : "";
   switch (e.kind) {
     case EventKind::kProcessStart:
-      return "start " + quote(e.text, 0) + " (client " + e.reply + ")";
+      return "start " + quote(e.text, 0) + " (client " + e.client_id + ")";
     case EventKind::kProcessEnd:
       return "end";
     case EventKind::kProcessCrash:
@@ -260,10 +341,11 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
     case EventKind::kTaskError:
       return "uncaught exception: " + cut(e.text, max_chars * 2);
     case EventKind::kCommand:
-      return server_tag + format_argv(e.argv, max_chars) + " -> " + cut(e.reply, max_chars) +
-             (e.text.empty() ? "" : "  (" + e.text + ")");
+      return server_tag + format_argv(e.argv, max_chars) + " -> " +
+             cut(format_reply(e.reply), max_chars) + (e.orphaned ? "  (orphaned)" : "");
     case EventKind::kPush:
-      return server_tag + "<- message " + quote(e.text, max_chars) + " " + cut(e.reply, max_chars);
+      return server_tag + "<- message " + quote(e.text, max_chars) + " " +
+             cut(format_reply(e.reply), max_chars);
     case EventKind::kDisconnect:
       return "disconnected from s" + std::to_string(e.server);
     case EventKind::kServerNote:
@@ -281,17 +363,19 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
               : e.value == 0 ? std::string("gave up")
                              : "ERROR (" + cut(e.text, max_chars * 2) + ")");
     case EventKind::kHold:
-      return "hold count of " + e.resource + " after " + e.text + ": " + std::to_string(e.value);
+      return "hold count of " + e.resource + " after " + std::string(to_string(e.hold_op)) + ": " +
+             std::to_string(e.value);
     case EventKind::kTrace:
       return "# " + e.text;
     case EventKind::kResult:
       return "= " + e.text;
     case EventKind::kKeyState:
       return server_tag + "key " + e.resource + ": " +
-             (e.text == "lease" ? "lease until t=" + format_time_ms(e.value) : e.text) +
+             (e.key_state == KeyPresence::kLease ? "lease until t=" + format_time_ms(e.value)
+                                                 : std::string(to_string(e.key_state))) +
              (e.argv.empty() ? "" : ", holding " + format_argv(e.argv, max_chars));
     case EventKind::kProcessRestart:
-      return "RESTART " + quote(e.text, 0) + " (client " + e.reply + ")";
+      return "RESTART " + quote(e.text, 0) + " (client " + e.client_id + ")";
     case EventKind::kMessageSent:
       return server_tag + e.text + " sent, arrives at " + format_time_ms(e.value);
     case EventKind::kMessageDelivered:
@@ -319,7 +403,8 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
       return (e.process == 0 ? e.text + " " : std::string()) + "clock drift " +
              std::to_string(e.value) + " ppm";
     case EventKind::kFencedWrite:
-      return "WRITE " + e.resource + " token " + std::to_string(e.value) + ": " + e.text;
+      return "WRITE " + e.resource + " token " + std::to_string(e.value) + ": " +
+             std::string(to_string(e.verdict));
     case EventKind::kUnlockEnd:
       return "unlock " + e.resource + ": " +
              std::string(to_string(static_cast<UnlockOutcome>(e.value))) +

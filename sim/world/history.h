@@ -15,9 +15,14 @@
 // "s1", ...
 #pragma once
 
+#include <compare>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/resp/reply.h"
@@ -27,8 +32,24 @@ namespace redsim::world {
 using ProcessId = uint32_t;  // 1, 2, ... in spawn order; 0 = none
 using TaskId = uint64_t;     // 1 = the process's main task; 0 = the process itself
 
+// The event's fields. Every event has the common header (t_us, kind,
+// process, task, server, value); the other fields are typed by kind, so a
+// checker reads what happened, never a formatted string:
+//
+//   if (e.kind == EventKind::kCommand && e.argv[0] == "DEL" &&
+//       e.reply.is_integer() && e.reply.integer() == 1) ...   // a DEL that deleted
+//   if (e.kind == EventKind::kHold && e.hold_op == HoldOp::kUnlock) ...
+//   if (e.kind == EventKind::kKeyState && e.key_state == KeyPresence::kAbsent) ...
+//
+// Design: one flat struct with typed fields (rather than a std::variant of
+// per-kind payloads), because most kinds carry one or two of the same few
+// fields (resource, value, text) and checkers filter by kind anyway; a field
+// a kind does not use keeps its default. `text` is free text only (names,
+// reasons, notes): no field holds a formatted reply or an enum's spelling.
+// Replies are formatted when printed (render_timeline, canonical, render_svg,
+// the CLI) by format_reply.
 enum class EventKind : uint8_t {
-  kProcessStart,   // text: the process name; reply: its client id
+  kProcessStart,   // text: the process name; client_id: its client id
   kProcessEnd,     // main returned; its other tasks were stopped
   kProcessCrash,   // text: why ("scheduled", "random", "uncaught exception")
   kProcessPause,   // value: the pause's length in us
@@ -37,9 +58,9 @@ enum class EventKind : uint8_t {
   kTaskEnd,        //
   kTaskError,      // an exception escaped the task; text: what(). The process then crashes.
   kCommand,        // server executed argv and answered reply; value: the sender's
-                   // incarnation (its restarts before it sent); text "orphaned" when
-                   // the caller no longer waited for it (it timed out, its connection
-                   // broke or its process crashed while the request travelled)
+                   // incarnation (its restarts before it sent); orphaned: the caller
+                   // no longer waited for it (it timed out, its connection broke or
+                   // its process crashed while the request travelled)
   kPush,           // a pub/sub message reached the process; text: channel, reply: payload
   kDisconnect,     // the server closed a crashed or ended process's connection
   kServerNote,     // text: e.g. "active expire deleted 2 keys"
@@ -48,19 +69,19 @@ enum class EventKind : uint8_t {
   kAcquireStart,   // resource; value: wait budget in us (-1 = unbounded)
   kAcquireEnd,     // resource; value: 1 acquired, 0 gave up, 2 failed with an error (the
                    // outcome is unknown: text says what; ProcessEnv::record_acquire_error)
-  kHold,           // resource; text: "lock", "unlock" or "unlock-rejected"; value: observed count
+  kHold,           // resource; hold_op: what the workload did; value: observed count
   kTrace,          // text: a lock-level note (Env::trace)
   kResult,         // text: a result the workload recorded ("acquire ok")
-  kKeyState,       // server, resource: a tracked lock key changed on that server. text:
-                   // "lease" (value: its deadline as true time, us), "persistent" (no
-                   // deadline) or "absent"; argv: its content as owner marks (a string's
-                   // value, a hash's field names in order; nothing for other types);
-                   // process/task: the client whose command changed it (0: expiry, a
-                   // server fault or replication). Drawn as lease bars on the server's
-                   // lane; read by the lock-key checkers (checkers.h).
+  kKeyState,       // server, resource: a tracked lock key changed on that server.
+                   // key_state: kLease (value: its deadline as true time, us),
+                   // kPersistent (no deadline) or kAbsent; argv: its content as owner
+                   // marks (a string's value, a hash's field names in order; nothing
+                   // for other types); process/task: the client whose command changed
+                   // it (0: expiry, a server fault or replication). Drawn as lease bars
+                   // on the server's lane; read by the lock-key checkers (checkers.h).
   // Faults (world.h's FaultPlan and World's scheduling calls). `server` is
   // the server index clients use; text names the node ("s0", "s0r1").
-  kProcessRestart,    // a crashed process started again; text: its name; reply: its new client id
+  kProcessRestart,    // a crashed process started again; text: its name; client_id: its new id
   kMessageSent,       // WorldOptions::record_messages only; text: request|reply|push|close;
                       // value: its arrival time in us
   kMessageDelivered,  // WorldOptions::record_messages only; text as kMessageSent; value: sent at
@@ -76,19 +97,34 @@ enum class EventKind : uint8_t {
   kClockJump,         // a process (process != 0) or node (text) clock jumped; value: delta in us
   kClockDrift,        // a clock's rate changed; value: drift in ppm
   kFencedWrite,       // a FencedResource judged a write: resource; value: the token;
-                      // text: "accepted" or "rejected"
+                      // verdict: accepted or rejected
   kUnlockEnd,         // resource; value: an UnlockOutcome; text: what the lock said, if anything
 };
 
 std::string_view to_string(EventKind kind);
 
-// What a reentrant workload did before it read the hold count (kHold's text).
+// What a reentrant workload did before it read the hold count (kHold).
 enum class HoldOp : uint8_t {
   kLock,            // a lock()/try_lock() that succeeded
   kUnlock,          // an unlock() that succeeded
   kUnlockRejected,  // an unlock() that threw LockNotOwned
 };
 std::string_view to_string(HoldOp op);  // "lock", "unlock", "unlock-rejected"
+
+// A tracked lock key's state on one server (kKeyState).
+enum class KeyPresence : uint8_t {
+  kAbsent,      // no such key
+  kLease,       // present with a deadline (the event's value)
+  kPersistent,  // present without a deadline
+};
+std::string_view to_string(KeyPresence state);  // "absent", "lease", "persistent"
+
+// A FencedResource's verdict on a write (kFencedWrite).
+enum class FenceVerdict : uint8_t {
+  kAccepted,  // the token was not below the highest seen
+  kRejected,  // a stale token
+};
+std::string_view to_string(FenceVerdict verdict);  // "accepted", "rejected"
 
 // How an unlock ended, as the workload saw it (kUnlockEnd's value).
 enum class UnlockOutcome : uint8_t {
@@ -99,24 +135,113 @@ enum class UnlockOutcome : uint8_t {
 std::string_view to_string(UnlockOutcome outcome);  // "not released", "released", "error"
 
 struct HistoryEvent {
+  // Common to every kind.
   int64_t t_us = 0;
   EventKind kind = EventKind::kTrace;
   ProcessId process = 0;
   TaskId task = 0;
-  int32_t server = -1;            // kCommand, kDisconnect, kServerNote, kPush; else -1
-  std::string resource;           // critical section, acquire and hold events
-  std::vector<std::string> argv;  // kCommand: the command as sent
-  std::string text;
-  std::string reply;
-  int64_t value = 0;
+  int32_t server = -1;  // kCommand, kDisconnect, kServerNote, kPush, kKeyState; else -1
+  int64_t value = 0;    // its meaning per kind above
+
+  std::string resource;            // critical section, acquire, hold, key-state, fenced events
+  std::vector<std::string> argv;   // kCommand: the command as sent; kKeyState: owner marks
+  std::string text;                // free text: names, reasons, notes, channels
+  resp::Reply reply;               // kCommand: the server's answer; kPush: the message
+  std::string client_id;           // kProcessStart, kProcessRestart
+  bool orphaned = false;           // kCommand: nobody waited for the reply any more
+  HoldOp hold_op = HoldOp::kLock;  // kHold
+  KeyPresence key_state = KeyPresence::kAbsent;    // kKeyState
+  FenceVerdict verdict = FenceVerdict::kAccepted;  // kFencedWrite
+};
+
+// The events of a History in order: a random-access sequence stored in
+// fixed chunks of kChunk events, so appending never moves the events
+// already recorded (a long run's history grows without copying itself or
+// touching its memory twice) and references to recorded events stay valid.
+// Reads like a const std::vector: size(), empty(), operator[], back(),
+// begin()/end() (random-access iterators), range-for.
+class EventLog {
+ public:
+  static constexpr size_t kChunk = 256;
+
+  class const_iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = HistoryEvent;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const HistoryEvent*;
+    using reference = const HistoryEvent&;
+
+    const_iterator() = default;
+    const_iterator(const EventLog* log, size_t i) : log_(log), i_(i) {}
+    reference operator*() const { return (*log_)[i_]; }
+    pointer operator->() const { return &(*log_)[i_]; }
+    reference operator[](difference_type n) const { return (*log_)[i_ + n]; }
+    const_iterator& operator++() { return ++i_, *this; }
+    const_iterator operator++(int) { return {log_, i_++}; }
+    const_iterator& operator--() { return --i_, *this; }
+    const_iterator operator--(int) { return {log_, i_--}; }
+    const_iterator& operator+=(difference_type n) { return i_ += n, *this; }
+    const_iterator& operator-=(difference_type n) { return i_ -= n, *this; }
+    friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
+    friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }
+    friend const_iterator operator-(const_iterator a, difference_type n) { return a -= n; }
+    friend difference_type operator-(const const_iterator& a, const const_iterator& b) {
+      return static_cast<difference_type>(a.i_) - static_cast<difference_type>(b.i_);
+    }
+    friend bool operator==(const const_iterator& a, const const_iterator& b) {
+      return a.i_ == b.i_;
+    }
+    friend auto operator<=>(const const_iterator& a, const const_iterator& b) {
+      return a.i_ <=> b.i_;
+    }
+
+   private:
+    const EventLog* log_ = nullptr;
+    size_t i_ = 0;
+  };
+  using iterator = const_iterator;
+  using value_type = HistoryEvent;
+  using size_type = size_t;
+
+  EventLog() = default;
+  EventLog(const EventLog& other) { *this = other; }
+  EventLog& operator=(const EventLog& other);
+  EventLog(EventLog&& other) noexcept { swap(other); }
+  EventLog& operator=(EventLog&& other) noexcept {
+    EventLog gone(std::move(*this));
+    swap(other);
+    return *this;
+  }
+  ~EventLog() { clear(); }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const HistoryEvent& operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+  const HistoryEvent& back() const { return (*this)[size_ - 1]; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size_}; }
+  void push_back(HistoryEvent e);
+  void clear();
+
+ private:
+  void swap(EventLog& other) noexcept {
+    chunks_.swap(other.chunks_);
+    std::swap(size_, other.size_);
+  }
+  // Raw storage for kChunk events each; the first size_ slots hold events.
+  std::vector<HistoryEvent*> chunks_;
+  size_t size_ = 0;
 };
 
 class History {
  public:
-  // Appends `e` (its t_us must not be before the last event's).
+  using Events = EventLog;
+
+  // Appends `e` (its t_us must not be before the last event's); returns its index.
   size_t add(HistoryEvent e);
 
-  const std::vector<HistoryEvent>& events() const { return events_; }
+  const Events& events() const { return events_; }
   size_t size() const { return events_.size(); }
   const HistoryEvent& operator[](size_t i) const { return events_[i]; }
 
@@ -135,10 +260,17 @@ class History {
   // FNV-1a 64 over canonical(): equal histories give equal hashes on every platform.
   uint64_t hash() const;
   // One line per event, every field, strings length-prefixed: the hashed form.
+  // Each event is `t|kind|process|task|server|resource|argc|argv...|text|reply|value|`
+  // where the typed fields print in the slot they have always had: `text`
+  // holds the free text or, for kCommand, "orphaned"; kHold, kKeyState and
+  // kFencedWrite their enum's spelling; `reply` holds format_reply(reply) for
+  // kCommand and kPush and client_id for kProcessStart and kProcessRestart.
+  // (So the hashes pinned by the golden tests did not change when the history
+  // became typed.)
   std::string canonical() const;
 
  private:
-  std::vector<HistoryEvent> events_;
+  Events events_;
   int64_t end_us_ = -1;
   size_t server_count_ = 1;
 };

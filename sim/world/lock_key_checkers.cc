@@ -153,10 +153,10 @@ KeyLog read_key_log(const History& h) {
     Live& k = keys[id];
     expire(k, e.t_us);
     Live next;
-    next.present = e.text != "absent";
+    next.present = e.key_state != KeyPresence::kAbsent;
     if (next.present) {
       next.texts = e.argv;
-      next.deadline_us = e.text == "lease" ? e.value : -1;
+      next.deadline_us = e.key_state == KeyPresence::kLease ? e.value : -1;
     }
     // A server that is down shows its keys as absent: their marks wait for
     // the restart (AOF may bring them back) instead of ending.
@@ -253,7 +253,7 @@ KeyLog read_key_log(const History& h) {
       mark.owner = writer;
       mark.from_us = e.t_us;
       mark.created = i;
-      mark.orphaned = command->text == "orphaned";
+      mark.orphaned = command->orphaned;
       kept.push_back(out.marks.size());
       out.marks.push_back(std::move(mark));
     }
@@ -646,7 +646,7 @@ std::vector<Violation> check_fenced_order(const History& h) {
       if (it != open.end() && --it->second.depth <= 0) open.erase(it);
     } else if (ends_process(e.kind)) {
       std::erase_if(open, [&](const auto& kv) { return std::get<0>(kv.first) == e.process; });
-    } else if (e.kind == EventKind::kFencedWrite && e.text == "accepted") {
+    } else if (e.kind == EventKind::kFencedWrite && e.verdict == FenceVerdict::kAccepted) {
       auto it = open.find({e.process, e.task});
       if (it == open.end() || !it->second.acquired) continue;
       const Who who{e.process, incarnation[e.process], e.task};

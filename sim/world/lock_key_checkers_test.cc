@@ -66,7 +66,7 @@ TEST(KeyLog, KeyStatesNameTheWriterAndTheOwnerMarks) {
   w.run();
   bool seen = false;
   for (const HistoryEvent& e : w.history().events()) {
-    if (e.kind != EventKind::kKeyState || e.text != "lease") continue;
+    if (e.kind != EventKind::kKeyState || e.key_state != KeyPresence::kLease) continue;
     seen = true;
     EXPECT_EQ(e.process, 1u);
     EXPECT_EQ(e.task, 1u);

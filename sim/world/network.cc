@@ -184,6 +184,8 @@ void Runtime::send_to_client(Link& link, std::function<void()> fn, std::string_v
   send(link, link.last_to_client_us, std::move(fn), what);
 }
 
+// `what` ("request", "reply", "push", "close") is always a string literal:
+// the message keeps the view until it arrives.
 void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
                    std::string_view what, std::shared_ptr<const Footprint> footprint) {
   if (link.broken) return;
@@ -202,13 +204,13 @@ void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
   }
   sched.at_message(
       arrival,
-      [this, &link, fn = std::move(fn), what = std::string(what), sent] {
+      [this, &link, fn = std::move(fn), what, sent] {
         if (link.broken) {  // lost with the connection
-          record_message(link, EventKind::kMessageLost, what + " (connection broken)");
+          record_message(link, EventKind::kMessageLost, std::string(what) + " (connection broken)");
           return;
         }
         if (options.record_messages) {
-          record_message(link, EventKind::kMessageDelivered, what, sent);
+          record_message(link, EventKind::kMessageDelivered, std::string(what), sent);
         }
         fn();
       },
@@ -218,11 +220,11 @@ void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
 
 void Runtime::fail_call(Task& t, uint64_t token, Task::CallEnd end, std::string error,
                         int64_t at_us) {
-  sched.at(at_us, [this, &t, token, end, error = std::move(error)] {
-    deliver(*t.process, [this, &t, token, end, error] {
+  sched.at(at_us, [this, &t, token, end, error = std::move(error)]() mutable {
+    deliver(*t.process, [this, &t, token, end, error = std::move(error)]() mutable {
       if (t.state != Task::State::kBlocked || t.block_token != token) return;
       t.call_end = end;
-      t.call_error = error;
+      t.call_error = std::move(error);
       wake(t, token);
     });
   });
@@ -302,7 +304,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
         HistoryEvent e = event(EventKind::kCommand, link.process, t.id);
         e.server = static_cast<int32_t>(link.server);
         e.argv = std::move(argv);
-        e.reply = format_reply(reply);
+        e.reply = reply;
         // Who sent it: the process incarnation then (a restart may have come
         // since), and whether its caller still waits for it or had given up
         // (timed out, its connection broken, its process gone): an orphaned
@@ -310,7 +312,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
         e.value = static_cast<int64_t>(incarnation);
         if (t.state != Task::State::kBlocked || t.block_token != token ||
             incarnation != link.process->incarnation) {
-          e.text = "orphaned";
+          e.orphaned = true;
         }
         record(std::move(e));
         note_key_states(link.server, link.process, t.id);
@@ -326,12 +328,15 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
           l.text = "reply";
           record(std::move(l));
         } else {
+          // The reply moves along (scheduler, pause hold, task): each
+          // action runs once.
           send_to_client(link, [this, &link, &t, token, reply = std::move(reply),
-                                on_arrival = std::move(on_arrival)] {
-            deliver(*link.process, [this, &t, token, reply, on_arrival] {
+                                on_arrival = std::move(on_arrival)]() mutable {
+            deliver(*link.process, [this, &t, token, reply = std::move(reply),
+                                    on_arrival = std::move(on_arrival)]() mutable {
               if (t.state != Task::State::kBlocked || t.block_token != token) return;
               if (on_arrival) on_arrival(reply);
-              t.reply = reply;
+              t.reply = std::move(reply);
               wake(t, token);
             });
           });
@@ -498,7 +503,7 @@ void Runtime::resubscribe(Process& p, size_t server) {
           HistoryEvent e = event(EventKind::kCommand, link.process, 0);
           e.server = static_cast<int32_t>(link.server);
           e.argv = std::move(argv);
-          e.reply = format_reply(reply);
+          e.reply = std::move(reply);
           record(std::move(e));
           send_to_client(link, [] {});
         },
@@ -514,7 +519,7 @@ void Runtime::dispatch_push(Process& p, size_t server, const resp::Reply& push) 
   HistoryEvent e = event(EventKind::kPush, &p, 0);
   e.server = static_cast<int32_t>(server);
   e.text = channel;
-  e.reply = format_reply(el[2]);
+  e.reply = el[2];
   record(std::move(e));
   // Collect first: a callback may subscribe or unsubscribe.
   std::vector<lock::SubscriptionId> ids;
@@ -582,7 +587,7 @@ void Runtime::unsubscribe(Process& p, lock::SubscriptionId id) {
         HistoryEvent e = event(EventKind::kCommand, link->process, task);
         e.server = static_cast<int32_t>(link->server);
         e.argv = std::move(argv);
-        e.reply = format_reply(reply);
+        e.reply = std::move(reply);
         record(std::move(e));
         // Nobody waits for this reply; it only keeps its place in the FIFO.
         send_to_client(*link, [] {});

@@ -39,8 +39,8 @@ TEST(Network, RoundTripReachesTheServerAndRecordsIt) {
   auto cmds = commands(w.history());
   ASSERT_EQ(cmds.size(), 2u);
   EXPECT_EQ(cmds[0]->argv, (std::vector<std::string>{"SET", "k", "v"}));
-  EXPECT_EQ(cmds[0]->reply, "OK");
-  EXPECT_EQ(cmds[1]->reply, "\"v\"");
+  EXPECT_EQ(cmds[0]->reply, resp::Reply::ok());
+  EXPECT_EQ(cmds[1]->reply, resp::Reply::bulk("v"));
   EXPECT_EQ(cmds[1]->server, 0);
   EXPECT_EQ(cmds[1]->task, 1u);
 }
@@ -204,7 +204,7 @@ TEST(Network, UnsubscribeStopsCallbacksAndKeepsFifoWithResubscribe) {
   EXPECT_EQ(order, std::vector<std::string>(
                        {"SUBSCRIBE", "PUBLISH", "UNSUBSCRIBE", "PUBLISH", "SUBSCRIBE", "PUBLISH"}));
   auto pubs = commands(w.history(), "PUBLISH");
-  EXPECT_EQ(pubs[1]->reply, "(integer) 0");
+  EXPECT_EQ(pubs[1]->reply, resp::Reply::integer(0));
 }
 
 TEST(Network, RequestsOnOneConnectionNeverOvertake) {

@@ -163,7 +163,7 @@ void ProcessEnv::record_hold(std::string_view resource, HoldOp op, int64_t obser
   if (p_.dying) return;
   HistoryEvent e = rt_.event(EventKind::kHold, &p_, task_id());
   e.resource = str(resource);
-  e.text = str(to_string(op));
+  e.hold_op = op;
   e.value = observed_count;
   rt_.record(std::move(e));
 }
@@ -180,7 +180,7 @@ void ProcessEnv::record_fenced_write(std::string_view resource, int64_t token, b
   HistoryEvent e = rt_.event(EventKind::kFencedWrite, &p_, task_id());
   e.resource = str(resource);
   e.value = token;
-  e.text = accepted ? "accepted" : "rejected";
+  e.verdict = accepted ? FenceVerdict::kAccepted : FenceVerdict::kRejected;
   rt_.record(std::move(e));
 }
 

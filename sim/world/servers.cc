@@ -296,7 +296,7 @@ void Runtime::reply_wait(const BlockedWait& w, int64_t acked) {
   HistoryEvent e = event(EventKind::kCommand, l.process, w.task->id);
   e.server = static_cast<int32_t>(l.server);
   e.argv = w.argv;
-  e.reply = format_reply(resp::Reply::integer(acked));
+  e.reply = resp::Reply::integer(acked);
   record(std::move(e));
   Task* task = w.task;
   const uint64_t tok = w.token;

@@ -222,20 +222,20 @@ std::string render_svg(const History& history, const SvgOptions& options) {
           Bar b = it->second.first;
           b.to_us = deadline >= 0 ? std::min(deadline, e.t_us) : e.t_us;
           const ProcessId by = last_commander.contains(e.server) ? last_commander[e.server] : 0;
-          if (e.text == "absent" && (deadline < 0 || e.t_us <= deadline) && by != 0 &&
-              b.owner != 0 && by != b.owner) {
+          if (e.key_state == KeyPresence::kAbsent && (deadline < 0 || e.t_us <= deadline) &&
+              by != 0 && b.owner != 0 && by != b.owner) {
             foreign_deletes.emplace_back(e.server, e.t_us, by, b.owner, e.resource);
           }
           leases.emplace_back(e.server, b);
           open_lease.erase(it);
         }
-        if (e.text != "absent") {
+        if (e.key_state != KeyPresence::kAbsent) {
           Bar b;
           b.from_us = e.t_us;
           b.owner = last_commander.contains(e.server) ? last_commander[e.server] : 0;
           b.task = last_task.contains(e.server) ? last_task[e.server] : 0;
           b.resource = e.resource;
-          open_lease[k] = {b, e.text == "lease" ? e.value : -1};
+          open_lease[k] = {b, e.key_state == KeyPresence::kLease ? e.value : -1};
         }
         break;
       }
@@ -310,7 +310,7 @@ std::string render_svg(const History& history, const SvgOptions& options) {
     // accepted, red when rejected as stale.
     for (const HistoryEvent& e : events) {
       if (e.process != pid || e.kind != EventKind::kFencedWrite) continue;
-      const bool ok = e.text == "accepted";
+      const bool ok = e.verdict == FenceVerdict::kAccepted;
       const double xe = c.x(e.t_us), y = c.lane_mid(lane) - 14;
       out += "<g class=\"fenced-write\" data-token=\"" + std::to_string(e.value) +
              "\" data-accepted=\"" + (ok ? "1" : "0") + "\"><circle cx=\"" + num(xe) + "\" cy=\"" +
@@ -318,7 +318,7 @@ std::string render_svg(const History& history, const SvgOptions& options) {
              "\" y=\"" + num(y + 4) + "\" text-anchor=\"middle\" font-size=\"9\" fill=\"white\">" +
              std::to_string(e.value) + "</text><title>" +
              escape("write to " + e.resource + " with token " + std::to_string(e.value) + ": " +
-                    e.text + " at " + format_time_ms(e.t_us)) +
+                    std::string(to_string(e.verdict)) + " at " + format_time_ms(e.t_us)) +
              "</title></g>\n";
     }
     for (size_t i = 0; i < events.size(); ++i) {
@@ -382,8 +382,8 @@ std::string render_svg(const History& history, const SvgOptions& options) {
       const double yp = c.lane_mid(lane_of[e.process]), ys = c.lane_mid(server_lane(e.server));
       const bool red = c.is_red(i);
       const std::string tip = e.kind == EventKind::kCommand
-                                  ? format_argv(e.argv, 40) + " -> " + e.reply
-                                  : "message on " + e.text + ": " + e.reply;
+                                  ? format_argv(e.argv, 40) + " -> " + format_reply(e.reply)
+                                  : "message on " + e.text + ": " + format_reply(e.reply);
       out += std::string("<line class=\"") + (e.kind == EventKind::kCommand ? "command" : "push") +
              "\" x1=\"" + num(xe) + "\" y1=\"" + num(e.kind == EventKind::kCommand ? yp : ys) +
              "\" x2=\"" + num(xe) + "\" y2=\"" + num(e.kind == EventKind::kCommand ? ys : yp) +

@@ -25,13 +25,13 @@ TEST(KeyState, TheLockKeyLeaseIsRecordedWithItsDeadline) {
     if (e.kind != EventKind::kKeyState) continue;
     EXPECT_EQ(e.resource, "lock:orders");
     EXPECT_EQ(e.server, 0);
-    if (e.text == "lease") {
+    if (e.key_state == KeyPresence::kLease) {
       ++leases;
       // A 100 ms lease set by the command just recorded: it ends 100 ms later.
       EXPECT_GT(e.value, e.t_us);
       EXPECT_LE(e.value, e.t_us + 100 * 1000);
     }
-    absent += e.text == "absent" ? 1 : 0;
+    absent += e.key_state == KeyPresence::kAbsent ? 1 : 0;
   }
   EXPECT_GE(leases, 2) << "A's lease and B's";
   EXPECT_GE(absent, 1) << "A's late DEL removed B's key";

@@ -74,7 +74,7 @@ void Runtime::start_process(Process& p) {
   p.state = ProcessState::kRunning;
   HistoryEvent e = event(EventKind::kProcessStart, &p, 0);
   e.text = p.name;
-  e.reply = p.client_id;
+  e.client_id = p.client_id;
   record(std::move(e));
   add_task(p, "main", [&p] { p.main(*p.env); });
 }
@@ -101,7 +101,7 @@ void Runtime::restart(Process& p, std::function<void(ProcessEnv&)> main) {
   p.state = ProcessState::kRunning;
   HistoryEvent e = event(EventKind::kProcessRestart, &p, 0);
   e.text = p.name;
-  e.reply = p.client_id;
+  e.client_id = p.client_id;
   record(std::move(e));
   p.main_task = p.tasks.size() + 1;
   add_task(p, "main", [&p] { p.main(*p.env); });
@@ -288,10 +288,10 @@ void Runtime::note_key_states(size_t server, Process* writer, TaskId task) {
     e.server = static_cast<int32_t>(server);
     e.resource = key;
     if (!live) {
-      e.text = "absent";
+      e.key_state = KeyPresence::kAbsent;
       known.erase(it);
     } else {
-      e.text = state.deadline_us < 0 ? "persistent" : "lease";
+      e.key_state = state.deadline_us < 0 ? KeyPresence::kPersistent : KeyPresence::kLease;
       e.value = state.deadline_us;
       e.argv = state.marks;
       known[key] = std::move(state);

@@ -69,7 +69,7 @@ TEST(World, ProcessLifecycleIsRecorded) {
   ASSERT_EQ(h.size(), 3u);
   EXPECT_EQ(h[0].kind, EventKind::kProcessStart);
   EXPECT_EQ(h[0].text, "solo");
-  EXPECT_EQ(h[0].reply, w.client_id(pid));
+  EXPECT_EQ(h[0].client_id, w.client_id(pid));
   EXPECT_EQ(h[1].kind, EventKind::kResult);
   EXPECT_EQ(h[1].task, 1u);
   EXPECT_EQ(h[2].kind, EventKind::kProcessEnd);
@@ -320,8 +320,10 @@ TEST(World, WorkloadRecordsCarryTheCallingTask) {
   std::vector<std::string> seen;
   for (const auto& e : w.history().events()) {
     if (e.process == 0 || e.task == 0) continue;
+    const std::string text =
+        e.kind == EventKind::kHold ? std::string(to_string(e.hold_op)) : e.text;
     seen.push_back(std::string(to_string(e.kind)) + "/" + std::to_string(e.task) + "/" +
-                   e.resource + "/" + e.text + "/" + std::to_string(e.value));
+                   e.resource + "/" + text + "/" + std::to_string(e.value));
   }
   EXPECT_EQ(seen, std::vector<std::string>({
                       "task-start/2//second/0",

@@ -61,7 +61,7 @@ class RecordingEnv final : public ForwardingEnv<ClientEnv> {
   void record_hold(std::string_view resource, HoldOp op, int64_t observed_count) override {
     HistoryEvent e = event(EventKind::kHold);
     e.resource = std::string(resource);
-    e.text = std::string(to_string(op));
+    e.hold_op = op;
     e.value = observed_count;
     add(std::move(e));
   }
@@ -88,7 +88,7 @@ class RecordingEnv final : public ForwardingEnv<ClientEnv> {
       e.argv = argv;
       try {
         lock::Reply reply = fn();
-        e.reply = format_reply(reply);
+        e.reply = reply;
         env_.add(std::move(e));
         return reply;
       } catch (const std::exception& error) {
@@ -169,7 +169,7 @@ void RealTimeRunner::run_client(ProcessId pid, const Client& client) {
   start.kind = EventKind::kProcessStart;
   start.process = pid;
   start.text = client.name;
-  start.reply = env->client_id();
+  start.client_id = env->client_id();
   add_event(std::move(start));
 
   RecordingEnv recording(*env, *this, pid);

@@ -577,15 +577,15 @@ int64_t find_expire_then_delete(const History& history, const std::string& key) 
     if (e.kind != EventKind::kCommand || e.argv.size() < 2 || e.argv[1] != key) continue;
     std::string name = e.argv[0];
     std::transform(name.begin(), name.end(), name.begin(), ::toupper);
-    if ((name == "SET" && e.reply == "OK" && e.argv.size() >= 3) ||
-        (name == "SETNX" && e.reply == "(integer) 1")) {
+    const bool ok = e.reply.is_status() && e.reply.str() == "OK";
+    const bool one = e.reply.is_integer() && e.reply.integer() == 1;
+    if ((name == "SET" && ok && e.argv.size() >= 3) || (name == "SETNX" && one)) {
       holder = e.process;
       token_of[e.process] = e.argv[2];
     } else if (name == "GET") {
       auto it = token_of.find(e.process);
-      saw_own_value[e.process] =
-          it != token_of.end() && e.reply == format_reply(resp::Reply::bulk(it->second));
-    } else if (name == "DEL" && e.reply == "(integer) 1") {
+      saw_own_value[e.process] = it != token_of.end() && e.reply == resp::Reply::bulk(it->second);
+    } else if (name == "DEL" && one) {
       if (holder != 0 && holder != e.process && saw_own_value[e.process]) {
         return static_cast<int64_t>(i);
       }

@@ -131,7 +131,7 @@ ScenarioResult run_redlock_paused_replies(Verdict expected, uint64_t seed) {
   int oks = 0;
   for (const HistoryEvent& e : runner.history().events()) {
     if (e.kind == EventKind::kCommand && e.process == a && !e.argv.empty() && e.argv[0] == "SET" &&
-        e.reply == "OK") {
+        e.reply.is_status() && e.reply.str() == "OK") {
       ++oks;
     }
   }

@@ -447,7 +447,8 @@ TEST_F(LockWorldTestTest, TheSectionRunsTheUsersCodeWithTheLock) {
   EXPECT_EQ(sections, 6);
   int writes = 0;
   for (const auto& e : world().history().events()) {
-    writes += e.kind == world::EventKind::kFencedWrite && e.text == "accepted";
+    writes +=
+        e.kind == world::EventKind::kFencedWrite && e.verdict == world::FenceVerdict::kAccepted;
   }
   EXPECT_EQ(writes, 6);
 }
