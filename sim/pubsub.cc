@@ -73,13 +73,13 @@ int64_t PubSub::publish(std::string_view channel, std::string_view message) {
   }
   for (Session* s : channel_receivers) {
     s->push(
-        resp::Reply::array({resp::Reply::bulk("message"), resp::Reply::bulk(std::string(channel)),
-                            resp::Reply::bulk(std::string(message))}));
+        resp::Reply::push({resp::Reply::bulk("message"), resp::Reply::bulk(std::string(channel)),
+                           resp::Reply::bulk(std::string(message))}));
   }
   for (auto& [pattern, s] : pattern_receivers) {
-    s->push(resp::Reply::array(
-        {resp::Reply::bulk("pmessage"), resp::Reply::bulk(std::move(pattern)),
-         resp::Reply::bulk(std::string(channel)), resp::Reply::bulk(std::string(message))}));
+    s->push(resp::Reply::push({resp::Reply::bulk("pmessage"), resp::Reply::bulk(std::move(pattern)),
+                               resp::Reply::bulk(std::string(channel)),
+                               resp::Reply::bulk(std::string(message))}));
   }
   return static_cast<int64_t>(channel_receivers.size() + pattern_receivers.size());
 }

@@ -411,7 +411,7 @@ void TcpServer::run_command(Conn& c) {
   resp::Reply reply = server_.execute(s, argv);
   c.executing = false;
   if (server_.shutdown_requested()) return;  // Redis exits without a reply
-  if (!s.reply_suppressed()) resp::encode_to(c.out, reply);
+  if (!s.reply_suppressed()) resp::encode_to(c.out, reply, s.protocol());
   if (!c.own_pushes.empty()) {
     c.out += c.own_pushes;
     c.own_pushes.clear();
@@ -422,10 +422,10 @@ void TcpServer::run_command(Conn& c) {
 void TcpServer::on_push(Conn& c, const resp::Reply& reply) {
   if (c.doomed || c.session->reply_suppressed()) return;
   if (c.executing) {
-    resp::encode_to(c.own_pushes, reply);
+    resp::encode_to(c.own_pushes, reply, c.session->protocol());
     return;
   }
-  resp::encode_to(c.out, reply);
+  resp::encode_to(c.out, reply, c.session->protocol());
   if (c.out.size() - c.out_pos > kPubSubOutputLimitBytes) {
     // Redis's client-output-buffer-limit pubsub 32mb: the client is freed.
     doom(c);
