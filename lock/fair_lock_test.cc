@@ -356,6 +356,52 @@ TEST(FairLock, ACrashedWaitersPlaceExpiresAfterThreadWaitTime) {
   }
 }
 
+// A waiter answered 0 (the lock is free, the dead waiter ahead still has its
+// place) tries again as soon as the reply is in, as RedissonLock's loop does
+// after latch.tryAcquire(0): one attempt per round trip (200 us here), not
+// one per millisecond, and it takes the lock within a round trip of the
+// place's end.
+TEST(FairLock, AWaiterAnsweredZeroTriesAgainAtOnce) {
+  world::WorldOptions o;
+  o.faults.latency_distribution = world::LatencyDistribution::kFixed;
+  o.faults.latency_min = Micros(100);
+  world::World w(o);
+  const FairLockOptions options{.thread_wait = 500ms};
+  int64_t w2_at_us = -1;
+  w.spawn_process("holder", [&](world::ProcessEnv& env) {
+    FairLock lock(env, "k", options);
+    lock.lock(1s);
+    env.sleep_for(100ms);
+    lock.unlock();
+  });
+  const auto w1 = w.spawn_process(
+      "w1", [&](world::ProcessEnv& env) { FairLock(env, "k", options).lock(1s); }, Micros(10000));
+  w.crash_process(w1, Micros(50000));
+  const auto w2 = w.spawn_process(
+      "w2",
+      [&](world::ProcessEnv& env) {
+        FairLock lock(env, "k", options);
+        lock.lock(1s);
+        w2_at_us = env.now().time_since_epoch().count();
+        lock.unlock();
+      },
+      Micros(20000));
+  w.run();
+  // w1's place: queued at ~10 ms behind a lease ending at ~1000 ms, kept
+  // 500 ms beyond it.
+  EXPECT_GE(w2_at_us, 1'500'000);
+  EXPECT_LE(w2_at_us, 1'500'800);
+  const std::string acquire_sha = Script::get("fair_acquire").sha1_hex();
+  int attempts = 0;
+  for (const world::HistoryEvent& e : w.history().events()) {
+    if (e.kind == world::EventKind::kCommand && e.process == w2 && e.t_us > 1'010'000 &&
+        e.t_us < 1'490'000 && e.argv.size() > 1 && e.argv[1] == acquire_sha) {
+      ++attempts;
+    }
+  }
+  EXPECT_GT(attempts, 2000) << "one attempt per 200 us round trip over 480 ms";
+}
+
 TEST(FairLock, UnlockTellsOnlyTheHeadWaitersChannel) {
   world::World w;
   std::vector<std::string> owners(4);

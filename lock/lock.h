@@ -224,6 +224,17 @@ class DistributedLock {
   bool try_lock_for(const std::chrono::duration<Rep, Period>& wait) {
     return try_lock_wait(std::chrono::ceil<Micros>(wait));
   }
+  // One acquisition with a lease of the caller's choosing, as Redisson's
+  // RLock.tryLock(waitTime, leaseTime, unit) (MultiLock passes its
+  // newLeaseTime through it): waits at most `wait` (<= 0: one attempt);
+  // `lease` > 0 is the lease, kWatchdog the watchdog (Redisson's
+  // leaseTime <= 0). true when taken. nullopt, with nothing sent, for the
+  // kinds whose lease only their options set (the string kinds, Redlock,
+  // redis-py, node-redlock); the reentrant kinds take it. Throws what
+  // try_lock_for throws.
+  virtual std::optional<bool> try_lock_with_lease(Micros /*wait*/, Lease /*lease*/) {
+    return std::nullopt;
+  }
   // Tries until taken or until the Env's clock reads `deadline` (an EnvTime:
   // Env::now() plus a duration); true when taken. A deadline already passed
   // makes exactly one attempt.

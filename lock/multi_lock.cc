@@ -65,12 +65,25 @@ void MultiLock::pexpire(DistributedLock& l, int64_t ms) {
   }
 }
 
-bool MultiLock::take(DistributedLock& l, std::optional<Micros> lock_wait) {
-  if (options_.errors_propagate) {
-    return lock_wait && lock_wait->count() > 0 ? l.try_lock_for(*lock_wait) : l.try_lock();
+bool MultiLock::take_once(DistributedLock& l, std::optional<Micros> lock_wait,
+                          std::optional<Lease> lock_lease) {
+  // RedissonMultiLock.tryLock: tryLock() when neither a wait nor a lease was
+  // given, else tryLock(awaitTime, newLeaseTime); a kind without a per-call
+  // lease keeps its own.
+  if (lock_lease) {
+    if (std::optional<bool> taken =
+            l.try_lock_with_lease(lock_wait.value_or(Micros(0)), *lock_lease)) {
+      return *taken;
+    }
   }
+  return lock_wait && lock_wait->count() > 0 ? l.try_lock_for(*lock_wait) : l.try_lock();
+}
+
+bool MultiLock::take(DistributedLock& l, std::optional<Micros> lock_wait,
+                     std::optional<Lease> lock_lease) {
+  if (options_.errors_propagate) return take_once(l, lock_wait, lock_lease);
   try {
-    return lock_wait && lock_wait->count() > 0 ? l.try_lock_for(*lock_wait) : l.try_lock();
+    return take_once(l, lock_wait, lock_lease);
   } catch (const TimeoutError& e) {
     // In doubt: the acquire may have run. unlockInner(Arrays.asList(lock)).
     env_->trace("multi-lock: " + l.key() + " timed out (" + e.what() + "); releasing it");
@@ -92,6 +105,22 @@ bool MultiLock::acquire(std::optional<Micros> wait, std::optional<milliseconds> 
   if (remain && options_.red_lock) {
     lock_wait = std::max<Micros>(*remain / static_cast<int64_t>(locks_.size()), milliseconds(1));
   }
+  // newLeaseTime, each lock's lease while the others are taken: 2 x the
+  // whole wait (ms) when a wait was given, else the lease itself; with no
+  // MultiLock lease, nullopt: each lock's own default. A newLeaseTime of 0
+  // (a wait under 0.5 ms) is Redisson's leaseTime <= 0: the watchdog.
+  std::optional<Lease> lock_lease;
+  if (lease && wait) {
+    // unit.toMillis(waitTime) * 2
+    const milliseconds doubled = std::chrono::floor<milliseconds>(*wait) * 2;
+    if (doubled.count() > 0) {
+      lock_lease.emplace(doubled);
+    } else {
+      lock_lease.emplace(kWatchdog);
+    }
+  } else if (lease) {
+    lock_lease.emplace(*lease);
+  }
   size_t failures_left = failed_locks_limit();
   std::vector<DistributedLock*> taken;
   taken.reserve(locks_.size());
@@ -102,13 +131,13 @@ bool MultiLock::acquire(std::optional<Micros> wait, std::optional<milliseconds> 
     bool ok = false;
     if (options_.errors_propagate) {
       try {
-        ok = take(l, await);
+        ok = take(l, await, lock_lease);
       } catch (const Error&) {
         release_quietly(taken);
         throw;
       }
     } else {
-      ok = take(l, await);
+      ok = take(l, await, lock_lease);
     }
     if (ok) {
       taken.push_back(&l);

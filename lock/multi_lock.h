@@ -24,15 +24,18 @@
 // RedisResponseTimeoutException: the acquire may have run) also releases
 // that lock, so a lock in doubt is not left behind (redisson#1606).
 //
-// Lease: calls with a lease re-PEXPIRE every lock taken to it once all are
-// taken (RedissonMultiLock's expireAsync(leaseTime) per lock). While taking
-// them, each lock uses its own lease (Redisson passes newLeaseTime = 2 x
-// waitTime, or leaseTime without a wait, to each tryLock; DistributedLock
-// has no per-call lease), so give the locks a fixed lease, not the
-// watchdog, when a MultiLock lease matters. The PEXPIRE goes to server 0:
-// Redlock members are not re-armed. lock(lease) retries try_lock_for with a
-// wait of size() x 1500 ms, or, with a lease, one drawn in [lease/2, lease)
-// or [base, lease) (RedissonMultiLock.lockInterruptibly).
+// Lease: a call with a lease takes each lock with newLeaseTime, as
+// RedissonMultiLock.tryLock(waitTime, leaseTime, unit) does: 2 x the wait
+// (in whole ms) when a wait was given, so a lock taken early cannot expire
+// while the later ones are awaited, else the lease itself (a doubled wait
+// of 0 ms is Redisson's leaseTime <= 0: the watchdog), through
+// DistributedLock::try_lock_with_lease (the reentrant kinds; a kind without
+// a per-call lease keeps its own). Once all are taken, each is re-PEXPIREd
+// to the lease (expireAsync(leaseTime) per lock). Without a lease each lock
+// uses its own default (Redisson: newLeaseTime -1, the watchdog). The
+// PEXPIRE goes to server 0: Redlock members are not re-armed. lock(lease) retries try_lock_for with
+// a wait of size() x 1500 ms, or, with a lease, one drawn in [lease/2, lease) or [base, lease)
+// (RedissonMultiLock.lockInterruptibly).
 //
 // unlock()/release(): RedissonMultiLock.unlock() is locks.forEach(Lock::unlock),
 // which stops at the first lock that throws (not held): the locks after it
@@ -117,7 +120,10 @@ class MultiLock {
   // wait: nullopt or <= 0, no wait (one try_lock() per lock).
   bool acquire(std::optional<Micros> wait, std::optional<std::chrono::milliseconds> lease);
   // One lock of an attempt: taken or not; a TimeoutError releases it.
-  bool take(DistributedLock& l, std::optional<Micros> lock_wait);
+  // lock_lease: the lease to take it with (newLeaseTime), nullopt: its own.
+  bool take(DistributedLock& l, std::optional<Micros> lock_wait, std::optional<Lease> lock_lease);
+  bool take_once(DistributedLock& l, std::optional<Micros> lock_wait,
+                 std::optional<Lease> lock_lease);
   // unlockInner: release each, ignoring (tracing) failures.
   void release_quietly(const std::vector<DistributedLock*>& taken);
   void pexpire(DistributedLock& l, int64_t ms);

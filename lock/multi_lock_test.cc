@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "lock/errors.h"
 #include "lock/lock_test_util.h"
@@ -93,6 +95,49 @@ TEST(MultiLock, ALeaseReArmsEveryLockOnceAllAreTaken) {
   EXPECT_GT(x.remaining_lease().ttl.value(), 2s);
   EXPECT_LE(y.remaining_lease().ttl.value(), 3s);
   both.unlock();
+}
+
+// RedissonMultiLock.tryLock(waitTime, leaseTime, unit): each lock is taken
+// with newLeaseTime (2 x waitTime with a wait, else leaseTime), then
+// re-armed to leaseTime once all are taken; without a lease each keeps its own.
+TEST(MultiLock, EachLockIsTakenWithTwiceTheWaitThenReArmedToTheLease) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  ReentrantLock x(a, "x", {.default_lease = 10s}), y(a, "y", {.default_lease = 10s});
+  SimpleLock z(a, "z", {.lease = 7s});
+  // The lease ARGV[1] of each reentrant_acquire (EVALSHA sha 1 key lease owner).
+  std::vector<std::string> leases;
+  a.before_call = [&](const Argv& argv) {
+    if (argv[0] == "EVALSHA" && argv.size() == 6) leases.push_back(argv[3] + "=" + argv[4]);
+  };
+  MultiLock both(a, {&x, &y});
+  ASSERT_TRUE(both.try_lock_for(1500ms, 3s));
+  EXPECT_EQ(leases, (std::vector<std::string>{"x=3000", "y=3000"}));
+  EXPECT_LE(x.remaining_lease().ttl.value(), 3s);
+  both.unlock();
+
+  leases.clear();
+  ASSERT_TRUE(both.try_lock_for(4s, 1s));
+  EXPECT_EQ(leases, (std::vector<std::string>{"x=8000", "y=8000"}))
+      << "a lock taken early outlives the wait for the others";
+  EXPECT_LE(y.remaining_lease().ttl.value(), 1s) << "then every lock is cut to the lease";
+  both.unlock();
+
+  leases.clear();
+  ASSERT_TRUE(both.try_lock(2s));
+  EXPECT_EQ(leases, (std::vector<std::string>{"x=2000", "y=2000"})) << "no wait: the lease";
+  both.unlock();
+
+  leases.clear();
+  ASSERT_TRUE(both.try_lock_for(1s));
+  EXPECT_EQ(leases, (std::vector<std::string>{"x=10000", "y=10000"})) << "no lease: their own";
+  both.unlock();
+
+  MultiLock mixed(a, {&x, &z});
+  ASSERT_TRUE(mixed.try_lock_for(1s, 3s));
+  EXPECT_TRUE(z.is_held_by_current_thread()) << "a kind without a per-call lease keeps its own";
+  EXPECT_LE(z.remaining_lease().ttl.value(), 3s) << "and is re-armed like the others";
+  mixed.unlock();
 }
 
 TEST(MultiLock, BeforeTheFixOf2172ALeaseWithoutWaitDeletesEachLock) {

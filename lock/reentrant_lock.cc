@@ -74,7 +74,8 @@ ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions opt
     throw std::invalid_argument("reentrant lock '" + key_ +
                                 "': lock_watchdog_timeout must be > 0 ms");
   }
-  if (options_.unlock_latch && !flavor.has_latch && &unlock_script_ != &unlock_script()) {
+  if (!options_.unlock_latch) options_.unlock_latch = flavor.latch_by_default;
+  if (*options_.unlock_latch && !flavor.has_latch && &unlock_script_ != &unlock_script()) {
     throw std::invalid_argument("lock '" + key_ + "': this kind has no unlock_latch");
   }
   if (options_.recheck_without_ttl && options_.recheck_without_ttl->count() <= 0) {
@@ -175,7 +176,11 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
   const std::string me = owner();
   const EnvTime start = env_->now();
   const Attempt attempt{.waiting = true, .wait = wait};
+  // Whether the latest attempt's round trip took no time on our clock (only
+  // in a simulated world without latency); see the pause of 0 below.
+  EnvTime attempt_began = start;
   std::optional<int64_t> hint = try_acquire(me, lease, attempt);
+  bool instant = env_->now() == attempt_began;
   if (!hint) {
     on_acquired(me, lease);
     return true;
@@ -210,7 +215,9 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
         // pause): RedissonLock.tryLock returns false as soon as the time
         // left is <= 0, it never tries once more at the deadline.
         if (wait && env_->now() - start >= *wait) break;
+        attempt_began = env_->now();
         hint = try_acquire(me, lease, attempt);
+        instant = env_->now() == attempt_began;
         if (!hint) {
           acquired = true;
           break;
@@ -218,6 +225,13 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
       }
       attempt_now = true;
       std::optional<Micros> pause = pause_after(*hint);
+      // A pause of 0 (PTTL 0; FairLock: the place ahead is not taken yet) is
+      // Redisson's latch.tryAcquire(0): take a waiting message, if any, and
+      // try again at once; the round trip is what lets time pass. A round
+      // trip that took no time (a world without latency) would make that a
+      // loop at one instant, so then the waiter waits for its message at
+      // most kInstantRoundTripPause.
+      if (pause && pause->count() == 0 && instant) pause = kInstantRoundTripPause;
       if (spin) {
         // ExponentialBackOffPolicy.getNextSleepPeriod.
         pause = milliseconds(next_sleep_ms);
@@ -263,7 +277,7 @@ bool ReentrantLock::acquire(std::optional<Micros> wait, Lease lease) {
 std::string ReentrantLock::wait_channel(const std::string& /*owner*/) const { return channel_; }
 
 std::optional<Micros> ReentrantLock::pause_after(int64_t hint) const {
-  if (hint >= 0) return Micros(milliseconds(std::max<int64_t>(hint, 1)));
+  if (hint >= 0) return Micros(milliseconds(hint));
   // A lock without expiry (PTTL -1) frees only by an unlock message.
   if (options_.recheck_without_ttl) return Micros(*options_.recheck_without_ttl);
   return std::nullopt;
@@ -385,7 +399,7 @@ UnlockResult ReentrantLock::release_hold() {
   const uint64_t task = env_->task_id();
   const std::string me = owner();
   std::string latch;
-  if (options_.unlock_latch) {
+  if (*options_.unlock_latch) {
     char id[17];
     std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(env_->random_u64()));
     const std::string tagged = key_.find('{') != std::string::npos ? key_ : "{" + key_ + "}";

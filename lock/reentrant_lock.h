@@ -65,6 +65,7 @@
 // object while no task of it is inside a call is sound.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -112,9 +113,14 @@ struct ReentrantLockOptions {
   // the unlock script first reads "redisson_unlock_latch:{<key>}:<id>" and,
   // when present, returns the result stored there instead of releasing
   // again; after releasing it stores its result there for unlock_latch_ttl.
-  // So a retried unlock releases one hold at most. ReentrantLock, FencedLock
-  // and ReadWriteLock's halves have it (std::invalid_argument for FairLock).
-  bool unlock_latch = false;
+  // So a retried unlock releases one hold at most. ReentrantLock, FencedLock,
+  // ReadWriteLock's halves and SpinLock have it (FairLock has its own
+  // FairLockOptions::unlock_latch). nullopt: the kind's default: on for
+  // SpinLock (RedissonSpinLock.unlockInnerAsync always reads and writes the
+  // latch), off for the others (their scripts without KEYS for the latch,
+  // kept for the histories scenarios pin; Redisson's RLock, read and write
+  // unlocks have it too: docs/redisson-parity.md).
+  std::optional<bool> unlock_latch{};
   std::chrono::milliseconds unlock_latch_ttl{10000};
 
   // A waiter whose attempt saw a lock without expiry (or, for FairLock, a
@@ -187,6 +193,10 @@ class ReentrantLock : public DistributedLock {
   bool try_lock_for(const std::chrono::duration<Rep, Period>& wait, Lease lease) {
     return acquire(std::chrono::ceil<Micros>(wait), lease);
   }
+  // DistributedLock's: try_lock_for(wait, lease), one attempt for wait <= 0.
+  std::optional<bool> try_lock_with_lease(Micros wait, Lease lease) override {
+    return acquire(std::max(wait, Micros(0)), lease);
+  }
   // Waits until the Env clock reads `deadline` at most, with `lease`.
   bool try_lock_until(EnvTime deadline, Lease lease) {
     return acquire(deadline - env().now(), lease);
@@ -241,7 +251,7 @@ class ReentrantLock : public DistributedLock {
                                              const Attempt& attempt);
   // A waiting acquire subscribes to wait_channel(owner) (default channel())
   // and, after an attempt that answered `hint`, sleeps at most
-  // pause_after(hint) (default: the PTTL, at least 1 ms; a lock without
+  // pause_after(hint) (default: the PTTL, 0 included; a lock without
   // expiry: options().recheck_without_ttl; nullopt: until a message),
   // tracing waiting_trace(hint). When it ends
   // without the lock, its wait ran out or an error thrown, it calls
@@ -249,6 +259,13 @@ class ReentrantLock : public DistributedLock {
   // unless an error ends it, traces gave_up_trace(hint).
   virtual std::string wait_channel(const std::string& owner) const;
   virtual std::optional<Micros> pause_after(int64_t hint) const;
+  // A pause of 0 means: take a waiting message if there is one and attempt
+  // again at once (Redisson's latch.tryAcquire(0)), so the next attempt
+  // follows the reply by no more than the network's latency. Only when the
+  // attempt's round trip took no time on the Env clock (a simulated world
+  // without latency, where such a loop would never let time pass) does the
+  // waiter wait for its message, at most this long, before the next attempt.
+  static constexpr Micros kInstantRoundTripPause{1000};
   // Waiting without pub/sub (RedissonSpinLock): when backoff() is set, a
   // waiting acquire subscribes to nothing and sleeps between attempts as
   // LockOptions.ExponentialBackOff does (initial, then x multiplier plus a
@@ -279,7 +296,8 @@ class ReentrantLock : public DistributedLock {
   // run_unlock; its name() names it in errors) and the renewal script (KEYS
   // {key, renew_keys...}, ARGV {lease ms, field}; 1 renewed, 0 not held).
   // Both scripts live as long as the program. has_latch: run_unlock honours
-  // its latch (else unlock_latch is refused).
+  // its latch (else unlock_latch is refused); latch_by_default: what an
+  // unset unlock_latch means for this kind.
   struct Flavor {
     std::string channel;
     std::string field_suffix;
@@ -287,6 +305,7 @@ class ReentrantLock : public DistributedLock {
     const Script* renew;
     bool has_latch = false;
     std::vector<std::string> renew_keys = {};
+    bool latch_by_default = false;
   };
   ReentrantLock(Env& env, std::string key, ReentrantLockOptions options, Flavor flavor);
   // The calling owner's hash field.

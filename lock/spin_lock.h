@@ -10,13 +10,16 @@
 //   lock::SpinLock lock(env, "orders:42");
 //   if (lock.try_lock_for(std::chrono::seconds(1))) { ...; lock.unlock(); }
 //
-// Differences kept: RedissonSpinLock.tryLock sleeps a whole backoff and then
+// Unlock latch: on by default, as RedissonSpinLock.unlockInnerAsync always
+// reads and writes "redisson_unlock_latch:{<key>}:<request id>"
+// (scripts/spin_unlock_latch.lua, no PUBLISH); ReentrantLockOptions::
+// unlock_latch = false sends scripts/spin_unlock.lua instead.
+// Difference kept: RedissonSpinLock.tryLock sleeps a whole backoff and then
 // tries once more even past the wait; here the sleep is cut at the wait and
-// no attempt follows it (as every lock here). Its unlock always uses an
-// unlock latch; here that is ReentrantLockOptions::unlock_latch (which uses
-// the reentrant latch script, which publishes). Errors as ReentrantLock.
+// no attempt follows it (as every lock here). Errors as ReentrantLock.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -35,6 +38,9 @@ class SpinLock final : public ReentrantLock {
 
  protected:
   std::optional<Backoff> backoff() const override { return backoff_; }
+  // spin_unlock, or spin_unlock_latch with the latch's KEYS/ARGV.
+  Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease,
+                   const std::string& latch) override;
   // RedissonSpinLock.forceUnlockAsync: DEL, no message.
   bool run_force_unlock() override;
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "lock/lock_test_util.h"
 
 namespace redsim::lock {
@@ -31,6 +35,31 @@ TEST(SpinLock, IsReentrantAndPublishesNothing) {
   ASSERT_TRUE(lk.try_lock());
   EXPECT_TRUE(lk.force_unlock());
   EXPECT_EQ(messages, 1) << "nor does its force unlock";
+}
+
+// RedissonSpinLock.unlockInnerAsync always reads and writes the unlock
+// latch, redisson_unlock_latch:{<key>}:<request id>, with the result.
+TEST(SpinLock, UnlocksThroughTheUnlockLatchByDefault) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  SpinLock lk(a, "k", {.default_lease = 10s});
+  ASSERT_TRUE(lk.try_lock());
+  ASSERT_TRUE(lk.try_lock());
+  ASSERT_TRUE(lk.release());
+  ASSERT_TRUE(lk.release());
+  const Reply keys = run(world, {"KEYS", "redisson_unlock_latch:{k}:*"});
+  ASSERT_EQ(keys.elements().size(), 2u) << "one latch per unlock request";
+  std::vector<std::string> results;
+  for (const Reply& key : keys.elements()) results.push_back(run(world, {"GET", key.str()}).str());
+  std::sort(results.begin(), results.end());
+  EXPECT_EQ(results, (std::vector<std::string>{"0", "1"}));
+  EXPECT_FALSE(lk.is_locked());
+
+  run(world, {"FLUSHALL"});
+  SpinLock without(a, "k", {.default_lease = 10s, .unlock_latch = false});
+  ASSERT_TRUE(without.try_lock());
+  ASSERT_TRUE(without.release());
+  EXPECT_EQ(run(world, {"KEYS", "redisson_unlock_latch:*"}).elements().size(), 0u);
 }
 
 // RedissonSpinLock.tryLock: no subscription; sleeps 1, 2+j, 4+j, ... ms

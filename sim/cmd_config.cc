@@ -272,7 +272,7 @@ Reply config(CommandContext& ctx) {
         out.push_back(Reply::bulk(param_value(ctx.server, p)));
       }
     }
-    return Reply::array(std::move(out));
+    return Reply::map(std::move(out));  // a map in RESP3
   }
   if (sub == "set") {
     if (argv.size() < 4) return sub_arity("config", sub);

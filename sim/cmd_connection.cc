@@ -50,18 +50,20 @@ const char* kBadClientName =
 
 // ---- HELLO -----------------------------------------------------------------
 
-// HELLO [protover [AUTH username password] [SETNAME name]]. The fake speaks
-// RESP2 only: protover 3 gets the NOPROTO error a Redis without RESP3
-// support gives. AUTH succeeds for the "default" user (Redis's default
-// user has no password), fails with WRONGPASS for any other.
+// HELLO [protover [AUTH username password] [SETNAME name]]: protover 2 or
+// 3 switches the session's protocol (others: NOPROTO), after AUTH and
+// SETNAME were checked, as Redis 7.0's helloCommand; the reply is the
+// server's map in the new protocol (a flat array in RESP2). AUTH succeeds
+// for the "default" user (Redis's default user has no password), fails with
+// WRONGPASS for any other.
 Reply hello(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
+  int64_t ver = 0;
   if (argv.size() >= 2) {
-    int64_t ver = 0;
     if (!parse_int64(argv[1], &ver)) {
       return Reply::error("ERR Protocol version is not an integer or out of range");
     }
-    if (ver != 2) return Reply::error("NOPROTO unsupported protocol version");
+    if (ver < 2 || ver > 3) return Reply::error("NOPROTO unsupported protocol version");
   }
   const std::string* user = nullptr;
   const std::string* name = nullptr;
@@ -82,11 +84,16 @@ Reply hello(CommandContext& ctx) {
     return Reply::error("WRONGPASS invalid username-password pair or user is disabled.");
   }
   if (name != nullptr) SessionAccess::name(ctx.session) = *name;
-  return Reply::array({Reply::bulk("server"), Reply::bulk("redis"), Reply::bulk("version"),
-                       Reply::bulk(kRedisVersion), Reply::bulk("proto"), Reply::integer(2),
-                       Reply::bulk("id"), Reply::integer(static_cast<int64_t>(ctx.session.id())),
-                       Reply::bulk("mode"), Reply::bulk("standalone"), Reply::bulk("role"),
-                       Reply::bulk("master"), Reply::bulk("modules"), Reply::array({})});
+  if (ver != 0) {
+    SessionAccess::protocol(ctx.session) =
+        ver == 3 ? resp::Protocol::kResp3 : resp::Protocol::kResp2;
+  }
+  const int64_t proto = ctx.session.protocol() == resp::Protocol::kResp3 ? 3 : 2;
+  return Reply::map({Reply::bulk("server"), Reply::bulk("redis"), Reply::bulk("version"),
+                     Reply::bulk(kRedisVersion), Reply::bulk("proto"), Reply::integer(proto),
+                     Reply::bulk("id"), Reply::integer(static_cast<int64_t>(ctx.session.id())),
+                     Reply::bulk("mode"), Reply::bulk("standalone"), Reply::bulk("role"),
+                     Reply::bulk("master"), Reply::bulk("modules"), Reply::array({})});
 }
 
 // ---- CLIENT ----------------------------------------------------------------

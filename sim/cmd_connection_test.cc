@@ -2,6 +2,7 @@
 // are what redis-server 7.0.15 answered to the same commands.
 #include <gtest/gtest.h>
 
+#include "sim/resp/codec.h"
 #include "sim/sim_test_util.h"
 
 namespace redsim::sim {
@@ -21,7 +22,7 @@ TEST_F(ConnectionCommandsTest, Hello) {
   int64_t id = static_cast<int64_t>(s_->id());
   EXPECT_EQ(run({"HELLO"}), HelloMap(id));
   EXPECT_EQ(run({"HELLO", "2"}), HelloMap(id));
-  EXPECT_EQ(run({"HELLO", "3"}), Err("NOPROTO unsupported protocol version"));
+  EXPECT_EQ(run({"HELLO", "1"}), Err("NOPROTO unsupported protocol version"));
   EXPECT_EQ(run({"HELLO", "4"}), Err("NOPROTO unsupported protocol version"));
   EXPECT_EQ(run({"HELLO", "abc"}), Err("ERR Protocol version is not an integer or out of range"));
   EXPECT_EQ(run({"HELLO", "2", "bogus"}), Err("ERR Syntax error in HELLO option 'bogus'"));
@@ -33,6 +34,63 @@ TEST_F(ConnectionCommandsTest, Hello) {
             Err("ERR Client names cannot contain spaces, newlines or special characters."));
   EXPECT_EQ(run({"HELLO", "2", "AUTH", "default", "pw", "SETNAME", "me"}), HelloMap(id));
   EXPECT_EQ(run({"CLIENT", "GETNAME"}), Bulk("me"));
+}
+
+// HELLO 3 as redis-server 7.0.15 answers it (bytes read off a socket):
+// the map, then the RESP3 forms of the replies that change with the
+// protocol; HELLO 2 and RESET go back to RESP2.
+TEST_F(ConnectionCommandsTest, Hello3SwitchesTheSessionToResp3) {
+  const auto wire = [&](const Argv& argv) {
+    const resp::Reply reply = server_->execute(*s_, argv);  // HELLO switches the protocol
+    return resp::encode(reply, s_->protocol());
+  };
+  const std::string id = std::to_string(s_->id());
+  EXPECT_EQ(s_->protocol(), resp::Protocol::kResp2);
+  EXPECT_EQ(wire({"HELLO", "3"}),
+            "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n"
+            "$5\r\nproto\r\n:3\r\n$2\r\nid\r\n:" +
+                id +
+                "\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n"
+                "$7\r\nmodules\r\n*0\r\n");
+  EXPECT_EQ(s_->protocol(), resp::Protocol::kResp3);
+  run({"HSET", "h", "f", "v", "g", "w"});
+  EXPECT_EQ(wire({"HGETALL", "h"}), "%2\r\n$1\r\nf\r\n$1\r\nv\r\n$1\r\ng\r\n$1\r\nw\r\n");
+  EXPECT_EQ(wire({"HKEYS", "h"}), "*2\r\n$1\r\nf\r\n$1\r\ng\r\n");
+  run({"SADD", "s", "a"});
+  EXPECT_EQ(wire({"SMEMBERS", "s"}), "~1\r\n$1\r\na\r\n");
+  EXPECT_EQ(wire({"SMEMBERS", "nokey"}), "~0\r\n");
+  run({"ZADD", "z", "1.5", "m"});
+  EXPECT_EQ(wire({"ZSCORE", "z", "m"}), ",1.5\r\n");
+  EXPECT_EQ(wire({"ZINCRBY", "z", "0.1", "m"}), ",1.6000000000000001\r\n");
+  run({"ZADD", "z", "inf", "n"});
+  EXPECT_EQ(wire({"ZSCORE", "z", "n"}), ",inf\r\n");
+  EXPECT_EQ(wire({"GET", "nokey"}), "_\r\n");
+  EXPECT_EQ(wire({"CONFIG", "GET", "maxmemory"}), "%1\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n");
+  EXPECT_EQ(wire({"SUBSCRIBE", "ch"}), ">3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n");
+  EXPECT_EQ(run({"RESET"}), resp::Reply::status("RESET"));
+  EXPECT_EQ(s_->protocol(), resp::Protocol::kResp2);
+  EXPECT_EQ(wire({"ZSCORE", "z", "m"}), "$18\r\n1.6000000000000001\r\n");
+  EXPECT_EQ(run({"HGETALL", "h"}), Arr({Bulk("f"), Bulk("v"), Bulk("g"), Bulk("w")}))
+      << "a RESP2 session gets plain arrays, as before";
+  EXPECT_EQ(run({"HELLO", "3", "SETNAME", "x"}).kind(), resp::Kind::kMap);
+  EXPECT_EQ(run({"HELLO", "2"}), HelloMap(static_cast<int64_t>(s_->id())));
+  EXPECT_EQ(s_->protocol(), resp::Protocol::kResp2);
+}
+
+// Messages reach a RESP3 subscriber as pushes, a RESP2 one as arrays.
+TEST_F(ConnectionCommandsTest, PubSubMessagesArePushesInResp3) {
+  auto other = server_->connect();
+  server_->execute(*other, {"HELLO", "3"});
+  server_->execute(*other, {"SUBSCRIBE", "ch"});
+  run({"SUBSCRIBE", "ch"});
+  auto publisher = server_->connect();
+  server_->execute(*publisher, {"PUBLISH", "ch", "hi"});
+  const std::vector<resp::Reply> pushed = other->take_pushes();
+  ASSERT_EQ(pushed.size(), 1u);
+  EXPECT_EQ(resp::encode(pushed[0], resp::Protocol::kResp3),
+            ">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n");
+  EXPECT_EQ(s_->take_pushes(),
+            (std::vector<resp::Reply>{Arr({Bulk("message"), Bulk("ch"), Bulk("hi")})}));
 }
 
 TEST_F(ConnectionCommandsTest, ClientNameAndId) {

@@ -163,7 +163,8 @@ Reply hget_all_generic(CommandContext& ctx, Part part) {
       if (part != Part::kFields) out.push_back(Reply::bulk(value));
     }
   }
-  return Reply::array(std::move(out));
+  // HGETALL is a map in RESP3 (addReplyMapLen); HKEYS and HVALS arrays.
+  return part == Part::kBoth ? Reply::map(std::move(out)) : Reply::array(std::move(out));
 }
 
 Reply hgetall(CommandContext& ctx) { return hget_all_generic(ctx, Part::kBoth); }

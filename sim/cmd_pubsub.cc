@@ -18,8 +18,9 @@ void drop_subscriptions(Session& s) { SessionAccess::server(s).pubsub().remove_s
 namespace {
 
 Reply confirmation(std::string_view kind, const std::string* name, const Session& s) {
-  return Reply::array({Reply::bulk(std::string(kind)), name ? Reply::bulk(*name) : Reply::nil(),
-                       Reply::integer(static_cast<int64_t>(s.subscription_count()))});
+  // A push in RESP3 (addReplyPubsubSubscribed's addReplyPushLen).
+  return Reply::push({Reply::bulk(std::string(kind)), name ? Reply::bulk(*name) : Reply::nil(),
+                      Reply::integer(static_cast<int64_t>(s.subscription_count()))});
 }
 
 // Collects the confirmations: the first is the command's reply, the others

@@ -161,6 +161,7 @@ Reply reset(CommandContext& ctx) {
   SessionAccess::db(ctx.session) = 0;
   SessionAccess::name(ctx.session).clear();
   SessionAccess::reply_flags(ctx.session, false, false);
+  SessionAccess::protocol(ctx.session) = resp::Protocol::kResp2;
   return Reply::status("RESET");
 }
 

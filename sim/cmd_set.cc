@@ -73,11 +73,14 @@ Reply members_reply(const Set& s) {
   return Reply::array(std::move(out));
 }
 
+// SMEMBERS is a set in RESP3 (addReplySetLen; an empty set for a missing key).
 Reply smembers(CommandContext& ctx) {
   bool wrong = false;
   Set* s = read_set(ctx, &wrong);
   if (wrong) return errors::wrong_type();
-  return s == nullptr ? Reply::array({}) : members_reply(*s);
+  if (s == nullptr) return Reply::set({});
+  Reply members = members_reply(*s);
+  return Reply::set(std::move(members.elements()));
 }
 
 Reply scard(CommandContext& ctx) {

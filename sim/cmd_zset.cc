@@ -29,6 +29,9 @@ Zset* read_zset(CommandContext& ctx, bool* wrong) {
 }
 
 Reply score_reply(double d) { return Reply::bulk(format_double(d)); }
+// A score as addReplyDouble sends it alone (ZSCORE, ZMSCORE, ZINCRBY, ZADD
+// INCR): a double in RESP3, the same text as a bulk string in RESP2.
+Reply score_double(double d) { return Reply::double_text(format_double(d)); }
 
 // A listpack stores a zero score as the integer 0: -0 reads back as 0.
 double stored_score(const Zset& z, double d) { return z.listpack() && d == 0 ? 0.0 : d; }
@@ -142,7 +145,7 @@ Reply zadd_generic(CommandContext& ctx, unsigned flags, bool parse_options) {
       db.remove(key);  // created, then nothing was added
     }
   }
-  if (incr) return any_processed ? score_reply(last_score) : Reply::nil();
+  if (incr) return any_processed ? score_double(last_score) : Reply::nil();
   return Reply::integer((flags & kZCh) ? added + updated : added);
 }
 
@@ -163,7 +166,7 @@ Reply zscore(CommandContext& ctx) {
   Zset* z = read_zset(ctx, &wrong);
   if (wrong) return errors::wrong_type();
   const double* s = z == nullptr ? nullptr : z->score(ctx.argv[2]);
-  return s == nullptr ? Reply::nil() : score_reply(*s);
+  return s == nullptr ? Reply::nil() : score_double(*s);
 }
 
 Reply zmscore(CommandContext& ctx) {
@@ -173,7 +176,7 @@ Reply zmscore(CommandContext& ctx) {
   std::vector<Reply> out;
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
     const double* s = z == nullptr ? nullptr : z->score(ctx.argv[i]);
-    out.push_back(s == nullptr ? Reply::nil() : score_reply(*s));
+    out.push_back(s == nullptr ? Reply::nil() : score_double(*s));
   }
   return Reply::array(std::move(out));
 }

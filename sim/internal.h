@@ -30,6 +30,7 @@ struct Session::Internal {
   static std::vector<std::string>& patterns(Session& s) { return s.patterns_; }
   static void push(Session& s, resp::Reply reply) { s.push(std::move(reply)); }
   static std::string& name(Session& s) { return s.name_; }
+  static resp::Protocol& protocol(Session& s) { return s.protocol_; }
   static std::string_view last_command(const Session& s) { return s.last_command_; }
   static const std::string& last_subcommand(const Session& s) { return s.last_subcommand_; }
   static bool watch_dirty(const Session& s) { return s.watch_dirty_; }

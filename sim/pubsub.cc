@@ -75,15 +75,15 @@ int64_t PubSub::publish(std::string_view channel, std::string_view message) {
     if (glob_match(pattern, channel)) pattern_receivers.emplace_back(pattern, session);
   }
   for (Session* s : channel_receivers) {
-    SessionAccess::push(*s, resp::Reply::array({resp::Reply::bulk("message"),
-                                                resp::Reply::bulk(std::string(channel)),
-                                                resp::Reply::bulk(std::string(message))}));
+    SessionAccess::push(*s, resp::Reply::push({resp::Reply::bulk("message"),
+                                               resp::Reply::bulk(std::string(channel)),
+                                               resp::Reply::bulk(std::string(message))}));
   }
   for (auto& [pattern, s] : pattern_receivers) {
-    SessionAccess::push(*s, resp::Reply::array({resp::Reply::bulk("pmessage"),
-                                                resp::Reply::bulk(std::move(pattern)),
-                                                resp::Reply::bulk(std::string(channel)),
-                                                resp::Reply::bulk(std::string(message))}));
+    SessionAccess::push(
+        *s, resp::Reply::push({resp::Reply::bulk("pmessage"), resp::Reply::bulk(std::move(pattern)),
+                               resp::Reply::bulk(std::string(channel)),
+                               resp::Reply::bulk(std::string(message))}));
   }
   return static_cast<int64_t>(channel_receivers.size() + pattern_receivers.size());
 }

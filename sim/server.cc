@@ -84,6 +84,9 @@ std::vector<resp::Reply> Session::take_pushes() {
 }
 
 void Session::push(resp::Reply reply) {
+  if (protocol_ == resp::Protocol::kResp2 && reply.has_resp3()) {
+    reply = resp::to_resp2(std::move(reply));
+  }
   if (push_handler_) {
     push_handler_(reply);
   } else {
@@ -133,7 +136,11 @@ void Server::disconnect(Session& session) {
 }
 
 resp::Reply Server::execute(Session& session, const Argv& argv) {
-  return dispatch(session, argv, /*in_script=*/false, /*read_only=*/false);
+  resp::Reply reply = dispatch(session, argv, /*in_script=*/false, /*read_only=*/false);
+  if (session.protocol() == resp::Protocol::kResp2 && reply.has_resp3()) {
+    return resp::to_resp2(std::move(reply));
+  }
+  return reply;
 }
 
 resp::Reply Server::execute_consuming(Session& session, Argv& argv) {

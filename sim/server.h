@@ -133,6 +133,10 @@ class Session {
   const Peer& peer() const { return peer_; }
   // CLIENT SETNAME / HELLO SETNAME; empty when unnamed.
   const std::string& name() const { return name_; }
+  // HELLO's protover (RESP2 until HELLO 3; RESET goes back to RESP2). The
+  // replies and pushes of a RESP2 session come in their RESP2 forms
+  // (resp::to_resp2); a transport encodes with this protocol.
+  resp::Protocol protocol() const { return protocol_; }
   // CLIENT REPLY OFF / SKIP: true when the reply of the command that just ran
   // (and any push) must not be sent. A transport asks after each command,
   // then calls command_done(), which moves a SKIP on to the next command.
@@ -193,6 +197,7 @@ class Session {
   // connection facts (see set_peer) and CLIENT settings
   Peer peer_;
   std::string name_;
+  resp::Protocol protocol_ = resp::Protocol::kResp2;
   int64_t created_ms_;
   int64_t last_command_ms_;
   std::string_view last_command_ = "NULL";  // CLIENT LIST cmd=; a CommandSpec name

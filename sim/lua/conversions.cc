@@ -114,6 +114,17 @@ void push_reply(lua_State* L, const resp::Reply& reply) {
       }
       return;
     }
+    case resp::Kind::kDouble:
+    case resp::Kind::kBoolean:
+    case resp::Kind::kVerbatim:
+    case resp::Kind::kBigNumber:
+    case resp::Kind::kMap:
+    case resp::Kind::kSet:
+    case resp::Kind::kPush:
+      // A script speaks RESP2 (redis.setresp(3) is not implemented): what a
+      // RESP2 client would get.
+      push_reply(L, to_resp2(reply));
+      return;
   }
   lua_pushboolean(L, 0);
 }

@@ -1,6 +1,7 @@
 #include "sim/resp/codec.h"
 
 #include <charconv>
+#include <limits>
 
 namespace redsim::resp {
 
@@ -26,7 +27,18 @@ bool parse_int(std::string_view s, int64_t& v) {
 
 }  // namespace
 
-void encode_to(std::string& out, const Reply& r) {
+namespace {
+
+void append_blob(std::string& out, char type, std::string_view data) {
+  append_header(out, type, static_cast<int64_t>(data.size()));
+  out += data;
+  out += "\r\n";
+}
+
+}  // namespace
+
+void encode_to(std::string& out, const Reply& r, Protocol protocol) {
+  const bool resp3 = protocol == Protocol::kResp3;
   switch (r.kind()) {
     case Kind::kStatus:
       out += '+';
@@ -47,18 +59,68 @@ void encode_to(std::string& out, const Reply& r) {
       out += "\r\n";
       break;
     case Kind::kNil:
-      out += r.is_nil_array() ? "*-1\r\n" : "$-1\r\n";
+      if (resp3) {
+        out += "_\r\n";
+      } else {
+        out += r.is_nil_array() ? "*-1\r\n" : "$-1\r\n";
+      }
       break;
     case Kind::kArray:
       append_header(out, '*', static_cast<int64_t>(r.elements().size()));
-      for (const Reply& e : r.elements()) encode_to(out, e);
+      for (const Reply& e : r.elements()) encode_to(out, e, protocol);
       break;
+    case Kind::kDouble:
+      if (resp3) {
+        out += ',';
+        out += r.str();
+        out += "\r\n";
+      } else {
+        append_blob(out, '$', r.str());
+      }
+      break;
+    case Kind::kBoolean:
+      if (resp3) {
+        out += r.integer() ? "#t\r\n" : "#f\r\n";
+      } else {
+        append_header(out, ':', r.integer());
+      }
+      break;
+    case Kind::kVerbatim:
+      if (resp3) {
+        append_blob(out, '=', r.str());
+      } else {
+        append_blob(out, '$', r.verbatim_text());
+      }
+      break;
+    case Kind::kBigNumber:
+      if (resp3) {
+        out += '(';
+        out += r.str();
+        out += "\r\n";
+      } else {
+        append_blob(out, '$', r.str());
+      }
+      break;
+    case Kind::kMap:
+    case Kind::kSet:
+    case Kind::kPush: {
+      const size_t n = r.elements().size();
+      if (!resp3) {
+        append_header(out, '*', static_cast<int64_t>(n));
+      } else if (r.is_map()) {
+        append_header(out, '%', static_cast<int64_t>(n / 2));
+      } else {
+        append_header(out, r.is_set() ? '~' : '>', static_cast<int64_t>(n));
+      }
+      for (const Reply& e : r.elements()) encode_to(out, e, protocol);
+      break;
+    }
   }
 }
 
-std::string encode(const Reply& reply) {
+std::string encode(const Reply& reply, Protocol protocol) {
   std::string out;
-  encode_to(out, reply);
+  encode_to(out, reply, protocol);
   return out;
 }
 
@@ -113,11 +175,65 @@ bool Decoder::parse(size_t& pos, Reply& out, int depth) {
       p += len + 2;
       break;
     }
+    case '_':
+      if (!line.empty()) throw ProtocolError("invalid null");
+      out = Reply::nil();
+      break;
+    case '#':
+      if (line != "t" && line != "f") throw ProtocolError("invalid boolean");
+      out = Reply::boolean(line == "t");
+      break;
+    case ',': {
+      if (line.empty()) throw ProtocolError("invalid double");
+      out = Reply::double_text(std::string(line));
+      break;
+    }
+    case '(':
+      if (line.empty()) throw ProtocolError("invalid big number");
+      out = Reply::big_number(std::string(line));
+      break;
+    case '!':
+    case '=': {
+      if (!parse_int(line, n) || n < 0) throw ProtocolError("invalid blob length");
+      const size_t len = static_cast<size_t>(n);
+      if (buffer_.size() - p < len + 2) return false;
+      if (buffer_.compare(p + len, 2, "\r\n") != 0) throw ProtocolError("blob not terminated");
+      std::string data = buffer_.substr(p, len);
+      p += len + 2;
+      if (type == '!') {
+        out = Reply::error(std::move(data));
+      } else {
+        if (data.size() < 4 || data[3] != ':') throw ProtocolError("invalid verbatim string");
+        out =
+            Reply::verbatim(std::string_view(data).substr(0, 3), std::string_view(data).substr(4));
+      }
+      break;
+    }
+    case '|': {
+      // An attribute: its pairs, then the value it annotates, which is the reply.
+      if (!parse_int(line, n) || n < 0) throw ProtocolError("invalid attribute length");
+      const size_t count = static_cast<size_t>(n) * 2;
+      if (count > (buffer_.size() - p) / 3) return false;
+      for (size_t i = 0; i < count; ++i) {
+        Reply ignored;
+        if (!parse(p, ignored, depth + 1)) return false;
+      }
+      if (!parse(p, out, depth + 1)) return false;
+      break;
+    }
+    case '%':
+    case '~':
+    case '>':
     case '*': {
       if (!parse_int(line, n) || n < -1) throw ProtocolError("invalid multibulk length");
       if (n == -1) {
+        if (type != '*') throw ProtocolError("invalid aggregate length");
         out = Reply::nil_array();
         break;
+      }
+      if (type == '%') {
+        if (n > std::numeric_limits<int64_t>::max() / 2) throw ProtocolError("invalid map length");
+        n *= 2;
       }
       // Every element takes at least 3 bytes ("+\r\n"): until that many
       // have arrived the array is incomplete, and nothing is allocated for
@@ -129,7 +245,19 @@ bool Decoder::parse(size_t& pos, Reply& out, int depth) {
       for (Reply& e : elements) {
         if (!parse(p, e, depth + 1)) return false;
       }
-      out = Reply::array(std::move(elements));
+      switch (type) {
+        case '%':
+          out = Reply::map(std::move(elements));
+          break;
+        case '~':
+          out = Reply::set(std::move(elements));
+          break;
+        case '>':
+          out = Reply::push(std::move(elements));
+          break;
+        default:
+          out = Reply::array(std::move(elements));
+      }
       break;
     }
     default:

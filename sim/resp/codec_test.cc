@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace redsim::resp {
 namespace {
 
@@ -13,6 +16,84 @@ TEST(Codec, EncodesEveryKind) {
   EXPECT_EQ(encode(Reply::nil()), "$-1\r\n");
   EXPECT_EQ(encode(Reply::nil_array()), "*-1\r\n");
   EXPECT_EQ(encode(Reply::array({Reply::integer(1), Reply::array({})})), "*2\r\n:1\r\n*0\r\n");
+}
+
+// The bytes redis-server 7.0.15 sends a HELLO 3 connection (read off a
+// socket): HELLO's map, HGETALL and CONFIG GET as maps, SMEMBERS as a set,
+// ZSCORE/ZINCRBY as doubles ("%.17g", "inf"), a missing key as "_", a
+// subscription confirmation as a push.
+TEST(Codec, EncodesResp3AsRedis70Does) {
+  const auto k = Protocol::kResp3;
+  EXPECT_EQ(
+      encode(Reply::map({Reply::bulk("f"), Reply::bulk("v"), Reply::bulk("g"), Reply::bulk("w")}),
+             k),
+      "%2\r\n$1\r\nf\r\n$1\r\nv\r\n$1\r\ng\r\n$1\r\nw\r\n");
+  EXPECT_EQ(encode(Reply::set({Reply::bulk("a")}), k), "~1\r\n$1\r\na\r\n");
+  EXPECT_EQ(encode(Reply::double_value(1.5), k), ",1.5\r\n");
+  EXPECT_EQ(encode(Reply::double_value(1.5 + 0.1), k), ",1.6000000000000001\r\n");
+  EXPECT_EQ(encode(Reply::double_value(1.0 / 0.0), k), ",inf\r\n");
+  EXPECT_EQ(encode(Reply::double_value(-1.0 / 0.0), k), ",-inf\r\n");
+  EXPECT_EQ(encode(Reply::nil(), k), "_\r\n");
+  EXPECT_EQ(encode(Reply::nil_array(), k), "_\r\n");
+  EXPECT_EQ(
+      encode(Reply::push({Reply::bulk("subscribe"), Reply::bulk("ch"), Reply::integer(1)}), k),
+      ">3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n");
+  EXPECT_EQ(encode(Reply::boolean(true), k), "#t\r\n");
+  EXPECT_EQ(encode(Reply::boolean(false), k), "#f\r\n");
+  EXPECT_EQ(encode(Reply::verbatim("txt", "Some string"), k), "=15\r\ntxt:Some string\r\n");
+  EXPECT_EQ(encode(Reply::big_number("-3492890328409238509324850943850943825024385"), k),
+            "(-3492890328409238509324850943850943825024385\r\n");
+  // RESP2 types are the same bytes on both protocols.
+  EXPECT_EQ(encode(Reply::array({Reply::integer(1), Reply::bulk("x")}), k),
+            "*2\r\n:1\r\n$1\r\nx\r\n");
+}
+
+// The same replies on a RESP2 connection: ZSCORE "$18\r\n1.6000000000000001",
+// HELLO 2's flattened map "*14\r\n...".
+TEST(Codec, EncodesResp3KindsInTheirResp2Form) {
+  EXPECT_EQ(encode(Reply::double_value(1.5 + 0.1)), "$18\r\n1.6000000000000001\r\n");
+  EXPECT_EQ(encode(Reply::map({Reply::bulk("proto"), Reply::integer(2)})),
+            "*2\r\n$5\r\nproto\r\n:2\r\n");
+  EXPECT_EQ(encode(Reply::set({Reply::bulk("a")})), "*1\r\n$1\r\na\r\n");
+  EXPECT_EQ(encode(Reply::push({Reply::bulk("message")})), "*1\r\n$7\r\nmessage\r\n");
+  EXPECT_EQ(encode(Reply::boolean(true)), ":1\r\n");
+  EXPECT_EQ(encode(Reply::verbatim("txt", "hi")), "$2\r\nhi\r\n");
+  EXPECT_EQ(encode(Reply::big_number("12")), "$2\r\n12\r\n");
+  const Reply nested = Reply::array({Reply::map({Reply::bulk("k"), Reply::double_value(2)})});
+  EXPECT_TRUE(nested.has_resp3());
+  EXPECT_EQ(to_resp2(nested), Reply::array({Reply::array({Reply::bulk("k"), Reply::bulk("2")})}));
+  EXPECT_EQ(encode(to_resp2(nested)), encode(nested));
+  EXPECT_FALSE(to_resp2(nested).has_resp3());
+}
+
+TEST(Codec, DecodesEveryResp3Type) {
+  const std::vector<Reply> values = {
+      Reply::map({Reply::bulk("a"), Reply::set({Reply::integer(1)}), Reply::status("b"),
+                  Reply::push({Reply::boolean(false)})}),
+      Reply::double_value(-0.25),
+      Reply::verbatim("mkd", "# t\r\nx"),
+      Reply::big_number("123456789012345678901234567890"),
+      Reply::boolean(true),
+  };
+  std::string wire;
+  for (const Reply& v : values) wire += encode(v, Protocol::kResp3);
+  wire += "_\r\n!8\r\nERR a\r\nb\r\n|1\r\n+ttl\r\n:3600\r\n:7\r\n";
+  Decoder d;
+  std::vector<Reply> got;
+  for (char c : wire) {
+    d.feed(std::string_view(&c, 1));
+    while (auto r = d.next()) got.push_back(*r);
+  }
+  ASSERT_EQ(got.size(), values.size() + 3);
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(got[i], values[i]) << i;
+  EXPECT_EQ(got[values.size()], Reply::nil());
+  EXPECT_EQ(got[values.size() + 1], Reply::error("ERR a\r\nb")) << "a blob error";
+  EXPECT_EQ(got[values.size() + 2], Reply::integer(7)) << "the attribute is dropped";
+  for (const char* bad : {"#x\r\n", "_x\r\n", "=2\r\nab\r\n", "~-1\r\n"}) {
+    Decoder e;
+    e.feed(bad);
+    EXPECT_THROW(e.next(), ProtocolError) << bad;
+  }
 }
 
 TEST(Codec, RoundTripsNestedValuesFedByteByByte) {

@@ -6,9 +6,15 @@
 //   if (r.is_error()) ...;            // "-ERR ..." replies
 //   r == Reply::bulk("v");            // deep equality, kind included
 //
-// Shapes follow the RESP2 spec (https://redis.io/docs/reference/protocol-spec/):
-// simple string (status), error, integer, bulk string, null bulk ($-1),
-// null array (*-1), array.
+// Shapes follow the RESP spec (https://redis.io/docs/reference/protocol-spec/):
+// RESP2's simple string (status), error, integer, bulk string, null bulk
+// ($-1), null array (*-1), array; and RESP3's double, boolean, verbatim
+// string, big number, map, set and push (RESP3's null is kNil: both RESP2
+// nulls are `_` in RESP3). A RESP3 kind reaches a RESP2 connection in its
+// RESP2 form (to_resp2 below, as Redis's addReply* functions choose by the
+// client's protocol): map, set and push as arrays (a map's pairs flattened),
+// double, verbatim string and big number as bulk strings, boolean as the
+// integer 1 or 0.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +32,19 @@ enum class Kind : uint8_t {
   kBulk,     // $1\r\nv
   kNil,      // $-1 (null bulk) or *-1 (null array), see Reply::is_nil_array()
   kArray,    // *N
+  // RESP3 (HELLO 3):
+  kDouble,     // ,1.5 (str(): the text Redis sends, e.g. "1.5", "inf", "-inf")
+  kBoolean,    // #t / #f (integer(): 1 or 0)
+  kVerbatim,   // =N\r\ntxt:... (str(): "txt:..." as on the wire: format, ':', text)
+  kBigNumber,  // (123... (str(): the digits, sign included)
+  kMap,        // %N (elements(): key, value, key, value, ...; N pairs)
+  kSet,        // ~N
+  kPush,       // >N (pub/sub messages, invalidations)
 };
+
+// The protocol a connection speaks (HELLO's protover): how RESP3 kinds are
+// encoded to it.
+enum class Protocol : uint8_t { kResp2 = 2, kResp3 = 3 };
 
 class Reply {
  public:
@@ -42,6 +60,21 @@ class Reply {
   static Reply nil_array();  // *-1, e.g. EXEC after a WATCH failure
   static Reply array(std::vector<Reply> elements);
   static Reply array(std::initializer_list<Reply> elements);
+  // RESP3 kinds (see Kind). A double's text is Redis 7.0's addReplyDouble:
+  // "%.17g", "inf" / "-inf" (nan is refused by every command before it
+  // gets here and is sent as "nan").
+  static Reply double_value(double value);
+  // A double as the text that was sent (the decoder's: kept, not reparsed).
+  static Reply double_text(std::string text);
+  static Reply boolean(bool value);
+  // `format` is three characters ("txt", "mkd").
+  static Reply verbatim(std::string_view format, std::string_view text);
+  static Reply big_number(std::string digits);
+  // Flat key, value, key, value, ...; an odd count is a programming error
+  // (the last key then has no value and is dropped).
+  static Reply map(std::vector<Reply> key_values);
+  static Reply set(std::vector<Reply> elements);
+  static Reply push(std::vector<Reply> elements);
 
   Kind kind() const { return kind_; }
   bool is_status() const { return kind_ == Kind::kStatus; }
@@ -51,12 +84,24 @@ class Reply {
   bool is_nil() const { return kind_ == Kind::kNil; }
   bool is_nil_array() const { return kind_ == Kind::kNil && nil_array_; }
   bool is_array() const { return kind_ == Kind::kArray; }
+  bool is_map() const { return kind_ == Kind::kMap; }
+  bool is_set() const { return kind_ == Kind::kSet; }
+  bool is_push() const { return kind_ == Kind::kPush; }
+  bool is_double() const { return kind_ == Kind::kDouble; }
+  bool is_boolean() const { return kind_ == Kind::kBoolean; }
+  // An array, map, set or push: elements() holds its contents.
+  bool is_aggregate() const;
+  // Of this reply or any element: a kind RESP2 does not have.
+  bool has_resp3() const;
 
-  // Text of a status, error or bulk reply; empty for the other kinds.
+  // Text of a status, error, bulk, double, verbatim (with its "txt:"
+  // prefix) or big number reply; empty for the other kinds.
   const std::string& str() const { return str_; }
-  // Value of an integer reply; 0 for the other kinds.
+  // A verbatim string's text without its format prefix.
+  std::string_view verbatim_text() const;
+  // Value of an integer reply (a boolean's 1 or 0); 0 for the other kinds.
   int64_t integer() const { return integer_; }
-  // Elements of an array reply; empty for the other kinds.
+  // Elements of an array, map (flattened), set or push; empty for the others.
   const std::vector<Reply>& elements() const { return elements_; }
   std::vector<Reply>& elements() { return elements_; }
 
@@ -69,6 +114,10 @@ class Reply {
   // `"v"`, `(integer) 1`, `(nil)`, `(error) ERR x`, `["a", (integer) 2]`.
   std::string debug_string() const;
 
+  // What this reply is on a RESP2 connection (see the top of this file);
+  // a RESP2 reply is returned unchanged.
+  friend Reply to_resp2(Reply reply);
+
  private:
   Kind kind_ = Kind::kNil;
   bool nil_array_ = false;
@@ -76,5 +125,7 @@ class Reply {
   std::string str_;
   std::vector<Reply> elements_;
 };
+
+Reply to_resp2(Reply reply);
 
 }  // namespace redsim::resp

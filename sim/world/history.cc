@@ -296,6 +296,15 @@ std::string format_reply(const resp::Reply& reply) {
       }
       return out + "]";
     }
+    case resp::Kind::kDouble:
+    case resp::Kind::kBoolean:
+    case resp::Kind::kVerbatim:
+    case resp::Kind::kBigNumber:
+    case resp::Kind::kMap:
+    case resp::Kind::kSet:
+    case resp::Kind::kPush:
+      // A RESP3 reply (a HELLO 3 connection) shows its kind.
+      return reply.debug_string();
   }
   return "?";
 }

@@ -515,6 +515,17 @@ void TcpServer::process_input(Conn& c, std::string_view buf, size_t& pos) {
   }
 }
 
+namespace {
+
+// A RESP3 push goes out even under CLIENT REPLY OFF/SKIP, as Redis 7.0's
+// CLIENT_PUSHING lets pub/sub confirmations and messages through
+// (unit/pubsub "PubSub messages with CLIENT REPLY OFF").
+bool resp3_push(const sim::Session& s, const resp::Reply& reply) {
+  return s.protocol() == resp::Protocol::kResp3 && reply.is_push();
+}
+
+}  // namespace
+
 void TcpServer::run_command(Conn& c) {
   sim::Argv& argv = c.parser.take_argv();
   sim::Session& s = *c.session;
@@ -533,7 +544,7 @@ void TcpServer::run_command(Conn& c) {
   // strings for reuse, but not a big one.
   c.parser.release_large_args(RequestParser::kBigArgBytes);
   if (server_.shutdown_requested()) return;  // Redis exits without a reply
-  if (!s.reply_suppressed()) resp::encode_to(c.out, reply);
+  if (!s.reply_suppressed() || resp3_push(s, reply)) resp::encode_to(c.out, reply, s.protocol());
   if (!c.own_pushes.empty()) {
     c.out += c.own_pushes;
     c.own_pushes.clear();
@@ -548,12 +559,12 @@ void TcpServer::run_command(Conn& c) {
 }
 
 void TcpServer::on_push(Conn& c, const resp::Reply& reply) {
-  if (c.doomed || c.session->reply_suppressed()) return;
+  if (c.doomed || (c.session->reply_suppressed() && !resp3_push(*c.session, reply))) return;
   if (c.executing) {
-    resp::encode_to(c.own_pushes, reply);
+    resp::encode_to(c.own_pushes, reply, c.session->protocol());
     return;
   }
-  resp::encode_to(c.out, reply);
+  resp::encode_to(c.out, reply, c.session->protocol());
   c.out_peak = std::max(c.out_peak, c.out.size());
   if (c.out.size() - c.out_pos > kPubSubOutputLimitBytes) {
     // Redis's client-output-buffer-limit pubsub 32mb: the client is freed.

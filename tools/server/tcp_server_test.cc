@@ -170,6 +170,28 @@ TEST_F(TcpServerTest, PubSubPushesAndConfirmationsInOrder) {
   EXPECT_TRUE(sub.reads(refused));
 }
 
+// HELLO 3 switches only its own connection to RESP3; the bytes are those
+// redis-server 7.0.15 sends (HELLO's map, a missing key "_", ZSCORE a
+// double, a subscription confirmation and a message as pushes).
+TEST_F(TcpServerTest, Hello3SwitchesOneConnectionToResp3) {
+  RawClient three(port_), two(port_);
+  EXPECT_TRUE(two.replies("ZADD z 1.5 m\r\n", ":1\r\n"));
+  three.send("HELLO 3\r\n");
+  EXPECT_TRUE(
+      three.reads("%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n"
+                  "$5\r\nproto\r\n:3\r\n$2\r\nid\r\n"));
+  (void)three.line();  // the connection's id
+  EXPECT_TRUE(three.reads(
+      "$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n*0\r\n"));
+  EXPECT_TRUE(three.replies("GET nokey\r\nZSCORE z m\r\n", "_\r\n,1.5\r\n"));
+  EXPECT_TRUE(two.replies("GET nokey\r\nZSCORE z m\r\n", "$-1\r\n$3\r\n1.5\r\n"))
+      << "the other connection stays RESP2";
+  EXPECT_TRUE(three.replies("SUBSCRIBE ch\r\n", ">3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n"));
+  EXPECT_TRUE(two.replies("PUBLISH ch hi\r\n", ":1\r\n"));
+  EXPECT_TRUE(three.reads(">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n"));
+  EXPECT_TRUE(three.replies("RESET\r\nGET nokey\r\n", "+RESET\r\n$-1\r\n"));
+}
+
 TEST_F(TcpServerTest, SubscriberThatStopsReadingIsDisconnectedAtTheLimit) {
   RawClient sub(port_);
   sub.send("SUBSCRIBE flood\r\n");

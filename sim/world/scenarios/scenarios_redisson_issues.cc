@@ -4,6 +4,8 @@
 // are at the bottom of this file (append_redisson_issue_scenarios), so the
 // family files of other topics stay untouched.
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <string>
 
 #include "lock/fair_lock.h"
@@ -314,6 +316,58 @@ ScenarioResult run_watchdog_outlives_holder(bool watchdog, Verdict expected, uin
   return judge(runner, expected, 3500 * kMs, std::move(j));
 }
 
+// watchdog-outlives-thread-3521*: a worker task of A takes the lock with
+// try_lock() (the watchdog, 3 s) and then dies of an exception, while A's
+// process lives on for 60 s. The report's test: the thread's RuntimeException
+// ends it before unlock(), and the renewal goes on for the client. The
+// maintainer's answer ("throw new RuntimeException() is the reason") puts
+// the fix in the caller: unlock in a finally. Here the worker's exception
+// is caught at the top of the task (a Java thread dies, its process lives);
+// the fixed twin holds the lock through std::unique_lock, which unlocks as
+// the exception unwinds. No Redisson option: the renewal is for the client,
+// not for the thread, on master as in 2021.
+ScenarioResult run_watchdog_outlives_thread(bool unlock_on_unwind, Verdict expected,
+                                            uint64_t seed) {
+  SimRunner runner(scenario_options(seed));
+  World& world = runner.world();
+  const lock::ReentrantLockOptions options = reentrant_options(3000);
+  int64_t b_acquired_us = -1;
+  world.spawn_process("A", [options, unlock_on_unwind](ProcessEnv& env) {
+    env.spawn("worker", [&env, options, unlock_on_unwind] {
+      lock::ReentrantLock lk(env, kKey, options);
+      try {
+        if (!acquire(env, lk, Micros(0))) return;
+        if (unlock_on_unwind) {
+          std::unique_lock<lock::ReentrantLock> guard(lk, std::adopt_lock);
+          critical_section(env, ms(50));
+          throw std::runtime_error("RuntimeException in the worker");
+        }
+        critical_section(env, ms(50));
+        throw std::runtime_error("RuntimeException in the worker");
+      } catch (const std::runtime_error& e) {
+        env.record(std::string("the worker thread died: ") + e.what() +
+                   (unlock_on_unwind ? " (the guard unlocked)" : " (no unlock)"));
+      }
+    });
+    env.sleep_for(ms(60000));
+  });
+  world.spawn_process(
+      "B",
+      [options, &b_acquired_us](ProcessEnv& env) {
+        lock::ReentrantLock lk(env, kKey, options);
+        if (!acquire(env, lk, ms(30000))) return;
+        b_acquired_us = env.now().time_since_epoch().count();
+        critical_section(env, ms(10));
+        lk.unlock();
+      },
+      ms(20));
+  world.run();
+  Judged j;
+  j.findings.push_back(b_acquired_us < 0 ? "B never took the lock within its 30 s wait"
+                                         : "B took the lock at " + fmt_ms(b_acquired_us));
+  return judge(runner, expected, 3500 * kMs, std::move(j));
+}
+
 // fair-waiter-dropped-3004*: A holds a FairLock (watchdog 3 s) for 12 s;
 // B queues at 10 ms, its place kept until the lease it saw plus
 // thread_wait; C queues at 9 s. With thread_wait 5 s B's place ended at
@@ -442,6 +496,20 @@ void append_redisson_issue_scenarios(std::vector<Scenario>& c) {
       "no fault: A's task stops before unlocking while its process lives 60 s (simulation "
       "only)",
       [](uint64_t seed) { return run_watchdog_outlives_holder(false, Verdict::kSafe, seed); });
+  add("watchdog-outlives-thread-3521", LockKind::kReentrant, Verdict::kLiveness,
+      "redisson#3521: a worker thread takes a watchdog lock with tryLock() and dies of an "
+      "exception before unlock(); its process lives on and the watchdog keeps renewing; B waits "
+      "in vain",
+      "redisson#3521 (closed as a question: the exception is the reason; renewal is per client, "
+      "not per thread)",
+      "no fault: A's worker task throws 50 ms after taking the lock (simulation only)",
+      [](uint64_t seed) { return run_watchdog_outlives_thread(false, Verdict::kLiveness, seed); });
+  add("watchdog-outlives-thread-3521-fixed", LockKind::kReentrant, Verdict::kSafe,
+      "redisson#3521 as the maintainer answers it: the worker unlocks in a finally "
+      "(std::unique_lock); the exception unlocks and B takes the lock",
+      "redisson#3521 (unlock in finally); RedissonBaseLock.unlockAsync0 cancels the renewal",
+      "no fault: A's worker task throws 50 ms after taking the lock (simulation only)",
+      [](uint64_t seed) { return run_watchdog_outlives_thread(true, Verdict::kSafe, seed); });
   const milliseconds old_wait = lock::FairLockOptions::kThreadWaitBefore2883;
   add("fair-waiter-dropped-3004", LockKind::kFair, Verdict::kExpectation,
       "redisson#3004: a waiter queued longer than threadWaitTime (5 s) is dropped by a later "

@@ -23,6 +23,8 @@ const char* const kNames[] = {
     "lease-carried-4818-fixed",
     "watchdog-outlives-holder-1626",
     "watchdog-outlives-holder-1626-lease",
+    "watchdog-outlives-thread-3521",
+    "watchdog-outlives-thread-3521-fixed",
     "rwlock-reader-pause-past-lease",
     "rwlock-reader-pause-watchdog",
     "rwlock-expired-reader-dropped",
