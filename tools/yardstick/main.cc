@@ -19,7 +19,7 @@
 //     from seed 1 + (r-1)*C/2 on. random and pct:D run the seeds in order
 //     (a seed's verdict is computed once per strategy and shared by the runs
 //     that reach it); coverage interleaves those fresh seeds with mutations
-//     of its corpus (sim/world/explore/coverage.h; its own stream per run).
+//     of its corpus (tools/yardstick/coverage.h; its own stream per run).
 //   - the zoo (--zoo): run r draws harness::gen_plan(lease, the entry's plan
 //     options) from RapidCheck's generator with rc::Random(r * 1000003 + i)
 //     for the i-th plan, at size i mod 101 (RapidCheck's own ramp), judged
@@ -47,7 +47,7 @@
 
 #include "lock/lock.h"
 #include "props/zoo/zoo.h"
-#include "sim/world/explore/coverage.h"
+#include "tools/yardstick/coverage.h"
 #include "sim/world/explore/exhaustive.h"
 #include "sim/world/explore/explore.h"
 #include "sim/world/pct.h"

@@ -26,7 +26,8 @@
 // slower elsewhere: the coarse states are all reached early, and mutating
 // plans that reached them spends draws fresh plans use better). So it is
 // not a `redsim check` strategy nor in the harness (issue 11 keeps coverage
-// only where it wins); it stays as the measured experiment.
+// only where it wins): it lives with the yardstick, the measurement that
+// judged it, and ships in no library.
 #pragma once
 
 #include <cstdint>

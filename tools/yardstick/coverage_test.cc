@@ -1,5 +1,5 @@
 // Coverage feedback: the abstract-state signal and the corpus.
-#include "sim/world/explore/coverage.h"
+#include "tools/yardstick/coverage.h"
 
 #include <gtest/gtest.h>
 

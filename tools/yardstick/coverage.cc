@@ -1,4 +1,4 @@
-#include "sim/world/explore/coverage.h"
+#include "tools/yardstick/coverage.h"
 
 #include <algorithm>
 #include <map>
