@@ -72,7 +72,9 @@ class DirectEnv final : public lock::Env {
   };
 
   DirectEnv(DirectWorld& world, std::string client_id, uint64_t seed = 1)
-      : world_(world), client_id_(std::move(client_id)), rng_(Prng(seed).fork("direct-env")) {
+      : world_(world),
+        client_id_(std::move(client_id)),
+        rng_(Prng(seed).fork("direct-env").fork(client_id_)) {
     connection_.env = this;
     connection_.session = world_.server.connect();
   }
