@@ -69,7 +69,8 @@ FairLock::FairLock(Env& env, std::string key, FairLockOptions options)
                            .field_suffix = "",
                            .unlock = &unlock_script(),
                            .renew = &renew_script(),
-                           .has_latch = true}),
+                           .has_latch = true,
+                           .latch_by_default = true}),
       queue_key_(prefixed("redisson_lock_queue", this->key())),
       timeout_key_(prefixed("redisson_lock_timeout", this->key())),
       thread_wait_(options.thread_wait) {}

@@ -92,9 +92,11 @@ struct FairLockOptions {
   // ReentrantLockOptions::recheck_without_ttl.
   std::optional<std::chrono::milliseconds> recheck_negative_hint{};
   // As ReentrantLockOptions::unlock_retries and unlock_latch (10 s), with
-  // RedissonFairLock.unlockInnerAsync's latch.
+  // RedissonFairLock.unlockInnerAsync's latch (KEYS[5] of fair_unlock):
+  // nullopt (default) or true: on, as Redisson's master always has it;
+  // false: fair_unlock without the latch (redsim before issue 14).
   int unlock_retries = 0;
-  bool unlock_latch = false;
+  std::optional<bool> unlock_latch{};
 };
 
 // lock(), try_lock(), try_lock_for(), unlock(), force_unlock(), is_locked(),

@@ -481,10 +481,12 @@ TEST(FairLock, AClientWhoseClockRunsAheadDropsTheLiveWaiterAhead) {
   }
 }
 
+// On by default: RedissonFairLock.unlockInnerAsync always reads and writes
+// the latch; unlock_latch = false sends fair_unlock without it.
 TEST(FairLock, UnlockLatchStoresTheResultForARetry) {
   DirectWorld world;
   DirectEnv a(world, "client-a");
-  FairLock lock(a, "k", {.default_lease = 10s, .unlock_latch = true});
+  FairLock lock(a, "k", {.default_lease = 10s});
   lock.lock();
   lock.lock();
   ASSERT_TRUE(lock.release());
@@ -495,6 +497,13 @@ TEST(FairLock, UnlockLatchStoresTheResultForARetry) {
   for (const Reply& key : keys.elements()) results.push_back(run(world, {"GET", key.str()}).str());
   std::sort(results.begin(), results.end());
   EXPECT_EQ(results, (std::vector<std::string>{"0", "1"}));
+  EXPECT_EQ(run(world, {"EXISTS", "k"}), Reply::integer(0));
+
+  run(world, {"FLUSHALL"});
+  FairLock without(a, "k", {.default_lease = 10s, .unlock_latch = false});
+  ASSERT_TRUE(without.try_lock());
+  ASSERT_TRUE(without.release());
+  EXPECT_EQ(run(world, {"KEYS", "redisson_unlock_latch:*"}).elements().size(), 0u);
   EXPECT_EQ(run(world, {"EXISTS", "k"}), Reply::integer(0));
 }
 

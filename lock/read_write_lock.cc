@@ -56,7 +56,8 @@ ReadLock::ReadLock(Env& env, std::string key, ReentrantLockOptions options)
                            .unlock = &Script::get("rw_read_unlock"),
                            .renew = &Script::get("rw_read_renew"),
                            .has_latch = true,
-                           .renew_keys = {ReadWriteLock::key_prefix(key)}}) {}
+                           .renew_keys = {ReadWriteLock::key_prefix(key)},
+                           .latch_by_default = true}) {}
 
 std::string ReadLock::timeout_prefix(const std::string& owner) const {
   return ReadWriteLock::key_prefix(key()) + ":" + owner + ":rwlock_timeout";
@@ -99,7 +100,8 @@ WriteLock::WriteLock(Env& env, std::string key, ReentrantLockOptions options)
                            .field_suffix = ":write",
                            .unlock = &Script::get("rw_write_unlock"),
                            .renew = &Script::get("reentrant_renew"),
-                           .has_latch = true}) {}
+                           .has_latch = true,
+                           .latch_by_default = true}) {}
 
 std::optional<int64_t> WriteLock::run_acquire(const std::string& owner,
                                               std::chrono::milliseconds lease,

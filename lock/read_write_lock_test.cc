@@ -259,10 +259,13 @@ TEST(ReadWriteLock, ForceUnlockAndIsLockedGoByMode) {
   EXPECT_EQ(ra.mode(), std::nullopt);
 }
 
+// On by default for both halves: RedissonReadLock and RedissonWriteLock
+// .unlockInnerAsync always read and write the latch; unlock_latch = false
+// sends the scripts without it.
 TEST(ReadWriteLock, UnlockLatchAnswersARetryWithTheFirstResult) {
   DirectWorld world;
   DirectEnv a(world, "client-a");
-  ReadWriteLock ra(a, "k", {.default_lease = 10s, .unlock_latch = true});
+  ReadWriteLock ra(a, "k", {.default_lease = 10s});
   ra.read_lock().lock();
   ra.read_lock().lock();
   ASSERT_TRUE(ra.read_lock().release());
@@ -271,6 +274,20 @@ TEST(ReadWriteLock, UnlockLatchAnswersARetryWithTheFirstResult) {
   ASSERT_TRUE(keys.is_array());
   EXPECT_EQ(keys.elements().size(), 1u);
   EXPECT_EQ(run(world, {"GET", keys.elements()[0].str()}), Reply::bulk("0"));
+  ASSERT_TRUE(ra.read_lock().release());
+  ASSERT_TRUE(ra.write_lock().try_lock());
+  ASSERT_TRUE(ra.write_lock().release());
+  EXPECT_EQ(run(world, {"KEYS", "redisson_unlock_latch:{k}:*"}).elements().size(), 3u)
+      << "one latch per unlock request, read or write";
+
+  run(world, {"FLUSHALL"});
+  ReadWriteLock without(a, "k", {.default_lease = 10s, .unlock_latch = false});
+  ASSERT_TRUE(without.read_lock().try_lock());
+  ASSERT_TRUE(without.read_lock().release());
+  ASSERT_TRUE(without.write_lock().try_lock());
+  ASSERT_TRUE(without.write_lock().release());
+  EXPECT_EQ(run(world, {"KEYS", "redisson_unlock_latch:*"}).elements().size(), 0u);
+  EXPECT_EQ(without.mode(), std::nullopt);
 }
 
 }  // namespace

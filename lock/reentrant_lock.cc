@@ -58,7 +58,11 @@ std::string ms_arg(milliseconds ms) { return std::to_string(ms.count()); }
 
 ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions options)
     : ReentrantLock(env, key, options,
-                    Flavor{channel_name(key), "", &unlock_script(), &renew_script()}) {}
+                    Flavor{.channel = channel_name(key),
+                           .field_suffix = "",
+                           .unlock = &unlock_script(),
+                           .renew = &renew_script(),
+                           .latch_by_default = true}) {}
 
 ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions options, Flavor flavor)
     : DistributedLock(env),

@@ -115,11 +115,15 @@ struct ReentrantLockOptions {
   // again; after releasing it stores its result there for unlock_latch_ttl.
   // So a retried unlock releases one hold at most. ReentrantLock, FencedLock,
   // ReadWriteLock's halves and SpinLock have it (FairLock has its own
-  // FairLockOptions::unlock_latch). nullopt: the kind's default: on for
-  // SpinLock (RedissonSpinLock.unlockInnerAsync always reads and writes the
-  // latch), off for the others (their scripts without KEYS for the latch,
-  // kept for the histories scenarios pin; Redisson's RLock, read and write
-  // unlocks have it too: docs/redisson-parity.md).
+  // FairLockOptions::unlock_latch). nullopt: the kind's default, on for all
+  // of them, as Redisson's master always reads and writes the latch
+  // (RedissonBaseLock.unlockInnerAsync draws the request id,
+  // getUnlockLatchName names the key; RedissonLock, RedissonReadLock,
+  // RedissonWriteLock and RedissonSpinLock.unlockInnerAsync use it). false:
+  // the scripts without the latch's key (redsim's default before issue 14;
+  // Redisson before #4871), so a retried unlock can release a second hold
+  // (scenario unlock-retry-double-release). Not done: Redisson's DEL of the
+  // latch after the reply; here the latch lives unlock_latch_ttl.
   std::optional<bool> unlock_latch{};
   std::chrono::milliseconds unlock_latch_ttl{10000};
 
@@ -284,7 +288,8 @@ class ReentrantLock : public DistributedLock {
   // remain: nil not held, 0 holds remain, 1 released (Flavor::unlock with
   // KEYS {key, channel}, ARGV {kUnlockMessage, lease ms, field(owner)}).
   // `latch` is the unlock latch's key, empty when options().unlock_latch is
-  // off (the default's latch variant: reentrant_unlock_latch).
+  // off (ReentrantLock: reentrant_unlock_latch with it, the default;
+  // reentrant_unlock without it).
   virtual Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease,
                            const std::string& latch);
   // One run of the force-unlock script: true when there was a lock to delete.

@@ -339,7 +339,7 @@ void lose_first_unlock_reply(DirectWorld& world, DirectEnv& env, const std::stri
 TEST(ReentrantLock, RetriedUnlockReleasesASecondHoldWithoutTheLatch) {
   DirectWorld world;
   DirectEnv a(world, "client-a");
-  ReentrantLock lock(a, "k", {.default_lease = 10s, .unlock_retries = 1});
+  ReentrantLock lock(a, "k", {.default_lease = 10s, .unlock_retries = 1, .unlock_latch = false});
   lock.lock();
   lock.lock();
   lose_first_unlock_reply(world, a, "reentrant_unlock");
@@ -348,10 +348,11 @@ TEST(ReentrantLock, RetriedUnlockReleasesASecondHoldWithoutTheLatch) {
   EXPECT_FALSE(lock.is_locked());
 }
 
+// The latch is on by default, as RedissonLock.unlockInnerAsync always has it.
 TEST(ReentrantLock, UnlockLatchReleasesOneHoldPerUnlock) {
   DirectWorld world;
   DirectEnv a(world, "client-a");
-  ReentrantLock lock(a, "k", {.default_lease = 10s, .unlock_retries = 1, .unlock_latch = true});
+  ReentrantLock lock(a, "k", {.default_lease = 10s, .unlock_retries = 1});
   lock.lock();
   lock.lock();
   lose_first_unlock_reply(world, a, "reentrant_unlock_latch");
@@ -372,7 +373,7 @@ TEST(ReentrantLock, UnlockRetriesGiveUpAfterTheLimit) {
   int sent = 0;
   a.before_call = [&](const Argv& argv) {
     if (argv[0] == "EVALSHA" && argv.size() > 1 &&
-        argv[1] == Script::get("reentrant_unlock").sha1_hex()) {
+        argv[1] == Script::get("reentrant_unlock_latch").sha1_hex()) {
       ++sent;
       throw IoError("connection reset (test)");
     }

@@ -71,8 +71,13 @@ class DirectEnv final : public lock::Env {
     std::function<void()> fn;
   };
 
+  // random_u64 draws from a stream of (seed, client_id): two clients never
+  // share one, so their unlock latches' request ids differ, as two
+  // Redisson clients' generateId() do.
   DirectEnv(DirectWorld& world, std::string client_id, uint64_t seed = 1)
-      : world_(world), client_id_(std::move(client_id)), rng_(Prng(seed).fork("direct-env")) {
+      : world_(world),
+        client_id_(std::move(client_id)),
+        rng_(Prng(seed).fork("direct-env").fork(client_id_)) {
     connection_.env = this;
     connection_.session = world_.server.connect();
   }
