@@ -32,6 +32,12 @@ class Session;
 // string, l list, s set, h hash, z zset, x expired, e evicted, t stream,
 // m key miss, d module, n new key; A is g$lshzxetd. Source: Redis docs
 // "Redis keyspace notifications" and src/notify.c.
+// Events published (notify_keyspace_event, sim/internal.h), with Redis's
+// names: SET/SETNX/SETEX/PSETEX "set" (+ "expire" with a deadline), DEL "del", EXPIRE family
+// "expire" (or "del" for a past deadline), LPUSH/RPUSH(X) "lpush"/"rpush", LPOP/RPOP "lpop"/"rpop",
+// SADD "sadd", SREM "srem", ZADD "zadd"/"zincr", ZINCRBY "zincr", ZREM "zrem", HSET/HMSET "hset",
+// HINCRBY "hincrby", and "del" when a pop or removal empties the key. Not yet: the other write
+// commands, "new", "expired", "evicted", "keymiss".
 namespace notify {
 inline constexpr int kKeyspace = 1 << 0;
 inline constexpr int kKeyevent = 1 << 1;

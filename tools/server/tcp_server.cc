@@ -524,14 +524,19 @@ namespace {
 // CLIENT_PUSHING in both protocols: unit/pubsub "Keyspace notifications:
 // we receive keyspace notifications" reads PSUBSCRIBE's reply after
 // CLIENT REPLY OFF, and redis-server 7.0.15 sends it).
-bool pushed_reply(const sim::Session& s, const sim::Argv& argv, const resp::Reply& reply) {
-  if (s.protocol() == resp::Protocol::kResp3) return reply.is_push();
-  if (argv.empty()) return false;
+bool subscribe_family(std::string_view command) {
   for (std::string_view name :
        {"subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe"}) {
-    if (sim::equals_ci(argv[0], name)) return reply.is_array();
+    if (sim::equals_ci(command, name)) return true;
   }
   return false;
+}
+
+// `subscribe` tells whether the command was one of subscribe_family (the
+// request's arguments may be consumed by the time the reply is encoded).
+bool pushed_reply(const sim::Session& s, bool subscribe, const resp::Reply& reply) {
+  if (reply.is_push()) return true;
+  return subscribe && s.protocol() == resp::Protocol::kResp2 && reply.is_array();
 }
 
 }  // namespace
@@ -547,6 +552,7 @@ void TcpServer::run_command(Conn& c) {
   }
   const bool flush_all =
       !s.in_multi() && (sim::equals_ci(argv[0], "flushall") || sim::equals_ci(argv[0], "flushdb"));
+  const bool subscribe = subscribe_family(argv[0]);
   c.executing = true;
   resp::Reply reply = server_.execute_consuming(s, argv);
   c.executing = false;
@@ -554,7 +560,7 @@ void TcpServer::run_command(Conn& c) {
   // strings for reuse, but not a big one.
   c.parser.release_large_args(RequestParser::kBigArgBytes);
   if (server_.shutdown_requested()) return;  // Redis exits without a reply
-  if (!s.reply_suppressed() || pushed_reply(s, argv, reply)) {
+  if (!s.reply_suppressed() || pushed_reply(s, subscribe, reply)) {
     resp::encode_to(c.out, reply, s.protocol());
   }
   if (!c.own_pushes.empty()) {
