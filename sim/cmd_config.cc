@@ -92,6 +92,7 @@ std::string param_value(Server& server, const Param& p) {
     return std::to_string(c.busy_reply_threshold_ms);
   }
   if (n == "maxmemory") return std::to_string(c.maxmemory_bytes);
+  if (n == "notify-keyspace-events") return notify::flags_string(c.notify_keyspace_events);
   if (n == "maxclients") return std::to_string(c.maxclients);
   if (n == "timeout") return std::to_string(c.timeout_s);
   if (n == "proto-max-bulk-len") return std::to_string(c.proto_max_bulk_len);
@@ -218,6 +219,13 @@ std::optional<Reply> check_param(const Param& p, const std::string& arg, std::st
                            "argument(s) must be one of the following: " + std::string(p.choices));
     }
     case ParamKind::kString:
+      if (p.name == "notify-keyspace-events") {
+        int flags = notify::parse_flags(arg);
+        if (flags < 0) {
+          return config_failed(p.name, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+        }
+        *number = flags;
+      }
       *value = arg;
       return std::nullopt;
   }
@@ -234,6 +242,8 @@ void apply_param(Server& server, const Param& p, const std::string& value, int64
     c.busy_reply_threshold_ms = number;
   } else if (n == "maxmemory") {
     c.maxmemory_bytes = number;
+  } else if (n == "notify-keyspace-events") {
+    c.notify_keyspace_events = static_cast<int>(number);
   } else if (n == "maxclients") {
     c.maxclients = number;
   } else if (n == "timeout") {

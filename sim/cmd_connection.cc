@@ -102,7 +102,7 @@ Reply hello(CommandContext& ctx) {
 // figures belong to the transport and are reported as 0.
 std::string client_line(Server& server, const Session& s, int64_t now_ms) {
   std::string flags;
-  if (s.subscription_count() > 0) flags += 'P';
+  if (s.subscribed()) flags += 'P';
   if (s.in_multi()) flags += 'x';
   if (SessionAccess::watch_dirty(s)) flags += 'd';
   if (flags.empty()) flags = "N";
@@ -114,16 +114,16 @@ std::string client_line(Server& server, const Session& s, int64_t now_ms) {
   std::snprintf(buf, sizeof buf,
                 " age=%lld idle=%lld flags=", (long long)((now_ms - s.created_ms()) / 1000),
                 (long long)((now_ms - s.last_command_ms()) / 1000));
-  std::string out =
-      "id=" + std::to_string(s.id()) + " addr=" + s.peer().addr + " laddr=" + s.peer().laddr +
-      " fd=" + std::to_string(s.peer().fd) + " name=" + s.name() + buf + flags +
-      " db=" + std::to_string(s.db()) +
-      " sub=" + std::to_string(SessionAccess::channels(s).size()) +
-      " psub=" + std::to_string(SessionAccess::patterns(s).size()) +
-      " ssub=0 multi=" + std::to_string(s.in_multi() ? static_cast<int64_t>(queued.size()) : -1) +
-      " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 "
-      "tot-mem=0 events=r cmd=" +
-      cmd + " user=default redir=-1 resp=2\n";
+  std::string out = "id=" + std::to_string(s.id()) + " addr=" + s.peer().addr +
+                    " laddr=" + s.peer().laddr + " fd=" + std::to_string(s.peer().fd) +
+                    " name=" + s.name() + buf + flags + " db=" + std::to_string(s.db()) +
+                    " sub=" + std::to_string(SessionAccess::channels(s).size()) +
+                    " psub=" + std::to_string(SessionAccess::patterns(s).size()) +
+                    " ssub=" + std::to_string(s.shard_subscription_count()) + " multi=" +
+                    std::to_string(s.in_multi() ? static_cast<int64_t>(queued.size()) : -1) +
+                    " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 "
+                    "tot-mem=0 events=r cmd=" +
+                    cmd + " user=default redir=-1 resp=2\n";
   return out;
 }
 
@@ -156,7 +156,7 @@ Reply client_list(CommandContext& ctx) {
   if (!none) {
     for (const auto& [id, s] : ctx.server.sessions()) {
       if (!ids.empty() && !ids.contains(id)) continue;
-      bool pubsub = s->subscription_count() > 0;
+      bool pubsub = s->subscribed();
       if (only_pubsub != pubsub && argv.size() == 4 && !equals_ci(argv[2], "id")) continue;
       out += client_line(ctx.server, *s, ctx.now_ms);
     }

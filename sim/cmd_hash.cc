@@ -55,6 +55,7 @@ Reply hset_generic(CommandContext& ctx, std::string_view name, bool count_reply)
     if (h->set(ctx.argv[i], ctx.argv[i + 1])) ++created;
   }
   db.touch(ctx.argv[1]);
+  notify_keyspace_event(ctx, notify::kHash, "hset", ctx.argv[1]);  // HMSET too
   return count_reply ? Reply::integer(created) : Reply::ok();
 }
 
@@ -146,6 +147,7 @@ Reply hincrby(CommandContext& ctx) {
     h->set(ctx.argv[2], std::to_string(value));
   }
   db.touch(ctx.argv[1]);
+  notify_keyspace_event(ctx, notify::kHash, "hincrby", ctx.argv[1]);
   return Reply::integer(value);
 }
 

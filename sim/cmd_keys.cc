@@ -40,7 +40,10 @@ Reply del(CommandContext& ctx) {
   Db& db = current_db(ctx);
   int64_t count = 0;
   for (size_t i = 1; i < ctx.argv.size(); ++i) {
-    if (db.lookup(ctx.argv[i], ctx.now_ms) != nullptr && db.remove(ctx.argv[i])) ++count;
+    if (db.lookup(ctx.argv[i], ctx.now_ms) != nullptr && db.remove(ctx.argv[i])) {
+      ++count;
+      notify_keyspace_event(ctx, notify::kGeneric, "del", ctx.argv[i]);
+    }
   }
   return Reply::integer(count);
 }
@@ -96,10 +99,12 @@ Reply expire_generic(CommandContext& ctx, std::string_view name, int64_t basetim
   // checkAlreadyExpired: a deadline at or before now deletes at once.
   if (when <= ctx.now_ms) {
     db.remove(key);
+    notify_keyspace_event(ctx, notify::kGeneric, "del", key);
     return Reply::integer(1);
   }
   db.set_expire(key, *e, when);
   db.touch(key);
+  notify_keyspace_event(ctx, notify::kGeneric, "expire", key);
   return Reply::integer(1);
 }
 

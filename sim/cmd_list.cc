@@ -43,6 +43,7 @@ Reply push_generic(CommandContext& ctx, End end, bool only_existing) {
     }
   }
   db.touch(key);
+  notify_keyspace_event(ctx, notify::kList, end == End::kHead ? "lpush" : "rpush", key);
   return Reply::integer(static_cast<int64_t>(l->size()));
 }
 
@@ -78,14 +79,20 @@ Reply pop_generic(CommandContext& ctx, End end, std::string_view name) {
   if (wrong) return errors::wrong_type();
   if (l == nullptr) return has_count ? Reply::nil_array() : Reply::nil();
   if (has_count && count == 0) return Reply::array({});
+  auto finish = [&] {
+    bool empty = l->empty();
+    finish_write(current_db(ctx), key, empty);
+    notify_keyspace_event(ctx, notify::kList, name, key);
+    if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", key);
+  };
   if (!has_count) {
     Reply r = Reply::bulk(pop_one(*l, end));
-    finish_write(current_db(ctx), key, l->empty());
+    finish();
     return r;
   }
   std::vector<Reply> out;
   while (count-- > 0 && !l->empty()) out.push_back(Reply::bulk(pop_one(*l, end)));
-  finish_write(current_db(ctx), key, l->empty());
+  finish();
   return Reply::array(std::move(out));
 }
 

@@ -19,7 +19,7 @@ namespace {
 Reply ping(CommandContext& ctx) {
   if (ctx.argv.size() > 2) return errors::arity("ping");
   // RESP2, subscribed: PING answers in the pub/sub shape.
-  if (ctx.session.subscription_count() > 0) {
+  if (ctx.session.subscribed() && ctx.session.protocol() == resp::Protocol::kResp2) {
     return Reply::array(
         {Reply::bulk("pong"), Reply::bulk(ctx.argv.size() == 2 ? ctx.argv[1] : std::string())});
   }

@@ -37,7 +37,10 @@ Reply sadd(CommandContext& ctx) {
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
     if (s->add(ctx.argv[i])) ++added;
   }
-  if (added > 0) db.touch(ctx.argv[1]);
+  if (added > 0) {
+    db.touch(ctx.argv[1]);
+    notify_keyspace_event(ctx, notify::kSet, "sadd", ctx.argv[1]);
+  }
   return Reply::integer(added);
 }
 
@@ -45,7 +48,7 @@ Reply srem(CommandContext& ctx) {
   bool wrong = false;
   Set* s = read_set(ctx, &wrong);
   if (wrong) return errors::wrong_type();
-  return remove_members(ctx, s);
+  return remove_members(ctx, s, notify::kSet, "srem");
 }
 
 Reply sismember(CommandContext& ctx) {

@@ -100,6 +100,9 @@ Reply set_generic(CommandContext& ctx, std::string_view name, unsigned flags,
   // it (Server::execute_consuming): a big SET costs the value once.
   Entry& stored = db.set_string(key, ctx.take_arg(value_arg), flags & kSetKeepTtl);
   if (deadline != Entry::kNoExpire) db.set_expire(key, stored, deadline);
+  // setGenericCommand: "set", then "expire" when a deadline came with it.
+  notify_keyspace_event(ctx, notify::kString, "set", key);
+  if (deadline != Entry::kNoExpire) notify_keyspace_event(ctx, notify::kGeneric, "expire", key);
   return (flags & kSetGet) ? old_value : ok;
 }
 

@@ -29,15 +29,21 @@ Entry* lookup_typed(CommandContext& ctx, std::string_view key, ValueType type, b
 void finish_write(Db& db, std::string_view key, bool now_empty);
 
 // SREM, ZREM: erases the members argv[2..] from `c` (nullptr when the key
-// is absent), then ends the write. The reply: how many were erased.
+// is absent), then ends the write and notifies `event` of class `type`
+// (and "del" when the key went away). The reply: how many were erased.
 template <class Collection>
-resp::Reply remove_members(CommandContext& ctx, Collection* c) {
+resp::Reply remove_members(CommandContext& ctx, Collection* c, int type, std::string_view event) {
   if (c == nullptr) return resp::Reply::integer(0);
   int64_t removed = 0;
   for (size_t i = 2; i < ctx.argv.size() && !c->empty(); ++i) {
     if (c->erase(ctx.argv[i])) ++removed;
   }
-  if (removed > 0) finish_write(current_db(ctx), ctx.argv[1], c->empty());
+  if (removed > 0) {
+    bool empty = c->empty();
+    finish_write(current_db(ctx), ctx.argv[1], empty);
+    notify_keyspace_event(ctx, type, event, ctx.argv[1]);
+    if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", ctx.argv[1]);
+  }
   return resp::Reply::integer(removed);
 }
 

@@ -141,6 +141,7 @@ Reply zadd_generic(CommandContext& ctx, unsigned flags, bool parse_options) {
     }
     if (added + updated > 0) {
       db.touch(key);
+      notify_keyspace_event(ctx, notify::kZset, incr ? "zincr" : "zadd", key);
     } else if (z->empty()) {
       db.remove(key);  // created, then nothing was added
     }
@@ -158,7 +159,7 @@ Reply zrem(CommandContext& ctx) {
   bool wrong = false;
   Zset* z = read_zset(ctx, &wrong);
   if (wrong) return errors::wrong_type();
-  return remove_members(ctx, z);
+  return remove_members(ctx, z, notify::kZset, "zrem");
 }
 
 Reply zscore(CommandContext& ctx) {

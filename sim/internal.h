@@ -8,6 +8,7 @@
 
 #include "sim/command.h"
 #include "sim/keyspace.h"
+#include "sim/pubsub.h"
 #include "sim/server.h"
 
 namespace redsim::sim {
@@ -28,6 +29,7 @@ struct Session::Internal {
   // The subscription lists as PubSub keeps them (sim/pubsub.cc).
   static std::vector<std::string>& channels(Session& s) { return s.channels_; }
   static std::vector<std::string>& patterns(Session& s) { return s.patterns_; }
+  static std::vector<std::string>& shard_channels(Session& s) { return s.shard_channels_; }
   static void push(Session& s, resp::Reply reply) { s.push(std::move(reply)); }
   static std::string& name(Session& s) { return s.name_; }
   static resp::Protocol& protocol(Session& s) { return s.protocol_; }
@@ -63,6 +65,12 @@ using ServerAccess = Server::Internal;
 inline Db& current_db(CommandContext& ctx) {
   return ctx.server.keyspace().db(SessionAccess::db(ctx.session));
 }
+
+// notifyKeyspaceEvent: when notify-keyspace-events enables `type` (a
+// notify::k* class), publishes `event` on "__keyspace@<db>__:<key>" (K) and
+// `key` on "__keyevent@<db>__:<event>" (E), db being the command's db.
+void notify_keyspace_event(CommandContext& ctx, int type, std::string_view event,
+                           std::string_view key);
 
 // WATCH bookkeeping (cmd_multi.cc).
 void watch_key(Session& s, Db& db, std::string_view key, int64_t now_ms);

@@ -216,9 +216,18 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
   if (std::optional<resp::Reply> oom = check_oom(session, *spec, argv)) {
     return refuse(std::move(*oom));
   }
-  // RESP2: a subscribed connection may only (un)subscribe, ping, quit, reset.
-  if (!(spec->flags & kCmdPubSub) && (!session.channels_.empty() || !session.patterns_.empty())) {
-    return refuse(resp::Reply::error("ERR Can't execute '" + std::string(spec->name) +
+  // RESP2: a subscribed connection may only (un)subscribe, ping, quit, reset
+  // (RESP3 may run anything: processCommand checks c->resp == 2).
+  if (!(spec->flags & kCmdPubSub) && session.subscribed() &&
+      session.protocol_ == resp::Protocol::kResp2) {
+    // Redis names the command by its full name there ("pubsub|numpat").
+    std::string name(spec->name);
+    if (argv.size() > 1 && commands_.has_subcommands(*spec)) {
+      if (const SubcommandSpec* sub = commands_.find_subcommand(*spec, argv[1])) {
+        name += "|" + std::string(sub->name);
+      }
+    }
+    return refuse(resp::Reply::error("ERR Can't execute '" + name +
                                      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / "
                                      "RESET are allowed in this context"));
   }

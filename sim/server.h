@@ -93,6 +93,8 @@ struct ServerConfig {
   std::string bind = "* -::*";                       // Redis's default bind list
   int64_t proto_max_bulk_len = 512LL * 1024 * 1024;  // bytes: the transport's bulk limit
   int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
+  // notify-keyspace-events as notify::k* flags (sim/pubsub.h); 0: off.
+  int notify_keyspace_events = 0;
   // Other parameters CONFIG SET stored (reported back by CONFIG GET only).
   std::map<std::string, std::string, std::less<>> others;
 };
@@ -110,8 +112,16 @@ class Session {
   uint64_t id() const { return id_; }
   int db() const { return db_; }
   bool in_multi() const { return in_multi_; }
-  // Channels plus patterns this session is subscribed to.
+  // Channels plus patterns this session is subscribed to (the count in
+  // SUBSCRIBE/PSUBSCRIBE confirmations; shard channels are counted apart).
   size_t subscription_count() const;
+  // Shard channels (SSUBSCRIBE) this session is subscribed to.
+  size_t shard_subscription_count() const { return shard_channels_.size(); }
+  // Any subscription at all, shard channels included: Redis's CLIENT_PUBSUB
+  // flag (RESP2 subscribed context, PING's pub/sub shape, CLIENT LIST 'P').
+  bool subscribed() const {
+    return !channels_.empty() || !patterns_.empty() || !shard_channels_.empty();
+  }
 
   // Pushes are the replies a client reads without having sent a command for
   // them: pub/sub "message"/"pmessage" arrays, and the confirmations of a
@@ -192,6 +202,7 @@ class Session {
   // pub/sub, in subscription order
   std::vector<std::string> channels_;
   std::vector<std::string> patterns_;
+  std::vector<std::string> shard_channels_;
   std::function<void(const resp::Reply&)> push_handler_;
   std::deque<resp::Reply> pushes_;
   // connection facts (see set_peer) and CLIENT settings

@@ -519,9 +519,24 @@ namespace {
 
 // A RESP3 push goes out even under CLIENT REPLY OFF/SKIP, as Redis 7.0's
 // CLIENT_PUSHING lets pub/sub confirmations and messages through
-// (unit/pubsub "PubSub messages with CLIENT REPLY OFF").
-bool resp3_push(const sim::Session& s, const resp::Reply& reply) {
-  return s.protocol() == resp::Protocol::kResp3 && reply.is_push();
+// (unit/pubsub "PubSub messages with CLIENT REPLY OFF"); so does a
+// (un)subscribe confirmation in RESP2 (addReplyPubsubSubscribed sets
+// CLIENT_PUSHING in both protocols: unit/pubsub "Keyspace notifications:
+// we receive keyspace notifications" reads PSUBSCRIBE's reply after
+// CLIENT REPLY OFF, and redis-server 7.0.15 sends it).
+bool subscribe_family(std::string_view command) {
+  for (std::string_view name :
+       {"subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe"}) {
+    if (sim::equals_ci(command, name)) return true;
+  }
+  return false;
+}
+
+// `subscribe` tells whether the command was one of subscribe_family (the
+// request's arguments may be consumed by the time the reply is encoded).
+bool pushed_reply(const sim::Session& s, bool subscribe, const resp::Reply& reply) {
+  if (reply.is_push()) return true;
+  return subscribe && s.protocol() == resp::Protocol::kResp2 && reply.is_array();
 }
 
 }  // namespace
@@ -537,6 +552,7 @@ void TcpServer::run_command(Conn& c) {
   }
   const bool flush_all =
       !s.in_multi() && (sim::equals_ci(argv[0], "flushall") || sim::equals_ci(argv[0], "flushdb"));
+  const bool subscribe = subscribe_family(argv[0]);
   c.executing = true;
   resp::Reply reply = server_.execute_consuming(s, argv);
   c.executing = false;
@@ -544,7 +560,9 @@ void TcpServer::run_command(Conn& c) {
   // strings for reuse, but not a big one.
   c.parser.release_large_args(RequestParser::kBigArgBytes);
   if (server_.shutdown_requested()) return;  // Redis exits without a reply
-  if (!s.reply_suppressed() || resp3_push(s, reply)) resp::encode_to(c.out, reply, s.protocol());
+  if (!s.reply_suppressed() || pushed_reply(s, subscribe, reply)) {
+    resp::encode_to(c.out, reply, s.protocol());
+  }
   if (!c.own_pushes.empty()) {
     c.out += c.own_pushes;
     c.own_pushes.clear();
@@ -559,7 +577,9 @@ void TcpServer::run_command(Conn& c) {
 }
 
 void TcpServer::on_push(Conn& c, const resp::Reply& reply) {
-  if (c.doomed || (c.session->reply_suppressed() && !resp3_push(*c.session, reply))) return;
+  // Pub/sub messages and further confirmations ignore CLIENT REPLY OFF/SKIP
+  // in both protocols (CLIENT_PUSHING, see pushed_reply).
+  if (c.doomed) return;
   if (c.executing) {
     resp::encode_to(c.own_pushes, reply, c.session->protocol());
     return;

@@ -151,6 +151,19 @@ TEST_F(TcpServerTest, ClientReplyOffAndSkip) {
                         "+OK\r\n$1\r\n2\r\n"));
 }
 
+// redis-server 7.0.15 (RESP2): CLIENT REPLY OFF silences PING's pub/sub
+// reply but neither the confirmations nor the messages (CLIENT_PUSHING).
+TEST_F(TcpServerTest, ClientReplyOffLetsPubSubThrough) {
+  RawClient sub(port_);
+  sub.send("CLIENT REPLY OFF\r\nSUBSCRIBE a b\r\nPING\r\n");
+  std::string want =
+      "*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n*3\r\n$9\r\nsubscribe\r\n$1\r\nb\r\n:2\r\n";
+  EXPECT_TRUE(sub.reads(want));
+  RawClient pub(port_);
+  EXPECT_TRUE(pub.replies("PUBLISH a hi\r\n", ":1\r\n"));
+  EXPECT_TRUE(sub.reads("*3\r\n$7\r\nmessage\r\n$1\r\na\r\n$2\r\nhi\r\n"));
+}
+
 TEST_F(TcpServerTest, PubSubPushesAndConfirmationsInOrder) {
   RawClient sub(port_);
   sub.send("SUBSCRIBE a b\r\n");
