@@ -147,5 +147,22 @@ TEST(Reply, EqualityDistinguishesKinds) {
             "[\"a\", (integer) 2]");
 }
 
+// Found by codec_fuzz (its RESP2-only round trip after RESP3 landed): a
+// RESP3 reply encodes back to itself in RESP3 and to its RESP2 form in RESP2.
+TEST(Codec, ARespThreeReplyRoundTripsInRespThreeAndBecomesItsRespTwoForm) {
+  Decoder d;
+  d.feed("(3\r\n");
+  std::optional<Reply> big = d.next();
+  ASSERT_TRUE(big.has_value());
+  EXPECT_EQ(encode(*big, Protocol::kResp3), "(3\r\n");
+  EXPECT_EQ(encode(*big, Protocol::kResp2), "$1\r\n3\r\n");
+  Decoder back;
+  back.feed(encode(*big, Protocol::kResp2));
+  std::optional<Reply> two = back.next();
+  ASSERT_TRUE(two.has_value());
+  EXPECT_EQ(*two, to_resp2(*big));
+  EXPECT_FALSE(*two == *big);
+}
+
 }  // namespace
 }  // namespace redsim::resp
