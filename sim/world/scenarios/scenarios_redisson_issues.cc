@@ -276,6 +276,28 @@ ScenarioResult run_lease_carried(bool before_4818, Verdict expected, uint64_t se
   return judge(runner, expected, 3500 * kMs, std::move(j));
 }
 
+// The waiter of the two watchdog-outlives-* pairs: B asks for the lock at
+// 20 ms and waits up to 30 s; the run is judged on whether it got in.
+ScenarioResult run_waiter_b_and_judge(SimRunner& runner, const lock::ReentrantLockOptions& options,
+                                      Verdict expected) {
+  int64_t b_acquired_us = -1;
+  runner.world().spawn_process(
+      "B",
+      [options, &b_acquired_us](ProcessEnv& env) {
+        lock::ReentrantLock lk(env, kKey, options);
+        if (!acquire(env, lk, ms(30000))) return;
+        b_acquired_us = env.now().time_since_epoch().count();
+        critical_section(env, ms(10));
+        lk.unlock();
+      },
+      ms(20));
+  runner.world().run();
+  Judged j;
+  j.findings.push_back(b_acquired_us < 0 ? "B never took the lock within its 30 s wait"
+                                         : "B took the lock at " + fmt_ms(b_acquired_us));
+  return judge(runner, expected, 3500 * kMs, std::move(j));
+}
+
 // watchdog-outlives-holder-1626*: A's task takes the lock and then never
 // unlocks (the thread died holding it, or forgot it), while A's process
 // lives on for 60 s. Under the watchdog (3 s) the lock is renewed for as
@@ -285,7 +307,6 @@ ScenarioResult run_watchdog_outlives_holder(bool watchdog, Verdict expected, uin
   SimRunner runner(scenario_options(seed));
   World& world = runner.world();
   const lock::ReentrantLockOptions options = reentrant_options(3000);
-  int64_t b_acquired_us = -1;
   world.spawn_process("A", [options, watchdog](ProcessEnv& env) {
     lock::ReentrantLock lk(env, kKey, options);
     env.record_acquire_start(kKey, Micros(0));
@@ -299,21 +320,7 @@ ScenarioResult run_watchdog_outlives_holder(bool watchdog, Verdict expected, uin
     env.record("the holding task is gone without unlocking; the process lives on");
     env.sleep_for(ms(60000));
   });
-  world.spawn_process(
-      "B",
-      [options, &b_acquired_us](ProcessEnv& env) {
-        lock::ReentrantLock lk(env, kKey, options);
-        if (!acquire(env, lk, ms(30000))) return;
-        b_acquired_us = env.now().time_since_epoch().count();
-        critical_section(env, ms(10));
-        lk.unlock();
-      },
-      ms(20));
-  world.run();
-  Judged j;
-  j.findings.push_back(b_acquired_us < 0 ? "B never took the lock within its 30 s wait"
-                                         : "B took the lock at " + fmt_ms(b_acquired_us));
-  return judge(runner, expected, 3500 * kMs, std::move(j));
+  return run_waiter_b_and_judge(runner, options, expected);
 }
 
 // watchdog-outlives-thread-3521*: a worker task of A takes the lock with
@@ -331,7 +338,6 @@ ScenarioResult run_watchdog_outlives_thread(bool unlock_on_unwind, Verdict expec
   SimRunner runner(scenario_options(seed));
   World& world = runner.world();
   const lock::ReentrantLockOptions options = reentrant_options(3000);
-  int64_t b_acquired_us = -1;
   world.spawn_process("A", [options, unlock_on_unwind](ProcessEnv& env) {
     env.spawn("worker", [&env, options, unlock_on_unwind] {
       lock::ReentrantLock lk(env, kKey, options);
@@ -351,21 +357,7 @@ ScenarioResult run_watchdog_outlives_thread(bool unlock_on_unwind, Verdict expec
     });
     env.sleep_for(ms(60000));
   });
-  world.spawn_process(
-      "B",
-      [options, &b_acquired_us](ProcessEnv& env) {
-        lock::ReentrantLock lk(env, kKey, options);
-        if (!acquire(env, lk, ms(30000))) return;
-        b_acquired_us = env.now().time_since_epoch().count();
-        critical_section(env, ms(10));
-        lk.unlock();
-      },
-      ms(20));
-  world.run();
-  Judged j;
-  j.findings.push_back(b_acquired_us < 0 ? "B never took the lock within its 30 s wait"
-                                         : "B took the lock at " + fmt_ms(b_acquired_us));
-  return judge(runner, expected, 3500 * kMs, std::move(j));
+  return run_waiter_b_and_judge(runner, options, expected);
 }
 
 // fair-waiter-dropped-3004*: A holds a FairLock (watchdog 3 s) for 12 s;
