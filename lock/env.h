@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lock/errors.h"
 #include "sim/resp/reply.h"
 
 namespace redsim::lock {
@@ -123,6 +124,27 @@ class Env {
   // Starts `fn` as a background task of this process (the watchdog). It may
   // use every call of this Env. It ends when fn returns, or with the process.
   virtual void spawn(std::string name, std::function<void()> fn) = 0;
+
+  // Sends `argv` to server `server` and returns without waiting: the reply
+  // and any Error are dropped. Redisson sends the unlock latch's DEL this way
+  // (RedissonBaseLock.unlockInnerAsync: commandExecutor.writeAsync, not
+  // awaited), so what the caller does next overlaps it and a crash may lose
+  // it. Default: a spawned task makes the call with connection(server). An
+  // Env without concurrency (DirectEnv) may simply call.
+  virtual void call_detached(Argv argv, size_t server = 0) {
+    std::string name = "detached " + (argv.empty() ? std::string() : argv.front());
+    try {
+      spawn(std::move(name), [this, argv = std::move(argv), server] {
+        try {
+          connection(server).call(argv);
+        } catch (const Error&) {
+          // Dropped, as an unawaited Redisson future's failure.
+        }
+      });
+    } catch (const Error&) {
+      // No task to send it with (the Env is closed): dropped as well.
+    }
+  }
 
   // Identity: the process (Redisson's connection-manager UUID) and the
   // calling task (Redisson's thread id). The lock owner is

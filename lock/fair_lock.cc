@@ -56,6 +56,8 @@ ReentrantLockOptions reentrant_options(const std::string& key, const FairLockOpt
                               .watchdog_stops_on_error = options.watchdog_stops_on_error,
                               .unlock_retries = options.unlock_retries,
                               .unlock_latch = options.unlock_latch,
+                              .unlock_latch_ttl = options.unlock_latch_ttl,
+                              .retry = options.retry,
                               .recheck_without_ttl = options.recheck_negative_hint};
 }
 
@@ -127,16 +129,15 @@ void FairLock::stop_waiting(const std::string& owner, const Attempt& attempt) {
   }
 }
 
-Reply FairLock::run_unlock(const std::string& owner, milliseconds lease, const std::string& latch) {
+Reply FairLock::run_unlock(const std::string& owner, milliseconds lease, const UnlockLatch& latch) {
   if (latch.empty()) {
     return run_script(env().connection(), unlock_script(),
                       {key(), queue_key_, timeout_key_, channel()},
                       {std::string(kUnlockMessage), ms_arg(lease), owner, now_ms_arg()});
   }
-  return run_script(env().connection(), unlock_script(),
-                    {key(), queue_key_, timeout_key_, channel(), latch},
-                    {std::string(kUnlockMessage), ms_arg(lease), owner, now_ms_arg(),
-                     ms_arg(options().unlock_latch_ttl)});
+  return run_script(
+      env().connection(), unlock_script(), {key(), queue_key_, timeout_key_, channel(), latch.key},
+      {std::string(kUnlockMessage), ms_arg(lease), owner, now_ms_arg(), ms_arg(latch.ttl)});
 }
 
 bool FairLock::run_force_unlock() {

@@ -91,12 +91,16 @@ struct FairLockOptions {
   // before issue 14 re-checked every thread_wait). Becomes
   // ReentrantLockOptions::recheck_without_ttl.
   std::optional<std::chrono::milliseconds> recheck_negative_hint{};
-  // As ReentrantLockOptions::unlock_retries and unlock_latch (10 s), with
+  // As ReentrantLockOptions::unlock_retries and unlock_latch, with
   // RedissonFairLock.unlockInnerAsync's latch (KEYS[5] of fair_unlock):
   // nullopt (default) or true: on, as Redisson's master always has it;
   // false: fair_unlock without the latch (redsim before issue 14).
   int unlock_retries = 0;
   std::optional<bool> unlock_latch{};
+  // As ReentrantLockOptions::unlock_latch_ttl and retry: the latch's TTL,
+  // drawn per unlock from Redisson's retry settings unless fixed here.
+  std::optional<std::chrono::milliseconds> unlock_latch_ttl{};
+  RedissonRetrySettings retry{};
 };
 
 // lock(), try_lock(), try_lock_for(), unlock(), force_unlock(), is_locked(),
@@ -132,7 +136,7 @@ class FairLock : public ReentrantLock {
   void stop_waiting(const std::string& owner, const Attempt& attempt) override;
   // fair_unlock, with the latch's KEYS/ARGV when `latch` is set.
   Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease,
-                   const std::string& latch) override;
+                   const UnlockLatch& latch) override;
   bool run_force_unlock() override;
 
  private:

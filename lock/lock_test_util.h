@@ -57,6 +57,22 @@ struct Race {
   L la, lb, lc;
 };
 
+// Makes every DEL of an unlock latch that `env` sends fail as if lost, so
+// the latch stays for its TTL and a test can read what the unlock stored
+// there (Env::call_detached drops the error, as Redisson's unawaited DEL).
+inline void lose_unlock_latch_dels(DirectEnv& env) {
+  env.before_call = [](const Argv& argv) {
+    if (argv.size() == 2 && argv[0] == "DEL" && argv[1].starts_with("redisson_unlock_latch:")) {
+      throw TimeoutError("DEL of the unlock latch lost (test)");
+    }
+  };
+}
+
+// The unlock latches left on `world` (KEYS redisson_unlock_latch:*).
+inline size_t unlock_latches(DirectWorld& world) {
+  return run(world, {"KEYS", "redisson_unlock_latch:*"}).elements().size();
+}
+
 // Why `result` failed; nullopt when it succeeded. For expectations such as
 //   EXPECT_EQ(failure_of(lock.release()), UnlockError::Reason::kNotHeld);
 inline std::optional<UnlockError::Reason> failure_of(const UnlockResult& result) {

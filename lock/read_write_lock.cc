@@ -22,8 +22,8 @@ std::optional<int64_t> pttl_or_granted(const Reply& reply, std::string_view scri
 std::string ms_arg(std::chrono::milliseconds ms) { return std::to_string(ms.count()); }
 
 // The latch's lifetime as the scripts take it: 0 when there is no latch.
-std::string latch_ttl_arg(const std::string& latch, const ReentrantLockOptions& options) {
-  return latch.empty() ? "0" : ms_arg(options.unlock_latch_ttl);
+std::string latch_ttl_arg(const ReentrantLock::UnlockLatch& latch) {
+  return latch.empty() ? "0" : ms_arg(latch.ttl);
 }
 
 bool force_unlock_mode(Connection& connection, const std::string& key, std::string_view message,
@@ -73,12 +73,12 @@ std::optional<int64_t> ReadLock::run_acquire(const std::string& owner,
 }
 
 Reply ReadLock::run_unlock(const std::string& owner, std::chrono::milliseconds /*lease*/,
-                           const std::string& latch) {
+                           const UnlockLatch& latch) {
   static const Script& script = Script::get("rw_read_unlock");
   return run_script(env().connection(), script,
                     {key(), channel(), timeout_prefix(owner), ReadWriteLock::key_prefix(key()),
-                     latch.empty() ? key() : latch},
-                    {std::string(kUnlockMessage), owner, latch_ttl_arg(latch, options())});
+                     latch.empty() ? key() : latch.key},
+                    {std::string(kUnlockMessage), owner, latch_ttl_arg(latch)});
 }
 
 bool ReadLock::run_force_unlock() {
@@ -114,11 +114,12 @@ std::optional<int64_t> WriteLock::run_acquire(const std::string& owner,
 }
 
 Reply WriteLock::run_unlock(const std::string& owner, std::chrono::milliseconds lease,
-                            const std::string& latch) {
+                            const UnlockLatch& latch) {
   static const Script& script = Script::get("rw_write_unlock");
-  return run_script(env().connection(), script, {key(), channel(), latch.empty() ? key() : latch},
+  return run_script(env().connection(), script,
+                    {key(), channel(), latch.empty() ? key() : latch.key},
                     {std::string(ReadWriteLock::kReadUnlockMessage), ms_arg(lease), field(owner),
-                     latch_ttl_arg(latch, options())});
+                     latch_ttl_arg(latch)});
 }
 
 bool WriteLock::run_force_unlock() {

@@ -66,7 +66,7 @@ class ReadLock final : public ReentrantLock {
   std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
                                      const Attempt& attempt) override;
   Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease,
-                   const std::string& latch) override;
+                   const UnlockLatch& latch) override;
   // Deletes the lock only in read mode.
   bool run_force_unlock() override;
 
@@ -89,7 +89,7 @@ class WriteLock final : public ReentrantLock {
   std::optional<int64_t> run_acquire(const std::string& owner, std::chrono::milliseconds lease,
                                      const Attempt& attempt) override;
   Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease,
-                   const std::string& latch) override;
+                   const UnlockLatch& latch) override;
   // Deletes the lock only in write mode.
   bool run_force_unlock() override;
 };

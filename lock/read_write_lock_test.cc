@@ -266,6 +266,10 @@ TEST(ReadWriteLock, UnlockLatchAnswersARetryWithTheFirstResult) {
   DirectWorld world;
   DirectEnv a(world, "client-a");
   ReadWriteLock ra(a, "k", {.default_lease = 10s});
+  ra.write_lock().lock();
+  ASSERT_TRUE(ra.write_lock().release());
+  EXPECT_EQ(unlock_latches(world), 0u) << "each unlock DELs its latch after the reply";
+  lose_unlock_latch_dels(a);
   ra.read_lock().lock();
   ra.read_lock().lock();
   ASSERT_TRUE(ra.read_lock().release());

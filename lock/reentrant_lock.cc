@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -28,6 +29,28 @@ struct ReentrantLock::Watchdog {
   std::unique_ptr<Event> stop_event;
   std::atomic<bool> stopped{false};
 };
+
+milliseconds redisson_unlock_latch_ttl(const RedissonRetrySettings& settings, uint64_t random) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const int64_t base = settings.delay_base.count();
+  const int64_t max = settings.delay_max.count();
+  const int n = settings.attempts;
+  // EqualJitterDelay.calcDelay(n): the exponential delay, capped at max.
+  int64_t exponential = max;
+  if (n < 63 && base < max && base > 0 && (int64_t{1} << n) <= max / base) {
+    exponential = std::min(base << n, max);
+  }
+  const int64_t half = exponential / 2;
+  const int64_t jitter =
+      half == 0 ? 0 : static_cast<int64_t>(random % (static_cast<uint64_t>(half) + 1));
+  int64_t combined = 0;
+  int64_t ttl = 0;
+  if (__builtin_add_overflow(settings.timeout.count(), half + jitter, &combined) ||
+      __builtin_mul_overflow(combined, static_cast<int64_t>(n), &ttl)) {
+    ttl = kMax;
+  }
+  return milliseconds{std::max<int64_t>(ttl, 1)};
+}
 
 namespace {
 
@@ -90,6 +113,16 @@ ReentrantLock::ReentrantLock(Env& env, std::string key, ReentrantLockOptions opt
   }
   if (options_.unlock_retries < 0) {
     throw std::invalid_argument("lock '" + key_ + "': unlock_retries must be >= 0");
+  }
+  if (options_.unlock_latch_ttl && options_.unlock_latch_ttl->count() <= 0) {
+    throw std::invalid_argument("lock '" + key_ + "': unlock_latch_ttl must be > 0 ms");
+  }
+  const RedissonRetrySettings& r = options_.retry;
+  if (r.attempts < 0 || r.timeout.count() < 0 || r.delay_base.count() <= 0 ||
+      r.delay_max.count() < 0) {
+    throw std::invalid_argument("lock '" + key_ +
+                                "': retry needs attempts >= 0, timeout >= 0, delay_base > 0 "
+                                "and delay_max >= 0");
   }
 }
 
@@ -160,7 +193,7 @@ std::optional<int64_t> ReentrantLock::try_acquire(const std::string& owner, Leas
                                               : "(" + acked.debug_string() + ") of ";
   std::string released = "the hold was released";
   try {
-    const Reply undo = run_unlock(owner, effective, "");
+    const Reply undo = run_unlock(owner, effective, UnlockLatch{});
     if (!undo.is_integer()) released = "releasing the hold answered " + undo.debug_string();
   } catch (const ConnectionError& e) {
     released = std::string("releasing the hold failed: ") + e.what();
@@ -385,30 +418,34 @@ milliseconds ReentrantLock::lease_of(uint64_t task) {
 }
 
 Reply ReentrantLock::run_unlock(const std::string& owner, milliseconds lease,
-                                const std::string& latch) {
+                                const UnlockLatch& latch) {
   if (latch.empty()) {
     return run_script(env_->connection(), unlock_script_, {key_, channel_},
                       {std::string(kUnlockMessage), ms_arg(lease), field(owner)});
   }
-  return run_script(env_->connection(), unlock_latch_script(), {key_, channel_, latch},
-                    {std::string(kUnlockMessage), ms_arg(lease), field(owner),
-                     ms_arg(options_.unlock_latch_ttl)});
+  return run_script(env_->connection(), unlock_latch_script(), {key_, channel_, latch.key},
+                    {std::string(kUnlockMessage), ms_arg(lease), field(owner), ms_arg(latch.ttl)});
 }
 
-Reply ReentrantLock::send_unlock(const std::string& me, uint64_t task, const std::string& latch) {
+Reply ReentrantLock::send_unlock(const std::string& me, uint64_t task, const UnlockLatch& latch) {
   return run_unlock(me, lease_of(task), latch);
+}
+
+ReentrantLock::UnlockLatch ReentrantLock::new_unlock_latch() {
+  if (!*options_.unlock_latch) return {};
+  char id[17];
+  std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(env_->random_u64()));
+  const std::string tagged = key_.find('{') != std::string::npos ? key_ : "{" + key_ + "}";
+  const milliseconds ttl = options_.unlock_latch_ttl
+                               ? *options_.unlock_latch_ttl
+                               : redisson_unlock_latch_ttl(options_.retry, env_->random_u64());
+  return {"redisson_unlock_latch:" + tagged + ":" + id, ttl};
 }
 
 UnlockResult ReentrantLock::release_hold() {
   const uint64_t task = env_->task_id();
   const std::string me = owner();
-  std::string latch;
-  if (*options_.unlock_latch) {
-    char id[17];
-    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(env_->random_u64()));
-    const std::string tagged = key_.find('{') != std::string::npos ? key_ : "{" + key_ + "}";
-    latch = "redisson_unlock_latch:" + tagged + ":" + id;
-  }
+  const UnlockLatch latch = new_unlock_latch();
   Reply reply;
   for (int attempt = 0;; ++attempt) {
     try {
@@ -428,9 +465,12 @@ UnlockResult ReentrantLock::release_hold() {
         throw;
       }
       env_->trace("unlock of " + key_ + " failed (" + e.what() + "); sending it again" +
-                  (latch.empty() ? "" : " with request id " + latch));
+                  (latch.empty() ? "" : " with request id " + latch.key));
     }
   }
+  // The script answered: its latch has served (a retry of this call is
+  // over), so it goes, without waiting for the DEL's reply.
+  if (!latch.empty()) env_->call_detached({"DEL", latch.key});
   if (reply.is_nil()) {
     stop_watchdog(task);  // nothing of ours left to renew
     env_->trace("unlock of " + key_ + " by " + me + ": not held");

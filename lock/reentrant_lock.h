@@ -81,6 +81,26 @@
 
 namespace redsim::lock {
 
+// Redisson's client settings that a lock reads (BaseConfig, current master):
+// `timeout` (3000 ms), `retryAttempts` (4) and `retryDelay`
+// (EqualJitterDelay(1000 ms, 2000 ms)). They size the unlock latch's TTL;
+// the retries themselves are ReentrantLockOptions::unlock_retries.
+struct RedissonRetrySettings {
+  std::chrono::milliseconds timeout{3000};
+  int attempts = 4;                            // >= 0
+  std::chrono::milliseconds delay_base{1000};  // EqualJitterDelay's baseDelay, > 0
+  std::chrono::milliseconds delay_max{2000};   // and its maxDelay, >= 0
+};
+
+// The TTL RedissonBaseLock.unlockInnerAsync gives one unlock's latch:
+// (timeout + retryDelay.calcDelay(attempts)) x attempts, at least 1 ms,
+// saturating instead of overflowing (Redisson: Long.MAX_VALUE). With
+// EqualJitterDelay, calcDelay(n) = e/2 + a uniform draw from [0, e/2],
+// e = min(base x 2^n, max); `random` is that draw's source (Env::random_u64
+// in the lock). Redisson's defaults give 16,000 to 20,000 ms.
+std::chrono::milliseconds redisson_unlock_latch_ttl(const RedissonRetrySettings& settings,
+                                                    uint64_t random);
+
 struct ReentrantLockOptions {
   // The watchdog's lease, renewed every third of it (Redisson's
   // Config.lockWatchdogTimeout). Must be > 0.
@@ -122,10 +142,17 @@ struct ReentrantLockOptions {
   // RedissonWriteLock and RedissonSpinLock.unlockInnerAsync use it). false:
   // the scripts without the latch's key (redsim's default before issue 14;
   // Redisson before #4871), so a retried unlock can release a second hold
-  // (scenario unlock-retry-double-release). Not done: Redisson's DEL of the
-  // latch after the reply; here the latch lives unlock_latch_ttl.
+  // (scenario unlock-retry-double-release). Once the script has answered
+  // (whatever the answer), the latch is deleted with a DEL that is not
+  // waited for (Env::call_detached), as RedissonBaseLock.unlockInnerAsync
+  // does; unlock() returns without that round trip. A latch whose DEL is lost
+  // (a crash, a partition) expires after unlock_latch_ttl: nullopt (default)
+  // draws it per unlock from `retry` as Redisson does
+  // (redisson_unlock_latch_ttl: 16 to 20 s with the defaults); a duration
+  // (> 0) fixes it.
   std::optional<bool> unlock_latch{};
-  std::chrono::milliseconds unlock_latch_ttl{10000};
+  std::optional<std::chrono::milliseconds> unlock_latch_ttl{};
+  RedissonRetrySettings retry{};
 
   // A waiter whose attempt saw a lock without expiry (or, for FairLock, a
   // negative hint). nullopt (default): it waits for the unlock message only
@@ -173,6 +200,15 @@ class ReplicaSyncError : public Error {
 
 class ReentrantLock : public DistributedLock {
  public:
+  // One unlock() call's latch: its key ("redisson_unlock_latch:{<key>}:<request
+  // id>", RedissonBaseLock.getUnlockLatchName) and the TTL the script gives it.
+  // An empty key: no latch (options().unlock_latch off).
+  struct UnlockLatch {
+    std::string key;
+    std::chrono::milliseconds ttl{0};
+    bool empty() const { return key.empty(); }
+  };
+
   // Redisson's LockPubSub.UNLOCK_MESSAGE.
   static constexpr std::string_view kUnlockMessage = "0";
 
@@ -287,11 +323,10 @@ class ReentrantLock : public DistributedLock {
   // One run of the unlock script for `owner`, re-arming `lease` when holds
   // remain: nil not held, 0 holds remain, 1 released (Flavor::unlock with
   // KEYS {key, channel}, ARGV {kUnlockMessage, lease ms, field(owner)}).
-  // `latch` is the unlock latch's key, empty when options().unlock_latch is
-  // off (ReentrantLock: reentrant_unlock_latch with it, the default;
-  // reentrant_unlock without it).
+  // With a latch, ReentrantLock runs reentrant_unlock_latch (KEYS + the
+  // latch's key, ARGV + its TTL ms); without, reentrant_unlock.
   virtual Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease,
-                           const std::string& latch);
+                           const UnlockLatch& latch);
   // One run of the force-unlock script: true when there was a lock to delete.
   virtual bool run_force_unlock();
 
@@ -337,7 +372,9 @@ class ReentrantLock : public DistributedLock {
   std::chrono::milliseconds lease_of(uint64_t task);
   Reply call(const Argv& argv);
   // One run of the unlock script for `me` (the latch's when `latch` is set).
-  Reply send_unlock(const std::string& me, uint64_t task, const std::string& latch);
+  Reply send_unlock(const std::string& me, uint64_t task, const UnlockLatch& latch);
+  // A fresh latch for one unlock() call (empty when options().unlock_latch is off).
+  UnlockLatch new_unlock_latch();
 
   Env* env_;  // a pointer, so the object can move
   std::string key_;

@@ -8,6 +8,7 @@
 #include "lock/errors.h"
 #include "lock/lock_test_util.h"
 #include "lock/script.h"
+#include "sim/world/world.h"
 
 namespace redsim::lock {
 namespace {
@@ -361,8 +362,87 @@ TEST(ReentrantLock, UnlockLatchReleasesOneHoldPerUnlock) {
   EXPECT_TRUE(lock.is_held_by_current_thread());
   lock.unlock();
   EXPECT_FALSE(lock.is_locked());
-  // Nothing is left but one latch per unlock() call (the fake has no KEYS).
-  EXPECT_EQ(run(world, {"DBSIZE"}), Reply::integer(2));
+  // Nothing is left: each unlock() DELs its latch once the script answered.
+  EXPECT_EQ(run(world, {"DBSIZE"}), Reply::integer(0));
+}
+
+// Redisson sends the latch's DEL without awaiting it
+// (RedissonBaseLock.unlockInnerAsync: writeAsync in thenApply): unlock()
+// costs the script's round trip only, and the DEL lands after it.
+TEST(ReentrantLock, UnlockDoesNotWaitForTheLatchDel) {
+  world::WorldOptions o;
+  o.faults.latency_distribution = world::LatencyDistribution::kFixed;
+  o.faults.latency_min = world::Micros{1000};
+  world::World w(o);
+  world::Micros took{-1};
+  int64_t latches_at_return = -1;
+  w.spawn_process("holder", [&](world::ProcessEnv& env) {
+    ReentrantLock lock(env, "k", {.default_lease = 10s});
+    lock.lock();
+    lock.unlock();  // the first EVALSHA of each script loads it (NOSCRIPT, then EVAL)
+    env.sleep_for(10ms);
+    lock.lock();
+    const auto before = env.now();
+    lock.unlock();
+    took = env.now() - before;
+    latches_at_return = static_cast<int64_t>(
+        w.server()
+            .execute(*w.server().connect(), {"KEYS", "redisson_unlock_latch:*"})
+            .elements()
+            .size());
+    env.sleep_for(10ms);  // the DEL's task runs meanwhile
+  });
+  w.run();
+  EXPECT_EQ(took, world::Micros{2000}) << "one round trip of 2 x 1 ms, not two";
+  EXPECT_EQ(latches_at_return, 1) << "the DEL was still on its way";
+  EXPECT_EQ(w.server().execute(*w.server().connect(), {"DBSIZE"}), Reply::integer(0));
+}
+
+// RedissonBaseLock.unlockInnerAsync: the latch's TTL is (timeout +
+// retryDelay.calcDelay(retryAttempts)) x retryAttempts; with Redisson's
+// defaults (3000 ms, 4, EqualJitterDelay(1000 ms, 2000 ms)) 16 to 20 s.
+TEST(ReentrantLock, UnlockLatchTtlFollowsRedissonsRetrySettings) {
+  const RedissonRetrySettings defaults;
+  EXPECT_EQ(redisson_unlock_latch_ttl(defaults, 0), 16000ms) << "jitter 0: (3000 + 1000) x 4";
+  EXPECT_EQ(redisson_unlock_latch_ttl(defaults, 1000), 20000ms) << "jitter 1000: (3000 + 2000) x 4";
+  EXPECT_EQ(redisson_unlock_latch_ttl(defaults, 1001), 16000ms) << "the draw is taken mod 1001";
+  // base x 2^n below max: e = 100 x 2^2 = 400, half 200, jitter in [0, 200].
+  const RedissonRetrySettings small{
+      .timeout = 50ms, .attempts = 2, .delay_base = 100ms, .delay_max = 1000ms};
+  EXPECT_EQ(redisson_unlock_latch_ttl(small, 0), 500ms) << "(50 + 200) x 2";
+  EXPECT_EQ(redisson_unlock_latch_ttl(small, 200), 900ms) << "(50 + 400) x 2";
+  EXPECT_EQ(redisson_unlock_latch_ttl({.timeout = 0ms, .attempts = 0}, 7), 1ms) << "at least 1 ms";
+  EXPECT_EQ(
+      redisson_unlock_latch_ttl({.timeout = std::chrono::milliseconds::max(), .attempts = 4}, 0),
+      std::chrono::milliseconds::max())
+      << "saturates as Redisson's Long.MAX_VALUE";
+}
+
+// A latch whose DEL is lost lives the TTL drawn from the retry settings (or
+// the fixed unlock_latch_ttl), then expires by itself.
+TEST(ReentrantLock, ALatchWhoseDelIsLostExpiresAfterItsTtl) {
+  DirectWorld world;
+  DirectEnv a(world, "client-a");
+  lose_unlock_latch_dels(a);
+  ReentrantLock drawn(a, "k", {.default_lease = 10s});
+  drawn.lock();
+  drawn.unlock();
+  const Reply keys = run(world, {"KEYS", "redisson_unlock_latch:{k}:*"});
+  ASSERT_EQ(keys.elements().size(), 1u);
+  const int64_t ttl = run(world, {"PTTL", keys.elements()[0].str()}).integer();
+  EXPECT_GE(ttl, 15990);
+  EXPECT_LE(ttl, 20000);
+  world.clock.advance_ms(ttl + 1);
+  EXPECT_EQ(unlock_latches(world), 0u);
+
+  ReentrantLock fixed(a, "k", {.default_lease = 10s, .unlock_latch_ttl = 250ms});
+  fixed.lock();
+  fixed.unlock();
+  const Reply again = run(world, {"KEYS", "redisson_unlock_latch:{k}:*"});
+  ASSERT_EQ(again.elements().size(), 1u);
+  EXPECT_EQ(run(world, {"PTTL", again.elements()[0].str()}), Reply::integer(250));
+  EXPECT_THROW(ReentrantLock(a, "k", {.unlock_latch_ttl = 0ms}), std::invalid_argument);
+  EXPECT_THROW(ReentrantLock(a, "k", {.retry = {.attempts = -1}}), std::invalid_argument);
 }
 
 TEST(ReentrantLock, UnlockRetriesGiveUpAfterTheLimit) {

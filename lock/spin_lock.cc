@@ -43,11 +43,11 @@ SpinLock::SpinLock(Env& env, std::string key, ReentrantLockOptions options, Back
 }
 
 Reply SpinLock::run_unlock(const std::string& owner, std::chrono::milliseconds lease,
-                           const std::string& latch) {
+                           const UnlockLatch& latch) {
   if (latch.empty()) return ReentrantLock::run_unlock(owner, lease, latch);
-  return run_script(env().connection(), spin_unlock_latch_script(), {key(), channel(), latch},
+  return run_script(env().connection(), spin_unlock_latch_script(), {key(), channel(), latch.key},
                     {std::string(kUnlockMessage), std::to_string(lease.count()), field(owner),
-                     std::to_string(options().unlock_latch_ttl.count())});
+                     std::to_string(latch.ttl.count())});
 }
 
 bool SpinLock::run_force_unlock() {

@@ -40,7 +40,7 @@ class SpinLock final : public ReentrantLock {
   std::optional<Backoff> backoff() const override { return backoff_; }
   // spin_unlock, or spin_unlock_latch with the latch's KEYS/ARGV.
   Reply run_unlock(const std::string& owner, std::chrono::milliseconds lease,
-                   const std::string& latch) override;
+                   const UnlockLatch& latch) override;
   // RedissonSpinLock.forceUnlockAsync: DEL, no message.
   bool run_force_unlock() override;
 

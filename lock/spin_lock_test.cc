@@ -44,6 +44,10 @@ TEST(SpinLock, UnlocksThroughTheUnlockLatchByDefault) {
   DirectEnv a(world, "client-a");
   SpinLock lk(a, "k", {.default_lease = 10s});
   ASSERT_TRUE(lk.try_lock());
+  ASSERT_TRUE(lk.release());
+  EXPECT_EQ(unlock_latches(world), 0u) << "each unlock DELs its latch after the reply";
+  lose_unlock_latch_dels(a);
+  ASSERT_TRUE(lk.try_lock());
   ASSERT_TRUE(lk.try_lock());
   ASSERT_TRUE(lk.release());
   ASSERT_TRUE(lk.release());
