@@ -80,7 +80,12 @@ inline const char* zk_code_name(ZkCode c) {
   return "?";
 }
 
-enum class ZkMode : uint8_t { kPersistent, kEphemeral, kPersistentSequential, kEphemeralSequential };
+enum class ZkMode : uint8_t {
+  kPersistent,
+  kEphemeral,
+  kPersistentSequential,
+  kEphemeralSequential
+};
 
 // What a watcher is told: a znode event, or kSession (connection lost or
 // session expired; path empty).
@@ -114,8 +119,8 @@ class ZkClient {
   virtual std::expected<void, ZkCode> remove(const std::string& path, int32_t version = -1) = 0;
   // The children's names, in no promised order. A watcher is set only when
   // the znode exists (as ZooKeeper does).
-  virtual std::expected<std::vector<std::string>, ZkCode> get_children(
-      const std::string& path, ZkWatcher watcher = {}) = 0;
+  virtual std::expected<std::vector<std::string>, ZkCode> get_children(const std::string& path,
+                                                                       ZkWatcher watcher = {}) = 0;
   // The znode's stat; the watcher is set only when it exists.
   virtual std::expected<ZkStat, ZkCode> get_data(const std::string& path,
                                                  ZkWatcher watcher = {}) = 0;

@@ -12,7 +12,7 @@ namespace redsim::lock {
 
 namespace {
 
-constexpr const char* kLockName = "lock-";  // InterProcessMutex.LOCK_NAME
+constexpr const char* kLockName = "lock-";       // InterProcessMutex.LOCK_NAME
 constexpr const char* kProtectedPrefix = "_c_";  // ProtectedUtils.PROTECTED_PREFIX
 
 // The part after the last "lock-" (StandardLockInternalsDriver.standardFixForSorting).

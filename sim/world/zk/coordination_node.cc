@@ -206,7 +206,8 @@ CoordinationNode::Children CoordinationNode::get_children(SessionId session,
   auto it = nodes_.find(path);
   if (it == nodes_.end()) return {Err::kNoNode, {}};
   if (watch) child_watches_[path].insert(session);
-  return {Err::kOk, std::vector<std::string>(it->second.children.begin(), it->second.children.end())};
+  return {Err::kOk,
+          std::vector<std::string>(it->second.children.begin(), it->second.children.end())};
 }
 
 CoordinationNode::Data CoordinationNode::get_data(SessionId session, const std::string& path,
