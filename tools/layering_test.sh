@@ -18,8 +18,8 @@ layers=(
   # header-only); one ZooKeeper node as a state machine (sim/world/zk)
   "redsim_sim redsim_env redsim_zk"
   # the locks against the port; the engine and the real-Redis Env that
-  # implement it; the difftest, redsim server and the redis-server harness
-  "redsim_lock redsim_world redsim_hiredis redsim_difftest redsim_server_lib
+  # implement it; the real-ZooKeeper ZkClient; the difftest, redsim server and the redis-server harness
+  "redsim_lock redsim_world redsim_hiredis redsim_zookeeper redsim_difftest redsim_server_lib
    redsim_redis_server_process"
   # the explorer and the scenario catalogue: above the engine, naming locks
   "redsim_explore redsim_scenarios"
