@@ -31,7 +31,9 @@
 // false, the recipe as written before Curator 2.x) the retry creates a second
 // znode and the first is an orphan: owned by a live session, it blocks the
 // lock (its own owner waits for it as its predecessor) until that session
-// ends.
+// ends. (ProtectedMode.validateFoundNode, which deletes a node found from an
+// earlier session after Curator reconnected with a new one, needs no code
+// here: a ZkClient is one session, and an expired one's znodes are gone.)
 //
 // Not modelled: revocation (makeRevocable), the lock node's data, container
 // parents (the parent is created persistent when missing), and Curator's
