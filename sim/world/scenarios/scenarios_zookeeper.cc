@@ -316,6 +316,44 @@ ScenarioResult run_zk_partition(bool listener, Verdict expected, uint64_t seed) 
   return judge(runner, expected, kLivenessBound, std::move(j));
 }
 
+// zk-crashed-holder: A takes the lock and its process crashes at t=100 ms
+// inside the critical section (the section ends with the crash). Nobody
+// deletes A's znode: it goes when the node expires A's silent session
+// (t~1005 ms), and B, watching it, takes the lock then. No lease to tune:
+// the session timeout bounds how long a dead holder blocks the lock.
+ScenarioResult run_zk_crash(Verdict expected, uint64_t seed) {
+  SimRunner runner(scenario_options(seed));
+  World& world = runner.world();
+  auto zk = std::make_shared<ZkWorld>(world);
+  auto b_at = std::make_shared<int64_t>(-1);
+  ProcessId a = world.spawn_process("A", [zk](ProcessEnv& env) {
+    auto client = zk->connect(env, kSessionTimeout);
+    make_parents(*client);
+    lock::InterProcessMutex m(env, *client, kZkPath);
+    if (!zk_acquire(env, m, Micros(0))) return;
+    critical_section(env, ms(3000));
+    zk_release(env, m);
+  });
+  world.spawn_process(
+      "B",
+      [zk, b_at](ProcessEnv& env) {
+        auto client = zk->connect(env, kSessionTimeout);
+        lock::InterProcessMutex m(env, *client, kZkPath);
+        if (!zk_acquire(env, m, ms(5000))) return;
+        *b_at = env.now().time_since_epoch().count();
+        critical_section(env, ms(100));
+        zk_release(env, m);
+      },
+      ms(50));
+  world.crash_process(a, ms(100));
+  world.run();
+  Judged j;
+  j.findings.push_back("sessions expired: " + std::to_string(zk->sessions_expired()) +
+                       "; B acquired at " + (*b_at < 0 ? std::string("never") : fmt_ms(*b_at)));
+  if (*b_at < 0) j.extra.push_back(expectation_failed("B never took the lock"));
+  return judge(runner, expected, kLivenessBound, std::move(j));
+}
+
 }  // namespace
 
 void add_zookeeper_scenarios(std::vector<Scenario>& c) {
@@ -344,6 +382,11 @@ void add_zookeeper_scenarios(std::vector<Scenario>& c) {
       curator + "; Kleppmann 2016 (fencing tokens)",
       "a 2 s pause of client A (session timeout 1 s)",
       [](uint64_t seed) { return run_zk_pause_fenced(Verdict::kSafe, seed); });
+  add("zk-crashed-holder", Verdict::kSafe,
+      "the holder's process crashes inside its section; its znode stays until the node expires "
+      "the silent session, then the waiter takes the lock (within the session timeout)",
+      curator, "a crash of client A at t=100 ms",
+      [](uint64_t seed) { return run_zk_crash(Verdict::kSafe, seed); });
   add("zk-create-lost", Verdict::kLiveness,
       "InterProcessMutex without protected mode: the create's answer is lost, the retry makes a "
       "second znode; the first is an orphan of the live session that nobody deletes, so the "
