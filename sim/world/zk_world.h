@@ -23,15 +23,19 @@
 // - a session expires at last-heard + timeout on the node's clock (true
 //   time; ZooKeeper rounds up to a tickTime bucket): its ephemerals go and
 //   the watches on them fire, as in coordination_node.h;
-// - each client pings when it has been idle for a third of the session
-//   timeout (the Java client's readTimeout / 2) from a background task of
-//   its process, and waits for each answer at most the read timeout (two
-//   thirds of the session timeout). No answer by then is a connection loss:
-//   the call returns kConnectionLoss (the request may have run), state() is
-//   kSuspended and every watcher is told (kSession); the next call
-//   reconnects, which keeps the session and its watches (SetWatches: changes
-//   missed meanwhile fire then) unless it expired: kSessionExpired, state()
-//   kLost, for this call and every later one;
+// - each client has a ping task in its process (ClientCnxn.SendThread): a
+//   ping when it sent nothing for a third of the session timeout (half the
+//   read timeout), and the connection lost when it heard nothing from the
+//   node for the read timeout (two thirds of the session timeout). A call
+//   waits until answered or until the connection is lost, then returns
+//   kConnectionLoss (the request may have run); state() is kSuspended and
+//   every watcher is told (kSession). The next call (or the ping task)
+//   reconnects, each attempt waiting at most the read timeout; a reconnect
+//   keeps the session and its watches (SetWatches: changes missed meanwhile
+//   fire then) unless the session expired: kSessionExpired, state() kLost,
+//   for that call and every later one. The node resets an expired
+//   session's connection, so a connected client learns of the expiry
+//   within a round trip;
 // - process faults are the world's: a paused process sends nothing (its
 //   ping task is paused too: a pause past the session timeout expires the
 //   session) and its tasks see the replies and notifications that arrived
@@ -43,7 +47,10 @@
 //   partition() loses every message either way in its window (the client
 //   notices by its read timeout), lose_messages() resets the connection
 //   before or after a request runs (the client sees kConnectionLoss one
-//   latency later).
+//   latency later; pings are not requests and are not lost this way).
+// The world's FaultPlan (its random latency, loss, delays and partitions,
+// which are drawn per Redis connection) does not reach the node; its random
+// pauses and crashes of processes do, as they stop the clients' tasks.
 // Not modelled: the node's crash and quorum (see coordination_node.h for how
 // a leader change would show), the client's event thread as a paused thread
 // (the world runs it on the scheduler; only the tasks stop), clock drift of
