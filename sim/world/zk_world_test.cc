@@ -39,6 +39,13 @@ void sleep_until(ProcessEnv& env, Micros t) {
   if (left > Micros::zero()) env.sleep_for(left);
 }
 
+TEST(ZkMutex, TheTokenIsTheTenDigitSequenceSuffix) {
+  EXPECT_EQ(lock::InterProcessMutex::sequence_of("_c_ab-lock-0000000042"), 42);
+  EXPECT_EQ(lock::InterProcessMutex::sequence_of("lock-2147483647"), 2147483647);  // int32 max
+  EXPECT_EQ(lock::InterProcessMutex::sequence_of("lock-x000000001"), std::nullopt);
+  EXPECT_EQ(lock::InterProcessMutex::sequence_of("lock-"), std::nullopt);
+}
+
 TEST(ZkMutex, ReentrantPerTaskAndTheNodeGoesAtTheLastRelease) {
   World w(options());
   ZkWorld zk(w);
