@@ -70,12 +70,13 @@ struct Holder {
   std::string release;
 };
 
-// zk-pause-past-session: A takes the lock at t~5 ms and works 3 s; it is
+// zk-pause-past-session: A takes the lock at t=10 ms and works 3 s; it is
 // paused at t=100 ms for 2 s (a GC pause: its ping task stops with it). The
-// node hears nothing from A after t~5 ms, expires its session at t~1005 ms
-// and deletes its znode; B, watching it, takes the lock; A resumes at 2.1 s
-// believing it holds the lock and works on beside B. The session timeout is
-// the lease: Kleppmann's argument applies to ZooKeeper as to Redis.
+// node hears nothing from A after t~9 ms, expires its session a timeout
+// later (t~1.01 s) and deletes its znode; B, watching it, takes the lock; A
+// resumes at 2.1 s believing it holds the lock and works on beside B. The
+// session timeout is the lease: Kleppmann's argument applies to ZooKeeper
+// as to Redis.
 ScenarioResult run_zk_pause(Verdict expected, uint64_t seed) {
   SimRunner runner(scenario_options(seed));
   World& world = runner.world();
@@ -264,14 +265,14 @@ ScenarioResult run_zk_herd(bool watch_parent, Verdict expected, uint64_t seed) {
 
 // zk-partitioned-holder[-listener]: A holds the lock and works 3 s; it is
 // cut from the node from t=100 ms to t=2.5 s. Its pings are lost; the node
-// expires its session at t~1005 ms and B takes the lock.
+// expires its session at t~1.01 s and B takes the lock.
 // - A that ignores its connection state works on beside B.
 // - A that follows Curator's advice (a ConnectionStateListener: treat
 //   SUSPENDED as losing the lock) checks state() before each 50 ms slice of
 //   work; its client declares the connection lost 667 ms after it last
-//   heard from the node (t~672 ms), before the node expires the session, so
-//   A stops before B starts. (A pause gives no such warning: the check and
-//   the write it guards can be separated by the pause.)
+//   heard from the node (t~677 ms; A sees it at its next slice, t=710 ms), before the node expires
+//   the session, so A stops before B starts. (A pause gives no such warning: the check and the
+//   write it guards can be separated by the pause.)
 ScenarioResult run_zk_partition(bool listener, Verdict expected, uint64_t seed) {
   SimRunner runner(scenario_options(seed));
   World& world = runner.world();
@@ -319,7 +320,7 @@ ScenarioResult run_zk_partition(bool listener, Verdict expected, uint64_t seed) 
 // zk-crashed-holder: A takes the lock and its process crashes at t=100 ms
 // inside the critical section (the section ends with the crash). Nobody
 // deletes A's znode: it goes when the node expires A's silent session
-// (t~1005 ms), and B, watching it, takes the lock then. No lease to tune:
+// (t~1.01 s), and B, watching it, takes the lock then. No lease to tune:
 // the session timeout bounds how long a dead holder blocks the lock.
 ScenarioResult run_zk_crash(Verdict expected, uint64_t seed) {
   SimRunner runner(scenario_options(seed));
