@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "lock/zk_mutex.h"
+#include "sim/world/checkers.h"
+#include "sim/world/prng.h"
 #include "sim/world/world.h"
 
 namespace redsim::world {
@@ -37,6 +39,94 @@ void parents(lock::ZkClient& zk) {
 void sleep_until(ProcessEnv& env, Micros t) {
   const Micros left = t - env.now().time_since_epoch();
   if (left > Micros::zero()) env.sleep_for(left);
+}
+
+// Random schedules (the start of `redsim check --lock zk-mutex`, which does
+// not exist yet): 2..4 clients with 2..4 attempts each at 0.5..1.5 ms
+// latency; each client's connection resets after a request ran (its answer
+// lost) in a random 5 ms window with chance 1/2. Judged by mutual exclusion
+// and by liveness with the session timeout as bound. A client whose acquire
+// fails with an error stops, as `check` does under faults.
+struct RandomRun {
+  size_t mutual_exclusion = 0;
+  size_t liveness = 0;
+  size_t lost_windows = 0;
+};
+
+RandomRun run_random(uint64_t seed, bool protected_mode) {
+  WorldOptions o;
+  o.seed = seed;
+  World w(o);
+  ZkWorldOptions zo;
+  zo.latency_min = Micros(500);
+  zo.latency_max = Micros(1500);
+  ZkWorld zk(w, zo);
+  Prng rng = Prng(seed).fork("zk-random-plan");
+  lock::ZkMutexOptions mo;
+  mo.protected_mode = protected_mode;
+  RandomRun out;
+  const int clients = static_cast<int>(rng.uniform(2, 4));
+  for (int c = 0; c < clients; ++c) {
+    struct Attempt {
+      int64_t think_us, work_us;
+    };
+    std::vector<Attempt> attempts(static_cast<size_t>(rng.uniform(2, 4)));
+    for (Attempt& a : attempts) a = {rng.uniform(0, 30'000), rng.uniform(1'000, 20'000)};
+    const ProcessId pid = w.spawn_process(
+        "c" + std::to_string(c),
+        [&zk, mo, attempts](ProcessEnv& env) {
+          auto client = zk.connect(env, kTimeout);
+          parents(*client);
+          lock::InterProcessMutex m(env, *client, kPath, mo);
+          for (const Attempt& a : attempts) {
+            env.sleep_for(Micros(a.think_us));
+            env.record_acquire_start(kPath, milliseconds(3000));
+            auto got = m.acquire(milliseconds(3000));
+            if (!got) {
+              env.record_acquire_error(kPath, lock::zk_code_name(got.error()));
+              return;
+            }
+            env.record_acquire_end(kPath, *got);
+            if (!*got) continue;
+            env.enter_critical(kPath);
+            env.sleep_for(Micros(a.work_us));
+            env.leave_critical(kPath);
+            if (!m.release()) return;
+          }
+        },
+        Micros(rng.uniform(0, 20'000)));
+    if (rng.chance(500'000)) {
+      const int64_t at = rng.uniform(0, 150'000);
+      zk.lose_messages(pid, Micros(at), Micros(at + 5'000), ZkLoss::kReplyAfterRun);
+      ++out.lost_windows;
+    }
+  }
+  w.run();
+  out.mutual_exclusion = check_mutual_exclusion(w.history()).size();
+  out.liveness = check_liveness(w.history(), 1200 * 1000).size();
+  return out;
+}
+
+TEST(ZkMutexRandom, ProtectedModeKeepsSafetyAndLivenessWhenAnswersAreLost) {
+  size_t windows = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const RandomRun r = run_random(seed, true);
+    windows += r.lost_windows;
+    EXPECT_EQ(r.mutual_exclusion, 0u) << "seed " << seed;
+    EXPECT_EQ(r.liveness, 0u) << "seed " << seed;
+  }
+  EXPECT_GT(windows, 30u);
+}
+
+TEST(ZkMutexRandom, WithoutProtectedModeALostCreateStrandsTheLock) {
+  size_t stuck = 0, unsafe = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const RandomRun r = run_random(seed, false);
+    stuck += r.liveness > 0;
+    unsafe += r.mutual_exclusion;
+  }
+  EXPECT_GT(stuck, 0u);   // the orphan znode: nobody holds the lock, nobody gets it
+  EXPECT_EQ(unsafe, 0u);  // but never two holders
 }
 
 TEST(ZkMutex, TheTokenIsTheTenDigitSequenceSuffix) {
