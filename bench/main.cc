@@ -114,6 +114,8 @@ std::vector<Row> table_rows() {
        "BM_OneClient_Reentrant_Real", "cycles_per_s", "cycles/s"},
       {"one client, ReentrantLock cycle (world process)", "BM_OneClient_Reentrant_FakeWorld",
        "BM_OneClient_Reentrant_Real", "cycles_per_s", "cycles/s"},
+      {"one client, InterProcessMutex cycle (ZooKeeper; fake: world process and node)",
+       "BM_ZkMutexCycle_FakeWorld", "BM_ZkMutexCycle_Real", "cycles_per_s", "cycles/s"},
   };
   for (const char* kind : {"Simple", "Reentrant"}) {
     for (int clients : {1, 4, 16}) {

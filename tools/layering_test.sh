@@ -14,11 +14,12 @@ cmake=$1 generator=$2 src=$3
 layers=(
   # leaves: Prng, hashing, Ppm, SHA1, split_args; Reply and the RESP codec
   "redsim_base redsim_resp"
-  # one fake Redis; the Env port (lock/env.h, lock/errors.h, header-only)
-  "redsim_sim redsim_env"
+  # one fake Redis; the Env port (lock/env.h, lock/errors.h, lock/zk_client.h,
+  # header-only); one ZooKeeper node as a state machine (sim/world/zk)
+  "redsim_sim redsim_env redsim_zk"
   # the locks against the port; the engine and the real-Redis Env that
-  # implement it; the difftest, redsim server and the redis-server harness
-  "redsim_lock redsim_world redsim_hiredis redsim_difftest redsim_server_lib
+  # implement it; the real-ZooKeeper ZkClient; the difftest, redsim server and the redis-server harness
+  "redsim_lock redsim_world redsim_hiredis redsim_zookeeper redsim_difftest redsim_server_lib
    redsim_redis_server_process"
   # the explorer and the scenario catalogue: above the engine, naming locks
   "redsim_explore redsim_scenarios"

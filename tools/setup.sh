@@ -10,6 +10,7 @@ packages=(cmake g++ ninja-build pkg-config
           libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
           libssl-dev libboost-context-dev libcli11-dev nlohmann-json3-dev
           libhiredis-dev redis-server redis-tools python3-redis python3-pytest ccache
+          zookeeper libzookeeper-mt-dev  # the real side of the ZooKeeper contrast (ZkMutexReal)
           clang-19 libclang-rt-19-dev   # the fuzz targets: libFuzzer, ASan, UBSan
           libc++-19-dev libc++abi-19-dev  # the libc++ build of the golden history hashes
           lld)                          # the linker of every build (far faster than ld.bfd)

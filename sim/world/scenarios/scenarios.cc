@@ -309,6 +309,7 @@ std::vector<Scenario> build_catalogue() {
   append_redisson_issue_scenarios(c);
   add_semaphore_multi_scenarios(c);
   add_interop_scenarios(c);
+  add_zookeeper_scenarios(c);
   return c;
 }
 

@@ -18,6 +18,8 @@
 //   scenarios_semaphore_multi.cc  semaphores, MultiLock, spin lock (with
 //                              their own catalogue entries)
 //   scenarios_interop.cc       redis-py's Lock and node-redlock's bugs (issue 14)
+//   scenarios_zookeeper.cc     Curator's InterProcessMutex on the ZooKeeper node
+//                              (issue 17; its catalogue entries too)
 #pragma once
 
 #include <chrono>
@@ -123,5 +125,8 @@ void add_semaphore_multi_scenarios(std::vector<Scenario>& c);
 // scenarios_interop.cc: appends its catalogue entries (names, verdicts,
 // sources with the issue numbers) to `c`.
 void add_interop_scenarios(std::vector<Scenario>& c);
+// scenarios_zookeeper.cc: Curator's InterProcessMutex on the simulated
+// ZooKeeper node (issue 17), with its catalogue entries.
+void add_zookeeper_scenarios(std::vector<Scenario>& c);
 
 }  // namespace redsim::world::scenarios_detail
