@@ -258,6 +258,12 @@ struct ScriptEngine::Impl {
     } else {
       lua::Source51 source = lua::adapt_source51(code);
       status = luaL_loadbufferx(L, source.code.data(), source.code.size(), "@user_script", "t");
+      if (status != LUA_OK) {
+        // The message from the script's own tokens, not the rewritten ones.
+        lua_pop(L, 1);
+        source = lua::adapt_source51(code, /*number_model=*/false);
+        status = luaL_loadbufferx(L, source.code.data(), source.code.size(), "@user_script", "t");
+      }
       // 5.3+ syntax is an error for Redis's 5.1 whether or not 5.4 accepted
       // it; a parse error 5.4 found on an earlier line comes first.
       if (!source.error.empty() &&

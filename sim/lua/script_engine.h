@@ -54,21 +54,24 @@
 //   "ERR Error compiling script (new function): user_script:1: ..."
 //
 // Known differences from Redis 7.0 (Lua 5.4 underneath):
-// - The VM's own `..` and string coercion print an integral float as "5.0"
-//   where 5.1 prints "5" (tostring, string.*, table.concat are fixed; the
-//   VM cannot be hooked). Reply integers, tonumber and cjson.decode results
-//   are integers below 10^14 and floats above, so they print as in 5.1.
+// - Numbers: every number literal is a float (5.1 has only doubles), so
+//   arithmetic never wraps (65536*65536*65536*65536 is 1.8e19) and x % 0
+//   is nan; each `..` chain is compiled as one call that prints numbers as
+//   5.1 does and names a bad operand as 5.1 does ("attempt to concatenate
+//   local 'x' (a nil value)"; sim/lua/source51.cc, concat51.cc). Values
+//   library functions return (#t, string.len, reply integers below 10^14)
+//   are still 5.4 integers: arithmetic on two of them past 2^63 wraps, and
+//   % 0 on two of them raises. 5.4's VM coercion of a number to a string
+//   outside `..` and the string library (e.g. a number as a pattern of
+//   string.find) prints an integral float as "5.0". 5.1 shares one constant
+//   for 0 and -0 within a function (`local z = 0 return tostring(-0)` is
+//   "0" there); here -0 is always -0.
 // - 5.3+ syntax (// & | ~ << >> :: goto <const> <close>) fails to compile
 //   with 5.1's message (sim/lua/source51.cc, a tokenizer run before 5.4
 //   compiles; checked against redis-server 7.0.15 in lua51_real_test.cc);
-//   `goto` as a variable name and _ENV keep their 5.4 meaning; "break"
-//   outside a loop and some other parser messages are worded differently.
-// - Numbers: integer literals of 2^32 or more are floats, so products of
-//   them do not wrap (but `..` prints such a literal as "4294967296.0");
-//   integer arithmetic on smaller values that passes 2^63 still wraps
-//   (65536*65536*65536*65536 is 0, 5.1 gives 1.8e19); a runtime `x % 0`
-//   with integer operands raises (a literal `% 0` is nan); tostring(-0)
-//   is "0" (5.1: "-0").
+//   `goto` is an ordinary name as in 5.1 (but `t:goto()` does not compile);
+//   _ENV keeps its 5.4 meaning; "break" outside a loop and some other
+//   parser messages are worded differently.
 // - Call depth: "stack overflow" at 5.1's depth (16,381 nested Lua calls
 //   on a fresh state, 19,997 after the first overflow); unpack gives at
 //   most 5.1's 8,000 stack slots ("too many results to unpack").
