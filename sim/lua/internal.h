@@ -47,7 +47,23 @@ struct EngineState {
   Argv argv;                    // scratch argv reused by redis.call
   std::deque<std::string> log;  // redis.log lines, newest last, bounded
   ScriptRun run;                // reset when a script starts
-  bool frames_grown = false;    // a script of this state overflowed the call depth
+  int resp = 2;                 // redis.setresp: how redis.call replies reach the script
+  // While FUNCTION LOAD runs a library's code: where redis.register_function
+  // puts what it registers (null otherwise: registering then fails).
+  struct LibraryLoad* load = nullptr;
+  bool frames_grown = false;  // a script of this state overflowed the call depth
+};
+
+// A function redis.register_function registered (functions.cc).
+struct RegisteredFunction {
+  std::string name;
+  std::string description;
+  bool has_description = false;
+  uint32_t flags = 0;   // ScriptFlag bits
+  int ref = LUA_NOREF;  // the callback, in the registry
+};
+struct LibraryLoad {
+  std::vector<RegisteredFunction> functions;  // in registration order
 };
 
 inline EngineState*& state_slot(lua_State* L) {

@@ -106,6 +106,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "sim/command.h"
 #include "sim/resp/reply.h"
@@ -154,6 +155,23 @@ class ScriptEngine {
   // True when the running script's shebang has allow-oom.
   bool allows_oom() const;
 
+  // ---- Functions (Redis 7.0's FUNCTION and FCALL; sim/lua/functions.cc).
+  // FCALL / FCALL_RO (read_only), ctx.argv as sent: "ERR Function not
+  // found", Redis's numkeys errors, -OOM, "ERR Can not execute a script
+  // with write flag using *_ro command.", else the function's reply.
+  resp::Reply fcall(CommandContext& ctx, bool read_only);
+  // FUNCTION LOAD [REPLACE] | LIST [LIBRARYNAME p] [WITHCODE] | DELETE |
+  // FLUSH [ASYNC|SYNC] | DUMP | RESTORE p [FLUSH|APPEND|REPLACE] | STATS |
+  // KILL | HELP, with Redis 7.0.15's replies and error texts.
+  resp::Reply function_command(CommandContext& ctx);
+  // True while a function (not an EVAL script) runs.
+  bool function_running() const;
+  // What other clients get while a script is busy: Redis's BUSY text
+  // naming SCRIPT KILL for an EVAL script, FUNCTION KILL for a function.
+  std::string_view busy_error() const;
+  // Number of libraries loaded.
+  size_t library_count() const;
+
   // Number of cached scripts (SCRIPT FLUSH empties the cache).
   size_t script_count() const;
   // The last lines scripts passed to redis.log (at most 256, oldest first),
@@ -162,7 +180,11 @@ class ScriptEngine {
 
  private:
   struct Impl;
+  struct Functions;
+  // The engine whose script runs now (EVAL's or the functions'), or null.
+  Impl* active() const;
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Functions> functions_;
 };
 
 }  // namespace redsim::sim
