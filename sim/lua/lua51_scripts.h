@@ -237,6 +237,17 @@ inline std::vector<Case> msgpack_struct_cases() {
       {kHex + "return hex(cmsgpack.pack({}, {1,2}, {a=1}, {1,nil,3}, {[1]=1,[2]=2,[4]=4}, true, "
               "false, nil))",
        Bulk("9092010281a16101820101030383010102020404c3c2c0")},
+      // Maps in Lua 5.1's table order (keys that do not collide in 5.1's
+      // node array: that order does not depend on the script's insertions).
+      {kHex + "return hex(cmsgpack.pack({a=1,b=2,c=3,d=4,e=5}))",
+       Bulk("85a16101a16303a16202a16505a16404")},
+      {kHex + "local t = {} t.x=1 t.y=2 t.z=3 t.w=4 t.v=5 t.u=6 return hex(cmsgpack.pack(t))",
+       Bulk("86a17902a17801a17a03a17506a17704a17605")},
+      {kHex + "return hex(cmsgpack.pack({1, 2, a=3}))", Bulk("8301010202a16103")},
+      {kHex + "return hex(cmsgpack.pack({[true]=1, [false]=2, k=3}))", Bulk("83c202c301a16b03")},
+      {kHex + "return hex(cmsgpack.pack({foo='bar', baz={1,2}, qux={a=1,b=2,c=3}}))",
+       Bulk("83a371757883a16101a16303a16202a362617a920102a3666f6fa3626172")},
+      {kHex + "local t = {} t.b=1 t.a=2 return hex(cmsgpack.pack(t))", Bulk("82a16102a16201")},
       {kHex + "return {hex(cmsgpack.pack({[1.5]=1})), hex(cmsgpack.pack({[0]=1}))}",
        Bulks({"81ca3fc0000001", "810001"})},
       // Tables 16 levels down pack as nil, which also ends cycles.
