@@ -238,7 +238,9 @@ int register_function(lua_State* L) {
     if (!lua_isfunction(L, 2)) {
       raise_err(L, "second argument to redis.register_function must be a function");
     }
-    f.name = lua_tostring(L, 1);
+    size_t len = 0;
+    const char* s = lua_tolstring(L, 1, &len);
+    f.name.assign(s, len);
     named = has_callback = true;
     lua_pushvalue(L, 2);
   } else {
@@ -257,13 +259,17 @@ int register_function(lua_State* L) {
         if (!lua_isstring(L, -1)) {
           raise_err(L, "function_name argument given to redis.register_function must be a string");
         }
-        f.name = lua_tostring(L, -1);
+        size_t len = 0;
+        const char* s = lua_tolstring(L, -1, &len);
+        f.name.assign(s, len);
         named = true;
       } else if (key == "description") {
         if (!lua_isstring(L, -1)) {
           raise_err(L, "description argument given to redis.register_function must be a string");
         }
-        f.description = lua_tostring(L, -1);
+        size_t len = 0;
+        const char* s = lua_tolstring(L, -1, &len);
+        f.description.assign(s, len);
         f.has_description = true;
       } else if (key == "callback") {
         if (!lua_isfunction(L, -1)) {

@@ -26,6 +26,26 @@
 //   script write past maxmemory. allow-stale, no-cluster and
 //   allow-cross-slot-keys are accepted and change nothing (no replicas or
 //   cluster here).
+// - redis.setresp(3): replies of redis.call reach the script in Redis 7.0's
+//   RESP3 forms ({map=...}, {set=...}, {double=n}, {big_number=s},
+//   {verbatim_string={format=, string=}}, booleans, null as nil); returned
+//   tables of those forms become RESP3 replies (RESP2 clients get the
+//   RESP2 form), and booleans RESP3 booleans. Each script starts at RESP2.
+//
+// Functions (sim/lua/functions.cc): FUNCTION LOAD [REPLACE] of a
+// "#!lua name=<lib>" library whose code calls redis.register_function
+// (name, callback) or {function_name=, callback=, description=, flags={
+// no-writes, allow-oom, allow-stale, no-cluster, allow-cross-slot-keys}};
+// FCALL / FCALL_RO name numkeys keys... args... (the callback gets the two
+// tables as arguments); LIST [LIBRARYNAME pattern] [WITHCODE], DELETE,
+// FLUSH, DUMP / RESTORE [FLUSH|APPEND|REPLACE] (redsim's own checksummed
+// payload, see functions.cc), STATS, KILL. Functions run in a Lua state of
+// their own with the same sandbox, 5.1 rules and limits; error replies
+// name the function ("script: f1, on @user_function:2."). While a function
+// is busy others get "-BUSY ... You can only call FUNCTION KILL or SHUTDOWN
+// NOSAVE." and SCRIPT KILL answers that too; FUNCTION KILL while an EVAL
+// script is busy answers the SCRIPT KILL text. allow-stale and no-cluster
+// change nothing (no replicas, no cluster).
 //
 // Limits (see "Script limits" in sim/server.h):
 // - Time: busy-reply-threshold (CONFIG SET busy-reply-threshold /
