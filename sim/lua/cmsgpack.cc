@@ -175,8 +175,8 @@ void encode_value(std::string& out, lua_State* L, int level);
 // luaS_hash without seed; number: the double's two 32-bit halves summed,
 // modulo (size-1)|1; boolean: its value) and collision rule (the newcomer
 // or the displaced node takes the last free slot). The keys are inserted in
-// 5.4's traversal order: when two keys collide their 5.1 order can depend on
-// the order the script inserted them, which is not known here. Tables with
+// a fixed order (sorted): when two keys collide their 5.1 order can depend
+// on the order the script inserted them, which is not known here. Tables with
 // keys of other types (tables, functions) keep 5.4's order.
 
 struct Key51 {
@@ -185,6 +185,7 @@ struct Key51 {
   int kind;       // 0 string, 1 number, 2 boolean
   bool zero = false;
   double number = 0;
+  std::string text;  // a string key's bytes (for the insertion order)
 };
 
 uint32_t string_hash51(const char* s, size_t len) {
@@ -214,12 +215,13 @@ std::vector<int> order51(lua_State* L, int keys_table, int count) {
   std::vector<std::pair<uint64_t, int>> array_keys;  // (integer key, index)
   for (int i = 1; i <= count; ++i) {
     lua_rawgeti(L, keys_table, i);
-    Key51 k{i - 1, 0, 0};
+    Key51 k{i - 1, 0, 0, false, 0, {}};
     switch (lua_type(L, -1)) {
       case LUA_TSTRING: {
         size_t len = 0;
         const char* s = lua_tolstring(L, -1, &len);
         k.hash = string_hash51(s, len);
+        k.text.assign(s, len);
         break;
       }
       case LUA_TBOOLEAN:
@@ -274,6 +276,16 @@ std::vector<int> order51(lua_State* L, int keys_table, int count) {
     }
   }
   std::sort(array_keys.begin(), array_keys.end());
+  // 5.4's traversal order depends on its per-state hash seed: a fixed
+  // insertion order (numbers, then booleans, then strings, each ascending)
+  // keeps the result the same from run to run.
+  std::sort(hashed.begin(), hashed.end(), [](const Key51* a, const Key51* b) {
+    static constexpr int kRank[] = {2, 0, 1};  // by kind: string, number, boolean
+    if (a->kind != b->kind) return kRank[a->kind] < kRank[b->kind];
+    if (a->kind == 0) return a->text < b->text;
+    if (a->kind == 1) return a->number < b->number;
+    return a->hash < b->hash;
+  });
   std::vector<int> order;
   for (const auto& [key, index] : array_keys) order.push_back(index);
   if (hashed.empty()) return order;

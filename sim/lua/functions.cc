@@ -519,11 +519,18 @@ std::string_view ScriptEngine::busy_error() const {
   return function_running() ? kBusyFunction : kBusyEval;
 }
 
-size_t ScriptEngine::library_count() const { return functions_->libraries.size(); }
+size_t ScriptEngine::library_count() const {
+  return functions_ != nullptr ? functions_->libraries.size() : 0;
+}
+
+ScriptEngine::Functions& ScriptEngine::functions(Server& server) {
+  if (functions_ == nullptr) functions_ = std::make_unique<Functions>(server);
+  return *functions_;
+}
 
 resp::Reply ScriptEngine::fcall(CommandContext& ctx, bool read_only) {
   const Argv& argv = ctx.argv;  // arity -3 checked by the dispatcher
-  Functions& fns = *functions_;
+  Functions& fns = functions(ctx.server);
   auto it = fns.functions.find(lower(argv[1]));
   if (it == fns.functions.end()) return error("Function not found");
   Library& lib = fns.libraries[it->second];
@@ -570,7 +577,7 @@ resp::Reply ScriptEngine::function_command(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
   const std::string& sub = argv[1];
   size_t argc = argv.size();
-  Functions& fns = *functions_;
+  Functions& fns = functions(ctx.server);
   Server& server = ctx.server;
 
   if (equals_ci(sub, "load")) {

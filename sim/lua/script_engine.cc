@@ -161,8 +161,9 @@ void script_hook(lua_State* L, lua_Debug* ar) {
 
 }  // namespace script_detail
 
-ScriptEngine::ScriptEngine(Server& server)
-    : impl_(std::make_unique<Impl>(server)), functions_(std::make_unique<Functions>(server)) {
+// The functions' Lua state is opened by the first FUNCTION or FCALL
+// (functions.cc), so servers that never use functions pay nothing for it.
+ScriptEngine::ScriptEngine(Server& server) : impl_(std::make_unique<Impl>(server)) {
   impl_->open();
 }
 
