@@ -130,6 +130,8 @@ void register_zset_commands(CommandTable& table);    // ZADD ZRANGE ZPOPMIN ...
 void register_pubsub_commands(CommandTable& table);  // PUBLISH SUBSCRIBE ...
 void register_multi_commands(CommandTable& table);   // MULTI EXEC DISCARD WATCH UNWATCH
 void register_script_commands(CommandTable& table);  // EVAL EVALSHA *_RO SCRIPT (sim/lua/)
+// FUNCTION FCALL FCALL_RO (sim/lua/functions.cc)
+void register_function_commands(CommandTable& table);
 void register_connection_commands(
     CommandTable& table);  // HELLO CLIENT CONFIG INFO COMMAND FUNCTION REDSIM.ADVANCE (cmd_admin.h)
 

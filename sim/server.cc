@@ -47,13 +47,16 @@ resp::Reply reject(Session& session, const CommandSpec* spec, resp::Reply error)
 }
 
 // Redis 7.0's allow_busy commands (COMMAND INFO flags): the ones a client
-// may run while a script is busy. For SCRIPT only its KILL subcommand
-// (FUNCTION KILL and STATS have the flag too, but answer BUSY while an EVAL
-// script runs, so refusing them here gives the same reply).
+// may run while a script is busy. For SCRIPT only its KILL subcommand, for
+// FUNCTION its KILL and STATS (they answer BUSY themselves while an EVAL
+// script runs, as SCRIPT KILL does while a function runs).
 bool allowed_while_busy(const CommandSpec& spec, const Argv& argv) {
   static constexpr std::string_view kAllowBusy[] = {"auth",  "discard",  "hello",   "multi", "quit",
                                                     "reset", "shutdown", "unwatch", "watch"};
   if (spec.name == "script") return argv.size() > 1 && equals_ci(argv[1], "kill");
+  if (spec.name == "function") {
+    return argv.size() > 1 && (equals_ci(argv[1], "kill") || equals_ci(argv[1], "stats"));
+  }
   for (std::string_view name : kAllowBusy) {
     if (spec.name == name) return true;
   }
@@ -115,6 +118,8 @@ Server::Server(Clock& clock, ServerOptions options)
   register_multi_commands(commands_);
   register_script_commands(commands_);
   register_connection_commands(commands_);
+  // After the connection commands: FUNCTION's registration there is a stub.
+  register_function_commands(commands_);
   register_replication_commands(commands_);
   scripts_ = std::make_unique<ScriptEngine>(*this);
 }
@@ -232,9 +237,7 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
                                      "RESET are allowed in this context"));
   }
   if (scripts_->busy() && !allowed_while_busy(*spec, argv)) {
-    return refuse(
-        resp::Reply::error("BUSY Redis is busy running a script. You can only call "
-                           "SCRIPT KILL or SHUTDOWN NOSAVE."));
+    return refuse(resp::Reply::error(std::string(scripts_->busy_error())));
   }
   if (session.in_multi_ && (spec->flags & kCmdDenyInMulti)) {
     return refuse(resp::Reply::error("ERR Command not allowed inside a transaction"));

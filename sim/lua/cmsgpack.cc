@@ -24,14 +24,16 @@
 // length printed as the limit, as Redis does), pack() without arguments
 // "bad argument #0 to 'pack' (MessagePack pack needs input.)".
 //
-// Differences: map entries come in 5.4's table order, which may differ from
-// Redis's 5.1 order for maps of two or more keys; decoded integral numbers
+// Map entries come in Lua 5.1's table order (order51 below; where keys
+// collide it is a best guess, see there). Differences: decoded integral numbers
 // below 10^14 are 5.4 integers (they print as 5.1 prints them).
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "sim/lua/internal.h"
 
@@ -163,6 +165,166 @@ bool is_array(lua_State* L, size_t* count) {
 
 void encode_value(std::string& out, lua_State* L, int level);
 
+// ---- Lua 5.1's table order (ltable.c of 5.1.5) -----------------------------
+//
+// Redis's cmsgpack packs a map in lua_next order, which in 5.1 is the array
+// part (1..n) and then the node array from slot 0. Here the 5.1 table is
+// rebuilt from the keys: integer keys go to the array part as 5.1's
+// computesizes would put them after a rehash, the others are inserted into
+// a node array of the next power of two with 5.1's main positions (string:
+// luaS_hash without seed; number: the double's two 32-bit halves summed,
+// modulo (size-1)|1; boolean: its value) and collision rule (the newcomer
+// or the displaced node takes the last free slot). The keys are inserted in
+// a fixed order (sorted): when two keys collide their 5.1 order can depend
+// on the order the script inserted them, which is not known here. Tables with
+// keys of other types (tables, functions) keep 5.4's order.
+
+struct Key51 {
+  int index;      // position among the keys as 5.4's lua_next gave them
+  uint32_t hash;  // string or boolean hash, or the summed halves of a number
+  int kind;       // 0 string, 1 number, 2 boolean
+  bool zero = false;
+  double number = 0;
+  std::string text;  // a string key's bytes (for the insertion order)
+};
+
+uint32_t string_hash51(const char* s, size_t len) {
+  auto h = static_cast<uint32_t>(len);
+  size_t step = (len >> 5) + 1;
+  for (size_t l1 = len; l1 >= step; l1 -= step) {
+    h = h ^ ((h << 5) + (h >> 2) + static_cast<unsigned char>(s[l1 - 1]));
+  }
+  return h;
+}
+
+size_t main_position51(const Key51& k, size_t size) {
+  switch (k.kind) {
+    case 0:
+    case 2:
+      return k.hash & (size - 1);
+    default:
+      if (k.zero) return 0;
+      return k.hash % ((size - 1) | 1);
+  }
+}
+
+// The order (indices into keys) 5.1's lua_next would give, or empty when a
+// key has no 5.1 hash we can compute.
+std::vector<int> order51(lua_State* L, int keys_table, int count) {
+  std::vector<Key51> keys;
+  std::vector<std::pair<uint64_t, int>> array_keys;  // (integer key, index)
+  for (int i = 1; i <= count; ++i) {
+    lua_rawgeti(L, keys_table, i);
+    Key51 k{i - 1, 0, 0, false, 0, {}};
+    switch (lua_type(L, -1)) {
+      case LUA_TSTRING: {
+        size_t len = 0;
+        const char* s = lua_tolstring(L, -1, &len);
+        k.hash = string_hash51(s, len);
+        k.text.assign(s, len);
+        break;
+      }
+      case LUA_TBOOLEAN:
+        k.kind = 2;
+        k.hash = lua_toboolean(L, -1) ? 1 : 0;
+        break;
+      case LUA_TNUMBER: {
+        k.kind = 1;
+        k.number = static_cast<double>(lua_tonumber(L, -1));
+        k.zero = k.number == 0;
+        uint32_t halves[2];
+        std::memcpy(halves, &k.number, sizeof halves);
+        k.hash = halves[0] + halves[1];
+        break;
+      }
+      default:
+        lua_pop(L, 1);
+        return {};
+    }
+    lua_pop(L, 1);
+    keys.push_back(k);
+  }
+  // computesizes: the array part is the largest 2^i more than half full.
+  int nums[64] = {};
+  int total_int = 0;
+  for (const Key51& k : keys) {
+    if (k.kind != 1 || k.number < 1 || k.number > 67108864.0 || k.number != std::floor(k.number)) {
+      continue;
+    }
+    auto v = static_cast<uint64_t>(k.number);
+    int lg = 0;
+    while ((uint64_t{1} << lg) < v) ++lg;
+    ++nums[lg];
+    ++total_int;
+  }
+  uint64_t array_size = 0;
+  int a = 0;
+  for (int i = 0; i < 64 && (uint64_t{1} << i) / 2 < static_cast<uint64_t>(total_int); ++i) {
+    if (nums[i] > 0) {
+      a += nums[i];
+      if (a > static_cast<int>((uint64_t{1} << i) / 2)) array_size = uint64_t{1} << i;
+    }
+    if (a == total_int) break;
+  }
+  std::vector<const Key51*> hashed;
+  for (const Key51& k : keys) {
+    if (k.kind == 1 && k.number >= 1 && k.number <= static_cast<double>(array_size) &&
+        k.number == std::floor(k.number)) {
+      array_keys.emplace_back(static_cast<uint64_t>(k.number), k.index);
+    } else {
+      hashed.push_back(&k);
+    }
+  }
+  std::sort(array_keys.begin(), array_keys.end());
+  // 5.4's traversal order depends on its per-state hash seed: a fixed
+  // insertion order (numbers, then booleans, then strings, each ascending)
+  // keeps the result the same from run to run.
+  std::sort(hashed.begin(), hashed.end(), [](const Key51* a, const Key51* b) {
+    static constexpr int kRank[] = {2, 0, 1};  // by kind: string, number, boolean
+    if (a->kind != b->kind) return kRank[a->kind] < kRank[b->kind];
+    if (a->kind == 0) return a->text < b->text;
+    if (a->kind == 1) return a->number < b->number;
+    return a->hash < b->hash;
+  });
+  std::vector<int> order;
+  for (const auto& [key, index] : array_keys) order.push_back(index);
+  if (hashed.empty()) return order;
+  size_t size = 1;
+  while (size < hashed.size()) size <<= 1;
+  std::vector<const Key51*> slot(size, nullptr);
+  std::vector<int> next(size, -1);
+  size_t lastfree = size;
+  for (const Key51* k : hashed) {
+    size_t mp = main_position51(*k, size);
+    if (slot[mp] != nullptr) {
+      size_t n = lastfree;
+      while (n > 0 && slot[n - 1] != nullptr) --n;
+      if (n == 0) return {};  // cannot happen: the array has room for every key
+      --n;
+      lastfree = n;
+      size_t othern = main_position51(*slot[mp], size);
+      if (othern != mp) {
+        // The colliding node is out of its main position: it moves.
+        while (next[othern] != static_cast<int>(mp)) othern = static_cast<size_t>(next[othern]);
+        next[othern] = static_cast<int>(n);
+        slot[n] = slot[mp];
+        next[n] = next[mp];
+        next[mp] = -1;
+        slot[mp] = nullptr;
+      } else {
+        next[n] = next[mp];
+        next[mp] = static_cast<int>(n);
+        mp = n;
+      }
+    }
+    slot[mp] = k;
+  }
+  for (const Key51* k : slot) {
+    if (k != nullptr) order.push_back(k->index);
+  }
+  return order;
+}
+
 // The table at the top of the stack (left there).
 void encode_table(std::string& out, lua_State* L, int level) {
   luaL_checkstack(L, 3, "cmsgpack: table too deep");
@@ -176,21 +338,36 @@ void encode_table(std::string& out, lua_State* L, int level) {
     }
     return;
   }
-  size_t pairs = 0;
+  // The keys and values in 5.4's order, then packed in 5.1's.
+  int table = lua_gettop(L);
+  luaL_checkstack(L, 6, "cmsgpack: table too deep");
+  lua_newtable(L);
+  int keys = lua_gettop(L);
+  lua_newtable(L);
+  int values = lua_gettop(L);
+  int pairs = 0;
   lua_pushnil(L);
-  while (lua_next(L, -2) != 0) {
-    lua_pop(L, 1);
+  while (lua_next(L, table) != 0) {
     ++pairs;
+    lua_rawseti(L, values, pairs);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, keys, pairs);
   }
-  encode_header(out, pairs, 0x80, 0xde, 0xdf);
-  lua_pushnil(L);
-  while (lua_next(L, -2) != 0) {
-    lua_pushvalue(L, -2);
+  encode_header(out, static_cast<size_t>(pairs), 0x80, 0xde, 0xdf);
+  std::vector<int> order = order51(L, keys, pairs);
+  if (order.size() != static_cast<size_t>(pairs)) {
+    order.clear();
+    for (int i = 0; i < pairs; ++i) order.push_back(i);
+  }
+  for (int i : order) {
+    lua_rawgeti(L, keys, i + 1);
     encode_value(out, L, level + 1);  // the key
     lua_pop(L, 1);
+    lua_rawgeti(L, values, i + 1);
     encode_value(out, L, level + 1);  // the value
     lua_pop(L, 1);
   }
+  lua_settop(L, table);
 }
 
 // The value at the top of the stack (left there).

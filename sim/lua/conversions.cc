@@ -29,6 +29,13 @@ std::string sanitize_line(std::string_view text) {
   return s;
 }
 
+// Pushes t[key] of the table at idx (raw) and returns its type.
+int lua_rawgetfield_type(lua_State* L, int idx, const char* key) {
+  idx = lua_absindex(L, idx);
+  lua_pushstring(L, key);
+  return lua_rawget(L, idx);
+}
+
 std::string format_g(double d, int precision) {
   char buf[64];
   int n = std::snprintf(buf, sizeof buf, "%.*g", precision, d);
@@ -76,6 +83,86 @@ void raise_error_table(lua_State* L, std::string_view text) {
   __builtin_unreachable();
 }
 
+namespace {
+
+// Redis 7.0's RESP3-to-Lua rules (redisProtocolToLuaType_*): map ->
+// {map={k=v}}, set -> {set={e=true}}, double -> {double=n}, big number ->
+// {big_number="digits"}, verbatim -> {verbatim_string={format=, string=}},
+// boolean -> true/false.
+void push_resp3(lua_State* L, const resp::Reply& reply) {
+  lua_checkstack(L, 4);
+  switch (reply.kind()) {
+    case resp::Kind::kBoolean:
+      lua_pushboolean(L, reply.integer() != 0 ? 1 : 0);
+      return;
+    case resp::Kind::kDouble:
+      lua_createtable(L, 0, 1);
+      lua_pushnumber(L, std::strtod(reply.str().c_str(), nullptr));
+      lua_setfield(L, -2, "double");
+      return;
+    case resp::Kind::kBigNumber:
+      lua_createtable(L, 0, 1);
+      lua_pushlstring(L, reply.str().data(), reply.str().size());
+      lua_setfield(L, -2, "big_number");
+      return;
+    case resp::Kind::kVerbatim: {
+      std::string_view text = reply.verbatim_text();
+      std::string_view format = std::string_view(reply.str()).substr(0, 3);
+      lua_createtable(L, 0, 1);
+      lua_createtable(L, 0, 2);
+      lua_pushlstring(L, format.data(), format.size());
+      lua_setfield(L, -2, "format");
+      lua_pushlstring(L, text.data(), text.size());
+      lua_setfield(L, -2, "string");
+      lua_setfield(L, -2, "verbatim_string");
+      return;
+    }
+    case resp::Kind::kMap: {
+      const auto& kv = reply.elements();
+      lua_createtable(L, 0, 1);
+      lua_createtable(L, 0, static_cast<int>(kv.size() / 2));
+      for (size_t i = 0; i + 1 < kv.size(); i += 2) {
+        push_reply(L, kv[i]);
+        push_reply(L, kv[i + 1]);
+        if (lua_isnil(L, -2)) {
+          lua_pop(L, 2);
+          continue;
+        }
+        lua_rawset(L, -3);
+      }
+      lua_setfield(L, -2, "map");
+      return;
+    }
+    case resp::Kind::kSet: {
+      lua_createtable(L, 0, 1);
+      lua_createtable(L, 0, static_cast<int>(reply.elements().size()));
+      for (const resp::Reply& e : reply.elements()) {
+        push_reply(L, e);
+        if (lua_isnil(L, -1)) {
+          lua_pop(L, 1);
+          continue;
+        }
+        lua_pushboolean(L, 1);
+        lua_rawset(L, -3);
+      }
+      lua_setfield(L, -2, "set");
+      return;
+    }
+    default: {  // a push: its elements as an array
+      const auto& elements = reply.elements();
+      lua_createtable(L, static_cast<int>(elements.size()), 0);
+      lua_Integer i = 1;
+      for (const resp::Reply& e : elements) {
+        push_reply(L, e);
+        lua_rawseti(L, -2, i++);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 void push_reply(lua_State* L, const resp::Reply& reply) {
   lua_checkstack(L, 3);
   switch (reply.kind()) {
@@ -102,7 +189,12 @@ void push_reply(lua_State* L, const resp::Reply& reply) {
       lua_pushlstring(L, reply.str().data(), reply.str().size());
       return;
     case resp::Kind::kNil:
-      lua_pushboolean(L, 0);
+      // RESP3's null is nil to a script that called redis.setresp(3).
+      if (state_of(L).resp == 3) {
+        lua_pushnil(L);
+      } else {
+        lua_pushboolean(L, 0);
+      }
       return;
     case resp::Kind::kArray: {
       const auto& elements = reply.elements();
@@ -121,9 +213,11 @@ void push_reply(lua_State* L, const resp::Reply& reply) {
     case resp::Kind::kMap:
     case resp::Kind::kSet:
     case resp::Kind::kPush:
-      // A script speaks RESP2 (redis.setresp(3) is not implemented): what a
-      // RESP2 client would get.
-      push_reply(L, to_resp2(reply));
+      if (state_of(L).resp == 3) {
+        push_resp3(L, reply);
+      } else {
+        push_reply(L, to_resp2(reply));  // what a RESP2 client would get
+      }
       return;
   }
   lua_pushboolean(L, 0);
@@ -178,9 +272,75 @@ void push_number51(lua_State* L, double value) {
 
 namespace {
 
+resp::Reply to_reply_at_depth(lua_State* L, int idx, int depth);
+
+// The RESP3 forms of a returned table (luaReplyToRedisReply, Redis 7.0, in
+// its order): {double=n}, {big_number=s}, {verbatim_string={format=,
+// string=}}, {map={...}}, {set={...}}. False when the table is none of them.
+bool convert_resp3_table(lua_State* L, int idx, resp::Reply& out, int depth) {
+  if (lua_rawgetfield_type(L, idx, "double") == LUA_TNUMBER) {
+    out = resp::Reply::double_value(static_cast<double>(lua_tonumber(L, -1)));
+    lua_pop(L, 1);
+    return true;
+  }
+  lua_pop(L, 1);
+  if (lua_rawgetfield_type(L, idx, "big_number") == LUA_TSTRING) {
+    size_t len = 0;
+    const char* s = lua_tolstring(L, -1, &len);
+    out = resp::Reply::big_number(sanitize_line({s, len}));
+    lua_pop(L, 1);
+    return true;
+  }
+  lua_pop(L, 1);
+  if (lua_rawgetfield_type(L, idx, "verbatim_string") == LUA_TTABLE) {
+    int v = lua_gettop(L);
+    if (lua_rawgetfield_type(L, v, "format") == LUA_TSTRING &&
+        lua_rawgetfield_type(L, v, "string") == LUA_TSTRING) {
+      size_t flen = 0;
+      size_t slen = 0;
+      const char* f = lua_tolstring(L, -2, &flen);
+      const char* s = lua_tolstring(L, -1, &slen);
+      out = resp::Reply::verbatim({f, flen}, {s, slen});
+      lua_settop(L, v - 1);
+      return true;
+    }
+    lua_settop(L, v);
+  }
+  lua_pop(L, 1);
+  constexpr int kMaxDepth = 256;
+  if (lua_rawgetfield_type(L, idx, "map") == LUA_TTABLE && depth < kMaxDepth) {
+    int m = lua_gettop(L);
+    std::vector<resp::Reply> kv;
+    lua_pushnil(L);
+    while (lua_next(L, m) != 0) {
+      kv.push_back(to_reply_at_depth(L, -2, depth + 1));
+      kv.push_back(to_reply_at_depth(L, -1, depth + 1));
+      lua_pop(L, 1);
+    }
+    out = resp::Reply::map(std::move(kv));
+    lua_settop(L, m - 1);
+    return true;
+  }
+  lua_pop(L, 1);
+  if (lua_rawgetfield_type(L, idx, "set") == LUA_TTABLE && depth < kMaxDepth) {
+    int m = lua_gettop(L);
+    std::vector<resp::Reply> members;
+    lua_pushnil(L);
+    while (lua_next(L, m) != 0) {
+      lua_pop(L, 1);
+      members.push_back(to_reply_at_depth(L, -1, depth + 1));
+    }
+    out = resp::Reply::set(std::move(members));
+    lua_settop(L, m - 1);
+    return true;
+  }
+  lua_pop(L, 1);
+  return false;
+}
+
 // Converts the scalar (or err/ok table) at `idx`. Returns true when it is an
 // array table whose elements still have to be walked.
-bool convert_one(lua_State* L, int idx, resp::Reply& out) {
+bool convert_one(lua_State* L, int idx, resp::Reply& out, int depth) {
   switch (lua_type(L, idx)) {
     case LUA_TSTRING: {
       size_t len = 0;
@@ -189,7 +349,12 @@ bool convert_one(lua_State* L, int idx, resp::Reply& out) {
       return false;
     }
     case LUA_TBOOLEAN:
-      out = lua_toboolean(L, idx) ? resp::Reply::integer(1) : resp::Reply::nil();
+      // After redis.setresp(3) booleans are RESP3 booleans (Redis 7.0).
+      if (state_of(L).resp == 3) {
+        out = resp::Reply::boolean(lua_toboolean(L, idx) != 0);
+      } else {
+        out = lua_toboolean(L, idx) ? resp::Reply::integer(1) : resp::Reply::nil();
+      }
       return false;
     case LUA_TNUMBER:
       out = resp::Reply::integer(number_to_integer(L, idx));
@@ -215,6 +380,7 @@ bool convert_one(lua_State* L, int idx, resp::Reply& out) {
         return false;
       }
       lua_pop(L, 1);
+      if (convert_resp3_table(L, idx, out, depth)) return false;
       out = resp::Reply::array(std::vector<resp::Reply>{});
       return true;
     }
@@ -226,11 +392,15 @@ bool convert_one(lua_State* L, int idx, resp::Reply& out) {
 
 }  // namespace
 
-resp::Reply to_reply(lua_State* L, int idx) {
+resp::Reply to_reply(lua_State* L, int idx) { return to_reply_at_depth(L, idx, 0); }
+
+namespace {
+
+resp::Reply to_reply_at_depth(lua_State* L, int idx, int depth) {
   idx = lua_absindex(L, idx);
   int base = lua_gettop(L);
   resp::Reply root;
-  if (!lua_checkstack(L, 4) || !convert_one(L, idx, root)) return root;
+  if (!lua_checkstack(L, 4) || !convert_one(L, idx, root, depth)) return root;
 
   struct Frame {
     resp::Reply* target;  // the array being filled
@@ -252,7 +422,7 @@ resp::Reply to_reply(lua_State* L, int idx) {
     elements.emplace_back();
     resp::Reply& slot = elements.back();
     int value_idx = lua_gettop(L);
-    if (!convert_one(L, value_idx, slot)) {
+    if (!convert_one(L, value_idx, slot, depth + static_cast<int>(frames.size()))) {
       lua_pop(L, 1);
       continue;
     }
@@ -266,5 +436,7 @@ resp::Reply to_reply(lua_State* L, int idx) {
   lua_settop(L, base);
   return root;
 }
+
+}  // namespace
 
 }  // namespace redsim::sim::lua

@@ -278,11 +278,10 @@ TEST_F(ScriptErrorTest, RedisLibArgumentErrors) {
             Arr({Nil(), Bulk("ERR redis.set_repl() requires two arguments.")}));
 }
 
-TEST_F(ScriptErrorTest, SetrespThreeIsRefusedClearly) {
+TEST_F(ScriptErrorTest, SetrespArgumentErrors) {
   EXPECT_EQ(eval("return redis.setresp(2)"), Nil());
-  resp::Reply r = eval("redis.setresp(3) return 1");
-  ASSERT_TRUE(r.is_error());
-  EXPECT_NE(r.str().find("RESP3 is not supported by redsim yet"), std::string::npos) << r.str();
+  EXPECT_EQ(eval("return redis.setresp(4)"),
+            script_err("ERR RESP version must be 2 or 3.", "return redis.setresp(4)"));
 }
 
 TEST_F(ScriptErrorTest, MessageRewritesFrom54To51) {

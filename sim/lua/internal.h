@@ -47,7 +47,23 @@ struct EngineState {
   Argv argv;                    // scratch argv reused by redis.call
   std::deque<std::string> log;  // redis.log lines, newest last, bounded
   ScriptRun run;                // reset when a script starts
-  bool frames_grown = false;    // a script of this state overflowed the call depth
+  int resp = 2;                 // redis.setresp: how redis.call replies reach the script
+  // While FUNCTION LOAD runs a library's code: where redis.register_function
+  // puts what it registers (null otherwise: registering then fails).
+  struct LibraryLoad* load = nullptr;
+  bool frames_grown = false;  // a script of this state overflowed the call depth
+};
+
+// A function redis.register_function registered (functions.cc).
+struct RegisteredFunction {
+  std::string name;
+  std::string description;
+  bool has_description = false;
+  uint32_t flags = 0;   // ScriptFlag bits
+  int ref = LUA_NOREF;  // the callback, in the registry
+};
+struct LibraryLoad {
+  std::vector<RegisteredFunction> functions;  // in registration order
 };
 
 inline EngineState*& state_slot(lua_State* L) {
@@ -131,11 +147,29 @@ struct Source51 {
 };
 
 // One lexical pass over a script body (source51.cc has the rules): unknown
-// string escapes read as 5.1 reads them, integer literals of 2^32 or more
-// made floats, and the first syntax 5.1 does not have (// & | ~ << >> ::
-// goto, <const>) reported as 5.1 does ("user_script:3: unexpected symbol
-// near '&'").
-Source51 adapt_source51(std::string_view code);
+// string escapes read as 5.1 reads them; with `number_model` every number
+// literal a float (5.1 has only doubles) and every `..` chain a call of
+// kConcatName (5.1's number printing), else only integer literals of 2^32
+// or more made floats (the compile-error path: 5.4's messages then quote
+// the script's own tokens); `goto` as a name renamed kGotoName; and the
+// first syntax 5.1 does not have (// & | ~ << >> :: goto, <const>)
+// reported as 5.1 does ("user_script:3: unexpected symbol near '&'").
+Source51 adapt_source51(std::string_view code, bool number_model = true);
+
+// The variable adapt_source51 gives 5.1's name `goto` (a 5.4 keyword).
+inline constexpr std::string_view kGotoName = "__goto";
+// The concat function of rewritten `..` chains: a chunk that has any
+// starts with "local __redsim_concat51=__redsim_concat51;" (no newline, so
+// lines keep their numbers); the globals' __index hands it out without it
+// being a global (pairs(_G) does not show it).
+inline constexpr std::string_view kConcatName = "__redsim_concat51";
+
+// kConcatName(names, v1, v2, ...): 5.1's `v1 .. v2 .. ...`: numbers printed
+// "%.14g", __concat metamethods from the right, and on a value that is
+// neither string nor number 5.1's "attempt to concatenate local 'x' (a nil
+// value)" with the operand's name taken from `names` ('|'-separated, empty
+// for none).
+int concat51(lua_State* L);
 
 // ---- cjson_compat.cc ------------------------------------------------------
 

@@ -107,6 +107,49 @@ inline std::vector<Case> number_cases() {
        Bulk("1a2b")},
       {"return ({10,20,30})[2.0]", Int(20)},
       {"return string.sub('hello', 2.0, 3)", Bulk("el")},
+      // Every number a double: no integer wrap, x % 0 is nan, -0 exists.
+      {"return tostring(65536*65536*65536*65536)", Bulk("1.844674407371e+19")},
+      {"local x = 65536 return tostring(x*x*x*x)", Bulk("1.844674407371e+19")},
+      {"local x = 65536 return x*x*x*x", Int(INT64_MIN)},
+      {"local z = 0 return {tostring(1 % z), tostring(-5 % z)}", Bulks({"-nan", "-nan"})},
+      {"return tostring(-0)", Bulk("-0")},
+      {"local z = 0 return tostring(-z)", Bulk("-0")},
+      {"return -0 .. ''", Bulk("-0")},
+      // `..` prints numbers as 5.1 does, and names what it cannot join.
+      {"return 4294967296 .. ''", Bulk("4294967296")},
+      {"return 1 .. 2 .. 3.5 .. 2^53 .. 1e100", Bulk("123.59.007199254741e+151e+100")},
+      {"return {1 .. '', 2^63 .. '', -0.0 .. '', (0/0) .. ''}",
+       Bulks({"1", "9.2233720368548e+18", "-0", "-nan"})},
+      {"local s = '' for i = 1, 3 do s = s .. i .. ',' end return s", Bulk("1,2,3,")},
+      {"return math.floor(3.7) .. '|' .. #'abc' .. '|' .. (7/2)", Bulk("3|3|3.5")},
+      {"local t = setmetatable({}, {__concat = function(a, b) return 'M' end}) "
+       "return {t .. 'x', 'x' .. t, 1 .. t .. 2}",
+       Bulks({"M", "M", "1M"})},
+      {"local x return 'a' .. x",
+       runtime_err("local x return 'a' .. x", "attempt to concatenate local 'x' (a nil value)")},
+      {"local t = {} return t.k .. 'a'",
+       runtime_err("local t = {} return t.k .. 'a'",
+                   "attempt to concatenate field 'k' (a nil value)")},
+      {"local t = {} return 'a' .. t[1]",
+       runtime_err("local t = {} return 'a' .. t[1]",
+                   "attempt to concatenate field '?' (a nil value)")},
+      {"local t = {} return 'a' .. t['z']",
+       runtime_err("local t = {} return 'a' .. t['z']",
+                   "attempt to concatenate field 'z' (a nil value)")},
+      {"local x = 1 local function f() return x .. {} end return f()",
+       runtime_err("local x = 1 local function f() return x .. {} end return f()",
+                   "attempt to concatenate a table value")},
+      {"local x = nil local function f() return 'b' .. x end return f()",
+       runtime_err("local x = nil local function f() return 'b' .. x end return f()",
+                   "attempt to concatenate upvalue 'x' (a nil value)")},
+      {"return 'x' .. 1 .. nil",
+       runtime_err("return 'x' .. 1 .. nil", "attempt to concatenate a nil value")},
+      {"x = 1", runtime_err("x = 1", "Attempt to modify a readonly table")},
+      // `goto` is an ordinary name in 5.1.
+      {"local goto = 5 return goto + 1", Int(6)},
+      {"local t = {goto = 1} return t.goto", Int(1)},
+      {"return goto",
+       runtime_err("return goto", "Script attempted to access nonexistent global variable 'goto'")},
   };
 }
 
@@ -194,6 +237,18 @@ inline std::vector<Case> msgpack_struct_cases() {
       {kHex + "return hex(cmsgpack.pack({}, {1,2}, {a=1}, {1,nil,3}, {[1]=1,[2]=2,[4]=4}, true, "
               "false, nil))",
        Bulk("9092010281a16101820101030383010102020404c3c2c0")},
+      // Maps in Lua 5.1's table order (keys that do not collide in 5.1's
+      // node array: that order does not depend on the script's insertions).
+      {kHex + "return hex(cmsgpack.pack({a=1,b=2,c=3,d=4,e=5}))",
+       Bulk("85a16101a16303a16202a16505a16404")},
+      {kHex + "local t = {} t.x=1 t.y=2 t.z=3 t.w=4 t.v=5 t.u=6 return hex(cmsgpack.pack(t))",
+       Bulk("86a17902a17801a17a03a17506a17704a17605")},
+      {kHex + "return hex(cmsgpack.pack({1, 2, a=3}))", Bulk("8301010202a16103")},
+      {kHex + "return hex(cmsgpack.pack({[true]=1, [false]=2, k=3}))", Bulk("83c202c301a16b03")},
+      {kHex + "return hex(cmsgpack.pack({x=1,y=2,z=3}))", Bulk("83a17902a17801a17a03")},
+      {kHex + "return hex(cmsgpack.pack({id=1,name='a',tags={'x'},ok=true}))",
+       Bulk("84a2696401a26f6bc3a46e616d65a161a47461677391a178")},
+      {kHex + "local t = {} t.b=1 t.a=2 return hex(cmsgpack.pack(t))", Bulk("82a16102a16201")},
       {kHex + "return {hex(cmsgpack.pack({[1.5]=1})), hex(cmsgpack.pack({[0]=1}))}",
        Bulks({"81ca3fc0000001", "810001"})},
       // Tables 16 levels down pack as nil, which also ends cycles.

@@ -113,6 +113,8 @@ bool rewrite_for_error(std::string& msg) {
 
 std::string rewrite_message51(std::string_view message) {
   std::string msg(message);
+  // adapt_source51's name for the variable `goto`.
+  replace_all(msg, "'" + std::string(kGotoName) + "'", "'goto'");
   if (rewrite_typeerror(msg) || rewrite_string_arith(msg) || rewrite_for_error(msg)) return msg;
   return msg;
 }

@@ -148,9 +148,7 @@ int redis_setresp(lua_State* L) {
   if (lua_gettop(L) != 1) raise_error_table(L, "ERR redis.setresp() requires one argument.");
   int resp = static_cast<int>(lua_tonumber(L, 1));
   if (resp != 2 && resp != 3) raise_error_table(L, "ERR RESP version must be 2 or 3.");
-  if (resp == 3) {
-    raise_error_table(L, "ERR redis.setresp(3): RESP3 is not supported by redsim yet");
-  }
+  state_of(L).resp = resp;
   return 0;
 }
 

@@ -15,41 +15,16 @@
 #include <unordered_map>
 
 #include "sim/args.h"
+#include "sim/lua/engine_impl.h"
 #include "sim/lua/internal.h"
 #include "sim/server.h"
 
 namespace redsim::sim {
-namespace {
+namespace script_detail {
 
 constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
-// Fixed slots at the bottom of the state's stack.
-constexpr int kHandlerIndex = 1;  // the error handler
-constexpr int kGlobalsIndex = 2;  // the real globals table (KEYS, ARGV are set here)
-constexpr int kBaseTop = kGlobalsIndex;
 
 char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-// The script cache is keyed by lower-case hex SHA1s: their first 16 digits
-// are already uniformly spread, so every EVALSHA need not hash all 40 bytes.
-struct ShaHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const {
-    if (s.size() != 40) return std::hash<std::string_view>{}(s);
-    uint64_t h = 0;
-    std::memcpy(&h, s.data(), sizeof h);
-    uint64_t l = 0;
-    std::memcpy(&l, s.data() + sizeof h, sizeof l);
-    return static_cast<size_t>(h ^ (l * 0x9E3779B97F4A7C15ULL));
-  }
-};
-
-struct CachedScript {
-  int ref = LUA_NOREF;       // the compiled chunk, in the registry
-  int keys_ref = LUA_NOREF;  // this script's KEYS table from its last call
-  int argv_ref = LUA_NOREF;  // and its ARGV table
-  uint32_t flags = 0;        // shebang flags
-  bool shebang = false;
-};
 
 std::string to_lower(std::string_view s) {
   std::string out(s);
@@ -184,321 +159,46 @@ void script_hook(lua_State* L, lua_Debug* ar) {
 
 // ---- Memory cap: the state's allocator ---------------------------------------
 
-// Bytes allocated since the last full collection above which a script with
-// a memory cap starts with a full collection (see ScriptEngine::Impl::run).
-constexpr size_t kGarbageSlack = 64 * 1024;
+}  // namespace script_detail
 
-// Wraps the allocator luaL_newstate installed, counting the bytes the state
-// holds, and refuses to grow past `limit` (Lua then runs an emergency full
-// collection and retries once before raising "not enough memory"). Freeing
-// and shrinking never fail, as Lua requires.
-struct LuaHeap {
-  lua_Alloc base = nullptr;
-  void* base_ud = nullptr;
-  size_t used = 0;
-  size_t limit = SIZE_MAX;  // SIZE_MAX outside scripts
-  size_t live = 0;          // `used` right after the last full collection
-  bool refused = false;     // a growth was refused since the script started
-
-  static void* alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
-    auto& heap = *static_cast<LuaHeap*>(ud);
-    size_t old = ptr != nullptr ? osize : 0;  // for a new block osize is a type tag
-    if (nsize > old && heap.used - old + nsize > heap.limit) {
-      heap.refused = true;
-      return nullptr;
-    }
-    void* p = heap.base(heap.base_ud, ptr, osize, nsize);
-    if (p != nullptr || nsize == 0) heap.used = heap.used - old + nsize;
-    return p;
-  }
-};
-
-}  // namespace
-
-struct ScriptEngine::Impl {
-  explicit Impl(Server& server) { state.server = &server; }
-  ~Impl() { close(); }
-
-  void open() {
-    L = luaL_newstate();
-    heap.base = lua_getallocf(L, &heap.base_ud);
-    heap.used = static_cast<size_t>(lua_gc(L, LUA_GCCOUNT, 0)) * 1024 +
-                static_cast<size_t>(lua_gc(L, LUA_GCCOUNTB, 0));
-    heap.limit = SIZE_MAX;
-    heap.live = heap.used;
-    lua_setallocf(L, &LuaHeap::alloc, &heap);
-    lua::state_slot(L) = &state;
-    state.frames_grown = false;  // a new state's call frame array is small again
-    lua::install_sandbox(L);
-    lua_pushcfunction(L, lua::error_handler);  // slot kHandlerIndex
-    lua::push_real_globals(L);                 // slot kGlobalsIndex
-  }
-
-  void close() {
-    scripts.clear();
-    if (L != nullptr) lua_close(L);
-    L = nullptr;
-  }
-
-  // Compiles `body` (whose SHA1 is `sha`) into the cache. Returns the cached
-  // entry, or nullptr with `error` set to the reply text.
-  CachedScript* compile(std::string_view body, const std::string& sha, std::string& error) {
-    lua::Shebang shebang = lua::parse_shebang(body);
-    if (!shebang.error.empty()) {
-      error = shebang.error;
-      return nullptr;
-    }
-    std::string_view code = body.substr(shebang.code_offset);
-    int status;
-    if (!code.empty() && code[0] == LUA_SIGNATURE[0]) {
-      // Redis's 5.1 parses a precompiled chunk as text and fails on its
-      // first byte; 5.4's "attempt to load a binary chunk" would differ.
-      lua_pushliteral(L, "user_script:1: unexpected symbol near 'char(27)'");
-      status = LUA_ERRSYNTAX;
-    } else {
-      lua::Source51 source = lua::adapt_source51(code);
-      status = luaL_loadbufferx(L, source.code.data(), source.code.size(), "@user_script", "t");
-      // 5.3+ syntax is an error for Redis's 5.1 whether or not 5.4 accepted
-      // it; a parse error 5.4 found on an earlier line comes first.
-      if (!source.error.empty() &&
-          (status == LUA_OK || error_line(lua_tostring(L, -1)) >= source.error_line)) {
-        lua_pop(L, 1);
-        lua_pushlstring(L, source.error.data(), source.error.size());
-        status = LUA_ERRSYNTAX;
-      }
-    }
-    if (status != LUA_OK) {
-      const char* msg = lua_tostring(L, -1);
-      error = "ERR Error compiling script (new function): ";
-      error += lua::compile_message51(msg != nullptr ? msg : "unknown error");
-      error = one_line(std::move(error));
-      lua_pop(L, 1);
-      return nullptr;
-    }
-    CachedScript script;
-    script.ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    script.flags = shebang.flags;
-    script.shebang = shebang.present;
-    return &scripts.emplace(sha, script).first->second;
-  }
-
-  CachedScript* find(std::string_view sha) {
-    auto it = scripts.find(sha);
-    return it == scripts.end() ? nullptr : &it->second;
-  }
-
-  // Sets global `name` to a table holding exactly argv[from, from + count)
-  // as an array. The table is the one this script had on its last call
-  // when the script left nothing else in it (no extra keys, no metatable):
-  // indistinguishable from the fresh table Redis creates, since no script
-  // can keep a reference from one call to the next (globals and libraries
-  // are read-only), and elements already equal are not pushed again. The
-  // lock scripts call with the same key, lease and owner over and over.
-  void fill_array(int& ref, const char* name, const Argv& argv, size_t from, size_t count) {
-    bool fresh = ref == LUA_NOREF;
-    if (!fresh) {
-      lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-      int t = lua_gettop(L);
-      if (lua_getmetatable(L, t)) {
-        lua_pop(L, 2);
-        fresh = true;
-      } else {
-        lua_Integer old_len = static_cast<lua_Integer>(lua_rawlen(L, t));
-        for (size_t i = 0; i < count; ++i) {
-          const std::string& s = argv[from + i];
-          auto index = static_cast<lua_Integer>(i + 1);
-          bool same = false;
-          if (lua_rawgeti(L, t, index) == LUA_TSTRING) {
-            size_t len = 0;
-            const char* p = lua_tolstring(L, -1, &len);
-            same = len == s.size() && std::memcmp(p, s.data(), len) == 0;
-          }
-          lua_pop(L, 1);
-          if (!same) {
-            lua_pushlstring(L, s.data(), s.size());
-            lua_rawseti(L, t, index);
-          }
-        }
-        for (lua_Integer i = static_cast<lua_Integer>(count) + 1; i <= old_len; ++i) {
-          lua_pushnil(L);
-          lua_rawseti(L, t, i);
-        }
-        // Anything after the last element (an index past a hole, a string
-        // key) means the script reshaped the table: start over.
-        if (count == 0) {
-          lua_pushnil(L);
-        } else {
-          lua_pushinteger(L, static_cast<lua_Integer>(count));
-        }
-        if (lua_next(L, t) != 0) {
-          lua_pop(L, 3);
-          fresh = true;
-        }
-      }
-    }
-    if (fresh) {
-      if (ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, ref);
-      lua_createtable(L, static_cast<int>(count), 0);
-      for (size_t i = 0; i < count; ++i) {
-        const std::string& s = argv[from + i];
-        lua_pushlstring(L, s.data(), s.size());
-        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-      }
-      lua_pushvalue(L, -1);
-      ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    }
-    lua_setfield(L, kGlobalsIndex, name);
-  }
-
-  resp::Reply run(CommandContext& ctx, CachedScript& script, std::string_view sha, size_t numkeys,
-                  bool read_only) {
-    const Argv& argv = ctx.argv;
-    lua_settop(L, kBaseTop);
-    lua_checkstack(L, 8);
-    fill_array(script.keys_ref, "KEYS", argv, 3, numkeys);
-    fill_array(script.argv_ref, "ARGV", argv, 3 + numkeys, argv.size() - 3 - numkeys);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, script.ref);
-
-    struct RunGuard {
-      Impl& impl;
-      ~RunGuard() {
-        impl.running = false;
-        impl.state.session = nullptr;
-        impl.state.read_only = false;
-        impl.state.allow_oom = false;
-        impl.heap.limit = SIZE_MAX;
-        lua_sethook(impl.L, nullptr, 0, 0);
-      }
-    } guard{*this};
-    running = true;
-    state.session = &ctx.session;
-    state.read_only = read_only;
-    state.run = lua::ScriptRun{};
-    Server& server = *state.server;
-    // As Redis, no hook at all when busy-reply-threshold is 0, unless the
-    // owner must be able to stop the script (Server::set_stop_check).
-    if (server.config().busy_reply_threshold_ms > 0 || server.stop_check()) {
-      if (server.options().script_time == ScriptTime::kClock) {
-        state.run.start_us = server.clock().now_us();
-      }
-      lua_sethook(L, script_hook, LUA_MASKCALL | LUA_MASKCOUNT, kHookInstructions);
-    } else {
-      lua_sethook(L, script_hook, LUA_MASKCALL, 0);
-    }
-    int64_t cap = server.options().lua_memory_limit_bytes;
-    heap.refused = false;
-    if (cap > 0) {
-      // The cap is measured on live data: the garbage earlier scripts left
-      // must not move it. A full collection runs when more than
-      // kGarbageSlack bytes were allocated since the last one, so the
-      // baseline is the live heap within that slack; inside the script
-      // Lua's emergency collection before a refusal frees its garbage.
-      if (heap.used < heap.live) heap.live = heap.used;
-      if (heap.used - heap.live > kGarbageSlack) {
-        lua_gc(L, LUA_GCCOLLECT, 0);
-        heap.live = heap.used;
-      }
-      heap.limit = heap.live + static_cast<size_t>(cap);
-    }
-    int status = lua_pcall(L, 0, 1, kHandlerIndex);
-    heap.limit = SIZE_MAX;
-    resp::Reply reply;
-    if (status == LUA_OK) {
-      reply = lua::to_reply(L, -1);
-    } else if (cap > 0 && (status == LUA_ERRMEM || (status == LUA_ERRERR && heap.refused))) {
-      reply = memory_error_reply(sha, cap);
-    } else {
-      reply = error_reply(sha);
-    }
-    lua_settop(L, kBaseTop);
-    // Give back what the failed script left behind at once.
-    if (heap.refused) {
-      lua_gc(L, LUA_GCCOLLECT, 0);
-      heap.live = heap.used;
-    }
-    return reply;
-  }
-
-  // A script that hit ServerOptions::lua_memory_limit_bytes. Redis has no
-  // such cap, so no text to copy: the shape is Redis's for a failed script
-  // (an ERR line, then " script: <sha>"); 5.4 gives no position for a
-  // memory error, so there is no ", on @user_script:<line>." part.
-  static resp::Reply memory_error_reply(std::string_view sha, int64_t cap) {
-    std::string msg = "ERR Script exceeded the Lua memory limit of ";
-    msg += std::to_string(cap);
-    msg += " bytes script: ";
-    msg.append(sha);
-    return resp::Reply::error(std::move(msg));
-  }
-
-  // The reply for a failed script: the error table's err, then Redis 7.0's
-  // " script: <sha>, on <source>:<line>." suffix.
-  resp::Reply error_reply(std::string_view sha) {
-    std::string msg;
-    std::string place;
-    if (lua_type(L, -1) == LUA_TTABLE) {
-      lua_getfield(L, -1, "err");
-      if (lua_type(L, -1) == LUA_TNUMBER) {
-        msg = lua::number_to_string51(L, -1);
-      } else if (lua_type(L, -1) == LUA_TSTRING) {
-        msg = lua_tostring(L, -1);
-      } else {
-        msg = "ERR unknown error";  // error({}): Redis 7.0.15 itself crashes here
-      }
-      lua_getfield(L, -2, "source");
-      lua_getfield(L, -3, "line");
-      if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TNUMBER) {
-        place = ", on ";
-        place += lua_tostring(L, -2);
-        place += ':';
-        place += lua::number_to_string51(L, -1);
-        place += '.';
-      }
-      lua_pop(L, 3);
-    } else {
-      // Errors raised past the handler: out of memory, error in error handling.
-      const char* s = lua_tostring(L, -1);
-      msg = "ERR ";
-      msg += s != nullptr ? s : "unknown error";
-    }
-    msg += " script: ";
-    msg.append(sha);
-    msg += place;
-    return resp::Reply::error(one_line(std::move(msg)));
-  }
-
-  lua_State* L = nullptr;
-  LuaHeap heap;
-  lua::EngineState state;
-  std::unordered_map<std::string, CachedScript, ShaHash, std::equal_to<>> scripts;
-  bool running = false;
-};
-
+// The functions' Lua state is opened by the first FUNCTION or FCALL
+// (functions.cc), so servers that never use functions pay nothing for it.
 ScriptEngine::ScriptEngine(Server& server) : impl_(std::make_unique<Impl>(server)) {
   impl_->open();
 }
 
 ScriptEngine::~ScriptEngine() = default;
 
-bool ScriptEngine::running() const { return impl_->running; }
+bool ScriptEngine::running() const { return active() != nullptr; }
 
-bool ScriptEngine::busy() const { return impl_->running && impl_->state.run.busy; }
+bool ScriptEngine::busy() const {
+  const Impl* impl = active();
+  return impl != nullptr && impl->state.run.busy;
+}
 
-bool ScriptEngine::wrote() const { return impl_->running && impl_->state.run.wrote; }
+bool ScriptEngine::wrote() const {
+  const Impl* impl = active();
+  return impl != nullptr && impl->state.run.wrote;
+}
 
-bool ScriptEngine::allows_oom() const { return impl_->running && impl_->state.allow_oom; }
+bool ScriptEngine::allows_oom() const {
+  const Impl* impl = active();
+  return impl != nullptr && impl->state.allow_oom;
+}
 
 int64_t ScriptEngine::elapsed_ms() const {
-  return impl_->running ? ::redsim::sim::elapsed_ms(impl_->state) : 0;
+  const Impl* impl = active();
+  return impl != nullptr ? script_detail::elapsed_ms(impl->state) : 0;
 }
 
 void ScriptEngine::note_write() {
-  if (impl_->running) impl_->state.run.wrote = true;
+  if (Impl* impl = active()) impl->state.run.wrote = true;
 }
 
 resp::Reply ScriptEngine::kill(bool force) {
-  Impl& impl = *impl_;
-  if (!impl.running) return resp::Reply::error("NOTBUSY No scripts in execution right now.");
+  Impl* running = active();
+  if (running == nullptr) return resp::Reply::error("NOTBUSY No scripts in execution right now.");
+  Impl& impl = *running;
   if (impl.state.run.wrote && !force) {
     return resp::Reply::error(
         "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
@@ -609,6 +309,8 @@ resp::Reply ScriptEngine::script_command(CommandContext& ctx) {
   }
   if (equals_ci(sub, "kill")) {
     if (argc != 2) return subcommand_arity_error(sub);
+    // Redis's scriptKill: SCRIPT KILL does not end a function.
+    if (function_running()) return resp::Reply::error(std::string(busy_error()));
     return kill();
   }
   if (equals_ci(sub, "debug")) {

@@ -26,6 +26,26 @@
 //   script write past maxmemory. allow-stale, no-cluster and
 //   allow-cross-slot-keys are accepted and change nothing (no replicas or
 //   cluster here).
+// - redis.setresp(3): replies of redis.call reach the script in Redis 7.0's
+//   RESP3 forms ({map=...}, {set=...}, {double=n}, {big_number=s},
+//   {verbatim_string={format=, string=}}, booleans, null as nil); returned
+//   tables of those forms become RESP3 replies (RESP2 clients get the
+//   RESP2 form), and booleans RESP3 booleans. Each script starts at RESP2.
+//
+// Functions (sim/lua/functions.cc): FUNCTION LOAD [REPLACE] of a
+// "#!lua name=<lib>" library whose code calls redis.register_function
+// (name, callback) or {function_name=, callback=, description=, flags={
+// no-writes, allow-oom, allow-stale, no-cluster, allow-cross-slot-keys}};
+// FCALL / FCALL_RO name numkeys keys... args... (the callback gets the two
+// tables as arguments); LIST [LIBRARYNAME pattern] [WITHCODE], DELETE,
+// FLUSH, DUMP / RESTORE [FLUSH|APPEND|REPLACE] (redsim's own checksummed
+// payload, see functions.cc), STATS, KILL. Functions run in a Lua state of
+// their own with the same sandbox, 5.1 rules and limits; error replies
+// name the function ("script: f1, on @user_function:2."). While a function
+// is busy others get "-BUSY ... You can only call FUNCTION KILL or SHUTDOWN
+// NOSAVE." and SCRIPT KILL answers that too; FUNCTION KILL while an EVAL
+// script is busy answers the SCRIPT KILL text. allow-stale and no-cluster
+// change nothing (no replicas, no cluster).
 //
 // Limits (see "Script limits" in sim/server.h):
 // - Time: busy-reply-threshold (CONFIG SET busy-reply-threshold /
@@ -54,29 +74,36 @@
 //   "ERR Error compiling script (new function): user_script:1: ..."
 //
 // Known differences from Redis 7.0 (Lua 5.4 underneath):
-// - The VM's own `..` and string coercion print an integral float as "5.0"
-//   where 5.1 prints "5" (tostring, string.*, table.concat are fixed; the
-//   VM cannot be hooked). Reply integers, tonumber and cjson.decode results
-//   are integers below 10^14 and floats above, so they print as in 5.1.
+// - Numbers: every number literal is a float (5.1 has only doubles), so
+//   arithmetic never wraps (65536*65536*65536*65536 is 1.8e19) and x % 0
+//   is nan; each `..` chain is compiled as one call that prints numbers as
+//   5.1 does and names a bad operand as 5.1 does ("attempt to concatenate
+//   local 'x' (a nil value)"; sim/lua/source51.cc, concat51.cc). Values
+//   library functions return (#t, string.len, reply integers below 10^14)
+//   are still 5.4 integers: arithmetic on two of them past 2^63 wraps, and
+//   % 0 on two of them raises. 5.4's VM coercion of a number to a string
+//   outside `..` and the string library (e.g. a number as a pattern of
+//   string.find) prints an integral float as "5.0". 5.1 shares one constant
+//   for 0 and -0 within a function (`local z = 0 return tostring(-0)` is
+//   "0" there); here -0 is always -0.
 // - 5.3+ syntax (// & | ~ << >> :: goto <const> <close>) fails to compile
 //   with 5.1's message (sim/lua/source51.cc, a tokenizer run before 5.4
 //   compiles; checked against redis-server 7.0.15 in lua51_real_test.cc);
-//   `goto` as a variable name and _ENV keep their 5.4 meaning; "break"
-//   outside a loop and some other parser messages are worded differently.
-// - Numbers: integer literals of 2^32 or more are floats, so products of
-//   them do not wrap (but `..` prints such a literal as "4294967296.0");
-//   integer arithmetic on smaller values that passes 2^63 still wraps
-//   (65536*65536*65536*65536 is 0, 5.1 gives 1.8e19); a runtime `x % 0`
-//   with integer operands raises (a literal `% 0` is nan); tostring(-0)
-//   is "0" (5.1: "-0").
+//   `goto` is an ordinary name as in 5.1 (but `t:goto()` does not compile);
+//   _ENV keeps its 5.4 meaning; "break" outside a loop and some other
+//   parser messages are worded differently.
 // - Call depth: "stack overflow" at 5.1's depth (16,381 nested Lua calls
 //   on a fresh state, 19,997 after the first overflow); unpack gives at
 //   most 5.1's 8,000 stack slots ("too many results to unpack").
 // - Arithmetic on a non-numeric string names no variable ("attempt to
 //   perform arithmetic on a string value", 5.1 adds "field '?'" etc.).
 // - cmsgpack and struct are Redis's byte for byte (checked over 600 seeded
-//   scripts), except that cmsgpack packs a map of two or more keys in 5.4's
-//   table order, which may differ from Redis's. SCRIPT DEBUG YES is refused;
+//   scripts); cmsgpack packs a map in Lua 5.1's table order, rebuilt from
+//   the keys (sim/lua/cmsgpack.cc): exact unless two keys collide in 5.1's
+//   node array, where 5.1's order depends on the order the script inserted
+//   them (9 of 14 map shapes tried match redis-server 7.0.15; 3 of the
+//   first 12 did before, in an order that changed from run to run with
+//   5.4's seeded string hashes). SCRIPT DEBUG YES is refused;
 //   math.random is Redis's rand48 from its standard initial state, one
 //   sequence per server (Redis: per process), never reseeded but by
 //   math.randomseed;
@@ -103,6 +130,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "sim/command.h"
 #include "sim/resp/reply.h"
@@ -151,6 +179,23 @@ class ScriptEngine {
   // True when the running script's shebang has allow-oom.
   bool allows_oom() const;
 
+  // ---- Functions (Redis 7.0's FUNCTION and FCALL; sim/lua/functions.cc).
+  // FCALL / FCALL_RO (read_only), ctx.argv as sent: "ERR Function not
+  // found", Redis's numkeys errors, -OOM, "ERR Can not execute a script
+  // with write flag using *_ro command.", else the function's reply.
+  resp::Reply fcall(CommandContext& ctx, bool read_only);
+  // FUNCTION LOAD [REPLACE] | LIST [LIBRARYNAME p] [WITHCODE] | DELETE |
+  // FLUSH [ASYNC|SYNC] | DUMP | RESTORE p [FLUSH|APPEND|REPLACE] | STATS |
+  // KILL | HELP, with Redis 7.0.15's replies and error texts.
+  resp::Reply function_command(CommandContext& ctx);
+  // True while a function (not an EVAL script) runs.
+  bool function_running() const;
+  // What other clients get while a script is busy: Redis's BUSY text
+  // naming SCRIPT KILL for an EVAL script, FUNCTION KILL for a function.
+  std::string_view busy_error() const;
+  // Number of libraries loaded.
+  size_t library_count() const;
+
   // Number of cached scripts (SCRIPT FLUSH empties the cache).
   size_t script_count() const;
   // The last lines scripts passed to redis.log (at most 256, oldest first),
@@ -159,7 +204,13 @@ class ScriptEngine {
 
  private:
   struct Impl;
+  struct Functions;
+  // The engine whose script runs now (EVAL's or the functions'), or null.
+  Impl* active() const;
+  // The functions' engine, opened on first use.
+  Functions& functions(Server& server);
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Functions> functions_;
 };
 
 }  // namespace redsim::sim

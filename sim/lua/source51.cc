@@ -6,13 +6,24 @@
 //    - An unknown escape in a short string is the escaped character in 5.1
 //      ("\q" is "q", "\x41" is "x41", "\u{41}" is "u{41}", "\z" is "z");
 //      the backslash is dropped.
-//    - An integer literal of 2^32 or more becomes a float literal (5.1 has
-//      only doubles): 4294967296*4294967296 is 1.8446744073709552e+19, not
-//      5.4's wrapped integer 0; a hex literal past 2^64 keeps its value.
-//      Below 2^32 literals stay 5.4 integers, so that `..` prints them as
-//      5.1 does ("3", where a 5.4 float would print "3.0").
-//    - An integer literal 0 right after `%` becomes 0.0: 1%0 is nan, as in
-//      5.1, not 5.4's "attempt to perform 'n%%0'".
+//    - Every number literal is a float literal (5.1 has only doubles), so
+//      the VM's arithmetic is 5.1's: 4294967296*4294967296 and
+//      65536*65536*65536*65536 are 1.8446744073709552e+19, not 5.4's
+//      wrapped 0; x % 0 is nan, not "attempt to perform 'n%%0'"; -0 is -0.
+//      A hex literal past 2^64 keeps its value.
+//    - Since the VM's `..` prints an integral float as "3.0", every chain
+//      `a .. b .. c` becomes kConcatName("names", a, b, c) (concat51.cc):
+//      operands are found by a small precedence parser over the tokens
+//      (arithmetic and unary operators bind tighter than `..`; comparison,
+//      and, or, brackets and separators end an operand), and each lone
+//      name is classified local / upvalue / global by tracking blocks and
+//      function bodies, so errors name operands as 5.1 does. A chain whose
+//      operands it does not understand (a function literal) stays the VM's.
+//    - `goto` used as a name (5.1 has no goto statement) becomes kGotoName;
+//      `t.goto` and `{goto = 1}` index the string "goto".
+//    Without the number model (for 5.4's compile error messages) only
+//    integer literals of 2^32 or more become floats and a literal 0 after
+//    `%` becomes 0.0.
 //
 // 2. Syntax 5.1 does not have, refused with the message redis-server 7.0.15
 //    gives (checked on it): `//`, `<<`, `>>` ("unexpected symbol near '/'"),
@@ -25,15 +36,14 @@
 //    `<close>` ("unexpected symbol near '<'"). 5.1's check_match wording
 //    "(to close 'if' at line 3)" is used when the opener is on another line.
 //
-// Not covered: `goto` used as a variable name (5.1 allows it, 5.4 does not
-// compile it); a runtime `x % 0` with an integer zero still raises; integer
-// arithmetic on values below 2^32 that overflows 2^63 still wraps (5.4's VM
-// cannot be changed from outside).
+// Not covered: integers that library functions return (#t, string.len) stay
+// 5.4 integers, so arithmetic on two of them can still wrap; `t:goto()`.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/lua/internal.h"
@@ -73,6 +83,7 @@ struct Token {
   Tok kind = Tok::kEof;
   std::string text;  // the name, keyword, operator; a number's source text
   size_t offset = 0;
+  size_t end = 0;  // one past the token's last byte
   int line = 1;
 };
 
@@ -200,7 +211,7 @@ class Lexer {
 
   Token next(std::vector<Edit>& edits) {
     for (;;) {
-      if (i_ >= src_.size()) return {Tok::kEof, "<eof>", i_, line_};
+      if (i_ >= src_.size()) return {Tok::kEof, "<eof>", i_, i_, line_};
       char c = src_[i_];
       if (c == '\n' || c == '\r') {
         newline();
@@ -252,6 +263,7 @@ class Lexer {
       }
       i_ += t.text.size();
     }
+    t.end = i_;
     return t;
   }
 
@@ -453,24 +465,379 @@ class Checker {
   int current_line_ = 1;
 };
 
+// ---- The number model: `..` chains -------------------------------------------
+
+// Every number literal is a float (5.1 has only doubles), so the VM's own
+// arithmetic is 5.1's. The VM's `..` would print an integral float as "5.0";
+// each chain `a .. b .. c` therefore becomes a call of the concat function
+// (concat51 in sandbox.cc) that prints numbers as 5.1 does. Its first
+// argument names the operands for 5.1's error text ("local 'x'", "global
+// 'y'", "field 'z'", or nothing), separated by '|'.
+class ConcatRewriter {
+ public:
+  ConcatRewriter(std::string_view src, const std::vector<Token>& toks)
+      : src_(src), toks_(toks), match_(toks.size(), kNone) {
+    std::vector<size_t> open;
+    for (size_t k = 0; k < toks.size(); ++k) {
+      if (toks[k].kind != Tok::kOp) continue;
+      const std::string& op = toks[k].text;
+      if (op == "(" || op == "[" || op == "{") {
+        open.push_back(k);
+      } else if ((op == ")" || op == "]" || op == "}") && !open.empty()) {
+        const std::string& o = toks[open.back()].text;
+        if ((o == "(" && op == ")") || (o == "[" && op == "]") || (o == "{" && op == "}")) {
+          match_[k] = open.back();
+          match_[open.back()] = k;
+        }
+        open.pop_back();
+      }
+    }
+    classify_names();
+  }
+
+  // Appends the edits of every chain that parses; returns how many.
+  int run(std::vector<Edit>& edits) {
+    int chains = 0;
+    std::vector<bool> seen(toks_.size(), false);
+    for (size_t d = 1; d < toks_.size(); ++d) {
+      if (seen[d] || !is_op(d, "..")) continue;
+      seen[d] = true;
+      size_t start = operand_before(d - 1);
+      if (start == kNone) continue;
+      std::vector<size_t> ops{d};
+      std::vector<size_t> starts{start, d + 1};
+      size_t e = operand_after(d + 1);
+      while (e != kNone && is_op(e, "..")) {
+        seen[e] = true;
+        ops.push_back(e);
+        starts.push_back(e + 1);
+        e = operand_after(e + 1);
+      }
+      if (e == kNone) continue;
+      std::string names;
+      for (size_t i = 0; i < starts.size(); ++i) {
+        if (i > 0) names += '|';
+        size_t last = i + 1 < starts.size() ? ops[i] - 1 : e - 1;
+        names += describe(starts[i], last);
+      }
+      edits.push_back({toks_[start].offset, 0, std::string(kConcatName) + "(\"" + names + "\", "});
+      for (size_t op : ops) edits.push_back({toks_[op].offset, 2, ","});
+      edits.push_back({toks_[e - 1].end, 0, ")"});
+      ++chains;
+    }
+    return chains;
+  }
+
+ private:
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+
+  bool is_op(size_t k, std::string_view op) const {
+    return k < toks_.size() && toks_[k].kind == Tok::kOp && toks_[k].text == op;
+  }
+  bool is_kw(size_t k, std::string_view w) const {
+    return k < toks_.size() && toks_[k].kind == Tok::kKeyword && toks_[k].text == w;
+  }
+  bool is_arith(size_t k) const {
+    return is_op(k, "+") || is_op(k, "-") || is_op(k, "*") || is_op(k, "/") || is_op(k, "%") ||
+           is_op(k, "^");
+  }
+  // A token a prefix expression can end with, so that a following '(',
+  // '{', string or '[' continues it (a call or an index).
+  bool ends_prefix(size_t k) const {
+    const Token& t = toks_[k];
+    return t.kind == Tok::kName || t.kind == Tok::kString || is_op(k, ")") || is_op(k, "]") ||
+           is_op(k, "}");
+  }
+  bool ends_value(size_t k) const {
+    const Token& t = toks_[k];
+    return ends_prefix(k) || t.kind == Tok::kNumber || is_op(k, "...") || is_kw(k, "nil") ||
+           is_kw(k, "true") || is_kw(k, "false") || is_kw(k, "end");
+  }
+
+  // Start of the suffixed primary expression or literal ending at j.
+  size_t primary_before(size_t j) const {
+    for (;;) {
+      const Token& t = toks_[j];
+      if (t.kind == Tok::kNumber || is_op(j, "...") || is_kw(j, "nil") || is_kw(j, "true") ||
+          is_kw(j, "false")) {
+        return j;
+      }
+      if (t.kind == Tok::kString) {
+        if (j > 0 && ends_prefix(j - 1)) {
+          --j;
+          continue;
+        }
+        return j;
+      }
+      if (t.kind == Tok::kName) {
+        if (j >= 2 && (is_op(j - 1, ".") || is_op(j - 1, ":"))) {
+          j -= 2;
+          continue;
+        }
+        return j;
+      }
+      if (is_op(j, ")") || is_op(j, "]") || is_op(j, "}")) {
+        size_t m = match_[j];
+        if (m == kNone) return kNone;
+        if (m > 0 && ends_prefix(m - 1)) {
+          j = m - 1;
+          continue;
+        }
+        return is_op(j, "]") ? kNone : m;
+      }
+      return kNone;
+    }
+  }
+
+  // Start of the operand of `..` that ends at token j: operators binding
+  // tighter than `..` (arithmetic, unary) included.
+  size_t operand_before(size_t j) const {
+    for (;;) {
+      size_t s = primary_before(j);
+      if (s == kNone) return kNone;
+      while (s > 0 && (is_kw(s - 1, "not") || is_op(s - 1, "#") ||
+                       (is_op(s - 1, "-") && (s < 2 || !ends_value(s - 2))))) {
+        --s;
+      }
+      if (s >= 2 && is_arith(s - 1)) {
+        j = s - 2;
+        continue;
+      }
+      return s;
+    }
+  }
+
+  // One past the suffixed primary or literal starting at i.
+  size_t primary_after(size_t i) const {
+    const Token& t = toks_[i];
+    if (t.kind == Tok::kNumber || t.kind == Tok::kString || is_op(i, "...") || is_kw(i, "nil") ||
+        is_kw(i, "true") || is_kw(i, "false")) {
+      return i + 1;
+    }
+    if (is_op(i, "{")) return match_[i] == kNone ? kNone : match_[i] + 1;
+    if (t.kind == Tok::kName) {
+      ++i;
+    } else if (is_op(i, "(")) {
+      if (match_[i] == kNone) return kNone;
+      i = match_[i] + 1;
+    } else {
+      return kNone;
+    }
+    for (;;) {
+      if ((is_op(i, ".") || is_op(i, ":")) && i + 1 < toks_.size() &&
+          toks_[i + 1].kind == Tok::kName) {
+        bool method = is_op(i, ":");
+        i += 2;
+        if (!method) continue;
+        if (i >= toks_.size()) return kNone;
+        if (toks_[i].kind == Tok::kString) {
+          ++i;
+          continue;
+        }
+        if (!is_op(i, "(") && !is_op(i, "{")) return kNone;
+      }
+      if (is_op(i, "(") || is_op(i, "[") || is_op(i, "{")) {
+        if (match_[i] == kNone) return kNone;
+        i = match_[i] + 1;
+      } else if (i < toks_.size() && toks_[i].kind == Tok::kString) {
+        ++i;
+      } else {
+        return i;
+      }
+    }
+  }
+
+  size_t operand_after(size_t i) const {
+    for (;;) {
+      while (is_kw(i, "not") || is_op(i, "#") || is_op(i, "-")) ++i;
+      if (i >= toks_.size()) return kNone;
+      i = primary_after(i);
+      if (i == kNone || i >= toks_.size()) return kNone;
+      if (!is_arith(i)) return i;
+      ++i;
+    }
+  }
+
+  // 5.1's name of an operand in a concat error (lgetobjname): a lone name
+  // is a local, an upvalue or a global; `x.k` and `x["k"]` are field 'k',
+  // other indexes field '?'; anything else has no name.
+  std::string describe(size_t first, size_t last) const {
+    const Token& t = toks_[last];
+    if (first == last && t.kind == Tok::kName) {
+      const char* kind = kinds_[last] == 'l' ? "local" : kinds_[last] == 'u' ? "upvalue" : "global";
+      return std::string(kind) + " '" + t.text + "'";
+    }
+    if (last > first && t.kind == Tok::kName && is_op(last - 1, ".")) {
+      return "field '" + t.text + "'";
+    }
+    if (is_op(last, "]") && match_[last] != kNone && match_[last] > first) {
+      size_t m = match_[last];
+      if (m + 2 == last && toks_[m + 1].kind == Tok::kString) {
+        const Token& key = toks_[m + 1];
+        std::string_view body;
+        char quote = src_[key.offset];
+        if ((quote == '"' || quote == '\'') && key.end - key.offset >= 2) {
+          body = src_.substr(key.offset + 1, key.end - key.offset - 2);
+        }
+        bool plain = !body.empty();
+        for (char c : body) plain = plain && is_name_char(c);
+        if (plain) return "field '" + std::string(body) + "'";
+      }
+      return "field '?'";
+    }
+    return {};
+  }
+
+  // Marks each name token 'l' (a local of the current function), 'u' (a
+  // local of an enclosing one) or 'g'. Locals are visible from the token
+  // after their name (5.1 from the end of the statement: `local x = x ..`
+  // differs).
+  void classify_names() {
+    kinds_.assign(toks_.size(), 0);
+    struct Block {
+      std::vector<std::string> names;
+      bool awaiting_do = false;
+      bool function_body = false;
+    };
+    std::vector<Block> blocks(1);
+    std::vector<size_t> fn_base{0};
+    auto declare = [&](size_t k) {
+      if (k < toks_.size() && toks_[k].kind == Tok::kName)
+        blocks.back().names.push_back(toks_[k].text);
+    };
+    auto pop = [&]() {
+      if (blocks.size() <= 1) return;
+      if (blocks.back().function_body && fn_base.size() > 1) fn_base.pop_back();
+      blocks.pop_back();
+    };
+    for (size_t k = 0; k < toks_.size(); ++k) {
+      const Token& t = toks_[k];
+      if (t.kind == Tok::kName) {
+        if (k > 0 && (is_op(k - 1, ".") || is_op(k - 1, ":"))) continue;
+        char kind = 'g';
+        for (size_t b = blocks.size(); b-- > 0 && kind == 'g';) {
+          for (const std::string& n : blocks[b].names) {
+            if (n == t.text) {
+              kind = b >= fn_base.back() ? 'l' : 'u';
+              break;
+            }
+          }
+        }
+        kinds_[k] = kind;
+        continue;
+      }
+      if (t.kind != Tok::kKeyword) continue;
+      const std::string& w = t.text;
+      if (w == "local") {
+        if (is_kw(k + 1, "function")) {
+          declare(k + 2);
+          continue;
+        }
+        for (size_t j = k + 1; j < toks_.size() && toks_[j].kind == Tok::kName; j += 2) {
+          declare(j);
+          if (!is_op(j + 1, ",")) break;
+        }
+      } else if (w == "function") {
+        size_t j = k + 1;
+        bool method = false;
+        while (j < toks_.size() && toks_[j].kind == Tok::kName) {
+          if (is_op(j + 1, ".") || is_op(j + 1, ":")) {
+            method = is_op(j + 1, ":");
+            j += 2;
+          } else {
+            ++j;
+            break;
+          }
+        }
+        Block body;
+        body.function_body = true;
+        if (method) body.names.push_back("self");
+        if (is_op(j, "(")) {
+          for (++j; j < toks_.size() && !is_op(j, ")"); ++j) {
+            if (toks_[j].kind == Tok::kName) body.names.push_back(toks_[j].text);
+          }
+        }
+        blocks.push_back(std::move(body));
+        fn_base.push_back(blocks.size() - 1);
+      } else if (w == "for") {
+        Block b;
+        b.awaiting_do = true;
+        for (size_t j = k + 1; j < toks_.size() && toks_[j].kind == Tok::kName; j += 2) {
+          b.names.push_back(toks_[j].text);
+          if (!is_op(j + 1, ",")) break;
+        }
+        blocks.push_back(std::move(b));
+      } else if (w == "while") {
+        Block b;
+        b.awaiting_do = true;
+        blocks.push_back(std::move(b));
+      } else if (w == "do") {
+        if (blocks.back().awaiting_do) {
+          blocks.back().awaiting_do = false;
+        } else {
+          blocks.emplace_back();
+        }
+      } else if (w == "if" || w == "repeat") {
+        blocks.emplace_back();
+      } else if (w == "elseif" || w == "else") {
+        blocks.back().names.clear();
+      } else if (w == "end" || w == "until") {
+        pop();
+      }
+    }
+  }
+
+  std::string_view src_;
+  const std::vector<Token>& toks_;
+  std::vector<size_t> match_;
+  std::vector<char> kinds_;
+};
+
 }  // namespace
 
-Source51 adapt_source51(std::string_view code) {
+Source51 adapt_source51(std::string_view code, bool number_model) {
   Source51 out;
   std::vector<Edit> edits;
   std::vector<Token> toks = Lexer(code).run(edits);
 
-  // Number literal edits, in source order among the escape edits.
+  std::vector<std::string> open;  // brackets open at the token
   for (size_t k = 0; k < toks.size(); ++k) {
     const Token& t = toks[k];
+    const Token* prev = k > 0 ? &toks[k - 1] : nullptr;
+    if (t.kind == Tok::kOp) {
+      if (t.text == "(" || t.text == "[" || t.text == "{") open.push_back(t.text);
+      if ((t.text == ")" || t.text == "]" || t.text == "}") && !open.empty()) open.pop_back();
+      continue;
+    }
+    if (t.kind == Tok::kName && t.text == "goto") {
+      // A name in 5.1, a keyword in 5.4: `t.goto` and `{goto = 1}` index
+      // the string "goto", any other use is the variable kGotoName.
+      bool prev_dot = prev != nullptr && prev->kind == Tok::kOp && prev->text == ".";
+      bool key = prev != nullptr && prev->kind == Tok::kOp &&
+                 (prev->text == "{" || prev->text == "," || prev->text == ";") && !open.empty() &&
+                 open.back() == "{" && k + 1 < toks.size() && toks[k + 1].kind == Tok::kOp &&
+                 toks[k + 1].text == "=";
+      if (prev_dot) edits.push_back({prev->offset, 1, {}});
+      edits.push_back({t.offset, t.end - t.offset,
+                       prev_dot || key ? std::string("[\"goto\"]") : std::string(kGotoName)});
+      continue;
+    }
     if (t.kind != Tok::kNumber) continue;
     double value = 0;
     if (!integer_literal(t.text, &value)) continue;
-    bool after_mod = k > 0 && toks[k - 1].kind == Tok::kOp && toks[k - 1].text == "%";
-    if (value >= 4294967296.0) {
+    bool after_mod = prev != nullptr && prev->kind == Tok::kOp && prev->text == "%";
+    if (number_model || value >= 4294967296.0) {
       edits.push_back({t.offset, t.text.size(), float_literal(value)});
     } else if (value == 0 && after_mod) {
       edits.push_back({t.offset, t.text.size(), "0.0"});
+    }
+  }
+  if (number_model) {
+    std::vector<Edit> chains;
+    if (ConcatRewriter(code, toks).run(chains) > 0) {
+      std::string name(kConcatName);
+      edits.push_back({0, 0, "local " + name + "=" + name + ";"});
+      edits.insert(edits.end(), chains.begin(), chains.end());
     }
   }
 
@@ -485,8 +852,10 @@ Source51 adapt_source51(std::string_view code) {
     out.code.assign(code);
     return out;
   }
-  std::sort(edits.begin(), edits.end(),
-            [](const Edit& a, const Edit& b) { return a.offset < b.offset; });
+  // At one offset insertions come first, in the order they were made.
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
+    return a.offset < b.offset || (a.offset == b.offset && a.length == 0 && b.length != 0);
+  });
   out.code.reserve(code.size() + 16);
   size_t from = 0;
   for (const Edit& e : edits) {
