@@ -89,11 +89,14 @@ std::shared_ptr<const Footprint> command_footprint(size_t server,
 
 namespace {
 // std heap functions build a max-heap; "greater" puts the earliest on top.
-bool later(const auto& a, const auto& b) {
-  if (a.t_us != b.t_us) return a.t_us > b.t_us;
-  if (a.priority != b.priority) return a.priority < b.priority;
-  return a.seq > b.seq;
-}
+// A function object, not a function pointer, so the heap algorithms inline it.
+struct Later {
+  bool operator()(const auto& a, const auto& b) const {
+    if (a.t_us != b.t_us) return a.t_us > b.t_us;
+    if (a.priority != b.priority) return a.priority < b.priority;
+    return a.seq > b.seq;
+  }
+};
 
 int64_t saturating_add(int64_t a, int64_t b) {
   if (b > 0 && a > std::numeric_limits<int64_t>::max() - b) {
@@ -126,7 +129,7 @@ void Scheduler::push(int64_t t_us, Slot slot) {
     slots_[index] = std::move(slot);
   }
   heap_.push_back(Key{std::max(t_us, now_us_), priority, next_seq_++, index});
-  std::push_heap(heap_.begin(), heap_.end(), later<Key, Key>);
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 
 void Scheduler::after(int64_t delay_us, Action action, bool daemon) {
@@ -152,7 +155,7 @@ void Scheduler::run_key(const Key& key) {
 }
 
 void Scheduler::step() {
-  std::pop_heap(heap_.begin(), heap_.end(), later<Key, Key>);
+  std::pop_heap(heap_.begin(), heap_.end(), Later{});
   const Key key = heap_.back();
   heap_.pop_back();
   run_key(key);
@@ -214,7 +217,7 @@ bool Scheduler::step_chosen() {
   const size_t index = awake[pick];
   const Key key = heap_[index];
   heap_.erase(heap_.begin() + static_cast<std::ptrdiff_t>(index));
-  std::make_heap(heap_.begin(), heap_.end(), later<Key, Key>);
+  std::make_heap(heap_.begin(), heap_.end(), Later{});
   const Slot& chosen = slots_[key.slot];
   std::erase_if(sleep_, [this, &chosen](const Asleep& a) { return !independent(a, chosen); });
   run_key(key);
