@@ -341,8 +341,13 @@ void ReentrantLock::on_acquired(const std::string& owner, Lease lease) {
     }
   }
   if (env_->tracing()) {
-    env_->trace("acquired " + key_ + " as " + owner + " lease=" + ms_arg(effective) + "ms" +
-                (use_watchdog ? " (watchdog)" : ""));
+    // Every acquisition in a recording world: one buffer, sized once.
+    const std::string lease = ms_arg(effective);
+    std::string line;
+    line.reserve(32 + key_.size() + owner.size() + lease.size());
+    line.append("acquired ").append(key_).append(" as ").append(owner).append(" lease=");
+    line.append(lease).append("ms").append(use_watchdog ? " (watchdog)" : "");
+    env_->trace(line);
   }
   if (!start) return;
 
@@ -471,7 +476,12 @@ UnlockResult ReentrantLock::release_hold() {
   }
   if (reply.integer() == 1) {
     stop_watchdog(task);
-    if (env_->tracing()) env_->trace("released " + key_ + " by " + me);
+    if (env_->tracing()) {
+      std::string line;
+      line.reserve(16 + key_.size() + me.size());
+      line.append("released ").append(key_).append(" by ").append(me);
+      env_->trace(line);
+    }
   } else if (env_->tracing()) {
     env_->trace("unlocked one hold of " + key_ + " by " + me + "; still held");
   }
