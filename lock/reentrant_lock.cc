@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -76,6 +78,29 @@ const Script& force_unlock_script() {
 }
 
 std::string ms_arg(milliseconds ms) { return std::to_string(ms.count()); }
+
+// run_script() (lock/script.h) for the acquire and unlock of every cycle:
+// the one argv is built in place from views, without the two intermediate
+// vectors of keys and args. Same commands: EVALSHA, then EVAL if and only
+// if the EVALSHA answered NOSCRIPT.
+Reply run_cycle_script(Connection& connection, const Script& script,
+                       std::initializer_list<std::string_view> keys,
+                       std::initializer_list<std::string_view> args) {
+  Argv argv;
+  argv.reserve(3 + keys.size() + args.size());
+  argv.emplace_back("EVALSHA");
+  argv.emplace_back(script.sha1_hex());
+  argv.emplace_back(std::to_string(keys.size()));
+  for (std::string_view k : keys) argv.emplace_back(k);
+  for (std::string_view a : args) argv.emplace_back(a);
+  Reply reply = connection.call(argv);
+  if (reply.is_error() && reply.error_code() == "NOSCRIPT") {
+    argv[0] = "EVAL";
+    argv[1] = script.text();
+    reply = connection.call(argv);
+  }
+  return reply;
+}
 
 }  // namespace
 
@@ -166,7 +191,7 @@ bool ReentrantLock::try_lock_wait(Micros wait) {
 std::optional<int64_t> ReentrantLock::run_acquire(const std::string& owner, milliseconds lease,
                                                   const Attempt& /*attempt*/) {
   const Reply reply =
-      run_script(env_->connection(), acquire_script(), {key_}, {ms_arg(lease), owner});
+      run_cycle_script(env_->connection(), acquire_script(), {key_}, {ms_arg(lease), owner});
   if (reply.is_nil()) return std::nullopt;
   if (!reply.is_integer()) {
     throw UnexpectedReply("reentrant_acquire on '" + key_ + "' answered " + reply.debug_string());
@@ -349,8 +374,13 @@ void ReentrantLock::on_acquired(const std::string& owner, Lease lease) {
     }
   }
   if (env_->tracing()) {
-    env_->trace("acquired " + key_ + " as " + owner + " lease=" + ms_arg(effective) + "ms" +
-                (use_watchdog ? " (watchdog)" : ""));
+    // Every acquisition in a recording world: one buffer, sized once.
+    const std::string lease = ms_arg(effective);
+    std::string line;
+    line.reserve(32 + key_.size() + owner.size() + lease.size());
+    line.append("acquired ").append(key_).append(" as ").append(owner).append(" lease=");
+    line.append(lease).append("ms").append(use_watchdog ? " (watchdog)" : "");
+    env_->trace(line);
   }
   if (!start) return;
 
@@ -420,11 +450,11 @@ milliseconds ReentrantLock::lease_of(uint64_t task) {
 Reply ReentrantLock::run_unlock(const std::string& owner, milliseconds lease,
                                 const UnlockLatch& latch) {
   if (latch.empty()) {
-    return run_script(env_->connection(), unlock_script_, {key_, channel_},
-                      {std::string(kUnlockMessage), ms_arg(lease), field(owner)});
+    return run_cycle_script(env_->connection(), unlock_script_, {key_, channel_},
+                            {kUnlockMessage, ms_arg(lease), field(owner)});
   }
-  return run_script(env_->connection(), unlock_latch_script(), {key_, channel_, latch.key},
-                    {std::string(kUnlockMessage), ms_arg(lease), field(owner), ms_arg(latch.ttl)});
+  return run_cycle_script(env_->connection(), unlock_latch_script(), {key_, channel_, latch.key},
+                          {kUnlockMessage, ms_arg(lease), field(owner), ms_arg(latch.ttl)});
 }
 
 Reply ReentrantLock::send_unlock(const std::string& me, uint64_t task, const UnlockLatch& latch) {
@@ -486,7 +516,12 @@ UnlockResult ReentrantLock::release_hold() {
   }
   if (reply.integer() == 1) {
     stop_watchdog(task);
-    if (env_->tracing()) env_->trace("released " + key_ + " by " + me);
+    if (env_->tracing()) {
+      std::string line;
+      line.reserve(16 + key_.size() + me.size());
+      line.append("released ").append(key_).append(" by ").append(me);
+      env_->trace(line);
+    }
   } else if (env_->tracing()) {
     env_->trace("unlocked one hold of " + key_ + " by " + me + "; still held");
   }

@@ -99,8 +99,8 @@ Reply exec(CommandContext& ctx) {
   replies.reserve(queued.size());
   for (const Argv& argv : queued) {
     // Queued commands passed lookup and arity when they were queued.
-    const CommandSpec* spec = ctx.server.commands().find(argv[0]);
-    replies.push_back(ServerAccess::call(ctx.server, s, *spec, argv));
+    replies.push_back(
+        ServerAccess::call(ctx.server, s, ctx.server.commands().lookup(argv[0]), argv));
   }
   return Reply::array(std::move(replies));
 }

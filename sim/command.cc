@@ -45,7 +45,11 @@ void CommandTable::add(const CommandSpec& spec) {
     return;
   }
   const uint64_t hash = name_hash(spec.name);
-  entries_.push_back(std::make_unique<Entry>(Entry{spec, hash}));
+  // Subcommands may have been registered before their container.
+  bool container = false;
+  for (const Container& c : containers_) container = container || c.name == spec.name;
+  entries_.push_back(std::make_unique<Entry>(
+      Entry{spec, hash, static_cast<uint32_t>(entries_.size()), container}));
   // At most half full, so a miss ends at an empty slot after a probe or two.
   if (slots_.size() < entries_.size() * 2) {
     rehash();
@@ -85,9 +89,16 @@ const CommandSpec* CommandTable::find(std::string_view name) const {
   return entry == nullptr ? nullptr : &entry->spec;
 }
 
+CommandTable::Lookup CommandTable::lookup(std::string_view name) const {
+  const Entry* entry = find_entry(name);
+  if (entry == nullptr) return Lookup{};
+  return Lookup{&entry->spec, entry->index, entry->container};
+}
+
 void CommandTable::add_subcommands(std::string_view container,
                                    std::span<const SubcommandSpec> subs) {
-  const Entry* entry = find_entry(container);
+  Entry* entry = find_entry(container);
+  if (entry != nullptr) entry->container = true;
   // The name is kept as the registered spec's (so container_of can compare
   // pointers first); a container not registered keeps the caller's view.
   std::string_view name = entry != nullptr ? entry->spec.name : container;

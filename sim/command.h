@@ -97,6 +97,17 @@ class CommandTable {
   // for the table's life.
   const CommandSpec* find(std::string_view name) const;
 
+  // find() plus what the dispatcher asks of every command, in one probe:
+  // whether it has a subcommand table (has_subcommands) and its index, a
+  // number in [0, size()) fixed for the table's life (the server keeps its
+  // INFO commandstats entry by it). spec is nullptr when unknown.
+  struct Lookup {
+    const CommandSpec* spec = nullptr;
+    uint32_t index = 0;
+    bool container = false;
+  };
+  Lookup lookup(std::string_view name) const;
+
  private:
   // Every command runs through find() (a script's redis.call too), so the
   // lookup is an open-addressing table hashed case-insensitively in one
@@ -104,6 +115,8 @@ class CommandTable {
   struct Entry {
     CommandSpec spec;  // spec.name is lower case
     uint64_t hash = 0;
+    uint32_t index = 0;      // in entries_
+    bool container = false;  // has a Container (add_subcommands)
   };
   struct Container {
     std::string_view name;  // the container's CommandSpec::name

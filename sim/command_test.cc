@@ -85,5 +85,44 @@ TEST(CommandTable, Subcommands) {
   EXPECT_EQ(table.find_subcommand(elsewhere, "get"), &kSubs[0]);
 }
 
+TEST(CommandTable, LookupGivesSpecContainerAndAStableIndex) {
+  CommandTable table;
+  // Subcommands registered before their container still mark it.
+  table.add_subcommands("script", kSubs);
+  table.add({"get", 2, 0, &none});
+  table.add({"config", -2, kCmdContainer, &none});
+  table.add({"script", -2, kCmdContainer, &none});
+  table.add_subcommands("config", kSubs);
+  const CommandTable::Lookup get = table.lookup("GET");
+  const CommandTable::Lookup config = table.lookup("config");
+  const CommandTable::Lookup script = table.lookup("Script");
+  EXPECT_EQ(get.spec, table.find("get"));
+  EXPECT_EQ(config.spec, table.find("config"));
+  EXPECT_FALSE(get.container);
+  EXPECT_TRUE(config.container);
+  EXPECT_TRUE(script.container);
+  // Distinct indices in [0, size()), unchanged by later registrations.
+  EXPECT_LT(get.index, table.size());
+  EXPECT_LT(config.index, table.size());
+  EXPECT_LT(script.index, table.size());
+  EXPECT_NE(get.index, config.index);
+  EXPECT_NE(config.index, script.index);
+  EXPECT_NE(get.index, script.index);
+  std::vector<std::string> more;  // the table keeps views of the names
+  more.reserve(40);
+  for (int i = 0; i < 40; ++i) {
+    more.push_back("more" + std::to_string(i));
+    table.add({more.back(), 1, 0, &none});
+  }
+  EXPECT_EQ(table.size(), 43u);
+  EXPECT_EQ(table.lookup("get").index, get.index);
+  EXPECT_EQ(table.lookup("config").index, config.index);
+  // Registered again: the last spec wins, the index stays.
+  table.add({"get", 3, 0, &none});
+  EXPECT_EQ(table.lookup("get").index, get.index);
+  EXPECT_EQ(table.lookup("get").spec->arity, 3);
+  EXPECT_EQ(table.lookup("nope").spec, nullptr);
+}
+
 }  // namespace
 }  // namespace redsim::sim

@@ -49,8 +49,9 @@ using SessionAccess = Session::Internal;
 struct Server::Internal {
   // Runs a command (already checked) as part of the current one: EXEC's
   // queued commands. The time stays frozen.
-  static resp::Reply call(Server& server, Session& s, const CommandSpec& spec, const Argv& argv) {
-    return server.call(s, spec, argv, /*in_script=*/false);
+  static resp::Reply call(Server& server, Session& s, const CommandTable::Lookup& command,
+                          const Argv& argv) {
+    return server.call(s, command, argv, /*in_script=*/false);
   }
   static void request_shutdown(Server& server) { server.shutdown_requested_ = true; }
   // redis.call / redis.pcall (sim/lua/redis_lib.cc): Server::execute_from_script.

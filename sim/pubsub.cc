@@ -132,16 +132,24 @@ int64_t PubSub::publish(std::string_view channel, std::string_view message) {
   for (const auto& [pattern, session] : patterns_) {
     if (glob_match(pattern, channel)) pattern_receivers.emplace_back(pattern, session);
   }
+  // Each push's elements are moved into its array (a braced list would copy
+  // them once more): every unlock publishes to every waiter.
   for (Session* s : channel_receivers) {
-    SessionAccess::push(*s, resp::Reply::push({resp::Reply::bulk("message"),
-                                               resp::Reply::bulk(std::string(channel)),
-                                               resp::Reply::bulk(std::string(message))}));
+    std::vector<resp::Reply> elements;
+    elements.reserve(3);
+    elements.push_back(resp::Reply::bulk("message"));
+    elements.push_back(resp::Reply::bulk(std::string(channel)));
+    elements.push_back(resp::Reply::bulk(std::string(message)));
+    SessionAccess::push(*s, resp::Reply::push(std::move(elements)));
   }
   for (auto& [pattern, s] : pattern_receivers) {
-    SessionAccess::push(
-        *s, resp::Reply::push({resp::Reply::bulk("pmessage"), resp::Reply::bulk(std::move(pattern)),
-                               resp::Reply::bulk(std::string(channel)),
-                               resp::Reply::bulk(std::string(message))}));
+    std::vector<resp::Reply> elements;
+    elements.reserve(4);
+    elements.push_back(resp::Reply::bulk("pmessage"));
+    elements.push_back(resp::Reply::bulk(std::move(pattern)));
+    elements.push_back(resp::Reply::bulk(std::string(channel)));
+    elements.push_back(resp::Reply::bulk(std::string(message)));
+    SessionAccess::push(*s, resp::Reply::push(std::move(elements)));
   }
   return static_cast<int64_t>(channel_receivers.size() + pattern_receivers.size());
 }

@@ -163,7 +163,9 @@ resp::Reply Server::execute_from_script(Session& session, const Argv& argv, bool
 }
 
 resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script, bool read_only) {
-  const CommandSpec* spec = argv.empty() ? nullptr : commands_.find(argv[0]);
+  const CommandTable::Lookup command =
+      argv.empty() ? CommandTable::Lookup{} : commands_.lookup(argv[0]);
+  const CommandSpec* spec = command.spec;
   if (in_script) {
     // Redis 7.0 scriptCall's checks, in its order; the Lua engine appends
     // the " script: ..." suffix.
@@ -173,7 +175,7 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     // CONFIG GET is refused, and an unknown subcommand is an unknown command.
     int arity = spec->arity;
     uint32_t flags = spec->flags;
-    if (argv.size() > 1 && commands_.has_subcommands(*spec)) {
+    if (argv.size() > 1 && command.container) {
       const SubcommandSpec* sub = commands_.find_subcommand(*spec, argv[1]);
       if (sub == nullptr) return resp::Reply::error("ERR Unknown Redis command called from script");
       arity = sub->arity;
@@ -196,7 +198,7 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     // Redis's SCRIPT_WRITE_DIRTY: from here on SCRIPT KILL is refused.
     if (flags & kCmdWrite) scripts_->note_write();
     int db_before = session.db_;
-    resp::Reply reply = call(session, *spec, argv, /*in_script=*/true);
+    resp::Reply reply = call(session, command, argv, /*in_script=*/true);
     if (session.db_ != db_before) script_changed_db_ = true;
     return reply;
   }
@@ -214,7 +216,7 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
   // has no stats; a known one refused counts in its rejected_calls.
   if (spec == nullptr) return reject(session, nullptr, unknown_command(argv));
   auto refuse = [&](resp::Reply error) {
-    ++stats_of(*spec, argv).rejected_calls;
+    ++stats_of(command, argv).rejected_calls;
     return reject(session, spec, std::move(error));
   };
   if (!arity_ok(spec->arity, argv.size())) return refuse(errors::arity(spec->name));
@@ -227,7 +229,7 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
       session.protocol_ == resp::Protocol::kResp2) {
     // Redis names the command by its full name there ("pubsub|numpat").
     std::string name(spec->name);
-    if (argv.size() > 1 && commands_.has_subcommands(*spec)) {
+    if (argv.size() > 1 && command.container) {
       if (const SubcommandSpec* sub = commands_.find_subcommand(*spec, argv[1])) {
         name += "|" + std::string(sub->name);
       }
@@ -250,7 +252,7 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     }
     return resp::Reply::status("QUEUED");
   }
-  resp::Reply reply = call(session, *spec, argv, /*in_script=*/false);
+  resp::Reply reply = call(session, command, argv, /*in_script=*/false);
   if (replication_.after_write && ((spec->flags & kCmdWrite) || spec->name == "exec" ||
                                    spec->name == "eval" || spec->name == "evalsha")) {
     replication_.after_write(session);
@@ -258,8 +260,9 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
   return reply;
 }
 
-resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& argv,
+resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, const Argv& argv,
                          bool in_script) {
+  const CommandSpec& spec = *command.spec;
   // The outermost call reads the clock once; everything it runs (EXEC's
   // queue, a script's redis.call) sees that same time.
   struct Freeze {
@@ -292,7 +295,7 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
   }
   // The stats are looked up after the run: the handler may have cleared
   // them (CONFIG RESETSTAT), which Redis then counts as its first call.
-  CommandStats& stats = stats_of(spec, argv);
+  CommandStats& stats = stats_of(command, argv);
   ++stats.calls;
   if (reply.is_error()) ++stats.failed_calls;
   return reply;
@@ -300,20 +303,22 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
 
 // Redis's name for a command in INFO commandstats: a container's known
 // subcommand as "container|sub" (lower case), anything else by its name.
-Server::CommandStats& Server::stats_of(const CommandSpec& spec, const Argv& argv) {
-  if (argv.size() > 1 && commands_.has_subcommands(spec)) {
+Server::CommandStats& Server::stats_of(const CommandTable::Lookup& command, const Argv& argv) {
+  const CommandSpec& spec = *command.spec;
+  if (argv.size() > 1 && command.container) {
     if (const SubcommandSpec* sub = commands_.find_subcommand(spec, argv[1])) {
       return command_stats_[std::string(spec.name) + "|" + std::string(sub->name)];
     }
   }
-  // This runs for every command: the entry is found by the spec's address
-  // after the first time.
-  auto cached = stats_by_spec_.find(&spec);
-  if (cached != stats_by_spec_.end()) return *cached->second;
+  // This runs for every command: the entry is found by the command's
+  // table index after the first time.
+  if (stats_by_index_.size() <= command.index) stats_by_index_.resize(commands_.size(), nullptr);
+  CommandStats*& cached = stats_by_index_[command.index];
+  if (cached != nullptr) return *cached;
   auto it = command_stats_.find(spec.name);
   if (it == command_stats_.end())
     it = command_stats_.emplace(std::string(spec.name), CommandStats{}).first;
-  stats_by_spec_.emplace(&spec, &it->second);
+  cached = &it->second;
   return it->second;
 }
 

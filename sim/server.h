@@ -327,7 +327,7 @@ class Server {
   }
   void reset_stats() {
     command_stats_.clear();
-    stats_by_spec_.clear();
+    stats_by_index_.clear();
   }
   ServerConfig& config() { return config_; }
   // The connected sessions by id (CLIENT LIST, INFO clients).
@@ -398,7 +398,8 @@ class Server {
   // the state checks, then call().
   resp::Reply dispatch(Session& session, const Argv& argv, bool in_script, bool read_only);
   // Runs the handler with the time frozen (read once by the outermost call).
-  resp::Reply call(Session& session, const CommandSpec& spec, const Argv& argv, bool in_script);
+  resp::Reply call(Session& session, const CommandTable::Lookup& command, const Argv& argv,
+                   bool in_script);
   void disconnect(Session& session);
 
   Clock& clock_;
@@ -413,11 +414,12 @@ class Server {
   uint64_t next_session_id_ = 1;
   uint64_t commands_processed_ = 0;
   std::map<std::string, CommandStats, std::less<>> command_stats_;
-  // command_stats_'s entry of each command without subcommands, by spec:
-  // every command counts itself, so the name is not looked up each time.
-  // Emptied with command_stats_ (map entries keep their address until then).
-  std::unordered_map<const CommandSpec*, CommandStats*> stats_by_spec_;
-  CommandStats& stats_of(const CommandSpec& spec, const Argv& argv);
+  // command_stats_'s entry of each command without subcommands, by
+  // CommandTable index (null until its first run): every command counts
+  // itself, so the name is not looked up each time. Emptied with
+  // command_stats_ (map entries keep their address until then).
+  std::vector<CommandStats*> stats_by_index_;
+  CommandStats& stats_of(const CommandTable::Lookup& command, const Argv& argv);
   int64_t frozen_ms_ = -1;      // >= 0 while a command runs
   Argv* consumable_ = nullptr;  // the argv of execute_consuming, while it runs
   // A script's SELECT changes the db for the rest of the script only; the

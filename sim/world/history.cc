@@ -139,7 +139,7 @@ EventLog& EventLog::operator=(const EventLog& other) {
   return *this;
 }
 
-void EventLog::push_back(HistoryEvent e) {
+void EventLog::push_back(HistoryEvent&& e) {
   if (size_ == chunks_.size() * kChunk) {
     chunks_.push_back(static_cast<HistoryEvent*>(
         ::operator new (sizeof(HistoryEvent) * kChunk, std::align_val_t{alignof(HistoryEvent)})));
@@ -157,7 +157,7 @@ void EventLog::clear() {
   size_ = 0;
 }
 
-size_t History::add(HistoryEvent e) {
+size_t History::add(HistoryEvent&& e) {
   events_.push_back(std::move(e));
   return events_.size() - 1;
 }

@@ -221,7 +221,8 @@ class EventLog {
   const HistoryEvent& back() const { return (*this)[size_ - 1]; }
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, size_}; }
-  void push_back(HistoryEvent e);
+  void push_back(HistoryEvent&& e);
+  void push_back(const HistoryEvent& e) { push_back(HistoryEvent(e)); }
   void clear();
 
  private:
@@ -238,8 +239,11 @@ class History {
  public:
   using Events = EventLog;
 
-  // Appends `e` (its t_us must not be before the last event's); returns its index.
-  size_t add(HistoryEvent e);
+  // Appends `e` (its t_us must not be before the last event's); returns its
+  // index. An rvalue is moved into place once (an event is a few hundred
+  // bytes of strings, argv and reply: the world records several per command).
+  size_t add(HistoryEvent&& e);
+  size_t add(const HistoryEvent& e) { return add(HistoryEvent(e)); }
 
   const Events& events() const { return events_; }
   size_t size() const { return events_.size(); }

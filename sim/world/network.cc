@@ -79,11 +79,14 @@ Link& Runtime::pubsub_link(Process& p, size_t server) {
   // The server calls this inside the PUBLISH (or SUBSCRIBE) it is running;
   // the push then travels to the client like any other message.
   link.session->set_push_handler([this, &link](const resp::Reply& push) {
+    // Copied once here; then it moves along (scheduler, pause hold): each
+    // action runs once.
     send_to_client(
         link,
-        [this, &link, push] {
-          deliver(*link.process,
-                  [this, &link, push] { dispatch_push(*link.process, link.server, push); });
+        [this, &link, push]() mutable {
+          deliver(*link.process, [this, &link, push = std::move(push)] {
+            dispatch_push(*link.process, link.server, push);
+          });
         },
         "push");
   });

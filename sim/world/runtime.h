@@ -200,7 +200,7 @@ struct Runtime {
 
   int64_t now() const { return sched.now_us(); }
   HistoryEvent event(EventKind kind, const Process* p, TaskId task) const;
-  void record(HistoryEvent e) { history.add(std::move(e)); }
+  void record(HistoryEvent&& e) { history.add(std::move(e)); }
 
   // Lifecycle (world.cc).
   Process& process(ProcessId pid);

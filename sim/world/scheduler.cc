@@ -87,14 +87,16 @@ std::shared_ptr<const Footprint> command_footprint(size_t server,
   return nullptr;
 }
 
-
 namespace {
 // std heap functions build a max-heap; "greater" puts the earliest on top.
-bool later(const auto& a, const auto& b) {
-  if (a.t_us != b.t_us) return a.t_us > b.t_us;
-  if (a.priority != b.priority) return a.priority < b.priority;
-  return a.seq > b.seq;
-}
+// A function object, not a function pointer, so the heap algorithms inline it.
+struct Later {
+  bool operator()(const auto& a, const auto& b) const {
+    if (a.t_us != b.t_us) return a.t_us > b.t_us;
+    if (a.priority != b.priority) return a.priority < b.priority;
+    return a.seq > b.seq;
+  }
+};
 
 int64_t saturating_add(int64_t a, int64_t b) {
   if (b > 0 && a > std::numeric_limits<int64_t>::max() - b) {
@@ -106,47 +108,60 @@ int64_t saturating_add(int64_t a, int64_t b) {
 
 void Scheduler::at(int64_t t_us, Action action, bool daemon, uint32_t owner) {
   if (owner == kInheritOwner) owner = current_owner_;
-  push(Entry{t_us, 0, 0, owner, daemon, current_server_side_, 0, std::move(action), nullptr});
+  push(t_us, Slot{owner, daemon, current_server_side_, 0, std::move(action), nullptr});
 }
 
 void Scheduler::at_message(int64_t t_us, Action action, uint32_t owner, uintptr_t channel,
                            bool server_side, std::shared_ptr<const Footprint> footprint) {
-  push(Entry{t_us, 0, 0, owner, false, server_side, channel, std::move(action),
-             std::move(footprint)});
+  push(t_us, Slot{owner, false, server_side, channel, std::move(action), std::move(footprint)});
 }
 
-void Scheduler::push(Entry entry) {
-  entry.t_us = std::max(entry.t_us, now_us_);
-  entry.priority = priorities_ != nullptr ? priorities_->priority(entry.owner) : 0;
-  entry.seq = next_seq_++;
-  if (!entry.daemon) ++live_;
-  heap_.push_back(std::move(entry));
-  std::push_heap(heap_.begin(), heap_.end(), later<Entry, Entry>);
+void Scheduler::push(int64_t t_us, Slot slot) {
+  const uint64_t priority = priorities_ != nullptr ? priorities_->priority(slot.owner) : 0;
+  if (!slot.daemon) ++live_;
+  uint32_t index;
+  if (free_.empty()) {
+    index = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(std::move(slot));
+  } else {
+    index = free_.back();
+    free_.pop_back();
+    slots_[index] = std::move(slot);
+  }
+  heap_.push_back(Key{std::max(t_us, now_us_), priority, next_seq_++, index});
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 
 void Scheduler::after(int64_t delay_us, Action action, bool daemon) {
   at(saturating_add(now_us_, std::max<int64_t>(delay_us, 0)), std::move(action), daemon);
 }
 
-void Scheduler::run_entry(Entry entry) {
-  if (!entry.daemon) --live_;
-  now_us_ = entry.t_us;
+void Scheduler::run_key(const Key& key) {
+  Slot& slot = slots_[key.slot];
+  // The action leaves its slot before it runs: what it schedules may reuse
+  // the slot (or grow slots_, moving it).
+  Action action = std::move(slot.action);
+  slot.action = nullptr;
+  slot.footprint.reset();
+  if (!slot.daemon) --live_;
+  now_us_ = key.t_us;
   ++events_run_;
-  current_owner_ = entry.owner;
-  current_server_side_ = entry.server_side;
-  entry.action();
+  current_owner_ = slot.owner;
+  current_server_side_ = slot.server_side;
+  free_.push_back(key.slot);
+  action();
   current_owner_ = 0;
   current_server_side_ = false;
 }
 
 void Scheduler::step() {
-  std::pop_heap(heap_.begin(), heap_.end(), later<Entry, Entry>);
-  Entry entry = std::move(heap_.back());
+  std::pop_heap(heap_.begin(), heap_.end(), Later{});
+  const Key key = heap_.back();
   heap_.pop_back();
-  run_entry(std::move(entry));
+  run_key(key);
 }
 
-bool Scheduler::independent(const Asleep& a, const Entry& b) const {
+bool Scheduler::independent(const Asleep& a, const Slot& b) const {
   // explore/exhaustive.h has the argument. Events of no process (the active expiry
   // cycle, world-level faults) are dependent on everything.
   if (!reduce_ || a.owner == 0 || b.owner == 0) return false;
@@ -175,10 +190,11 @@ bool Scheduler::step_chosen() {
             [this](size_t a, size_t b) { return heap_[a].seq < heap_[b].seq; });
   std::vector<size_t> awake;
   for (size_t k = 0; k < due.size(); ++k) {
-    const Entry& e = heap_[due[k]];
+    const Key& e = heap_[due[k]];
+    const uintptr_t channel = slots_[e.slot].channel;
     bool head = true;
     for (size_t j = 0; j < k && head; ++j) {
-      head = e.channel == 0 || heap_[due[j]].channel != e.channel;
+      head = channel == 0 || slots_[heap_[due[j]].slot].channel != channel;
     }
     // A channel's older message due later cannot be: arrivals are FIFO in time.
     const bool asleep =
@@ -192,17 +208,19 @@ bool Scheduler::step_chosen() {
     // The orders that ran before this one (the DFS takes options in turn) sleep.
     if (reduce_) {
       for (uint32_t k = 0; k < pick; ++k) {
-        const Entry& e = heap_[awake[k]];
-        sleep_.push_back(Asleep{e.seq, e.owner, e.server_side, e.footprint});
+        const Key& e = heap_[awake[k]];
+        const Slot& slot = slots_[e.slot];
+        sleep_.push_back(Asleep{e.seq, slot.owner, slot.server_side, slot.footprint});
       }
     }
   }
   const size_t index = awake[pick];
-  Entry entry = std::move(heap_[index]);
+  const Key key = heap_[index];
   heap_.erase(heap_.begin() + static_cast<std::ptrdiff_t>(index));
-  std::make_heap(heap_.begin(), heap_.end(), later<Entry, Entry>);
-  std::erase_if(sleep_, [this, &entry](const Asleep& a) { return !independent(a, entry); });
-  run_entry(std::move(entry));
+  std::make_heap(heap_.begin(), heap_.end(), Later{});
+  const Slot& chosen = slots_[key.slot];
+  std::erase_if(sleep_, [this, &chosen](const Asleep& a) { return !independent(a, chosen); });
+  run_key(key);
   return true;
 }
 

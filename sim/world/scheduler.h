@@ -104,14 +104,21 @@ class Scheduler {
   uint64_t events_run() const { return events_run_; }
 
  private:
-  struct Entry {
+  // The heap orders small keys; each key's event (its action and what the
+  // exhaustive strategy asks of it) waits in slots_[slot], so reordering the
+  // heap moves 32 bytes, not a std::function and a shared_ptr. Slots are
+  // reused (free_).
+  struct Key {
     int64_t t_us;
     uint64_t priority;  // the owner's, when scheduled (PCT); 0 otherwise
     uint64_t seq;
-    uint32_t owner;
-    bool daemon;
-    bool server_side;   // runs on a server (or inherits that from its scheduler)
-    uintptr_t channel;  // messages: their connection direction; 0 otherwise
+    uint32_t slot;
+  };
+  struct Slot {
+    uint32_t owner = 0;
+    bool daemon = false;
+    bool server_side = false;  // runs on a server (or inherits that from its scheduler)
+    uintptr_t channel = 0;     // messages: their connection direction; 0 otherwise
     Action action;
     std::shared_ptr<const Footprint> footprint = nullptr;  // server-side messages (exhaustive)
   };
@@ -122,14 +129,14 @@ class Scheduler {
     bool server_side;
     std::shared_ptr<const Footprint> footprint;
   };
-  void push(Entry entry);
+  void push(int64_t t_us, Slot slot);
   // Runs the earliest event. Precondition: !heap_.empty().
   void step();
   // Exhaustive: runs the chosen one of the earliest events; false when all
   // were asleep (nothing ran). Precondition: !heap_.empty().
   bool step_chosen();
-  bool independent(const Asleep& a, const Entry& b) const;
-  void run_entry(Entry entry);
+  bool independent(const Asleep& a, const Slot& b) const;
+  void run_key(const Key& key);
 
   int64_t now_us_ = 0;
   uint64_t next_seq_ = 0;
@@ -141,7 +148,9 @@ class Scheduler {
   Chooser* chooser_ = nullptr;
   bool reduce_ = true;
   std::vector<Asleep> sleep_;
-  std::vector<Entry> heap_;  // a min-heap on (t_us, -priority, seq)
+  std::vector<Key> heap_;  // a min-heap on (t_us, -priority, seq)
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_;  // unused indices of slots_
 };
 
 }  // namespace redsim::world
