@@ -131,8 +131,8 @@ TEST_F(ConnectionCommandsTest, ClientListAndInfo) {
   std::string info = run({"CLIENT", "INFO"}).str();
   EXPECT_EQ(info, "id=" + std::to_string(s_->id()) +
                       " addr=127.0.0.1:5000 laddr=127.0.0.1:6379 fd=8 name= age=3 idle=0 flags=N "
-                      "db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 "
-                      "multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r "
+                      "db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=26 qbuf-free=20448 argv-mem=10 "
+                      "multi-mem=0 rbs=1024 rbp=0 obl=0 oll=0 omem=0 tot-mem=1836 events=r "
                       "cmd=client|info user=default redir=-1 resp=2\n");
   std::string list = run({"CLIENT", "LIST"}).str();
   EXPECT_EQ(std::count(list.begin(), list.end(), '\n'), 2);

@@ -135,17 +135,25 @@ start_server() {
 # a private copy of the suite (runs of the two servers share no tmp files).
 run_unit() {
   local name=$1 unit=$2
-  local dir=$work/$name port out baseport=21111 rc
-  [ "$name" = redsim ] && baseport=31111  # the two runs' test servers never meet
+  local dir=$work/$name port out baseport rc attempt
   [ -d "$dir" ] || cp -r "$suite" "$dir"
   port=$(free_port)
   out=$work/${name}_${unit//\//_}
   start_server "$name" "$port" "$out.server.log" || { echo "[exception]: server did not start" >"$out.log"; return; }
   server_pid=${pids[-1]}  # global: the EXIT trap below reads it after run_unit returns
   trap 'kill "$server_pid" 2>/dev/null' EXIT  # run_unit runs in its own subshell
-  (cd "$dir" && TERM=dumb timeout "$timeout_s" tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" \
-     --baseport "$baseport" --singledb --clients 1 --tags "$tags" --single "$unit" --dont-clean >"$out.log" 2>&1) ||
-    { rc=$?; if ((rc == 124)); then echo "[timeout]: after $timeout_s s" >>"$out.log"; fi; }
+  # The test client listens on a port just below --baseport, found by a
+  # probe that other runs on the machine (another checkout's ctest) may
+  # race: each try takes a random range of its own (below 55535: the suite
+  # also probes port + 10000), and a lost race is tried again.
+  for attempt in 1 2 3; do
+    baseport=$((12000 + (RANDOM % 600) * 64))
+    (cd "$dir" && TERM=dumb timeout "$timeout_s" tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" \
+       --baseport "$baseport" --portcount 32 --singledb --clients 1 --tags "$tags" --single "$unit" \
+       --dont-clean >"$out.log" 2>&1) ||
+      { rc=$?; if ((rc == 124)); then echo "[timeout]: after $timeout_s s" >>"$out.log"; fi; }
+    grep -q "^couldn't open socket: address already in use" "$out.log" || break
+  done
   kill "$server_pid" 2>/dev/null || true
   wait "$server_pid" 2>/dev/null || true
 }
