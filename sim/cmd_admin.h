@@ -4,7 +4,8 @@
 //                             registration of every command below
 //   sim/cmd_config.cc         CONFIG GET/SET/RESETSTAT/REWRITE and its parameters
 //   sim/cmd_introspection.cc  INFO and COMMAND: what the server says about itself
-//   sim/cmd_monitor.cc        SLOWLOG and LATENCY (the logs in sim/monitor.h)
+//   sim/cmd_monitor.cc        SLOWLOG, LATENCY and MONITOR (sim/monitor.h)
+//   sim/cmd_acl.cc            ACL with the default user only
 //
 // The helpers they share, and the handlers cmd_connection.cc registers.
 // Replies and error texts as Redis 7.0.15. Not part of the public API.
@@ -35,6 +36,7 @@ resp::Reply info(CommandContext& ctx);             // cmd_introspection.cc
 resp::Reply command(CommandContext& ctx);          // cmd_introspection.cc
 resp::Reply slowlog(CommandContext& ctx);          // cmd_monitor.cc
 resp::Reply monitor_command(CommandContext& ctx);  // cmd_monitor.cc: MONITOR
+resp::Reply acl(CommandContext& ctx);              // cmd_acl.cc
 resp::Reply latency(CommandContext& ctx);          // cmd_monitor.cc
 
 }  // namespace redsim::sim::admin

@@ -237,5 +237,50 @@ TEST_F(MonitorCommandsTest, CommandListAndInfo) {
   EXPECT_EQ(config_get.elements()[1], Int(-3));
 }
 
+TEST_F(MonitorCommandsTest, AclHasTheDefaultUserOnly) {
+  EXPECT_EQ(run({"ACL", "WHOAMI"}), Bulk("default"));
+  EXPECT_EQ(run({"ACL", "WHOAMI", "x"}),
+            Err("ERR wrong number of arguments for 'acl|whoami' command"));
+  EXPECT_EQ(run({"ACL", "USERS"}), Bulks({"default"}));
+  EXPECT_EQ(run({"ACL", "LIST"}), Bulks({"user default on nopass ~* &* +@all"}));
+  EXPECT_EQ(run({"ACL", "GETUSER", "nope"}), Nil());
+  EXPECT_EQ(run({"ACL", "DELUSER", "nope"}), Int(0));
+  EXPECT_EQ(run({"ACL", "DELUSER", "default"}), Err("ERR The 'default' user cannot be removed"));
+  EXPECT_EQ(run({"ACL", "CAT", "nope"}), Err("ERR Unknown category 'nope'"));
+  EXPECT_EQ(run({"ACL", "CAT"}).elements().size(), 21u);
+  resp::Reply connection = run({"ACL", "CAT", "connection"});
+  bool has_client_id = false;
+  bool has_get = false;
+  for (const auto& e : connection.elements()) {
+    has_client_id = has_client_id || e.str() == "client|id";
+    has_get = has_get || e.str() == "get";
+  }
+  EXPECT_TRUE(has_client_id);
+  EXPECT_FALSE(has_get);
+  EXPECT_EQ(run({"ACL", "foo"}), Err("ERR unknown subcommand 'foo'. Try ACL HELP."));
+}
+
+TEST_F(MonitorCommandsTest, MonitorShowsCommandsScriptsAndNotAdmin) {
+  auto m = server_->connect();
+  EXPECT_EQ(run(*m, {"MONITOR"}), Ok());
+  run({"SET", "foo", "bar"});
+  run({"CONFIG", "GET", "hz"});  // admin: not shown
+  run({"EVAL", "redis.call('set', KEYS[1], ARGV[1])", "1", "k", "a\"b"});
+  run({"MULTI"});
+  run({"GET", "foo"});
+  run({"EXEC"});
+  std::vector<resp::Reply> lines = m->take_pushes();
+  ASSERT_EQ(lines.size(), 6u);
+  const std::string ts = std::to_string(now_ms() / 1000) + ".000000 ";
+  EXPECT_EQ(lines[0], Status(ts + "[0 ] \"SET\" \"foo\" \"bar\""));
+  EXPECT_NE(lines[1].str().find("[0 ] \"EVAL\""), std::string::npos) << lines[1].str();
+  EXPECT_EQ(lines[2], Status(ts + "[0 lua] \"set\" \"k\" \"a\\\"b\""));
+  EXPECT_EQ(lines[3], Status(ts + "[0 ] \"MULTI\""));
+  EXPECT_EQ(lines[4], Status(ts + "[0 ] \"GET\" \"foo\""));
+  EXPECT_EQ(lines[5], Status(ts + "[0 ] \"EXEC\""));
+  m.reset();  // a closed monitor is forgotten
+  run({"PING"});
+}
+
 }  // namespace
 }  // namespace redsim::sim
