@@ -282,5 +282,28 @@ TEST_F(MonitorCommandsTest, MonitorShowsCommandsScriptsAndNotAdmin) {
   run({"PING"});
 }
 
+// GEOADD's scores are redis-server 7.0.15's for the same coordinates.
+TEST_F(MonitorCommandsTest, GeoaddStoresGeohashScoresThroughZadd) {
+  EXPECT_EQ(run({"GEOADD", "g", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669",
+                 "Catania"}),
+            Int(2));
+  EXPECT_EQ(run({"ZSCORE", "g", "Palermo"}), Bulk("3479099956230698"));
+  EXPECT_EQ(run({"ZSCORE", "g", "Catania"}), Bulk("3479447370796909"));
+  EXPECT_EQ(run({"GEOADD", "g", "180", "85.05112878", "b"}), Int(1));
+  EXPECT_EQ(run({"ZSCORE", "g", "b"}), Bulk("13510798882111488"));
+  EXPECT_EQ(run({"GEOADD", "g", "181", "47", "m"}),
+            Err("ERR invalid longitude,latitude pair 181.000000,47.000000"));
+  EXPECT_EQ(run({"GEOADD", "g", "abc", "47", "m"}), Err("ERR value is not a valid float"));
+  EXPECT_EQ(run({"GEOADD", "g", "xx", "nx", "1", "2", "m"}), Err(kSyntax));
+  EXPECT_EQ(run({"GEOADD", "g", "xx", "ch", "1", "2", "Palermo"}), Int(1));
+  EXPECT_EQ(run({"GEOADD", "g", "1", "2"}),
+            Err("ERR wrong number of arguments for 'geoadd' command"));
+  run({"SET", "s", "x"});
+  EXPECT_EQ(run({"GEOADD", "s", "1", "2", "m"}), Err(kWrongType));
+  std::string stats = run({"INFO", "commandstats"}).str();
+  EXPECT_NE(stats.find("cmdstat_geoadd:calls=7"), std::string::npos) << stats;
+  EXPECT_EQ(stats.find("cmdstat_zadd"), std::string::npos) << stats;
+}
+
 }  // namespace
 }  // namespace redsim::sim

@@ -135,6 +135,9 @@ void register_script_commands(CommandTable& table);  // EVAL EVALSHA *_RO SCRIPT
 void register_connection_commands(
     CommandTable& table);  // HELLO CLIENT CONFIG INFO COMMAND FUNCTION REDSIM.ADVANCE (cmd_admin.h)
 
+// GEOADD (cmd_geo.cc).
+void register_geo_commands(CommandTable& table);
+
 // WAIT (cmd_replication.cc).
 void register_replication_commands(CommandTable& table);
 

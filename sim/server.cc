@@ -120,6 +120,7 @@ Server::Server(Clock& clock, ServerOptions options)
   register_script_commands(commands_);
   register_connection_commands(commands_);
   register_replication_commands(commands_);
+  register_geo_commands(commands_);
   scripts_ = std::make_unique<ScriptEngine>(*this);
 }
 
