@@ -4,6 +4,8 @@
 //                             registration of every command below
 //   sim/cmd_config.cc         CONFIG GET/SET/RESETSTAT/REWRITE and its parameters
 //   sim/cmd_introspection.cc  INFO and COMMAND: what the server says about itself
+//   sim/cmd_monitor.cc        SLOWLOG, LATENCY and MONITOR (sim/monitor.h)
+//   sim/cmd_acl.cc            ACL with the default user only
 //
 // The helpers they share, and the handlers cmd_connection.cc registers.
 // Replies and error texts as Redis 7.0.15. Not part of the public API.
@@ -29,8 +31,12 @@ resp::Reply unknown_subcommand(std::string_view sub, std::string_view container)
 // "ERR wrong number of arguments for 'container|sub' command".
 resp::Reply sub_arity(std::string_view container, std::string_view sub);
 
-resp::Reply config(CommandContext& ctx);   // cmd_config.cc
-resp::Reply info(CommandContext& ctx);     // cmd_introspection.cc
-resp::Reply command(CommandContext& ctx);  // cmd_introspection.cc
+resp::Reply config(CommandContext& ctx);           // cmd_config.cc
+resp::Reply info(CommandContext& ctx);             // cmd_introspection.cc
+resp::Reply command(CommandContext& ctx);          // cmd_introspection.cc
+resp::Reply slowlog(CommandContext& ctx);          // cmd_monitor.cc
+resp::Reply monitor_command(CommandContext& ctx);  // cmd_monitor.cc: MONITOR
+resp::Reply acl(CommandContext& ctx);              // cmd_acl.cc
+resp::Reply latency(CommandContext& ctx);          // cmd_monitor.cc
 
 }  // namespace redsim::sim::admin

@@ -64,8 +64,9 @@ constexpr Param kParams[] = {
     {"dbfilename", ParamKind::kString, false, "dump.rdb"},
     {"loglevel", ParamKind::kEnum, false, "notice", 0, 0, "debug, verbose, notice, warning"},
     {"notify-keyspace-events", ParamKind::kString, false, ""},
-    {"slowlog-log-slower-than", ParamKind::kInt, false, "10000", INT_MIN, INT64_MAX},
-    {"slowlog-max-len", ParamKind::kInt, false, "128", 0, LONG_MAX},
+    {"slowlog-log-slower-than", ParamKind::kInt, false, "", -1, INT64_MAX},
+    {"slowlog-max-len", ParamKind::kInt, false, "", 0, INT64_MAX},
+    {"latency-monitor-threshold", ParamKind::kInt, false, "", 0, INT64_MAX},
     {"lazyfree-lazy-user-del", ParamKind::kBool, false, "no"},
     {"lazyfree-lazy-user-flush", ParamKind::kBool, false, "no"},
     {"enable-debug-command", ParamKind::kEnum, true, "yes", 0, 0, "no, yes, local"},
@@ -94,6 +95,9 @@ std::string param_value(Server& server, const Param& p) {
   if (n == "maxmemory") return std::to_string(c.maxmemory_bytes);
   if (n == "notify-keyspace-events") return notify::flags_string(c.notify_keyspace_events);
   if (n == "maxclients") return std::to_string(c.maxclients);
+  if (n == "slowlog-log-slower-than") return std::to_string(c.slowlog_log_slower_than_us);
+  if (n == "slowlog-max-len") return std::to_string(c.slowlog_max_len);
+  if (n == "latency-monitor-threshold") return std::to_string(c.latency_monitor_threshold_ms);
   if (n == "timeout") return std::to_string(c.timeout_s);
   if (n == "proto-max-bulk-len") return std::to_string(c.proto_max_bulk_len);
   if (n == "client-query-buffer-limit") return std::to_string(c.client_query_buffer_limit);
@@ -246,6 +250,12 @@ void apply_param(Server& server, const Param& p, const std::string& value, int64
     c.notify_keyspace_events = static_cast<int>(number);
   } else if (n == "maxclients") {
     c.maxclients = number;
+  } else if (n == "slowlog-log-slower-than") {
+    c.slowlog_log_slower_than_us = number;
+  } else if (n == "slowlog-max-len") {
+    c.slowlog_max_len = number;
+  } else if (n == "latency-monitor-threshold") {
+    c.latency_monitor_threshold_ms = number;
   } else if (n == "timeout") {
     c.timeout_s = number;
   } else if (n == "maxmemory-policy") {

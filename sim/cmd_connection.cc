@@ -1,5 +1,5 @@
 // Connection commands that clients and test harnesses send on connect or
-// around tests: HELLO, CLIENT, FUNCTION FLUSH and redsim's own
+// around tests: HELLO, CLIENT and redsim's own
 // REDSIM.ADVANCE, and the registration of every connection and
 // administration command (CONFIG is in cmd_config.cc, INFO and COMMAND in
 // cmd_introspection.cc; sim/cmd_admin.h lists the group). Replies and error
@@ -10,6 +10,7 @@
 #include <cctype>
 #include <climits>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -98,9 +99,21 @@ Reply hello(CommandContext& ctx) {
 
 // ---- CLIENT ----------------------------------------------------------------
 
-// One CLIENT LIST line, fields in Redis 7.0's order. Memory and buffer
-// figures belong to the transport and are reported as 0.
-std::string client_line(Server& server, const Session& s, int64_t now_ms) {
+// The bytes `argv` takes as a RESP request: what Redis's query buffer
+// holds while the command runs (qbuf= of the caller's own line).
+size_t request_bytes(const Argv& argv) {
+  size_t n = 1 + std::to_string(argv.size()).size() + 2;
+  for (const std::string& a : argv) n += 1 + std::to_string(a.size()).size() + 2 + a.size() + 2;
+  return n;
+}
+
+// One CLIENT LIST line, fields in Redis 7.0.15's order (clientsCronTrackExpansiveClients
+// aside). `running` is the argv of the command the session is running (the
+// caller's own line), else null. Buffer and memory figures are the fake's
+// approximations: qbuf and argv-mem are the running request's RESP size and
+// argument bytes, tot-mem a fixed per-client base plus those; output
+// buffers are the transport's and shown as empty.
+std::string client_line(const Session& s, int64_t now_ms, const Argv* running) {
   std::string flags;
   if (s.subscribed()) flags += 'P';
   if (s.in_multi()) flags += 'x';
@@ -109,36 +122,58 @@ std::string client_line(Server& server, const Session& s, int64_t now_ms) {
   std::string cmd(SessionAccess::last_command(s));
   if (!SessionAccess::last_subcommand(s).empty()) cmd += "|" + SessionAccess::last_subcommand(s);
   auto& queued = SessionAccess::queued(const_cast<Session&>(s));
-  (void)server;
-  char buf[160];
+  size_t qbuf = running != nullptr ? request_bytes(*running) : 0;
+  size_t argv_mem = 0;
+  if (running != nullptr) {
+    for (const std::string& a : *running) argv_mem += a.size();
+  }
+  size_t multi_mem = 0;
+  if (s.in_multi()) {
+    for (const Argv& q : queued) {
+      for (const std::string& a : q) multi_mem += a.size();
+    }
+  }
+  constexpr size_t kClientBaseBytes = 1800;  // about an idle client's tot-mem on Redis 7.0
+  char buf[512];
   std::snprintf(buf, sizeof buf,
-                " age=%lld idle=%lld flags=", (long long)((now_ms - s.created_ms()) / 1000),
-                (long long)((now_ms - s.last_command_ms()) / 1000));
-  std::string out = "id=" + std::to_string(s.id()) + " addr=" + s.peer().addr +
-                    " laddr=" + s.peer().laddr + " fd=" + std::to_string(s.peer().fd) +
-                    " name=" + s.name() + buf + flags + " db=" + std::to_string(s.db()) +
-                    " sub=" + std::to_string(SessionAccess::channels(s).size()) +
-                    " psub=" + std::to_string(SessionAccess::patterns(s).size()) +
-                    " ssub=" + std::to_string(s.shard_subscription_count()) + " multi=" +
-                    std::to_string(s.in_multi() ? static_cast<int64_t>(queued.size()) : -1) +
-                    " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 "
-                    "tot-mem=0 events=r cmd=" +
-                    cmd + " user=default redir=-1 resp=2\n";
-  return out;
+                " age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu ssub=%zu multi=%lld qbuf=%zu "
+                "qbuf-free=%zu argv-mem=%zu multi-mem=%zu rbs=1024 rbp=0 obl=0 oll=0 omem=0 "
+                "tot-mem=%zu events=r cmd=",
+                (long long)((now_ms - s.created_ms()) / 1000),
+                (long long)((now_ms - s.last_command_ms()) / 1000), flags.c_str(), s.db(),
+                SessionAccess::channels(s).size(), SessionAccess::patterns(s).size(),
+                s.shard_subscription_count(),
+                (long long)(s.in_multi() ? static_cast<int64_t>(queued.size()) : -1), qbuf,
+                qbuf > 0 ? 20474 - std::min<size_t>(qbuf, 20474) : 0, argv_mem, multi_mem,
+                kClientBaseBytes + qbuf + argv_mem + multi_mem);
+  return "id=" + std::to_string(s.id()) + " addr=" + s.peer().addr + " laddr=" + s.peer().laddr +
+         " fd=" + std::to_string(s.peer().fd) + " name=" + s.name() + buf + cmd +
+         " user=default redir=-1 resp=" + (s.protocol() == resp::Protocol::kResp3 ? "3" : "2") +
+         "\n";
+}
+
+// Redis's getClientTypeByName: -1 when unknown. Sessions are normal or
+// pubsub (no replicas or masters connect to the fake).
+enum class ClientType { kNormal, kPubSub, kReplica, kMaster, kUnknown };
+ClientType client_type(std::string_view name) {
+  std::string n = lower(name);
+  if (n == "normal") return ClientType::kNormal;
+  if (n == "pubsub") return ClientType::kPubSub;
+  if (n == "replica" || n == "slave") return ClientType::kReplica;
+  if (n == "master") return ClientType::kMaster;
+  return ClientType::kUnknown;
+}
+ClientType client_type(const Session& s) {
+  return s.subscribed() ? ClientType::kPubSub : ClientType::kNormal;
 }
 
 Reply client_list(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
   std::set<uint64_t> ids;
-  bool only_pubsub = false;
-  bool none = false;
+  std::optional<ClientType> type;
   if (argv.size() == 4 && equals_ci(argv[2], "type")) {
-    std::string type = lower(argv[3]);
-    if (type == "pubsub") {
-      only_pubsub = true;
-    } else if (type == "master" || type == "replica" || type == "slave") {
-      none = true;
-    } else if (type != "normal") {
+    type = client_type(argv[3]);
+    if (*type == ClientType::kUnknown) {
       return Reply::error(one_line("ERR Unknown client type '" + argv[3] + "'"));
     }
   } else if (argv.size() > 3 && equals_ci(argv[2], "id")) {
@@ -153,15 +188,81 @@ Reply client_list(CommandContext& ctx) {
     return errors::syntax();
   }
   std::string out;
-  if (!none) {
-    for (const auto& [id, s] : ctx.server.sessions()) {
-      if (!ids.empty() && !ids.contains(id)) continue;
-      bool pubsub = s->subscribed();
-      if (only_pubsub != pubsub && argv.size() == 4 && !equals_ci(argv[2], "id")) continue;
-      out += client_line(ctx.server, *s, ctx.now_ms);
-    }
+  for (const auto& [id, s] : ctx.server.sessions()) {
+    if (!ids.empty() && !ids.contains(id)) continue;
+    if (type && client_type(*s) != *type) continue;
+    out += client_line(*s, ctx.now_ms, s == &ctx.session ? &argv : nullptr);
   }
   return Reply::bulk(std::move(out));
+}
+
+// CLIENT KILL <ip:port> (old form: +OK or "No such client") or CLIENT KILL
+// <filter> <value> ... (the count killed), as Redis 7.0's clientKillCommand:
+// filters ID, TYPE, ADDR, LADDR, USER, SKIPME (default yes: never the
+// caller). The sessions are marked (Session::kill_requested); the caller,
+// when killed, gets its reply first.
+Reply client_kill(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  const std::string* addr = nullptr;
+  const std::string* laddr = nullptr;
+  std::optional<ClientType> type;
+  uint64_t id = 0;
+  bool skipme = true;
+  if (argv.size() < 3) return sub_arity("client", "kill");
+  if (argv.size() == 3) {
+    addr = &argv[2];
+    skipme = false;
+  } else if (argv.size() > 3) {
+    for (size_t i = 2; i < argv.size(); i += 2) {
+      bool more = i + 1 < argv.size();
+      if (equals_ci(argv[i], "id") && more) {
+        int64_t v = 0;
+        if (!parse_int64(argv[i + 1], &v) || v < 1) {
+          return Reply::error("ERR client-id should be greater than 0");
+        }
+        id = static_cast<uint64_t>(v);
+      } else if (equals_ci(argv[i], "type") && more) {
+        type = client_type(argv[i + 1]);
+        if (*type == ClientType::kUnknown) {
+          return Reply::error(one_line("ERR Unknown client type '" + argv[i + 1] + "'"));
+        }
+      } else if (equals_ci(argv[i], "addr") && more) {
+        addr = &argv[i + 1];
+      } else if (equals_ci(argv[i], "laddr") && more) {
+        laddr = &argv[i + 1];
+      } else if (equals_ci(argv[i], "user") && more) {
+        if (argv[i + 1] != "default") {
+          return Reply::error(one_line("ERR No such user '" + argv[i + 1] + "'"));
+        }
+      } else if (equals_ci(argv[i], "skipme") && more) {
+        if (equals_ci(argv[i + 1], "yes")) {
+          skipme = true;
+        } else if (equals_ci(argv[i + 1], "no")) {
+          skipme = false;
+        } else {
+          return errors::syntax();
+        }
+      } else {
+        return errors::syntax();
+      }
+    }
+  } else {
+    return errors::syntax();
+  }
+  int64_t killed = 0;
+  for (const auto& [sid, s] : ctx.server.sessions()) {
+    if (addr != nullptr && s->peer().addr != *addr) continue;
+    if (laddr != nullptr && s->peer().laddr != *laddr) continue;
+    if (type && client_type(*s) != *type) continue;
+    if (id != 0 && sid != id) continue;
+    if (s == &ctx.session && skipme) continue;
+    if (s->kill_requested()) continue;  // already on its way out
+    SessionAccess::request_kill(*s);
+    ++killed;
+  }
+  if (killed > 0) ServerAccess::note_kill_requests(ctx.server);
+  if (argv.size() == 3) return killed == 0 ? Reply::error("ERR No such client") : Reply::ok();
+  return Reply::integer(killed);
 }
 
 Reply client(CommandContext& ctx) {
@@ -174,9 +275,10 @@ Reply client(CommandContext& ctx) {
   }
   if (sub == "info") {
     if (argc != 2) return sub_arity("client", sub);
-    return Reply::bulk(client_line(ctx.server, ctx.session, ctx.now_ms));
+    return Reply::bulk(client_line(ctx.session, ctx.now_ms, &argv));
   }
   if (sub == "list") return client_list(ctx);
+  if (sub == "kill") return client_kill(ctx);
   if (sub == "getname") {
     if (argc != 2) return sub_arity("client", sub);
     if (ctx.session.name().empty()) return Reply::nil();
@@ -264,27 +366,7 @@ Reply client(CommandContext& ctx) {
   return unknown_subcommand(argv[1], "CLIENT");
 }
 
-// ---- FUNCTION, REDSIM.ADVANCE ----------------------------------------------
-
-// FUNCTION FLUSH [ASYNC|SYNC]: the fake has no functions, so there is
-// nothing to flush. FUNCTION KILL: no function ever runs, so NOTBUSY (while
-// an EVAL script is busy the dispatcher answers BUSY, as Redis does). Other
-// FUNCTION subcommands are not simulated.
-Reply function(CommandContext& ctx) {
-  const Argv& argv = ctx.argv;
-  if (equals_ci(argv[1], "kill")) {
-    if (argv.size() != 2) return sub_arity("function", "kill");
-    return Reply::error("NOTBUSY No scripts in execution right now.");
-  }
-  if (equals_ci(argv[1], "flush")) {
-    if (argv.size() > 3) return sub_arity("function", "flush");
-    if (argv.size() == 3 && !equals_ci(argv[2], "async") && !equals_ci(argv[2], "sync")) {
-      return Reply::error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
-    }
-    return Reply::ok();
-  }
-  return unknown_subcommand(argv[1], "FUNCTION");
-}
+// ---- REDSIM.ADVANCE ----------------------------------------------
 
 // REDSIM.ADVANCE <ms>: redsim's control command. Moves the server clock
 // forward by ms milliseconds through Clock::sleep_us, as DEBUG SLEEP does:
@@ -327,16 +409,22 @@ constexpr SubcommandSpec kCommandSubcommands[] = {
     {"count", 2, 0}, {"docs", -2, 0}, {"getkeys", -4, 0}, {"getkeysandflags", -4, 0},
     {"help", 2, 0},  {"info", -2, 0}, {"list", -2, 0},
 };
-constexpr SubcommandSpec kFunctionSubcommands[] = {
-    {"delete", 3, kCmdWrite | kCmdNoScript},
-    {"dump", 2, kCmdNoScript},
-    {"flush", -2, kCmdWrite | kCmdNoScript},
+constexpr SubcommandSpec kSlowlogSubcommands[] = {
+    {"get", -2, 0},
     {"help", 2, 0},
-    {"kill", 2, kCmdNoScript},
-    {"list", -2, kCmdNoScript},
-    {"load", -3, kCmdWrite | kCmdDenyOom | kCmdNoScript},
-    {"restore", -3, kCmdWrite | kCmdDenyOom | kCmdNoScript},
-    {"stats", 2, kCmdNoScript},
+    {"len", 2, 0},
+    {"reset", 2, 0},
+};
+constexpr SubcommandSpec kLatencySubcommands[] = {
+    {"doctor", 2, kCmdNoScript},     {"graph", 3, kCmdNoScript},   {"help", 2, 0},
+    {"histogram", -2, kCmdNoScript}, {"history", 3, kCmdNoScript}, {"latest", 2, kCmdNoScript},
+    {"reset", -2, kCmdNoScript},
+};
+constexpr SubcommandSpec kAclSubcommands[] = {
+    {"cat", -2, kCmdNoScript},    {"deluser", -3, kCmdNoScript},
+    {"getuser", 3, kCmdNoScript}, {"help", 2, 0},
+    {"list", 2, kCmdNoScript},    {"users", 2, kCmdNoScript},
+    {"whoami", 2, kCmdNoScript},
 };
 
 }  // namespace
@@ -347,12 +435,17 @@ void register_connection_commands(CommandTable& table) {
   table.add({"config", -2, kCmdContainer, &admin::config});
   table.add({"info", -1, 0, &admin::info});
   table.add({"command", -1, kCmdContainer, &admin::command});
-  table.add({"function", -2, kCmdContainer | kCmdNoScript | kCmdWrite, &admin::function});
   table.add({"redsim.advance", 2, kCmdNoScript, &admin::redsim_advance});
+  table.add({"slowlog", -2, kCmdContainer, &admin::slowlog});
+  table.add({"monitor", 1, kCmdNoScript, &admin::monitor_command});
+  table.add({"latency", -2, kCmdContainer, &admin::latency});
+  table.add({"acl", -2, kCmdContainer, &admin::acl});
+  table.add_subcommands("acl", kAclSubcommands);
+  table.add_subcommands("slowlog", kSlowlogSubcommands);
+  table.add_subcommands("latency", kLatencySubcommands);
   table.add_subcommands("client", kClientSubcommands);
   table.add_subcommands("config", kConfigSubcommands);
   table.add_subcommands("command", kCommandSubcommands);
-  table.add_subcommands("function", kFunctionSubcommands);
 }
 
 }  // namespace redsim::sim

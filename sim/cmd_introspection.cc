@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -14,6 +15,8 @@
 
 #include "sim/args.h"
 #include "sim/cmd_admin.h"
+#include "sim/command_facts.h"
+#include "sim/glob.h"
 #include "sim/pubsub.h"
 
 namespace redsim::sim::admin {
@@ -197,30 +200,101 @@ Reply info(CommandContext& ctx) {
 
 namespace {
 
-Reply command_flags(const CommandSpec& spec) {
-  std::vector<Reply> flags;
-  if (spec.flags & kCmdWrite) flags.push_back(Reply::status("write"));
-  if (spec.flags & kCmdReadonly) flags.push_back(Reply::status("readonly"));
-  if (spec.flags & kCmdDenyOom) flags.push_back(Reply::status("denyoom"));
-  if (spec.flags & kCmdNoScript) flags.push_back(Reply::status("noscript"));
-  if (spec.flags & kCmdPubSub) flags.push_back(Reply::status("pubsub"));
-  if (spec.flags & kCmdNoMulti) flags.push_back(Reply::status("no_multi"));
-  if (spec.flags & kCmdFast) flags.push_back(Reply::status("fast"));
-  if (spec.flags & kCmdMayReplicate) flags.push_back(Reply::status("may_replicate"));
-  return Reply::array(std::move(flags));
+// Splits a space-separated fact ("readonly fast") into status replies.
+std::vector<Reply> words(std::string_view text) {
+  std::vector<Reply> out;
+  while (!text.empty()) {
+    size_t sp = text.find(' ');
+    out.push_back(Reply::status(std::string(text.substr(0, sp))));
+    text = sp == std::string_view::npos ? std::string_view() : text.substr(sp + 1);
+  }
+  return out;
 }
 
-// COMMAND INFO's shape: name, arity, flags, first key, last key, step, ACL
-// categories, tips, key specs, subcommands. The fake's table has no key
-// positions: data commands report the common single-key shape (1, 1, 1).
-Reply command_info(const CommandSpec& spec) {
-  bool keyed = (spec.flags & (kCmdWrite | kCmdReadonly)) && spec.name != "flushdb" &&
-               spec.name != "flushall" && spec.name != "dbsize";
-  int64_t first = keyed ? 1 : 0;
-  return Reply::array({Reply::bulk(std::string(spec.name)), Reply::integer(spec.arity),
-                       command_flags(spec), Reply::integer(first), Reply::integer(first),
-                       Reply::integer(first), Reply::array({}), Reply::array({}), Reply::array({}),
-                       Reply::array({})});
+// The flags of a fake command Redis does not have (REDSIM.ADVANCE).
+Reply command_flags(uint32_t flags) {
+  std::vector<Reply> out;
+  if (flags & kCmdWrite) out.push_back(Reply::status("write"));
+  if (flags & kCmdReadonly) out.push_back(Reply::status("readonly"));
+  if (flags & kCmdDenyOom) out.push_back(Reply::status("denyoom"));
+  if (flags & kCmdNoScript) out.push_back(Reply::status("noscript"));
+  if (flags & kCmdPubSub) out.push_back(Reply::status("pubsub"));
+  if (flags & kCmdNoMulti) out.push_back(Reply::status("no_multi"));
+  if (flags & kCmdFast) out.push_back(Reply::status("fast"));
+  if (flags & kCmdMayReplicate) out.push_back(Reply::status("may_replicate"));
+  return Reply::set(std::move(out));
+}
+
+Reply key_spec_reply(const KeySpecFact& k) {
+  Reply begin;
+  switch (k.begin) {
+    case BeginSearch::kIndex:
+      begin = Reply::map({Reply::bulk("type"), Reply::bulk("index"), Reply::bulk("spec"),
+                          Reply::map({Reply::bulk("index"), Reply::integer(k.begin_arg)})});
+      break;
+    case BeginSearch::kKeyword:
+      begin = Reply::map({Reply::bulk("type"), Reply::bulk("keyword"), Reply::bulk("spec"),
+                          Reply::map({Reply::bulk("keyword"), Reply::bulk(std::string(k.keyword)),
+                                      Reply::bulk("startfrom"), Reply::integer(k.begin_arg)})});
+      break;
+    case BeginSearch::kUnknown:
+      begin = Reply::map(
+          {Reply::bulk("type"), Reply::bulk("unknown"), Reply::bulk("spec"), Reply::map({})});
+      break;
+  }
+  Reply find;
+  switch (k.find) {
+    case FindKeys::kRange:
+      find = Reply::map(
+          {Reply::bulk("type"), Reply::bulk("range"), Reply::bulk("spec"),
+           Reply::map({Reply::bulk("lastkey"), Reply::integer(k.find_a), Reply::bulk("keystep"),
+                       Reply::integer(k.find_b), Reply::bulk("limit"), Reply::integer(k.find_c)})});
+      break;
+    case FindKeys::kKeynum:
+      find = Reply::map({Reply::bulk("type"), Reply::bulk("keynum"), Reply::bulk("spec"),
+                         Reply::map({Reply::bulk("keynumidx"), Reply::integer(k.find_a),
+                                     Reply::bulk("firstkey"), Reply::integer(k.find_b),
+                                     Reply::bulk("keystep"), Reply::integer(k.find_c)})});
+      break;
+    case FindKeys::kUnknown:
+      find = Reply::map(
+          {Reply::bulk("type"), Reply::bulk("unknown"), Reply::bulk("spec"), Reply::map({})});
+      break;
+  }
+  return Reply::map({Reply::bulk("flags"), Reply::set(words(k.flags)), Reply::bulk("begin_search"),
+                     std::move(begin), Reply::bulk("find_keys"), std::move(find)});
+}
+
+// COMMAND INFO's entry: name, arity, flags, first key, last key, step, ACL
+// categories, tips, key specs, subcommands. The arity is the fake's; the
+// rest is Redis 7.0.15's (sim/command_facts.h) where Redis has the command
+// (the notes of key specs left out), else the fake's flags and no keys.
+Reply command_info(const CommandTable& table, const CommandSpec& spec, std::string_view full_name,
+                   int arity, uint32_t flags, bool with_subcommands) {
+  const CommandFact* fact = find_command_fact(full_name);
+  std::vector<Reply> specs;
+  std::vector<Reply> subs;
+  if (fact != nullptr) {
+    for (const KeySpecFact& k : fact->key_specs()) specs.push_back(key_spec_reply(k));
+  }
+  if (with_subcommands && table.has_subcommands(spec)) {
+    for (const SubcommandSpec& sub : table.subcommands(spec)) {
+      subs.push_back(command_info(table, spec, std::string(spec.name) + "|" + std::string(sub.name),
+                                  sub.arity, sub.flags, false));
+    }
+  }
+  return Reply::array({Reply::bulk(std::string(full_name)), Reply::integer(arity),
+                       fact ? Reply::set(words(fact->flags)) : command_flags(flags),
+                       Reply::integer(fact ? fact->first_key : 0),
+                       Reply::integer(fact ? fact->last_key : 0),
+                       Reply::integer(fact ? fact->key_step : 0),
+                       Reply::set(fact ? words(fact->acl_categories) : std::vector<Reply>{}),
+                       Reply::set(fact ? words(fact->tips) : std::vector<Reply>{}),
+                       Reply::array(std::move(specs)), Reply::array(std::move(subs))});
+}
+
+Reply command_info(const CommandTable& table, const CommandSpec& spec) {
+  return command_info(table, spec, spec.name, spec.arity, spec.flags, true);
 }
 
 std::vector<const CommandSpec*> sorted_commands(const CommandTable& table) {
@@ -231,6 +305,133 @@ std::vector<const CommandSpec*> sorted_commands(const CommandTable& table) {
   return specs;
 }
 
+// "get", "config|get": the fake's command and subcommand of a full name, or
+// nullopt (an unknown name, or a subcommand of a command without any).
+struct Named {
+  const CommandSpec* spec;
+  const SubcommandSpec* sub;  // null for a top-level command
+};
+std::optional<Named> lookup_full_name(const CommandTable& table, std::string_view name) {
+  size_t bar = name.find('|');
+  const CommandSpec* spec = table.find(name.substr(0, bar));
+  if (spec == nullptr) return std::nullopt;
+  if (bar == std::string_view::npos) return Named{spec, nullptr};
+  const SubcommandSpec* sub = table.find_subcommand(*spec, name.substr(bar + 1));
+  if (sub == nullptr) return std::nullopt;
+  return Named{spec, sub};
+}
+
+// COMMAND GETKEYS / GETKEYSANDFLAGS <command> [args...], as Redis 7.0's
+// commandGetKeys: the command (and its subcommand) looked up in the fake's
+// table, the arity checked, then the keys found by Redis's key specs. A
+// command of Redis 7.0.15 that the fake lacks (SORT, LCS, XGROUP CREATE,
+// ...) is answered from Redis's facts alone: its key positions are known
+// even where the fake cannot run it.
+Reply command_getkeys(CommandContext& ctx, bool with_flags) {
+  const Argv& argv = ctx.argv;
+  const CommandTable& table = ctx.server.commands();
+  const CommandSpec* spec = table.find(argv[2]);
+  std::string full;
+  int arity = 0;
+  if (spec != nullptr) {
+    full = spec->name;
+    arity = spec->arity;
+    if (table.has_subcommands(*spec) && argv.size() > 3) {
+      const SubcommandSpec* sub = table.find_subcommand(*spec, argv[3]);
+      if (sub == nullptr) return Reply::error("ERR Invalid command specified");
+      full += "|" + std::string(sub->name);
+      arity = sub->arity;
+    }
+  } else {
+    full = lower(argv[2]);
+    const CommandFact* top = find_command_fact(full);
+    if (top == nullptr) return Reply::error("ERR Invalid command specified");
+    arity = top->arity;
+    if (find_command_fact(full + "|help") != nullptr && argv.size() > 3) {
+      const CommandFact* sub = find_command_fact(full + "|" + lower(argv[3]));
+      if (sub == nullptr) return Reply::error("ERR Invalid command specified");
+      full = sub->name;
+      arity = sub->arity;
+    }
+  }
+  const CommandFact* fact = find_command_fact(full);
+  bool has_keys = fact != nullptr && fact->spec_count > 0;
+  if (!has_keys) return Reply::error("ERR The command has no key arguments");
+  int64_t argc = static_cast<int64_t>(argv.size()) - 2;
+  if ((arity > 0 && arity != argc) || argc < -arity) {
+    return Reply::error("ERR Invalid number of arguments specified for command");
+  }
+  Argv line(argv.begin() + 2, argv.end());
+  std::vector<KeyRef> keys = command_keys(*fact, line);
+  if (keys.empty() && fact->flags.find("no_mandatory_keys") == std::string_view::npos) {
+    return Reply::error("ERR Invalid arguments specified for command");
+  }
+  std::vector<Reply> out;
+  for (const KeyRef& k : keys) {
+    if (with_flags) {
+      out.push_back(Reply::array({Reply::bulk(line[k.index]), Reply::set(words(k.flags))}));
+    } else {
+      out.push_back(Reply::bulk(line[k.index]));
+    }
+  }
+  return Reply::array(std::move(out));
+}
+
+// COMMAND LIST [FILTERBY MODULE m | ACLCAT c | PATTERN p]: the fake's
+// commands and their subcommands ("config|get"), in name order.
+Reply command_list(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  const CommandTable& table = ctx.server.commands();
+  enum class Filter { kNone, kModule, kAclCat, kPattern } filter = Filter::kNone;
+  if (argv.size() == 5 && equals_ci(argv[2], "filterby")) {
+    if (equals_ci(argv[3], "module")) {
+      filter = Filter::kModule;
+    } else if (equals_ci(argv[3], "aclcat")) {
+      filter = Filter::kAclCat;
+    } else if (equals_ci(argv[3], "pattern")) {
+      filter = Filter::kPattern;
+    } else {
+      return errors::syntax();
+    }
+  } else if (argv.size() != 2) {
+    return errors::syntax();
+  }
+  if (filter == Filter::kModule) return Reply::array({});  // no modules
+  std::string category = "@" + lower(filter == Filter::kAclCat ? argv[4] : "");
+  auto keep = [&](std::string_view name) {
+    switch (filter) {
+      case Filter::kNone:
+      case Filter::kModule:
+        return true;
+      case Filter::kPattern:
+        return glob_match(lower(argv[4]), name);
+      case Filter::kAclCat: {
+        const CommandFact* fact = find_command_fact(name);
+        if (fact == nullptr) return false;
+        std::string_view cats = fact->acl_categories;
+        size_t at = cats.find(category);
+        while (at != std::string_view::npos) {
+          size_t end = at + category.size();
+          if (end == cats.size() || cats[end] == ' ') return true;
+          at = cats.find(category, end);
+        }
+        return false;
+      }
+    }
+    return false;
+  };
+  std::vector<Reply> out;
+  for (const CommandSpec* s : sorted_commands(table)) {
+    if (keep(s->name)) out.push_back(Reply::bulk(std::string(s->name)));
+    if (!table.has_subcommands(*s)) continue;
+    for (const SubcommandSpec& sub : table.subcommands(*s)) {
+      std::string full = std::string(s->name) + "|" + std::string(sub.name);
+      if (keep(full)) out.push_back(Reply::bulk(std::move(full)));
+    }
+  }
+  return Reply::array(std::move(out));
+}
+
 }  // namespace
 
 Reply command(CommandContext& ctx) {
@@ -238,7 +439,7 @@ Reply command(CommandContext& ctx) {
   const CommandTable& table = ctx.server.commands();
   if (argv.size() == 1) {
     std::vector<Reply> out;
-    for (const CommandSpec* s : sorted_commands(table)) out.push_back(command_info(*s));
+    for (const CommandSpec* s : sorted_commands(table)) out.push_back(command_info(table, *s));
     return Reply::array(std::move(out));
   }
   std::string sub = lower(argv[1]);
@@ -249,13 +450,26 @@ Reply command(CommandContext& ctx) {
   if (sub == "info") {
     std::vector<Reply> out;
     if (argv.size() == 2) {
-      for (const CommandSpec* s : sorted_commands(table)) out.push_back(command_info(*s));
+      for (const CommandSpec* s : sorted_commands(table)) out.push_back(command_info(table, *s));
     }
     for (size_t j = 2; j < argv.size(); ++j) {
-      const CommandSpec* s = table.find(argv[j]);
-      out.push_back(s ? command_info(*s) : Reply::nil_array());
+      std::optional<Named> named = lookup_full_name(table, lower(argv[j]));
+      if (!named) {
+        out.push_back(Reply::nil());
+      } else if (named->sub == nullptr) {
+        out.push_back(command_info(table, *named->spec));
+      } else {
+        out.push_back(
+            command_info(table, *named->spec,
+                         std::string(named->spec->name) + "|" + std::string(named->sub->name),
+                         named->sub->arity, named->sub->flags, false));
+      }
     }
     return Reply::array(std::move(out));
+  }
+  if (sub == "getkeys" || sub == "getkeysandflags") {
+    if (argv.size() < 3) return sub_arity("command", sub);
+    return command_getkeys(ctx, sub == "getkeysandflags");
   }
   if (sub == "docs") {
     // A map (flat in RESP2) of name -> doc map. The fake documents each
@@ -264,8 +478,8 @@ Reply command(CommandContext& ctx) {
     auto doc = [&](const CommandSpec& s) {
       out.push_back(Reply::bulk(std::string(s.name)));
       out.push_back(
-          Reply::array({Reply::bulk("summary"), Reply::bulk(""), Reply::bulk("since"),
-                        Reply::bulk("1.0.0"), Reply::bulk("group"), Reply::bulk("generic")}));
+          Reply::map({Reply::bulk("summary"), Reply::bulk(""), Reply::bulk("since"),
+                      Reply::bulk("1.0.0"), Reply::bulk("group"), Reply::bulk("generic")}));
     };
     if (argv.size() == 2) {
       for (const CommandSpec* s : sorted_commands(table)) doc(*s);
@@ -273,15 +487,24 @@ Reply command(CommandContext& ctx) {
     for (size_t j = 2; j < argv.size(); ++j) {
       if (const CommandSpec* s = table.find(argv[j])) doc(*s);
     }
-    return Reply::array(std::move(out));
+    return Reply::map(std::move(out));
   }
-  if (sub == "list") {
-    if (argv.size() != 2) return errors::syntax();
-    std::vector<Reply> out;
-    for (const CommandSpec* s : sorted_commands(table)) {
-      out.push_back(Reply::bulk(std::string(s->name)));
-    }
-    return Reply::array(std::move(out));
+  if (sub == "list") return command_list(ctx);
+  if (sub == "help") {
+    if (argv.size() != 2) return sub_arity("command", sub);
+    return help_reply(
+        "COMMAND",
+        {"(no subcommand)", "    Return details about all Redis commands.", "COUNT",
+         "    Return the total number of commands in this Redis server.", "LIST",
+         "    Return a list of all commands in this Redis server.", "INFO [<command-name> ...]",
+         "    Return details about multiple Redis commands.",
+         "    If no command names are given, documentation details for all",
+         "    commands are returned.", "DOCS [<command-name> ...]",
+         "    Return documentation details about multiple Redis commands.",
+         "    If no command names are given, documentation details for all",
+         "    commands are returned.", "GETKEYS <full-command>",
+         "    Return the keys from a full Redis command.", "GETKEYSANDFLAGS <full-command>",
+         "    Return the keys and the access flags from a full Redis command."});
   }
   return unknown_subcommand(argv[1], "COMMAND");
 }

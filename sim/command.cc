@@ -124,6 +124,11 @@ const CommandTable::Container* CommandTable::container_of(const CommandSpec& spe
   return nullptr;
 }
 
+std::span<const SubcommandSpec> CommandTable::subcommands(const CommandSpec& spec) const {
+  const Container* container = container_of(spec);
+  return container != nullptr ? container->subs : std::span<const SubcommandSpec>();
+}
+
 bool CommandTable::has_subcommands(const CommandSpec& spec) const {
   return container_of(spec) != nullptr;
 }

@@ -87,6 +87,8 @@ class CommandTable {
   // is named `sub`. has_subcommands tells the two apart.
   bool has_subcommands(const CommandSpec& spec) const;
   const SubcommandSpec* find_subcommand(const CommandSpec& spec, std::string_view sub) const;
+  // The subcommands of `spec` as registered (empty when it has none).
+  std::span<const SubcommandSpec> subcommands(const CommandSpec& spec) const;
   size_t size() const { return entries_.size(); }
   // Every command, in no particular order (COMMAND, COMMAND DOCS).
   template <typename Fn>
@@ -147,6 +149,9 @@ void register_script_commands(CommandTable& table);  // EVAL EVALSHA *_RO SCRIPT
 void register_function_commands(CommandTable& table);
 void register_connection_commands(
     CommandTable& table);  // HELLO CLIENT CONFIG INFO COMMAND FUNCTION REDSIM.ADVANCE (cmd_admin.h)
+
+// GEOADD (cmd_geo.cc).
+void register_geo_commands(CommandTable& table);
 
 // WAIT (cmd_replication.cc).
 void register_replication_commands(CommandTable& table);

@@ -8,6 +8,7 @@
 
 #include "sim/command.h"
 #include "sim/keyspace.h"
+#include "sim/monitor.h"
 #include "sim/pubsub.h"
 #include "sim/server.h"
 
@@ -43,6 +44,8 @@ struct Session::Internal {
     s.reply_skip_next_ = skip;
   }
   static std::optional<Session::BlockedWait>& blocked_wait(Session& s) { return s.blocked_wait_; }
+  // CLIENT KILL (sim/cmd_connection.cc); with ServerAccess::note_kill_requests.
+  static void request_kill(Session& s) { s.kill_requested_ = true; }
 };
 using SessionAccess = Session::Internal;
 
@@ -54,6 +57,8 @@ struct Server::Internal {
     return server.call(s, command, argv, /*in_script=*/false);
   }
   static void request_shutdown(Server& server) { server.shutdown_requested_ = true; }
+  static Monitor& monitor(Server& server) { return *server.monitor_; }
+  static void note_kill_requests(Server& server) { server.kill_requests_ = true; }
   // redis.call / redis.pcall (sim/lua/redis_lib.cc): Server::execute_from_script.
   static resp::Reply execute_from_script(Server& server, Session& s, const Argv& argv,
                                          bool read_only) {

@@ -1,5 +1,7 @@
 #include "sim/server.h"
 
+#include <algorithm>
+#include <bit>
 #include <cctype>
 #include <utility>
 
@@ -8,6 +10,7 @@
 #include "sim/internal.h"
 #include "sim/keyspace.h"
 #include "sim/lua/script_engine.h"
+#include "sim/monitor.h"
 #include "sim/pubsub.h"
 
 namespace redsim::sim {
@@ -104,6 +107,7 @@ Server::Server(Clock& clock, ServerOptions options)
       options_(options),
       keyspace_(std::make_unique<Keyspace>(options.databases, &on_watched_key_touched)),
       pubsub_(std::make_unique<PubSub>()),
+      monitor_(std::make_unique<Monitor>()),
       start_ms_(clock.now_us() / 1000),
       // A fixed tag keeps this stream apart from other users of the seed.
       random_state_(options.seed ^ 0x5EED5E12F0DA7A00ULL) {
@@ -121,6 +125,7 @@ Server::Server(Clock& clock, ServerOptions options)
   // After the connection commands: FUNCTION's registration there is a stub.
   register_function_commands(commands_);
   register_replication_commands(commands_);
+  register_geo_commands(commands_);
   scripts_ = std::make_unique<ScriptEngine>(*this);
 }
 
@@ -135,6 +140,7 @@ std::unique_ptr<Session> Server::connect() {
 
 void Server::disconnect(Session& session) {
   sessions_.erase(session.id());
+  monitor_->monitors.remove(&session);
   drop_subscriptions(session);
   discard_transaction(session);
   unwatch_all(session);
@@ -277,12 +283,36 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
     explicit Depth(int& d) : depth(d) { ++depth; }
     ~Depth() { --depth; }
   } depth{call_depth_};
-  if (freeze.outer) frozen_ms_ = clock_.now_us() / 1000;
+  // A client's command (EXEC's queue included) is timed for SLOWLOG and
+  // LATENCY; a script's redis.call is not.
+  int64_t start_us = 0;
+  if (freeze.outer) {
+    start_us = clock_.now_us();
+    frozen_ms_ = start_us / 1000;
+  } else if (!in_script) {
+    start_us = clock_.now_us();
+  }
 
   ++commands_processed_;
+  // With slowlog-log-slower-than 0 every command is logged with its
+  // arguments, so none may be moved out of argv.
+  bool may_consume =
+      consumable_ == &argv && config_.slowlog_log_slower_than_us != 0 && monitor_->monitors.empty();
   CommandContext ctx{*this,      session,   argv,
-                     frozen_ms_, in_script, consumable_ == &argv ? consumable_ : nullptr};
+                     frozen_ms_, in_script, may_consume ? consumable_ : nullptr};
   resp::Reply reply;
+  // MONITOR: EVAL, EVALSHA and FCALL show before their script runs (Redis
+  // flags them skip_monitor and shows them first itself), the rest after
+  // they ran (see Monitors in sim/monitor.h).
+  const bool any_monitor = !monitor_->monitors.empty();
+  const bool script_first =
+      any_monitor && !in_script &&
+      (spec.name == "eval" || spec.name == "evalsha" || spec.name == "eval_ro" ||
+       spec.name == "evalsha_ro" || spec.name == "fcall" || spec.name == "fcall_ro");
+  const bool monitored = any_monitor && !script_first && Monitors::shown(full_name(spec, argv));
+  if (script_first) {
+    monitor_->monitors.feed(clock_.now_us(), session.db_, session.peer_.addr, argv);
+  }
   if (in_script) {
     reply = spec.handler(ctx);
   } else {
@@ -295,10 +325,48 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
   }
   // The stats are looked up after the run: the handler may have cleared
   // them (CONFIG RESETSTAT), which Redis then counts as its first call.
+  if (monitored && !monitor_->monitors.empty()) {
+    monitor_->monitors.feed(clock_.now_us(), session.db_, in_script ? "lua" : session.peer_.addr,
+                            argv);
+  }
   CommandStats& stats = stats_of(command, argv);
   ++stats.calls;
   if (reply.is_error()) ++stats.failed_calls;
+  if (!in_script) {
+    int64_t end_us = clock_.now_us();
+    record_duration(session, spec, argv, stats, end_us, std::max<int64_t>(0, end_us - start_us));
+  }
   return reply;
+}
+
+void Server::record_duration(Session& session, const CommandSpec& spec, const Argv& argv,
+                             CommandStats& stats, int64_t end_us, int64_t duration_us) {
+  // Redis's histogram takes 1024 ns .. 1 s; bucket k: up to 1024 << k ns
+  // (above the bucket before).
+  uint64_t ns = static_cast<uint64_t>(std::min<int64_t>(duration_us, 1'000'000)) * 1000;
+  uint64_t units = (ns + 1023) / 1024;
+  size_t k = units <= 1 ? 0 : static_cast<size_t>(std::bit_width(units - 1));
+  ++stats.latency_histogram[std::min(k, kLatencyBuckets - 1)];
+  int64_t unix_s = end_us / 1'000'000;
+  // EXEC is not logged itself: the commands it ran are (Redis's
+  // CMD_SKIP_SLOWLOG).
+  if (spec.name != "exec") {
+    monitor_->slowlog.push_if_needed(argv, unix_s, duration_us, config_.slowlog_log_slower_than_us,
+                                     config_.slowlog_max_len, session.peer().addr, session.name());
+  }
+  monitor_->latency.add_if_needed((spec.flags & kCmdFast) ? "fast-command" : "command", unix_s,
+                                  duration_us / 1000, config_.latency_monitor_threshold_ms);
+}
+
+std::string Server::full_name(const CommandSpec& spec, const Argv& argv) const {
+  std::string name(spec.name);
+  if (argv.size() > 1 && commands_.has_subcommands(spec)) {
+    if (const SubcommandSpec* sub = commands_.find_subcommand(spec, argv[1])) {
+      name += "|";
+      name += sub->name;
+    }
+  }
+  return name;
 }
 
 // Redis's name for a command in INFO commandstats: a container's known
@@ -388,7 +456,16 @@ int64_t Server::used_memory_bytes() {
 
 size_t Server::active_expire_cycle() {
   if (!config_.active_expire_enabled) return 0;
-  return keyspace_->active_expire(now_ms(), options_.active_expire_keys_per_cycle);
+  if (config_.latency_monitor_threshold_ms <= 0) {
+    return keyspace_->active_expire(now_ms(), options_.active_expire_keys_per_cycle);
+  }
+  // LATENCY's "expire-cycle" event: the cycle timed on the server clock.
+  int64_t start_us = clock_.now_us();
+  size_t n = keyspace_->active_expire(now_ms(), options_.active_expire_keys_per_cycle);
+  int64_t end_us = clock_.now_us();
+  monitor_->latency.add_if_needed("expire-cycle", end_us / 1'000'000, (end_us - start_us) / 1000,
+                                  config_.latency_monitor_threshold_ms);
+  return n;
 }
 
 uint64_t Server::random_below(uint64_t n) {

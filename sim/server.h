@@ -13,6 +13,7 @@
 // Redis 7.0's exact text (arity, syntax, WRONGTYPE, NOSCRIPT, ...).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -34,6 +35,7 @@ namespace redsim::sim {
 class Keyspace;
 class ScriptEngine;
 class PubSub;
+struct Monitor;  // SLOWLOG and LATENCY (sim/monitor.h, internal)
 
 // How a running script's run time is measured, for busy-reply-threshold and
 // SCRIPT KILL (see "Script limits" below).
@@ -95,6 +97,12 @@ struct ServerConfig {
   int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
   // notify-keyspace-events as notify::k* flags (sim/pubsub.h); 0: off.
   int notify_keyspace_events = 0;
+  // SLOWLOG: a command a client sent that ran at least this long (us) is
+  // logged (< 0: none, 0: all), the newest slowlog_max_len kept.
+  int64_t slowlog_log_slower_than_us = 10000;
+  int64_t slowlog_max_len = 128;
+  // LATENCY: events of at least this many ms are recorded; 0: off.
+  int64_t latency_monitor_threshold_ms = 0;
   // Other parameters CONFIG SET stored (reported back by CONFIG GET only).
   std::map<std::string, std::string, std::less<>> others;
 };
@@ -155,6 +163,11 @@ class Session {
     reply_skip_ = reply_skip_next_;
     reply_skip_next_ = false;
   }
+  // CLIENT KILL chose this session: whoever runs the connection closes it
+  // (redsim server: at once, or after the reply when it killed itself, as
+  // Redis's CLIENT_CLOSE_AFTER_REPLY). Server::take_kill_requests() tells a
+  // transport when to look. An in-process session keeps answering.
+  bool kill_requested() const { return kill_requested_; }
   // Server-clock times (ms) for CLIENT LIST's age= and idle=.
   int64_t created_ms() const { return created_ms_; }
   int64_t last_command_ms() const { return last_command_ms_; }
@@ -216,6 +229,7 @@ class Session {
   bool reply_off_ = false;
   bool reply_skip_ = false;
   bool reply_skip_next_ = false;
+  bool kill_requested_ = false;
   // replication
   uint64_t repl_offset_ = 0;
   std::optional<BlockedWait> blocked_wait_;
@@ -317,10 +331,18 @@ class Server {
   // rejected_calls the commands refused before running (arity, OOM,
   // subscribed context, BUSY, not allowed in MULTI). The fake times
   // nothing: INFO reports usec as 0. CONFIG RESETSTAT clears them.
+  // latency_histogram (LATENCY HISTOGRAM) counts the runs of a command a
+  // client sent (EXEC's queue included, a script's redis.call not) by
+  // duration on the server clock: bucket k holds those of at most 1024 << k
+  // ns and more than the bucket before (the first also the shorter ones, the
+  // last also the longer ones), as Redis's hdr histogram's log buckets from
+  // 1024 ns.
+  static constexpr size_t kLatencyBuckets = 21;  // up to 2^20 * 1024 ns: about 1 s
   struct CommandStats {
     uint64_t calls = 0;
     uint64_t failed_calls = 0;
     uint64_t rejected_calls = 0;
+    std::array<uint64_t, kLatencyBuckets> latency_histogram{};
   };
   const std::map<std::string, CommandStats, std::less<>>& command_stats() const {
     return command_stats_;
@@ -332,6 +354,8 @@ class Server {
   ServerConfig& config() { return config_; }
   // The connected sessions by id (CLIENT LIST, INFO clients).
   const std::map<uint64_t, Session*>& sessions() const { return sessions_; }
+  // True once after CLIENT KILL marked sessions (Session::kill_requested).
+  bool take_kill_requests() { return std::exchange(kill_requests_, false); }
 
   // ---- SHUTDOWN and stopping (sim/cmd_server.cc).
   // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] answers as Redis 7.0.15 and,
@@ -400,6 +424,12 @@ class Server {
   // Runs the handler with the time frozen (read once by the outermost call).
   resp::Reply call(Session& session, const CommandTable::Lookup& command, const Argv& argv,
                    bool in_script);
+  // "get", "config|get": a container's known subcommand joined to it.
+  std::string full_name(const CommandSpec& spec, const Argv& argv) const;
+  // After a client's command ran for duration_us: its latency histogram,
+  // SLOWLOG and LATENCY (sim/monitor.h).
+  void record_duration(Session& session, const CommandSpec& spec, const Argv& argv,
+                       CommandStats& stats, int64_t end_us, int64_t duration_us);
   void disconnect(Session& session);
 
   Clock& clock_;
@@ -408,6 +438,7 @@ class Server {
   std::unique_ptr<Keyspace> keyspace_;
   std::unique_ptr<PubSub> pubsub_;
   std::unique_ptr<ScriptEngine> scripts_;
+  std::unique_ptr<Monitor> monitor_;  // SLOWLOG, LATENCY
   ServerConfig config_;
   std::map<uint64_t, Session*> sessions_;
   int64_t start_ms_;
@@ -431,6 +462,7 @@ class Server {
   BusyScriptHandler busy_script_handler_;
   StopCheck stop_check_;
   bool shutdown_requested_ = false;
+  bool kill_requests_ = false;  // see take_kill_requests()
   // Redis's server.script_oom: out of memory when the running EVAL started.
   bool script_oom_ = false;
 };

@@ -10,9 +10,13 @@
 # alone) and cached in $REDSIM_CACHE (default ~/.cache/redsim), never in
 # the repository. Needs tclsh (Debian: tcl), dpkg-dev and redis-server.
 #
-# Usage: tools/redis_test_suite.sh [--redsim BIN] [--all | UNIT...]
+# Usage: tools/redis_test_suite.sh [--redsim BIN] [--check] [--all | UNIT...]
 #   UNIT is a path under tests/ without .tcl (unit/type/string, unit/expire);
 #   the default is issue 12's units; --all runs every unit/ and unit/type/ one.
+#   --check: exit 1 when, in any unit, redsim passes fewer tests than Redis
+#   or Redis passes none (a broken run must not look like a match); ctest's
+#   RedisTestSuiteFastUnits runs the fast units this way. Without the suite
+#   (no network for apt-get source) the script fails, whatever the mode.
 # Environment: REDSIM_SUITE_TIMEOUT_S (per unit and server, default 600),
 #   REDSIM_SUITE_TAGS (default: the tags below), REDSIM_CACHE.
 set -euo pipefail
@@ -20,11 +24,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 redsim=$repo/build/redsim
 units=()
 all=0
+check=0
 while (($#)); do
   case $1 in
     --redsim) redsim=$2; shift 2 ;;
     --all) all=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --check) check=1; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) units+=("$1"); shift ;;
   esac
 done
@@ -61,9 +67,16 @@ EOF
                -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache"
                -o Dir::Cache::pkgcache="" -o Dir::Cache::srcpkgcache="")
   [ "$(id -u)" = 0 ] && apt_private+=(-o APT::Sandbox::User=root)  # _apt cannot write to $cache
-  apt-get -qq "${apt_private[@]}" update
-  (cd "$cache/src" && apt-get -qq "${apt_private[@]}" source --download-only "redis=$src_version")
+  fetch_failed() {
+    echo "redis_test_suite: FAILED to obtain Redis's test suite ($1); it needs network access" \
+         "to deb.debian.org once, then runs from $suite" >&2
+    exit 3
+  }
+  apt-get -qq "${apt_private[@]}" update || fetch_failed "apt-get update"
+  (cd "$cache/src" && apt-get -qq "${apt_private[@]}" source --download-only "redis=$src_version") ||
+    fetch_failed "apt-get source redis=$src_version"
   dsc=$(find "$cache/src" -maxdepth 1 -name "redis_*.dsc" | head -1)
+  [ -n "$dsc" ] || fetch_failed "no .dsc downloaded"
   rm -rf "$cache/src/extracted"
   dpkg-source --no-check -x "$dsc" "$cache/src/extracted" >/dev/null
   rm -rf "$suite"
@@ -122,17 +135,25 @@ start_server() {
 # a private copy of the suite (runs of the two servers share no tmp files).
 run_unit() {
   local name=$1 unit=$2
-  local dir=$work/$name port out baseport=21111 rc
-  [ "$name" = redsim ] && baseport=31111  # the two runs' test servers never meet
+  local dir=$work/$name port out baseport rc attempt
   [ -d "$dir" ] || cp -r "$suite" "$dir"
   port=$(free_port)
   out=$work/${name}_${unit//\//_}
   start_server "$name" "$port" "$out.server.log" || { echo "[exception]: server did not start" >"$out.log"; return; }
   server_pid=${pids[-1]}  # global: the EXIT trap below reads it after run_unit returns
   trap 'kill "$server_pid" 2>/dev/null' EXIT  # run_unit runs in its own subshell
-  (cd "$dir" && TERM=dumb timeout "$timeout_s" tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" \
-     --baseport "$baseport" --singledb --clients 1 --tags "$tags" --single "$unit" --dont-clean >"$out.log" 2>&1) ||
-    { rc=$?; if ((rc == 124)); then echo "[timeout]: after $timeout_s s" >>"$out.log"; fi; }
+  # The test client listens on a port just below --baseport, found by a
+  # probe that other runs on the machine (another checkout's ctest) may
+  # race: each try takes a random range of its own (below 55535: the suite
+  # also probes port + 10000), and a lost race is tried again.
+  for attempt in 1 2 3; do
+    baseport=$((12000 + (RANDOM % 600) * 64))
+    (cd "$dir" && TERM=dumb timeout "$timeout_s" tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" \
+       --baseport "$baseport" --portcount 32 --singledb --clients 1 --tags "$tags" --single "$unit" \
+       --dont-clean >"$out.log" 2>&1) ||
+      { rc=$?; if ((rc == 124)); then echo "[timeout]: after $timeout_s s" >>"$out.log"; fi; }
+    grep -q "^couldn't open socket: address already in use" "$out.log" || break
+  done
   kill "$server_pid" 2>/dev/null || true
   wait "$server_pid" 2>/dev/null || true
 }
@@ -144,11 +165,12 @@ names() { sed -n "s/^\[$1\]: \(.*\) ([0-9]* ms)\$/\1/p; s/^\[$1\]: \(.*[^)]\)\$/
 count() { grep -c "^\[$1\]: " "$2" || true; }
 
 total_redis=0 total_redsim=0 total_missing=0
+short_units=()  # --check: units where redsim passes fewer than Redis, or Redis none
 printf '%-20s %13s %14s %9s\n' unit "redis ok/err" "redsim ok/err" "missing"
 missing_report=$work/missing.txt
 : >"$missing_report"
 for unit in "${units[@]}"; do
-  [ -f "$suite/tests/$unit.tcl" ] || { echo "redis_test_suite: no unit $unit" >&2; continue; }
+  [ -f "$suite/tests/$unit.tcl" ] || { echo "redis_test_suite: no unit $unit" >&2; short_units+=("$unit"); continue; }
   run_unit redis "$unit" &
   a=$!
   run_unit redsim "$unit" &
@@ -164,6 +186,7 @@ for unit in "${units[@]}"; do
   grep -q '^\[timeout\]' "$s" && note=" (redsim: timed out)"
   grep -q '^\[timeout\]' "$r" && note="$note (redis: timed out)"
   printf '%-20s %7d/%-5d %8d/%-5d %9d%s\n' "${unit#unit/}" "$r_ok" "$r_err" "$s_ok" "$s_err" "$n_missing" "$note"
+  if ((s_ok < r_ok || r_ok == 0 || n_missing)); then short_units+=("${unit#unit/}"); fi
   total_redis=$((total_redis + r_ok)) total_redsim=$((total_redsim + s_ok))
   total_missing=$((total_missing + n_missing))
   if ((n_missing)); then
@@ -181,3 +204,11 @@ cat "$missing_report"
 echo "logs: $work"
 trap - EXIT
 cleanup
+if ((check)); then
+  if ((${#units[@]} == 0)) || ((${#short_units[@]})); then
+    echo "redis_test_suite: FAILED: redsim passes fewer tests than Redis (or Redis none) in:" \
+         "${short_units[*]:-no unit ran}" >&2
+    exit 1
+  fi
+  echo "redis_test_suite: redsim passes every test Redis passes in ${#units[@]} units"
+fi

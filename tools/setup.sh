@@ -13,7 +13,8 @@ packages=(cmake g++ ninja-build pkg-config
           zookeeper libzookeeper-mt-dev  # the real side of the ZooKeeper contrast (ZkMutexReal)
           clang-19 libclang-rt-19-dev   # the fuzz targets: libFuzzer, ASan, UBSan
           libc++-19-dev libc++abi-19-dev  # the libc++ build of the golden history hashes
-          lld)                          # the linker of every build (far faster than ld.bfd)
+          lld                           # the linker of every build (far faster than ld.bfd)
+          tcl dpkg-dev)                 # Redis's Tcl test suite (tools/redis_test_suite.sh)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

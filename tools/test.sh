@@ -36,11 +36,11 @@ phase() {
 # Every test of a build carries one of the README's labels.
 labelled() {
   local unlabelled
-  unlabelled=$(ctest --test-dir "$1" -N -LE '^(unit|property|slow|real-redis|fuzz|tsan)$' |
+  unlabelled=$(ctest --test-dir "$1" -N -LE '^(unit|property|slow|real-redis|tcl-suite|fuzz|tsan)$' |
                sed -n 's/^Total Tests: //p')
   if [[ $unlabelled != 0 ]]; then
     echo "test.sh: $unlabelled tests in $1 have no label:" >&2
-    ctest --test-dir "$1" -N -LE '^(unit|property|slow|real-redis|fuzz|tsan)$' >&2
+    ctest --test-dir "$1" -N -LE '^(unit|property|slow|real-redis|tcl-suite|fuzz|tsan)$' >&2
     return 1
   fi
 }
@@ -54,7 +54,7 @@ if [[ ${REDSIM_SKIP_ASAN:-0} != 1 ]]; then
     tools/setup.sh build-asan -DREDSIM_SANITIZE=ON -DREDSIM_BENCH=OFF -DCMAKE_BUILD_TYPE=None
   labelled build-asan
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    phase "build-asan/ ctest" ctest --test-dir build-asan --output-on-failure -j "$jobs" \
+    phase "build-asan/ ctest" ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE '^tcl-suite$' \
       -E 'RapidCheckFindsAndShrinksTheExpireThenDeleteRace|Check\.FindsTheGetDelRace|FindAndShrinkAUsersGetThenDelRace|Zoo/BuggyLock'
 fi
 

@@ -76,7 +76,9 @@ class RequestParser {
   // Between requests: drops argument strings whose buffers exceed
   // `max_bytes` (a big argument kept by the parser's reuse of strings), and
   // all of them when more than kKeptArgSlots slots are kept; returns the
-  // bytes still held (strings' buffers and the slots).
+  // bytes still held (strings' buffers and the slots). In the middle of a
+  // request (some of its arguments parsed, more to come) nothing is
+  // dropped: those arguments are the request's.
   size_t release_large_args(size_t max_bytes);
   const std::string& error() const { return error_; }
   // Bytes the bulk being read still needs (0 when not inside one): lets the

@@ -60,6 +60,22 @@ TEST(RequestParser, BigBulkIsSuppliedWholeAndLargeArgumentsAreReleased) {
   EXPECT_EQ(p.argv()[2].data(), bytes);  // the supplied string itself
   EXPECT_EQ(p.argv()[2], big);
   EXPECT_EQ(p.argv()[3], "PX");
+  // In the middle of a request nothing is dropped (redsim server's cron
+  // runs between reads).
+  {
+    RequestParser q;
+    std::string head = "*3\r\n$3\r\nSET\r\n$" + std::to_string(big.size()) + "\r\n" + big + "\r\n";
+    size_t at = 0;
+    ASSERT_EQ(q.parse(head, &at), Status::kNeedMore);
+    q.release_large_args(1024);
+    std::string rest = "$1\r\nv\r\n";
+    at = 0;
+    ASSERT_EQ(q.parse(rest, &at), Status::kCommand);
+    ASSERT_EQ(q.argv().size(), 3u);
+    EXPECT_EQ(q.argv()[0], "SET");
+    EXPECT_EQ(q.argv()[1], big);
+    EXPECT_EQ(q.argv()[2], "v");
+  }
   // After the command, a big argument's buffer is not kept for reuse.
   EXPECT_LT(p.release_large_args(1024), size_t{1024});
   EXPECT_TRUE(p.argv()[2].empty());

@@ -570,6 +570,7 @@ void TcpServer::run_command(Conn& c) {
   }
   c.out_peak = std::max(c.out_peak, c.out.size());
   s.command_done();
+  if (server_.take_kill_requests()) close_killed(c);
   if (flush_all) {
     trim_requested_ = true;
     trim_freed_memory();
@@ -634,6 +635,19 @@ void TcpServer::set_writable_interest(Conn& c, bool on) {
   ev.events = EPOLLIN | (on ? EPOLLOUT : 0u);
   ev.data.ptr = &c;
   epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
+}
+
+// CLIENT KILL: the killed connections close at once, the caller (when it
+// killed itself) after its reply, as Redis's CLIENT_CLOSE_AFTER_REPLY.
+void TcpServer::close_killed(Conn& caller) {
+  for (auto& [fd, conn] : conns_) {
+    if (!conn->session || !conn->session->kill_requested()) continue;
+    if (conn.get() == &caller) {
+      caller.close_after_reply = true;
+    } else {
+      doom(*conn);
+    }
+  }
 }
 
 void TcpServer::doom(Conn& c) {

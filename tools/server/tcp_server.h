@@ -126,6 +126,7 @@ class TcpServer {
   void flush(Conn& c);
   void set_writable_interest(Conn& c, bool on);
   void doom(Conn& c);
+  void close_killed(Conn& caller);  // after CLIENT KILL marked sessions
   void close_doomed();
   void run_expiry_cycles();
   int wait_timeout_ms() const;
