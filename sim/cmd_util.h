@@ -111,4 +111,8 @@ struct ScanView {
 resp::Reply scan_collection(CommandContext& ctx, ValueType type,
                             const std::function<ScanView(Entry&)>& view);
 
+// Families registered by another family's register_* (sim/command.h):
+// SORT SORT_RO (cmd_sort.cc) from register_key_commands.
+void register_sort_commands(CommandTable& table);
+
 }  // namespace redsim::sim

@@ -41,7 +41,7 @@ enum ZaddFlag : unsigned { kZNx = 1, kZXx = 2, kZGt = 4, kZLt = 8, kZCh = 16, kZ
 // zsetAdd for one member. Returns false on a NaN result. *processed is
 // false when a flag stopped the write (the INCR reply is then nil).
 bool zset_add(Zset& z, std::string_view member, double score, unsigned flags, bool* added,
-              bool* updated, bool* processed, double* new_score) {
+              bool* updated, bool* processed, double* new_score, const EncodingLimits& limits) {
   *added = *updated = *processed = false;
   const double* cur = z.score(member);
   if (cur != nullptr) {
@@ -55,14 +55,13 @@ bool zset_add(Zset& z, std::string_view member, double score, unsigned flags, bo
     *processed = true;
     *new_score = next;
     if (next != *cur) {
-      z.set(member, stored_score(z, next));
+      z.set(member, stored_score(z, next), limits);
       *updated = true;
     }
     return true;
   }
   if (flags & kZXx) return true;
-  z.note_length(member.size());
-  z.set(member, stored_score(z, score));
+  z.set(member, stored_score(z, score), limits);
   *added = *processed = true;
   *new_score = score;
   return true;
@@ -119,7 +118,7 @@ Reply zadd_generic(CommandContext& ctx, unsigned flags, bool parse_options) {
   double last_score = 0;
   if (z == nullptr && !(flags & kZXx)) {
     Zset fresh;
-    fresh.note_length(argv[idx + 1].size());
+    fresh.note_length(argv[idx + 1].size(), ctx.server.keyspace().limits());
     z = &db.add(key, std::move(fresh)).zset();
   }
   if (z != nullptr) {
@@ -127,7 +126,8 @@ Reply zadd_generic(CommandContext& ctx, unsigned flags, bool parse_options) {
       bool a = false;
       bool u = false;
       bool p = false;
-      if (!zset_add(*z, argv[idx + 2 * j + 1], scores[j], flags, &a, &u, &p, &last_score)) {
+      if (!zset_add(*z, argv[idx + 2 * j + 1], scores[j], flags, &a, &u, &p, &last_score,
+                    ctx.server.keyspace().limits())) {
         if (added + updated > 0) {
           db.touch(key);
         } else if (z->empty()) {

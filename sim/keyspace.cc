@@ -80,16 +80,17 @@ std::string* Hash::find(std::string_view field) {
   return i == entries_.size() ? nullptr : &entries_[i].second;
 }
 
-bool Hash::set(std::string_view field, std::string_view value) {
-  note_length(field.size());
-  note_length(value.size());
+bool Hash::set(std::string_view field, std::string_view value, const EncodingLimits& limits) {
+  note_length(field.size(), limits);
+  note_length(value.size(), limits);
   size_t i = position(field);
   if (i != entries_.size()) {
     entries_[i].second.assign(value);
+    if (entries_.size() > limits.hash_max_listpack_entries) listpack_ = false;
     return false;
   }
   entries_.emplace_back(std::string(field), std::string(value));
-  if (entries_.size() > kHashMaxListpackEntries) listpack_ = false;
+  if (entries_.size() > limits.hash_max_listpack_entries) listpack_ = false;
   if (!index_.empty()) {
     index_.emplace(std::string(field), i);
   } else if (entries_.size() > kHashIndexThreshold) {
@@ -134,7 +135,7 @@ bool Set::contains(std::string_view member) const {
   return index_.find(member) != index_.end();
 }
 
-bool Set::add(std::string_view member) {
+bool Set::add(std::string_view member, const EncodingLimits& limits) {
   if (intset_) {
     int64_t v = 0;
     if (parse_int64(member, &v)) {
@@ -142,7 +143,7 @@ bool Set::add(std::string_view member) {
       if (i < ints_.size() && ints_[i] == v) return false;
       ints_.insert(ints_.begin() + static_cast<std::ptrdiff_t>(i), v);
       members_.insert(members_.begin() + static_cast<std::ptrdiff_t>(i), std::string(member));
-      if (members_.size() > kSetMaxIntsetEntries) to_hashtable();
+      if (members_.size() > limits.set_max_intset_entries) to_hashtable();
       return true;
     }
     to_hashtable();
@@ -207,10 +208,10 @@ size_t Zset::rank(std::string_view member) const {
   return lower_bound(scores_.find(member)->second, member);
 }
 
-bool Zset::set(std::string_view member, double score) {
-  note_length(member.size());
+bool Zset::set(std::string_view member, double score, const EncodingLimits& limits) {
   auto it = scores_.find(member);
   bool added = it == scores_.end();
+  if (added && member.size() > limits.zset_max_listpack_value) listpack_ = false;
   if (!added) {
     if (it->second == score) return false;
     items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(lower_bound(it->second, member)));
@@ -220,7 +221,7 @@ bool Zset::set(std::string_view member, double score) {
   }
   size_t at = lower_bound(score, member);
   items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(at), Item{score, std::string(member)});
-  if (items_.size() > kZsetMaxListpackEntries) listpack_ = false;
+  if (items_.size() > limits.zset_max_listpack_entries) listpack_ = false;
   return added;
 }
 
