@@ -460,6 +460,24 @@ std::string Db::inconsistency() const {
   return "";
 }
 
+void Db::swap_contents(Db& other) {
+  std::swap(map_, other.map_);
+  std::swap(order_, other.order_);
+  std::swap(volatile_, other.volatile_);
+  std::swap(cursor_, other.cursor_);
+  std::swap(has_cursor_, other.has_cursor_);
+}
+
+void Db::touch_watched_present(const Db& other) {
+  std::vector<std::string> present;
+  for (const auto& [key, sessions] : watchers_) {
+    (void)sessions;
+    if (map_.contains(key) || other.map_.contains(key)) present.push_back(key);
+  }
+  std::sort(present.begin(), present.end());
+  for (const std::string& key : present) notify(key, TouchKind::kWrite);
+}
+
 void Db::notify(std::string_view key, TouchKind kind) {
   auto it = watchers_.find(key);
   if (it == watchers_.end() || on_touch_ == nullptr) return;
@@ -477,6 +495,15 @@ Keyspace::Keyspace(int databases, WatchTouchFn on_touch) {
 
 void Keyspace::clear(int64_t now_ms) {
   for (Db& db : dbs_) db.clear(now_ms);
+}
+
+void Keyspace::swap(int a, int b) {
+  if (a == b) return;
+  Db& x = db(a);
+  Db& y = db(b);
+  x.swap_contents(y);
+  x.touch_watched_present(y);
+  y.touch_watched_present(x);
 }
 
 size_t Keyspace::active_expire(int64_t now_ms, int max_keys_per_db) {

@@ -354,6 +354,12 @@ class Db {
   // of watchers. O(size); for tests and the fuzz targets, between commands.
   std::string inconsistency() const;
 
+  // Exchanges the stored keys with `other` (not the index, not the
+  // watchers); see Keyspace::swap.
+  void swap_contents(Db& other);
+  // Tells every session watching a key stored here or in `other`.
+  void touch_watched_present(const Db& other);
+
   // WATCH bookkeeping: which sessions watch which keys of this db.
   void add_watcher(std::string_view key, Session* session);
   void remove_watcher(std::string_view key, Session* session);
@@ -398,6 +404,11 @@ class Keyspace {
   Db& db(int index) { return dbs_[static_cast<size_t>(index)]; }
   // FLUSHALL at `now_ms`.
   void clear(int64_t now_ms);
+  // SWAPDB a b: the two dbs exchange their keys (with deadlines); each
+  // keeps its index and its WATCHers, and a session watching a key present
+  // in either db is told (Redis 7.0 db.c dbSwapDatabases and
+  // touchAllWatchedKeysInDb). Both indices must be in range.
+  void swap(int a, int b);
   // One active expiry cycle over every db; returns the number of keys deleted.
   size_t active_expire(int64_t now_ms, int max_keys_per_db);
 
