@@ -112,7 +112,9 @@ resp::Reply scan_collection(CommandContext& ctx, ValueType type,
                             const std::function<ScanView(Entry&)>& view);
 
 // Families registered by another family's register_* (sim/command.h):
-// SORT SORT_RO (cmd_sort.cc) from register_key_commands.
+// SORT SORT_RO (cmd_sort.cc) from register_key_commands; BITCOUNT BITPOS
+// BITOP BITFIELD BITFIELD_RO (cmd_bitops.cc) from register_string_commands.
 void register_sort_commands(CommandTable& table);
+void register_bitmap_commands(CommandTable& table);
 
 }  // namespace redsim::sim

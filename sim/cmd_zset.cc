@@ -644,7 +644,7 @@ Reply zset_algebra(CommandContext& ctx, SetOp op, size_t numkeys_at, const std::
   if (setnum < 1) {
     std::string name = argv[0];
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return Reply::error("ERR at least 1 input key is needed for " + name);
+    return Reply::error("ERR at least 1 input key is needed for '" + name + "' command");
   }
   if (setnum > static_cast<int64_t>(argv.size() - numkeys_at - 1)) return errors::syntax();
   std::vector<Source> src(static_cast<size_t>(setnum));
@@ -835,7 +835,7 @@ Reply zremrangebylex(CommandContext& ctx) {
 }
 
 // ZRANDMEMBER key [count [WITHSCORES]], as SRANDMEMBER: a positive count
-// distinct members (the whole set in order when count >= size), a negative
+// distinct members (the whole set, highest first, when count >= size), a negative
 // one |count| independent draws.
 Reply zrandmember(CommandContext& ctx) {
   constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
@@ -874,7 +874,8 @@ Reply zrandmember(CommandContext& ctx) {
       picked.push_back(&z->at(static_cast<size_t>(ctx.server.random_below(size))));
     }
   } else if (n >= size) {
-    for (size_t i = 0; i < size; ++i) picked.push_back(&z->at(i));
+    // The whole sorted set, from the highest rank down (as 7.0.15 answers).
+    for (size_t i = size; i > 0; --i) picked.push_back(&z->at(i - 1));
   } else {
     std::vector<size_t> pos(size);
     std::iota(pos.begin(), pos.end(), size_t{0});
