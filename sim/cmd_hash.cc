@@ -244,8 +244,14 @@ Reply hrandfield(CommandContext& ctx) {
   if (wrong) return errors::wrong_type();
   if (h == nullptr || count == 0) return Reply::array({});
   std::vector<Reply> out;
+  // WITHVALUES in RESP3: an array of [field, value] pairs (7.0 t_hash.c).
+  const bool pairs = withvalues && SessionAccess::protocol(ctx.session) == resp::Protocol::kResp3;
   auto emit = [&](size_t i) {
     const auto& [field, value] = h->entries()[i];
+    if (pairs) {
+      out.push_back(Reply::array({Reply::bulk(field), Reply::bulk(value)}));
+      return;
+    }
     out.push_back(Reply::bulk(field));
     if (withvalues) out.push_back(Reply::bulk(value));
   };
