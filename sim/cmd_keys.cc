@@ -379,6 +379,7 @@ Reply object(CommandContext& ctx) {
 
 void register_key_commands(CommandTable& table) {
   register_sort_commands(table);
+  register_dump_commands(table);
   table.add({"type", 2, kCmdReadonly | kCmdFast, &type});
   table.add({"exists", -2, kCmdReadonly | kCmdFast, &exists});
   table.add({"del", -2, kCmdWrite, &del});
