@@ -124,6 +124,8 @@ Reply sort_generic(CommandContext& ctx, bool read_only) {
     alpha = true;
     sortby.reset();
   }
+  // sortCommandGeneric converts an encoded sorted set for good.
+  if (e != nullptr && e->is_zset()) e->zset().convert_to_skiplist();
   int64_t len = 0;
   if (e != nullptr) {
     len = static_cast<int64_t>(e->is_list() ? e->list().size()

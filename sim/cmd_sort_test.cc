@@ -55,6 +55,7 @@ TEST_F(SortTest, SetsAreSortedWhenStoredEvenByNosort) {
   EXPECT_EQ(run({"SORT", "z", "BY", "nosort"}), Bulks({"c", "b", "a"}));
   EXPECT_EQ(run({"SORT", "z", "BY", "nosort", "DESC", "LIMIT", "0", "2"}), Bulks({"a", "b"}));
   EXPECT_EQ(run({"SORT", "z", "ALPHA"}), Bulks({"a", "b", "c"}));
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "z"}), Bulk("skiplist"));  // SORT converts it
 }
 
 }  // namespace

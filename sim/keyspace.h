@@ -166,6 +166,8 @@ class Zset {
   }
   // The score of `member`, or nullptr.
   const double* score(std::string_view member) const;
+  // Converts to a skiplist for good (SORT does, whatever the size).
+  void convert_to_skiplist() { listpack_ = false; }
   // Inserts `member` or moves it to `score`; true when it is new.
   bool set(std::string_view member, double score,
            const EncodingLimits& limits = kDefaultEncodingLimits);
