@@ -553,10 +553,17 @@ Reply zpop_generic(CommandContext& ctx, bool max) {
   if (z == nullptr || count == 0) return Reply::array({});
   std::vector<Reply> out;
   size_t k = std::min(static_cast<size_t>(count), z->size());
+  // RESP3: [member, double] without a count, [[member, double], ...] with one.
+  const bool resp3 = SessionAccess::protocol(ctx.session) == resp::Protocol::kResp3;
+  const bool has_count = ctx.argv.size() == 3;
   for (size_t i = 0; i < k; ++i) {
     const Zset::Item& item = z->at(max ? z->size() - 1 - i : i);
-    out.push_back(Reply::bulk(item.member));
-    out.push_back(score_reply(item.score));
+    if (resp3 && has_count) {
+      out.push_back(Reply::array({Reply::bulk(item.member), score_double(item.score)}));
+    } else {
+      out.push_back(Reply::bulk(item.member));
+      out.push_back(resp3 ? score_double(item.score) : score_reply(item.score));
+    }
   }
   if (max) {
     z->erase_ranks(z->size() - k, z->size());

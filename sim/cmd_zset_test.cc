@@ -243,5 +243,15 @@ TEST_F(ZsetTest, ListpackLimitsFollowConfig) {
             Arr({Bulk("zset-max-listpack-value"), Bulk("3")}));
 }
 
+TEST_F(ZsetTest, Resp3ScoredRepliesArePairs) {
+  run({"ZADD", "z", "1", "a", "2", "b", "3", "c"});
+  run({"HELLO", "3"});
+  const resp::Reply one = resp::Reply::double_value(1);
+  EXPECT_EQ(run({"ZRANGE", "z", "0", "0", "WITHSCORES"}), Arr({Arr({Bulk("a"), one})}));
+  EXPECT_EQ(run({"ZUNION", "1", "z", "WITHSCORES"}).elements().size(), 3u);
+  EXPECT_EQ(run({"ZPOPMIN", "z"}), Arr({Bulk("a"), one}));
+  EXPECT_EQ(run({"ZPOPMAX", "z", "1"}), Arr({Arr({Bulk("c"), resp::Reply::double_value(3)})}));
+}
+
 }  // namespace
 }  // namespace redsim::sim
