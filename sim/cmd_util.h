@@ -117,6 +117,9 @@ resp::Reply scan_collection(CommandContext& ctx, ValueType type,
 void register_sort_commands(CommandTable& table);
 // DUMP RESTORE (cmd_dump.cc) from register_key_commands.
 void register_dump_commands(CommandTable& table);
+// GEOADD GEOPOS GEODIST GEOHASH GEORADIUS* GEOSEARCH* (cmd_geo.cc) from
+// register_zset_commands.
+void register_geo_commands(CommandTable& table);
 void register_bitmap_commands(CommandTable& table);
 
 }  // namespace redsim::sim

@@ -897,6 +897,7 @@ Reply zrandmember(CommandContext& ctx) {
 }  // namespace
 
 void register_zset_commands(CommandTable& table) {
+  register_geo_commands(table);
   table.add({"zadd", -4, kCmdWrite | kCmdDenyOom | kCmdFast, &zadd});
   table.add({"zincrby", 4, kCmdWrite | kCmdDenyOom | kCmdFast, &zincrby});
   table.add({"zrem", -3, kCmdWrite | kCmdFast, &zrem});
