@@ -12,12 +12,11 @@
 // - Distances are the haversine formula on a sphere of radius
 //   6372797.560856 m, printed "%.4f" in the requested unit (m, km, ft, mi);
 //   coordinates print as Redis's human long doubles.
-// - A search keeps the members whose cell centre is within the radius
-//   (BYRADIUS) or whose latitude and longitude distances fit in half the
-//   box (BYBOX). Known difference: Redis walks the nine geohash boxes
-//   around the centre, so its order without ASC/DESC (and which members
-//   ANY stops at) follows those boxes; the fake walks the whole set in
-//   score order.
+// - A search walks the centre's geohash cell and its eight neighbours at
+//   the step the radius suggests (geohash_helper.c), each in score order,
+//   and keeps the members whose cell centre is within the radius (BYRADIUS)
+//   or whose latitude and longitude distances fit in half the box (BYBOX):
+//   that walk is the order without ASC/DESC and where ANY stops.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -63,29 +62,38 @@ void deinterleave(uint64_t bits, uint32_t* x, uint32_t* y) {
 }
 
 // geohashEncode with the given latitude range; nullopt outside the limits.
-std::optional<uint64_t> encode(double lon, double lat, double lat_min, double lat_max) {
+std::optional<uint64_t> encode(double lon, double lat, double lat_min, double lat_max,
+                               int step = kStep) {
   if (lon > kLongMax || lon < kLongMin || lat > kLatMax || lat < kLatMin) return std::nullopt;
   double lat_offset = (lat - lat_min) / (lat_max - lat_min);
   double long_offset = (lon - kLongMin) / (kLongMax - kLongMin);
-  lat_offset *= static_cast<double>(1ULL << kStep);
-  long_offset *= static_cast<double>(1ULL << kStep);
+  lat_offset *= static_cast<double>(1ULL << step);
+  long_offset *= static_cast<double>(1ULL << step);
   return interleave(static_cast<uint32_t>(lat_offset), static_cast<uint32_t>(long_offset));
+}
+
+// geohashDecode: the cell of `bits` at `step` (WGS84 ranges).
+struct Area {
+  double lat_lo, lat_hi, lon_lo, lon_hi;
+};
+Area cell(uint64_t bits, int step) {
+  uint32_t ilat = 0;
+  uint32_t ilon = 0;
+  deinterleave(bits, &ilat, &ilon);
+  const double cells = static_cast<double>(1ULL << step);
+  const double lat_scale = kLatMax - kLatMin;
+  const double long_scale = kLongMax - kLongMin;
+  return Area{kLatMin + (ilat * 1.0 / cells) * lat_scale,
+              kLatMin + ((ilat + 1) * 1.0 / cells) * lat_scale,
+              kLongMin + (ilon * 1.0 / cells) * long_scale,
+              kLongMin + ((ilon + 1) * 1.0 / cells) * long_scale};
 }
 
 // decodeGeohash: the centre of the cell, clamped to the limits.
 void decode(double score, double* lon, double* lat) {
-  uint32_t ilat = 0;
-  uint32_t ilon = 0;
-  deinterleave(static_cast<uint64_t>(score), &ilat, &ilon);
-  const double cells = static_cast<double>(1ULL << kStep);
-  const double lat_scale = kLatMax - kLatMin;
-  const double long_scale = kLongMax - kLongMin;
-  const double lat_lo = kLatMin + (ilat * 1.0 / cells) * lat_scale;
-  const double lat_hi = kLatMin + ((ilat + 1) * 1.0 / cells) * lat_scale;
-  const double lon_lo = kLongMin + (ilon * 1.0 / cells) * long_scale;
-  const double lon_hi = kLongMin + ((ilon + 1) * 1.0 / cells) * long_scale;
-  *lon = std::clamp((lon_lo + lon_hi) / 2, kLongMin, kLongMax);
-  *lat = std::clamp((lat_lo + lat_hi) / 2, kLatMin, kLatMax);
+  const Area a = cell(static_cast<uint64_t>(score), kStep);
+  *lon = std::clamp((a.lon_lo + a.lon_hi) / 2, kLongMin, kLongMax);
+  *lat = std::clamp((a.lat_lo + a.lat_hi) / 2, kLatMin, kLatMax);
 }
 
 double lat_distance(double lat1, double lat2) {
@@ -312,6 +320,120 @@ struct Point {
   double lon, lat, dist;
 };
 
+// geohash_move_x / geohash_move_y: the neighbouring cell east/west (x,
+// the odd bits) or north/south (y, the even bits) at `step`.
+uint64_t move_x(uint64_t bits, int step, int d) {
+  if (d == 0) return bits;
+  uint64_t x = bits & 0xaaaaaaaaaaaaaaaaULL;
+  const uint64_t y = bits & 0x5555555555555555ULL;
+  const uint64_t zz = 0x5555555555555555ULL >> (64 - step * 2);
+  if (d > 0) {
+    x = x + (zz + 1);
+  } else {
+    x = x | zz;
+    x = x - (zz + 1);
+  }
+  x &= (0xaaaaaaaaaaaaaaaaULL >> (64 - step * 2));
+  return x | y;
+}
+
+uint64_t move_y(uint64_t bits, int step, int d) {
+  if (d == 0) return bits;
+  const uint64_t x = bits & 0xaaaaaaaaaaaaaaaaULL;
+  uint64_t y = bits & 0x5555555555555555ULL;
+  const uint64_t zz = 0xaaaaaaaaaaaaaaaaULL >> (64 - step * 2);
+  if (d > 0) {
+    y = y + (zz + 1);
+  } else {
+    y = y | zz;
+    y = y - (zz + 1);
+  }
+  y &= (0x5555555555555555ULL >> (64 - step * 2));
+  return x | y;
+}
+
+// geohashEstimateStepsByRadius.
+int estimate_steps(double range_m, double lat) {
+  constexpr double kMercatorMax = 20037726.37;
+  if (range_m == 0) return 26;
+  int step = 1;
+  while (range_m < kMercatorMax) {
+    range_m *= 2;
+    ++step;
+  }
+  step -= 2;
+  if (lat > 66 || lat < -66) {
+    --step;
+    if (lat > 80 || lat < -80) --step;
+  }
+  return std::clamp(step, 1, 26);
+}
+
+struct Box {
+  uint64_t bits = 0;
+  int step = 0;  // 0 with bits 0: excluded
+};
+
+// geohashCalculateAreasByShapeWGS84: the centre's cell and its eight
+// neighbours (north, south, east, west, NE, NW, SE, SW), in Redis's order,
+// those outside the bounding box zeroed.
+std::vector<Box> search_boxes(const Shape& shape) {
+  const double height = shape.conversion * (shape.box ? shape.height / 2 : shape.radius);
+  const double width = shape.conversion * (shape.box ? shape.width / 2 : shape.radius);
+  const double rad_to_deg = 180.0 / std::numbers::pi;
+  const double lat_delta = height / kEarthRadiusM * rad_to_deg;
+  const double long_delta_top =
+      width / kEarthRadiusM / std::cos((shape.lat + lat_delta) * kDegToRad) * rad_to_deg;
+  const double long_delta_bottom =
+      width / kEarthRadiusM / std::cos((shape.lat - lat_delta) * kDegToRad) * rad_to_deg;
+  const bool south = shape.lat < 0;
+  const double min_lon = south ? shape.lon - long_delta_bottom : shape.lon - long_delta_top;
+  const double max_lon = south ? shape.lon + long_delta_bottom : shape.lon + long_delta_top;
+  const double min_lat = shape.lat - lat_delta;
+  const double max_lat = shape.lat + lat_delta;
+  double radius_m = shape.box ? std::sqrt((shape.width / 2) * (shape.width / 2) +
+                                          (shape.height / 2) * (shape.height / 2))
+                              : shape.radius;
+  radius_m *= shape.conversion;
+  int steps = estimate_steps(radius_m, shape.lat);
+  auto neighbours = [](uint64_t h, int st) {
+    // north, south, east, west, north_east, north_west, south_east, south_west
+    return std::vector<uint64_t>{move_y(h, st, 1),
+                                 move_y(h, st, -1),
+                                 move_x(h, st, 1),
+                                 move_x(h, st, -1),
+                                 move_y(move_x(h, st, 1), st, 1),
+                                 move_y(move_x(h, st, -1), st, 1),
+                                 move_y(move_x(h, st, 1), st, -1),
+                                 move_y(move_x(h, st, -1), st, -1)};
+  };
+  uint64_t hash = encode(shape.lon, shape.lat, kLatMin, kLatMax, steps).value_or(0);
+  std::vector<uint64_t> nb = neighbours(hash, steps);
+  const Area n = cell(nb[0], steps), s = cell(nb[1], steps), e = cell(nb[2], steps),
+             w = cell(nb[3], steps);
+  const bool decrease =
+      n.lat_hi < max_lat || s.lat_lo > min_lat || e.lon_hi < max_lon || w.lon_lo > min_lon;
+  if (steps > 1 && decrease) {
+    --steps;
+    hash = encode(shape.lon, shape.lat, kLatMin, kLatMax, steps).value_or(0);
+    nb = neighbours(hash, steps);
+  }
+  const Area area = cell(hash, steps);
+  std::vector<Box> boxes{{hash, steps}};
+  for (uint64_t b : nb) boxes.push_back({b, steps});
+  if (steps >= 2) {
+    auto zero = [&](std::initializer_list<int> idx) {
+      for (int i : idx) boxes[static_cast<size_t>(i)] = Box{};
+    };
+    // Indices: 1 north, 2 south, 3 east, 4 west, 5 NE, 6 NW, 7 SE, 8 SW.
+    if (area.lat_lo < min_lat) zero({2, 8, 7});
+    if (area.lat_hi > max_lat) zero({1, 5, 6});
+    if (area.lon_lo < min_lon) zero({4, 8, 6});
+    if (area.lon_hi > max_lon) zero({3, 7, 5});
+  }
+  return boxes;
+}
+
 Reply georadius_generic(CommandContext& ctx, size_t src_index, unsigned flags) {
   const Argv& argv = ctx.argv;
   bool wrong = false;
@@ -440,20 +562,39 @@ Reply georadius_generic(CommandContext& ctx, size_t src_index, unsigned flags) {
     return Reply::array({});
   }
   if (count != 0 && sort == 0 && !any) sort = 1;
+  // membersOfAllNeighbors: each box's score range [min, max) in score
+  // order, a box equal to the previous one processed skipped.
   std::vector<Point> found;
-  for (const Zset::Item& item : z->items()) {
-    Point p{&item.member, item.score, 0, 0, 0};
-    decode(item.score, &p.lon, &p.lat);
-    if (!shape.box) {
-      p.dist = distance(shape.lon, shape.lat, p.lon, p.lat);
-      if (p.dist > shape.radius * shape.conversion) continue;
-    } else {
-      if (lat_distance(p.lat, shape.lat) > shape.height * shape.conversion / 2) continue;
-      if (distance(p.lon, p.lat, shape.lon, p.lat) > shape.width * shape.conversion / 2) continue;
-      p.dist = distance(shape.lon, shape.lat, p.lon, p.lat);
+  const uint64_t limit = any ? static_cast<uint64_t>(count) : 0;
+  const std::vector<Box> boxes = search_boxes(shape);
+  size_t last = 0;
+  for (size_t bi = 0; bi < boxes.size(); ++bi) {
+    const Box& b = boxes[bi];
+    if (b.bits == 0 && b.step == 0) continue;
+    if (last != 0 && b.bits == boxes[last].bits && b.step == boxes[last].step) continue;
+    if (!found.empty() && limit != 0 && found.size() >= limit) break;
+    const int shift = 52 - b.step * 2;
+    const double lo = static_cast<double>(b.bits << shift);
+    const double hi = static_cast<double>((b.bits + 1) << shift);
+    for (size_t r = z->lower_bound(lo, ""); r < z->size(); ++r) {
+      const Zset::Item& item = z->at(r);
+      if (item.score >= hi) break;
+      Point p{&item.member, item.score, 0, 0, 0};
+      decode(item.score, &p.lon, &p.lat);
+      if (!shape.box) {
+        p.dist = distance(shape.lon, shape.lat, p.lon, p.lat);
+        if (p.dist > shape.radius * shape.conversion) continue;
+      } else {
+        if (lat_distance(p.lat, shape.lat) > shape.height * shape.conversion / 2) continue;
+        if (distance(p.lon, p.lat, shape.lon, p.lat) > shape.width * shape.conversion / 2) {
+          continue;
+        }
+        p.dist = distance(shape.lon, shape.lat, p.lon, p.lat);
+      }
+      found.push_back(p);
+      if (limit != 0 && found.size() >= limit) break;
     }
-    found.push_back(p);
-    if (any && static_cast<int64_t>(found.size()) >= count) break;
+    last = bi;
   }
   if (found.empty() && !store) return Reply::array({});
   const size_t returned =
