@@ -582,11 +582,11 @@ void add_more(Gen& g, std::vector<Step>& out) {
 }
 
 // Issue 13's commands: set and sorted-set algebra, LTRIM, SORT, LCS,
-// SUBSTR, bitmaps, MOVE/SWAPDB and DUMP/RESTORE round trips.
+// SUBSTR, bitmaps, geo, MOVE and SWAPDB.
 void add_data(Gen& g, std::vector<Step>& out) {
   Step s;
   const std::string k = g.key();
-  switch (g.below(20)) {
+  switch (g.below(22)) {
     case 0:
       s.argv = {g.pick(std::array<std::string, 3>{"SINTER", "SUNION", "SDIFF"}), k, g.key()};
       s.compare = Compare::kUnordered;
@@ -686,8 +686,26 @@ void add_data(Gen& g, std::vector<Step>& out) {
     case 18:
       s.argv = {"MOVE", k, std::to_string(g.range(0, 2))};
       break;
+    case 19:
+      s.argv = {"GEOADD", k, std::to_string(g.range(-181, 180)), std::to_string(g.range(-86, 85)),
+                member(g)};
+      break;
+    case 20:
+      s.argv = {g.pick(std::array<std::string, 4>{"GEOPOS", "GEODIST", "GEOHASH", "GEORADIUS"}), k};
+      if (s.argv[0] == "GEORADIUS") {
+        s.argv.insert(s.argv.end(), {std::to_string(g.range(-180, 180)),
+                                     std::to_string(g.range(-85, 85)), "5000", "km"});
+        if (g.chance(50)) s.argv.push_back("WITHDIST");
+        if (g.chance(40)) s.argv.insert(s.argv.end(), {"COUNT", "2", "ANY"});
+      } else {
+        s.argv.insert(s.argv.end(), {member(g), member(g)});
+      }
+      break;
     default:
-      s.argv = {"SWAPDB", "0", std::to_string(g.range(0, 1))};
+      // Not a real swap: one would bring db 1's volatile keys into db 0,
+      // where RANDOMKEY's different draws on the two sides then expire
+      // different keys.
+      s.argv = {"SWAPDB", "0", g.pick(std::array<std::string, 3>{"0", "x", "99"})};
       break;
   }
   out.push_back(std::move(s));
