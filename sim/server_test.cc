@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/internal.h"
 #include "sim/keyspace.h"
+#include "sim/internal.h"
 #include "sim/sim_test_util.h"
 
 namespace redsim::sim {
