@@ -73,7 +73,49 @@ constexpr Param kParams[] = {
     {"replica-read-only", ParamKind::kBool, false, "yes"},
     {"cluster-enabled", ParamKind::kBool, true, "no"},
     {"io-threads", ParamKind::kInt, true, "1", 1, 128},
+    // The encoding thresholds (Keyspace::limits), each under its 7.0 name
+    // and its ziplist alias; lists are always "quicklist" in 7.0, so their
+    // two are stored and echoed.
+    {"hash-max-listpack-entries", ParamKind::kInt, false, "", 0, LONG_MAX},
+    {"hash-max-ziplist-entries", ParamKind::kInt, false, "", 0, LONG_MAX},
+    {"hash-max-listpack-value", ParamKind::kMemory, false, "", 0, LONG_MAX},
+    {"hash-max-ziplist-value", ParamKind::kMemory, false, "", 0, LONG_MAX},
+    {"set-max-intset-entries", ParamKind::kInt, false, "", 0, LONG_MAX},
+    {"zset-max-listpack-entries", ParamKind::kInt, false, "", 0, LONG_MAX},
+    {"zset-max-ziplist-entries", ParamKind::kInt, false, "", 0, LONG_MAX},
+    {"zset-max-listpack-value", ParamKind::kMemory, false, "", 0, LONG_MAX},
+    {"zset-max-ziplist-value", ParamKind::kMemory, false, "", 0, LONG_MAX},
+    {"list-max-listpack-size", ParamKind::kInt, false, "-2", INT_MIN, INT_MAX},
+    {"list-max-ziplist-size", ParamKind::kInt, false, "-2", INT_MIN, INT_MAX},
+    {"list-compress-depth", ParamKind::kInt, false, "0", 0, INT_MAX},
+    // RESTORE always checks what it reads (sim/cmd_dump.cc); stored and echoed.
+    {"sanitize-dump-payload", ParamKind::kEnum, false, "no", 0, 0, "no, yes, clients"},
 };
+
+// The Keyspace::limits field a threshold parameter (or its alias) sets.
+size_t* limit_of(Server& server, std::string_view n) {
+  EncodingLimits& l = server.keyspace().limits();
+  if (n == "hash-max-listpack-entries" || n == "hash-max-ziplist-entries") {
+    return &l.hash_max_listpack_entries;
+  }
+  if (n == "hash-max-listpack-value" || n == "hash-max-ziplist-value") {
+    return &l.hash_max_listpack_value;
+  }
+  if (n == "set-max-intset-entries") return &l.set_max_intset_entries;
+  if (n == "zset-max-listpack-entries" || n == "zset-max-ziplist-entries") {
+    return &l.zset_max_listpack_entries;
+  }
+  if (n == "zset-max-listpack-value" || n == "zset-max-ziplist-value") {
+    return &l.zset_max_listpack_value;
+  }
+  return nullptr;
+}
+
+// The one stored value a parameter and its alias share.
+std::string_view canonical_name(std::string_view n) {
+  if (n == "list-max-ziplist-size") return "list-max-listpack-size";
+  return n;
+}
 
 const Param* find_param(std::string_view name) {
   for (const Param& p : kParams) {
@@ -101,11 +143,12 @@ std::string param_value(Server& server, const Param& p) {
   if (n == "timeout") return std::to_string(c.timeout_s);
   if (n == "proto-max-bulk-len") return std::to_string(c.proto_max_bulk_len);
   if (n == "client-query-buffer-limit") return std::to_string(c.client_query_buffer_limit);
+  if (size_t* limit = limit_of(server, n)) return std::to_string(*limit);
   if (n == "dir") {
     char buf[4096];
     if (getcwd(buf, sizeof buf) != nullptr) return buf;
   }
-  auto it = c.others.find(n);
+  auto it = c.others.find(canonical_name(n));
   if (it != c.others.end()) return it->second;
   return std::string(p.default_value);
 }
@@ -269,8 +312,10 @@ void apply_param(Server& server, const Param& p, const std::string& value, int64
     c.port = static_cast<int>(number);  // reported only: the listener stays where it is
   } else if (n == "bind") {
     c.bind = value;
+  } else if (size_t* limit = limit_of(server, n)) {
+    *limit = static_cast<size_t>(number);
   } else {
-    c.others[std::string(n)] = value;
+    c.others[std::string(canonical_name(n))] = value;
   }
 }
 

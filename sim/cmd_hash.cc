@@ -52,7 +52,7 @@ Reply hset_generic(CommandContext& ctx, std::string_view name, bool count_reply)
   if (h == nullptr) return errors::wrong_type();
   int64_t created = 0;
   for (size_t i = 2; i + 1 < ctx.argv.size(); i += 2) {
-    if (h->set(ctx.argv[i], ctx.argv[i + 1])) ++created;
+    if (h->set(ctx.argv[i], ctx.argv[i + 1], ctx.server.keyspace().limits())) ++created;
   }
   db.touch(ctx.argv[1]);
   notify_keyspace_event(ctx, notify::kHash, "hset", ctx.argv[1]);  // HMSET too
@@ -67,7 +67,7 @@ Reply hsetnx(CommandContext& ctx) {
   Hash* h = write_hash(ctx, db);
   if (h == nullptr) return errors::wrong_type();
   if (h->find(ctx.argv[2]) != nullptr) return Reply::integer(0);
-  h->set(ctx.argv[2], ctx.argv[3]);
+  h->set(ctx.argv[2], ctx.argv[3], ctx.server.keyspace().limits());
   db.touch(ctx.argv[1]);
   return Reply::integer(1);
 }
@@ -144,7 +144,7 @@ Reply hincrby(CommandContext& ctx) {
   if (current != nullptr) {
     *current = std::to_string(value);
   } else {
-    h->set(ctx.argv[2], std::to_string(value));
+    h->set(ctx.argv[2], std::to_string(value), ctx.server.keyspace().limits());
   }
   db.touch(ctx.argv[1]);
   notify_keyspace_event(ctx, notify::kHash, "hincrby", ctx.argv[1]);
@@ -198,7 +198,7 @@ Reply hincrbyfloat(CommandContext& ctx) {
     return Reply::error("ERR increment would produce NaN or Infinity");
   }
   std::string text = format_long_double(value);
-  h->set(ctx.argv[2], text);
+  h->set(ctx.argv[2], text, ctx.server.keyspace().limits());
   db.touch(ctx.argv[1]);
   return Reply::bulk(std::move(text));
 }
@@ -244,8 +244,14 @@ Reply hrandfield(CommandContext& ctx) {
   if (wrong) return errors::wrong_type();
   if (h == nullptr || count == 0) return Reply::array({});
   std::vector<Reply> out;
+  // WITHVALUES in RESP3: an array of [field, value] pairs (7.0 t_hash.c).
+  const bool pairs = withvalues && SessionAccess::protocol(ctx.session) == resp::Protocol::kResp3;
   auto emit = [&](size_t i) {
     const auto& [field, value] = h->entries()[i];
+    if (pairs) {
+      out.push_back(Reply::array({Reply::bulk(field), Reply::bulk(value)}));
+      return;
+    }
     out.push_back(Reply::bulk(field));
     if (withvalues) out.push_back(Reply::bulk(value));
   };

@@ -259,6 +259,61 @@ Reply copy(CommandContext& ctx) {
   return Reply::integer(1);
 }
 
+// notifyKeyspaceEvent for a db other than the command's (MOVE's move_to).
+void notify_in_db(CommandContext& ctx, int db, std::string_view event, std::string_view key) {
+  int flags = ctx.server.config().notify_keyspace_events;
+  if (!(flags & notify::kGeneric)) return;
+  std::string id = std::to_string(db);
+  if (flags & notify::kKeyspace) {
+    ctx.server.pubsub().publish("__keyspace@" + id + "__:" + std::string(key), event);
+  }
+  if (flags & notify::kKeyevent) {
+    ctx.server.pubsub().publish("__keyevent@" + id + "__:" + std::string(event), key);
+  }
+}
+
+// A db index argument as getIntFromObjectOrReply reads it.
+bool parse_db_index(const std::string& arg, int64_t* out) {
+  return parse_int64(arg, out) && *out >= std::numeric_limits<int>::min() &&
+         *out <= std::numeric_limits<int>::max();
+}
+
+// MOVE key db: 1 when moved (with its deadline), 0 when the key is absent
+// here or present there (Redis 7.0 db.c moveCommand).
+Reply move(CommandContext& ctx) {
+  int64_t dbid = 0;
+  if (!parse_db_index(ctx.argv[2], &dbid)) return errors::not_integer();
+  if (dbid < 0 || dbid >= ctx.server.keyspace().databases()) {
+    return Reply::error("ERR DB index is out of range");
+  }
+  const int srcid = SessionAccess::db(ctx.session);
+  if (dbid == srcid) return Reply::error("ERR source and destination objects are the same");
+  Db& src = current_db(ctx);
+  Db& dst = ctx.server.keyspace().db(static_cast<int>(dbid));
+  const std::string& key = ctx.argv[1];
+  if (src.lookup(key, ctx.now_ms) == nullptr) return Reply::integer(0);
+  if (dst.lookup(key, ctx.now_ms) != nullptr) return Reply::integer(0);
+  Entry moved = std::move(*src.peek(key));
+  src.remove(key);
+  dst.put(key, std::move(moved));
+  dst.touch(key);
+  notify_keyspace_event(ctx, notify::kGeneric, "move_from", key);
+  notify_in_db(ctx, static_cast<int>(dbid), "move_to", key);
+  return Reply::integer(1);
+}
+
+// SWAPDB index1 index2.
+Reply swapdb(CommandContext& ctx) {
+  int64_t a = 0;
+  int64_t b = 0;
+  if (!parse_db_index(ctx.argv[1], &a)) return Reply::error("ERR invalid first DB index");
+  if (!parse_db_index(ctx.argv[2], &b)) return Reply::error("ERR invalid second DB index");
+  const int64_t n = ctx.server.keyspace().databases();
+  if (a < 0 || a >= n || b < 0 || b >= n) return Reply::error("ERR DB index is out of range");
+  ctx.server.keyspace().swap(static_cast<int>(a), static_cast<int>(b));
+  return Reply::ok();
+}
+
 // TOUCH: the number of keys that exist.
 Reply touch(CommandContext& ctx) {
   Db& db = current_db(ctx);
@@ -323,6 +378,8 @@ Reply object(CommandContext& ctx) {
 }  // namespace
 
 void register_key_commands(CommandTable& table) {
+  register_sort_commands(table);
+  register_dump_commands(table);
   table.add({"type", 2, kCmdReadonly | kCmdFast, &type});
   table.add({"exists", -2, kCmdReadonly | kCmdFast, &exists});
   table.add({"del", -2, kCmdWrite, &del});
@@ -342,6 +399,8 @@ void register_key_commands(CommandTable& table) {
   table.add({"renamenx", 3, kCmdWrite | kCmdFast, &renamenx});
   table.add({"randomkey", 1, kCmdReadonly, &randomkey});
   table.add({"copy", -3, kCmdWrite | kCmdDenyOom, &copy});
+  table.add({"move", 3, kCmdWrite | kCmdFast, &move});
+  table.add({"swapdb", 3, kCmdWrite | kCmdFast, &swapdb});
   table.add({"touch", -2, kCmdReadonly | kCmdFast, &touch});
   table.add({"object", -2, kCmdReadonly, &object});
   // Redis 7.0.15's OBJECT subcommands (COMMAND INFO): a script may run them all.

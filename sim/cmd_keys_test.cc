@@ -167,5 +167,34 @@ TEST_F(KeysTest, ArityErrors) {
   }
 }
 
+TEST_F(KeysTest, MoveAndSwapdb) {
+  run({"SET", "k", "v"});
+  run({"PEXPIRE", "k", "100000"});
+  EXPECT_EQ(run({"MOVE", "k", "1"}), Int(1));
+  EXPECT_EQ(run({"EXISTS", "k"}), Int(0));
+  EXPECT_EQ(run({"MOVE", "k", "1"}), Int(0));
+  EXPECT_EQ(run({"MOVE", "k", "0"}), Err("ERR source and destination objects are the same"));
+  EXPECT_EQ(run({"MOVE", "k", "16"}), Err("ERR DB index is out of range"));
+  EXPECT_EQ(run({"MOVE", "k", "x"}), Err(kNotInt));
+  EXPECT_EQ(run({"SWAPDB", "0", "1"}), Ok());
+  EXPECT_EQ(run({"GET", "k"}), Bulk("v"));
+  EXPECT_GT(run({"PTTL", "k"}).integer(), 0);  // the deadline moved along
+  EXPECT_EQ(run({"SWAPDB", "0", "16"}), Err("ERR DB index is out of range"));
+  EXPECT_EQ(run({"SWAPDB", "x", "1"}), Err("ERR invalid first DB index"));
+  EXPECT_EQ(run({"SWAPDB", "0", "x"}), Err("ERR invalid second DB index"));
+}
+
+TEST_F(KeysTest, SwapdbFailsAWatchOnAKeyPresentInEitherDb) {
+  auto other = server_->connect();
+  run({"SELECT", "1"});
+  run({"SET", "w", "1"});
+  run({"SELECT", "0"});
+  EXPECT_EQ(run({"WATCH", "w"}), Ok());
+  EXPECT_EQ(run(*other, {"SWAPDB", "0", "1"}), Ok());
+  EXPECT_EQ(run({"MULTI"}), Ok());
+  run({"GET", "w"});
+  EXPECT_EQ(run({"EXEC"}), resp::Reply::nil_array());
+}
+
 }  // namespace
 }  // namespace redsim::sim

@@ -1,5 +1,5 @@
 // List commands: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP (count) LLEN LRANGE
-// LINDEX LSET LREM LINSERT LPOS (RANK COUNT MAXLEN) LMOVE RPOPLPUSH.
+// LINDEX LSET LREM LTRIM LINSERT LPOS (RANK COUNT MAXLEN) LMOVE RPOPLPUSH.
 // A list whose last element goes is deleted. Source: Redis 7.0 command docs
 // and src/t_list.c behaviour, texts verified against redis-server 7.0.15.
 #include <limits>
@@ -323,6 +323,40 @@ Reply lmove(CommandContext& ctx) {
 
 Reply rpoplpush(CommandContext& ctx) { return move_generic(ctx, End::kTail, End::kHead); }
 
+// LTRIM key start stop: keeps the inclusive range (negative from the end);
+// an empty range deletes the key. OK for an absent key too.
+Reply ltrim(CommandContext& ctx) {
+  int64_t start = 0;
+  int64_t end = 0;
+  if (!parse_int64(ctx.argv[2], &start) || !parse_int64(ctx.argv[3], &end)) {
+    return errors::not_integer();
+  }
+  bool wrong = false;
+  List* l = read_list(ctx, ctx.argv[1], &wrong);
+  if (wrong) return errors::wrong_type();
+  if (l == nullptr) return Reply::ok();
+  const int64_t n = static_cast<int64_t>(l->size());
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  if (start < 0) start = 0;
+  int64_t ltrim_count = 0;
+  int64_t rtrim_count = 0;
+  if (start > end || start >= n) {
+    ltrim_count = n;
+  } else {
+    if (end >= n) end = n - 1;
+    ltrim_count = start;
+    rtrim_count = n - end - 1;
+  }
+  l->erase(l->begin(), l->begin() + static_cast<std::ptrdiff_t>(ltrim_count));
+  l->erase(l->end() - static_cast<std::ptrdiff_t>(rtrim_count), l->end());
+  notify_keyspace_event(ctx, notify::kList, "ltrim", ctx.argv[1]);
+  const bool empty = l->empty();
+  finish_write(current_db(ctx), ctx.argv[1], empty);
+  if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", ctx.argv[1]);
+  return Reply::ok();
+}
+
 }  // namespace
 
 void register_list_commands(CommandTable& table) {
@@ -337,6 +371,7 @@ void register_list_commands(CommandTable& table) {
   table.add({"lindex", 3, kCmdReadonly, &lindex});
   table.add({"lset", 4, kCmdWrite | kCmdDenyOom, &lset});
   table.add({"lrem", 4, kCmdWrite, &lrem});
+  table.add({"ltrim", 4, kCmdWrite, &ltrim});
   table.add({"linsert", 5, kCmdWrite | kCmdDenyOom, &linsert});
   table.add({"lpos", -3, kCmdReadonly, &lpos});
   table.add({"lmove", 5, kCmdWrite | kCmdDenyOom, &lmove});

@@ -165,5 +165,28 @@ TEST_F(ListTest, FromScript) {
       Bulks({"a", "b"}));
 }
 
+TEST_F(ListTest, Ltrim) {
+  run({"RPUSH", "l", "a", "b", "c", "d", "e"});
+  EXPECT_EQ(run({"LTRIM", "l", "1", "-2"}), Ok());
+  EXPECT_EQ(run({"LRANGE", "l", "0", "-1"}), Bulks({"b", "c", "d"}));
+  EXPECT_EQ(run({"LTRIM", "l", "5", "10"}), Ok());
+  EXPECT_EQ(run({"EXISTS", "l"}), Int(0));
+  EXPECT_EQ(run({"LTRIM", "nokey", "0", "1"}), Ok());
+  EXPECT_EQ(run({"LTRIM", "nokey", "x", "1"}), Err(kNotInt));
+  run({"SET", "str", "v"});
+  EXPECT_EQ(run({"LTRIM", "str", "0", "1"}), Err(kWrongType));
+}
+
+TEST_F(ListTest, ListConfigIsStoredAndEncodingStaysQuicklist) {
+  EXPECT_EQ(run({"CONFIG", "SET", "list-max-ziplist-size", "-3"}), Ok());
+  EXPECT_EQ(run({"CONFIG", "GET", "list-max-listpack-size"}),
+            Arr({Bulk("list-max-listpack-size"), Bulk("-3")}));
+  EXPECT_EQ(run({"CONFIG", "SET", "list-compress-depth", "-1"}),
+            Err("ERR CONFIG SET failed (possibly related to argument 'list-compress-depth') - "
+                "argument must be between 0 and 2147483647 inclusive"));
+  run({"RPUSH", "l", "a"});
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "l"}), Bulk("quicklist"));
+}
+
 }  // namespace
 }  // namespace redsim::sim

@@ -1,11 +1,15 @@
 // Set commands: SADD SREM SISMEMBER SMISMEMBER SMEMBERS SCARD SPOP SRANDMEMBER
-// SSCAN. Random choices come from the server's seeded stream
-// (Server::random_below), so a seed replays them. A set whose last member
+// SSCAN SINTER SUNION SDIFF (and their STORE forms) SINTERCARD SMOVE. Random choices come from the
+// server's seeded stream (Server::random_below), so a seed replays them. A set whose last member
 // goes is deleted. Source: Redis 7.0 command docs and src/t_set.c
 // behaviour, texts verified against redis-server 7.0.15.
+#include <algorithm>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/args.h"
 #include "sim/cmd_util.h"
@@ -35,7 +39,7 @@ Reply sadd(CommandContext& ctx) {
   if (s == nullptr) s = &db.add(ctx.argv[1], Set()).set();
   int64_t added = 0;
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
-    if (s->add(ctx.argv[i])) ++added;
+    if (s->add(ctx.argv[i], ctx.server.keyspace().limits())) ++added;
   }
   if (added > 0) {
     db.touch(ctx.argv[1]);
@@ -200,6 +204,166 @@ Reply sscan(CommandContext& ctx) {
   });
 }
 
+// The sets at `keys` (nullptr for an absent key), or false after a
+// WRONGTYPE on any of them (Redis 7.0 checks every key first).
+bool read_sets(CommandContext& ctx, std::span<const std::string> keys,
+               std::vector<const Set*>* out) {
+  for (const std::string& k : keys) {
+    bool wrong = false;
+    Entry* e = lookup_typed(ctx, k, ValueType::kSet, &wrong);
+    if (wrong) return false;
+    out->push_back(e == nullptr ? nullptr : &e->set());
+  }
+  return true;
+}
+
+// The end of a *STORE: an empty result deletes `dst` ("del"), else it
+// replaces whatever `dst` held (its TTL too) and `event` is notified.
+Reply store_set(CommandContext& ctx, const std::string& dst, Set result, std::string_view event) {
+  Db& db = current_db(ctx);
+  const int64_t n = static_cast<int64_t>(result.size());
+  if (n == 0) {
+    if (db.remove(dst)) notify_keyspace_event(ctx, notify::kGeneric, "del", dst);
+    return Reply::integer(0);
+  }
+  Entry fresh;
+  fresh.value = std::move(result);
+  db.put(dst, std::move(fresh));
+  db.touch(dst);
+  notify_keyspace_event(ctx, notify::kSet, event, dst);
+  return Reply::integer(n);
+}
+
+// sinterGenericCommand: the members of the smallest set found in all the
+// others, in the smallest set's order; `limit` (0: none) stops a count.
+Set intersect(std::vector<const Set*> sets, const EncodingLimits& limits, uint64_t limit,
+              uint64_t* count) {
+  Set result;
+  *count = 0;
+  for (const Set* s : sets) {
+    if (s == nullptr) return result;
+  }
+  std::stable_sort(sets.begin(), sets.end(),
+                   [](const Set* a, const Set* b) { return a->size() < b->size(); });
+  for (const std::string& m : sets[0]->members()) {
+    bool all = true;
+    for (size_t i = 1; i < sets.size() && all; ++i) {
+      if (sets[i] != sets[0] && !sets[i]->contains(m)) all = false;
+    }
+    if (!all) continue;
+    result.add(m, limits);
+    ++*count;
+    if (limit != 0 && *count >= limit) break;
+  }
+  return result;
+}
+
+Reply set_reply(const Set& s) {
+  std::vector<Reply> out;
+  out.reserve(s.size());
+  for (const std::string& m : s.members()) out.push_back(Reply::bulk(m));
+  return Reply::set(std::move(out));
+}
+
+// SINTER key [key ...] / SINTERSTORE destination key [key ...].
+Reply sinter_generic(CommandContext& ctx, bool store) {
+  const size_t first = store ? 2 : 1;
+  std::vector<const Set*> sets;
+  if (!read_sets(ctx, std::span(ctx.argv).subspan(first), &sets)) return errors::wrong_type();
+  uint64_t count = 0;
+  Set result = intersect(sets, ctx.server.keyspace().limits(), 0, &count);
+  if (store) return store_set(ctx, ctx.argv[1], std::move(result), "sinterstore");
+  return set_reply(result);
+}
+Reply sinter(CommandContext& ctx) { return sinter_generic(ctx, false); }
+Reply sinterstore(CommandContext& ctx) { return sinter_generic(ctx, true); }
+
+// SUNION / SDIFF and their STORE forms (sunionDiffGenericCommand).
+Reply sunion_diff(CommandContext& ctx, bool diff, bool store) {
+  const size_t first = store ? 2 : 1;
+  std::vector<const Set*> sets;
+  if (!read_sets(ctx, std::span(ctx.argv).subspan(first), &sets)) return errors::wrong_type();
+  const EncodingLimits& limits = ctx.server.keyspace().limits();
+  Set result;
+  if (!diff) {
+    for (const Set* s : sets) {
+      if (s == nullptr) continue;
+      for (const std::string& m : s->members()) result.add(m, limits);
+    }
+  } else if (sets[0] != nullptr) {
+    for (const std::string& m : sets[0]->members()) {
+      bool elsewhere = false;
+      for (size_t i = 1; i < sets.size() && !elsewhere; ++i) {
+        if (sets[i] != nullptr && sets[i]->contains(m)) elsewhere = true;
+      }
+      if (!elsewhere) result.add(m, limits);
+    }
+  }
+  if (store) {
+    return store_set(ctx, ctx.argv[1], std::move(result), diff ? "sdiffstore" : "sunionstore");
+  }
+  return set_reply(result);
+}
+Reply sunion(CommandContext& ctx) { return sunion_diff(ctx, false, false); }
+Reply sunionstore(CommandContext& ctx) { return sunion_diff(ctx, false, true); }
+Reply sdiff(CommandContext& ctx) { return sunion_diff(ctx, true, false); }
+Reply sdiffstore(CommandContext& ctx) { return sunion_diff(ctx, true, true); }
+
+// SINTERCARD numkeys key [key ...] [LIMIT limit].
+Reply sintercard(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  int64_t numkeys = 0;
+  if (!parse_int64(argv[1], &numkeys) || numkeys < 1) {
+    return Reply::error("ERR numkeys should be greater than 0");
+  }
+  if (numkeys > static_cast<int64_t>(argv.size()) - 2) {
+    return Reply::error("ERR Number of keys can't be greater than number of args");
+  }
+  int64_t limit = 0;
+  for (size_t i = 2 + static_cast<size_t>(numkeys); i < argv.size(); ++i) {
+    if (equals_ci(argv[i], "limit") && i + 1 < argv.size()) {
+      ++i;
+      if (!parse_int64(argv[i], &limit) || limit < 0) {
+        return Reply::error("ERR LIMIT can't be negative");
+      }
+    } else {
+      return errors::syntax();
+    }
+  }
+  std::vector<const Set*> sets;
+  if (!read_sets(ctx, std::span(argv).subspan(2, static_cast<size_t>(numkeys)), &sets)) {
+    return errors::wrong_type();
+  }
+  uint64_t count = 0;
+  intersect(sets, ctx.server.keyspace().limits(), static_cast<uint64_t>(limit), &count);
+  return Reply::integer(static_cast<int64_t>(count));
+}
+
+// SMOVE source destination member.
+Reply smove(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  Db& db = current_db(ctx);
+  Entry* src = db.lookup(argv[1], ctx.now_ms);
+  Entry* dst = db.lookup(argv[2], ctx.now_ms);
+  if (src == nullptr) return Reply::integer(0);
+  if (!src->is_set() || (dst != nullptr && !dst->is_set())) return errors::wrong_type();
+  if (src == dst) return Reply::integer(src->set().contains(argv[3]) ? 1 : 0);
+  if (!src->set().erase(argv[3])) return Reply::integer(0);
+  notify_keyspace_event(ctx, notify::kSet, "srem", argv[1]);
+  if (src->set().empty()) {
+    db.remove(argv[1]);
+    notify_keyspace_event(ctx, notify::kGeneric, "del", argv[1]);
+  } else {
+    db.touch(argv[1]);
+  }
+  if (dst == nullptr) dst = &db.add(argv[2], Set());
+  if (dst->set().add(argv[3], ctx.server.keyspace().limits())) {
+    db.touch(argv[2]);
+    notify_keyspace_event(ctx, notify::kSet, "sadd", argv[2]);
+  }
+  return Reply::integer(1);
+}
+
 }  // namespace
 
 void register_set_commands(CommandTable& table) {
@@ -212,6 +376,14 @@ void register_set_commands(CommandTable& table) {
   table.add({"spop", -2, kCmdWrite | kCmdFast, &spop});
   table.add({"srandmember", -2, kCmdReadonly, &srandmember});
   table.add({"sscan", -3, kCmdReadonly, &sscan});
+  table.add({"sinter", -2, kCmdReadonly, &sinter});
+  table.add({"sinterstore", -3, kCmdWrite | kCmdDenyOom, &sinterstore});
+  table.add({"sunion", -2, kCmdReadonly, &sunion});
+  table.add({"sunionstore", -3, kCmdWrite | kCmdDenyOom, &sunionstore});
+  table.add({"sdiff", -2, kCmdReadonly, &sdiff});
+  table.add({"sdiffstore", -3, kCmdWrite | kCmdDenyOom, &sdiffstore});
+  table.add({"sintercard", -3, kCmdReadonly, &sintercard});
+  table.add({"smove", 4, kCmdWrite | kCmdFast, &smove});
 }
 
 }  // namespace redsim::sim

@@ -126,5 +126,62 @@ TEST_F(SetTest, SscanPagesEveryMember) {
   EXPECT_EQ(run({"SSCAN", "s", "x"}), Err("ERR invalid cursor"));
 }
 
+// A RESP3 set reaches a RESP2 session as an array.
+resp::Reply SetOf(std::initializer_list<std::string> items) { return Bulks(items); }
+
+TEST_F(SetTest, AlgebraAndStoreForms) {
+  run({"SADD", "s1", "1", "2", "3", "4"});
+  run({"SADD", "s2", "3", "4", "5"});
+  run({"SADD", "s3", "a", "b", "3"});
+  EXPECT_EQ(run({"SINTER", "s1", "s2"}), SetOf({"3", "4"}));
+  EXPECT_EQ(run({"SINTER", "s1", "s2", "nokey"}), SetOf({}));
+  EXPECT_EQ(run({"SUNION", "s1", "s2"}), SetOf({"1", "2", "3", "4", "5"}));
+  EXPECT_EQ(run({"SDIFF", "s1", "s2"}), SetOf({"1", "2"}));
+  EXPECT_EQ(run({"SDIFF", "nokey", "s1"}), SetOf({}));
+  EXPECT_EQ(run({"SINTERSTORE", "d", "s1", "s2"}), Int(2));
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "d"}), Bulk("intset"));
+  EXPECT_EQ(run({"SUNIONSTORE", "d", "s1", "s3"}), Int(6));
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "d"}), Bulk("hashtable"));
+  EXPECT_EQ(run({"SDIFFSTORE", "d", "s1", "s1"}), Int(0));
+  EXPECT_EQ(run({"EXISTS", "d"}), Int(0));
+  run({"SET", "str", "x"});
+  // Every key is type-checked, even after an absent one.
+  EXPECT_EQ(run({"SINTER", "nokey", "str"}), Err(kWrongType));
+  EXPECT_EQ(run({"SUNION", "str"}), Err(kWrongType));
+}
+
+TEST_F(SetTest, SintercardAndSmove) {
+  run({"SADD", "s1", "1", "2", "3", "4"});
+  run({"SADD", "s2", "3", "4", "5"});
+  EXPECT_EQ(run({"SINTERCARD", "2", "s1", "s2"}), Int(2));
+  EXPECT_EQ(run({"SINTERCARD", "2", "s1", "s2", "LIMIT", "1"}), Int(1));
+  EXPECT_EQ(run({"SINTERCARD", "2", "s1", "s2", "LIMIT", "-1"}),
+            Err("ERR LIMIT can't be negative"));
+  EXPECT_EQ(run({"SINTERCARD", "0", "s1"}), Err("ERR numkeys should be greater than 0"));
+  EXPECT_EQ(run({"SINTERCARD", "3", "s1", "s2"}),
+            Err("ERR Number of keys can't be greater than number of args"));
+  EXPECT_EQ(run({"SINTERCARD", "1", "s1", "foo"}), Err(kSyntax));
+  EXPECT_EQ(run({"SMOVE", "s1", "s2", "1"}), Int(1));
+  EXPECT_EQ(run({"SMOVE", "s1", "s2", "1"}), Int(0));
+  EXPECT_EQ(run({"SMOVE", "s1", "s1", "2"}), Int(1));
+  EXPECT_EQ(run({"SMOVE", "nokey", "s1", "1"}), Int(0));
+  run({"SET", "str", "x"});
+  EXPECT_EQ(run({"SMOVE", "s1", "str", "2"}), Err(kWrongType));
+  run({"SADD", "one", "x"});
+  EXPECT_EQ(run({"SMOVE", "one", "fresh", "x"}), Int(1));
+  EXPECT_EQ(run({"EXISTS", "one"}), Int(0));
+  EXPECT_EQ(run({"SMEMBERS", "fresh"}), Bulks({"x"}));
+}
+
+TEST_F(SetTest, IntsetLimitFollowsConfig) {
+  EXPECT_EQ(run({"CONFIG", "SET", "set-max-intset-entries", "2"}), Ok());
+  run({"SADD", "ints", "1", "2"});
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "ints"}), Bulk("intset"));
+  run({"SADD", "ints", "3"});
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "ints"}), Bulk("hashtable"));
+  EXPECT_EQ(run({"CONFIG", "GET", "set-max-intset-entries"}),
+            Arr({Bulk("set-max-intset-entries"), Bulk("2")}));
+}
+
 }  // namespace
 }  // namespace redsim::sim

@@ -3,9 +3,11 @@
 // INCRBYFLOAT APPEND STRLEN GETRANGE SETRANGE SETBIT GETBIT.
 // Source: Redis 7.0 command docs and src/t_string.c behaviour, texts
 // verified against redis-server 7.0.15.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "sim/args.h"
 #include "sim/cmd_util.h"
@@ -375,6 +377,120 @@ Reply getrange(CommandContext& ctx) {
   return Reply::bulk(s.substr(static_cast<size_t>(start), static_cast<size_t>(end - start + 1)));
 }
 
+// LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]: the longest
+// common subsequence by Redis 7.0's dynamic programming table (t_string.c
+// lcsCommand, facts only): the string, or LEN its length, or IDX a map
+// {"matches": [[[a_start, a_end], [b_start, b_end] (, len)], ...], "len": n}
+// whose ranges run from the strings' ends backwards. An absent key is "".
+Reply lcs(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  Db& db = current_db(ctx);
+  Entry* ea = db.lookup(argv[1], ctx.now_ms);
+  Entry* eb = db.lookup(argv[2], ctx.now_ms);
+  if ((ea != nullptr && !ea->is_string()) || (eb != nullptr && !eb->is_string())) {
+    return Reply::error("ERR The specified keys must contain string values");
+  }
+  const std::string a = ea == nullptr ? std::string() : ea->str();
+  const std::string b = eb == nullptr ? std::string() : eb->str();
+  bool getidx = false;
+  bool getlen = false;
+  bool withmatchlen = false;
+  int64_t minmatchlen = 0;
+  for (size_t j = 3; j < argv.size(); ++j) {
+    const std::string& o = argv[j];
+    const bool more = j + 1 < argv.size();
+    if (equals_ci(o, "idx")) {
+      getidx = true;
+    } else if (equals_ci(o, "len")) {
+      getlen = true;
+    } else if (equals_ci(o, "withmatchlen")) {
+      withmatchlen = true;
+    } else if (equals_ci(o, "minmatchlen") && more) {
+      if (!parse_int64(argv[j + 1], &minmatchlen)) return errors::not_integer();
+      if (minmatchlen < 0) minmatchlen = 0;
+      ++j;
+    } else {
+      return errors::syntax();
+    }
+  }
+  if (getidx && getlen) {
+    return Reply::error("ERR If you want both the length and indexes, please just use IDX.");
+  }
+  const uint64_t alen = a.size();
+  const uint64_t blen = b.size();
+  if ((alen + 1) * (blen + 1) * sizeof(uint32_t) >
+      static_cast<uint64_t>(ctx.server.config().proto_max_bulk_len)) {
+    return Reply::error(
+        "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
+  }
+  std::vector<uint32_t> dp((alen + 1) * (blen + 1), 0);
+  auto at = [&](uint64_t i, uint64_t j) -> uint32_t& { return dp[j + i * (blen + 1)]; };
+  for (uint64_t i = 1; i <= alen; ++i) {
+    for (uint64_t j = 1; j <= blen; ++j) {
+      if (a[i - 1] == b[j - 1]) {
+        at(i, j) = at(i - 1, j - 1) + 1;
+      } else {
+        at(i, j) = std::max(at(i - 1, j), at(i, j - 1));
+      }
+    }
+  }
+  const uint32_t total = at(alen, blen);
+  if (getlen) return Reply::integer(total);
+  std::string result(total, '\0');
+  std::vector<Reply> matches;
+  uint64_t idx = total;
+  uint64_t a_start = alen;  // alen: no range open
+  uint64_t a_end = 0;
+  uint64_t b_start = 0;
+  uint64_t b_end = 0;
+  uint64_t i = alen;
+  uint64_t j = blen;
+  while (i > 0 && j > 0) {
+    bool emit = false;
+    if (a[i - 1] == b[j - 1]) {
+      result[idx - 1] = a[i - 1];
+      if (a_start == alen) {
+        a_start = a_end = i - 1;
+        b_start = b_end = j - 1;
+      } else if (a_start == i && b_start == j) {
+        --a_start;
+        --b_start;
+      } else {
+        emit = true;
+      }
+      if (a_start == 0 || b_start == 0) emit = true;
+      --idx;
+      --i;
+      --j;
+    } else {
+      if (at(i - 1, j) > at(i, j - 1)) {
+        --i;
+      } else {
+        --j;
+      }
+      if (a_start != alen) emit = true;
+    }
+    const uint64_t match_len = a_end - a_start + 1;
+    if (emit) {
+      if (getidx && (minmatchlen == 0 || match_len >= static_cast<uint64_t>(minmatchlen))) {
+        std::vector<Reply> m;
+        m.push_back(Reply::array({Reply::integer(static_cast<int64_t>(a_start)),
+                                  Reply::integer(static_cast<int64_t>(a_end))}));
+        m.push_back(Reply::array({Reply::integer(static_cast<int64_t>(b_start)),
+                                  Reply::integer(static_cast<int64_t>(b_end))}));
+        if (withmatchlen) m.push_back(Reply::integer(static_cast<int64_t>(match_len)));
+        matches.push_back(Reply::array(std::move(m)));
+      }
+      a_start = alen;
+    }
+  }
+  if (getidx) {
+    return Reply::map({Reply::bulk("matches"), Reply::array(std::move(matches)), Reply::bulk("len"),
+                       Reply::integer(total)});
+  }
+  return Reply::bulk(std::move(result));
+}
+
 // SETRANGE key offset value: zero-pads; an empty value changes nothing.
 Reply setrange(CommandContext& ctx) {
   int64_t offset = 0;
@@ -461,6 +577,7 @@ Reply getbit(CommandContext& ctx) {
 }  // namespace
 
 void register_string_commands(CommandTable& table) {
+  register_bitmap_commands(table);
   table.add({"set", -3, kCmdWrite | kCmdDenyOom, &set});
   table.add({"setnx", 3, kCmdWrite | kCmdDenyOom | kCmdFast, &setnx});
   table.add({"setex", 4, kCmdWrite | kCmdDenyOom, &setex});
@@ -480,6 +597,8 @@ void register_string_commands(CommandTable& table) {
   table.add({"msetnx", -3, kCmdWrite | kCmdDenyOom, &msetnx});
   table.add({"incrbyfloat", 3, kCmdWrite | kCmdDenyOom | kCmdFast, &incrbyfloat});
   table.add({"getrange", 4, kCmdReadonly, &getrange});
+  table.add({"substr", 4, kCmdReadonly, &getrange});
+  table.add({"lcs", -3, kCmdReadonly, &lcs});
   table.add({"setrange", 4, kCmdWrite | kCmdDenyOom, &setrange});
   table.add({"setbit", 4, kCmdWrite | kCmdDenyOom, &setbit});
   table.add({"getbit", 3, kCmdReadonly | kCmdFast, &getbit});

@@ -242,5 +242,25 @@ TEST_F(StringTest, SetNxOnAnExpiredKeySucceeds) {
   EXPECT_EQ(run({"GET", "k"}), Bulk("w"));
 }
 
+TEST_F(StringTest, LcsAndSubstr) {
+  run({"SET", "a", "foobar"});
+  run({"SET", "b", "fooxbar"});
+  EXPECT_EQ(run({"LCS", "a", "b"}), Bulk("foobar"));
+  EXPECT_EQ(run({"LCS", "a", "b", "LEN"}), Int(6));
+  EXPECT_EQ(run({"LCS", "a", "b", "IDX", "MINMATCHLEN", "2", "WITHMATCHLEN"}),
+            Arr({Bulk("matches"),
+                 Arr({Arr({Arr({Int(3), Int(5)}), Arr({Int(4), Int(6)}), Int(3)}),
+                      Arr({Arr({Int(0), Int(2)}), Arr({Int(0), Int(2)}), Int(3)})}),
+                 Bulk("len"), Int(6)}));
+  EXPECT_EQ(run({"LCS", "a", "b", "LEN", "IDX"}),
+            Err("ERR If you want both the length and indexes, please just use IDX."));
+  EXPECT_EQ(run({"LCS", "a", "b", "MINMATCHLEN"}), Err(kSyntax));
+  EXPECT_EQ(run({"LCS", "a", "nokey"}), Bulk(""));
+  run({"LPUSH", "l", "x"});
+  EXPECT_EQ(run({"LCS", "a", "l"}), Err("ERR The specified keys must contain string values"));
+  EXPECT_EQ(run({"SUBSTR", "a", "1", "3"}), Bulk("oob"));
+  EXPECT_EQ(run({"SUBSTR", "a", "-3", "-1"}), Bulk("bar"));
+}
+
 }  // namespace
 }  // namespace redsim::sim

@@ -111,4 +111,15 @@ struct ScanView {
 resp::Reply scan_collection(CommandContext& ctx, ValueType type,
                             const std::function<ScanView(Entry&)>& view);
 
+// Families registered by another family's register_* (sim/command.h):
+// SORT SORT_RO (cmd_sort.cc) from register_key_commands; BITCOUNT BITPOS
+// BITOP BITFIELD BITFIELD_RO (cmd_bitops.cc) from register_string_commands.
+void register_sort_commands(CommandTable& table);
+// DUMP RESTORE (cmd_dump.cc) from register_key_commands.
+void register_dump_commands(CommandTable& table);
+// GEOADD GEOPOS GEODIST GEOHASH GEORADIUS* GEOSEARCH* (cmd_geo.cc) from
+// register_zset_commands.
+void register_geo_commands(CommandTable& table);
+void register_bitmap_commands(CommandTable& table);
+
 }  // namespace redsim::sim

@@ -6,12 +6,18 @@
 // A sorted set whose last member goes is deleted. Source: Redis 7.0
 // command docs and src/t_zset.c behaviour, texts verified against
 // redis-server 7.0.15.
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "sim/args.h"
 #include "sim/cmd_util.h"
@@ -41,7 +47,7 @@ enum ZaddFlag : unsigned { kZNx = 1, kZXx = 2, kZGt = 4, kZLt = 8, kZCh = 16, kZ
 // zsetAdd for one member. Returns false on a NaN result. *processed is
 // false when a flag stopped the write (the INCR reply is then nil).
 bool zset_add(Zset& z, std::string_view member, double score, unsigned flags, bool* added,
-              bool* updated, bool* processed, double* new_score) {
+              bool* updated, bool* processed, double* new_score, const EncodingLimits& limits) {
   *added = *updated = *processed = false;
   const double* cur = z.score(member);
   if (cur != nullptr) {
@@ -55,14 +61,13 @@ bool zset_add(Zset& z, std::string_view member, double score, unsigned flags, bo
     *processed = true;
     *new_score = next;
     if (next != *cur) {
-      z.set(member, stored_score(z, next));
+      z.set(member, stored_score(z, next), limits);
       *updated = true;
     }
     return true;
   }
   if (flags & kZXx) return true;
-  z.note_length(member.size());
-  z.set(member, stored_score(z, score));
+  z.set(member, stored_score(z, score), limits);
   *added = *processed = true;
   *new_score = score;
   return true;
@@ -119,7 +124,7 @@ Reply zadd_generic(CommandContext& ctx, unsigned flags, bool parse_options) {
   double last_score = 0;
   if (z == nullptr && !(flags & kZXx)) {
     Zset fresh;
-    fresh.note_length(argv[idx + 1].size());
+    fresh.note_length(argv[idx + 1].size(), ctx.server.keyspace().limits());
     z = &db.add(key, std::move(fresh)).zset();
   }
   if (z != nullptr) {
@@ -127,7 +132,8 @@ Reply zadd_generic(CommandContext& ctx, unsigned flags, bool parse_options) {
       bool a = false;
       bool u = false;
       bool p = false;
-      if (!zset_add(*z, argv[idx + 2 * j + 1], scores[j], flags, &a, &u, &p, &last_score)) {
+      if (!zset_add(*z, argv[idx + 2 * j + 1], scores[j], flags, &a, &u, &p, &last_score,
+                    ctx.server.keyspace().limits())) {
         if (added + updated > 0) {
           db.touch(key);
         } else if (z->empty()) {
@@ -304,16 +310,61 @@ bool clamp_ranks(int64_t start, int64_t end, size_t size, size_t* first, size_t*
 enum class RangeType { kAuto, kRank, kScore, kLex };
 enum class Direction { kAuto, kForward, kReverse };
 
+// Members with their scores as Redis 7.0 sends a scored range: flat
+// [member, score, ...] in RESP2; with WITHSCORES in RESP3 an array of
+// [member, double] pairs (zrangeResultEmitCBufferForClient).
+Reply scored_reply(CommandContext& ctx, const std::vector<const Zset::Item*>& items,
+                   bool withscores) {
+  const bool resp3 = SessionAccess::protocol(ctx.session) == resp::Protocol::kResp3;
+  std::vector<Reply> out;
+  out.reserve(items.size() * (withscores && !resp3 ? 2 : 1));
+  for (const Zset::Item* item : items) {
+    if (!withscores) {
+      out.push_back(Reply::bulk(item->member));
+    } else if (resp3) {
+      out.push_back(Reply::array({Reply::bulk(item->member), score_double(item->score)}));
+    } else {
+      out.push_back(Reply::bulk(item->member));
+      out.push_back(score_reply(item->score));
+    }
+  }
+  return Reply::array(std::move(out));
+}
+
+// The end of ZRANGESTORE, ZUNIONSTORE, ...: `items` (copied first: they
+// may live in the destination) replace `dst` (and its TTL) and `event` is
+// notified; an empty result deletes `dst` ("del"). The reply: the count.
+Reply store_zset(CommandContext& ctx, const std::string& dst,
+                 const std::vector<const Zset::Item*>& items, std::string_view event) {
+  const EncodingLimits& limits = ctx.server.keyspace().limits();
+  Zset result;
+  for (const Zset::Item* item : items) result.set(item->member, item->score, limits);
+  Db& db = current_db(ctx);
+  const int64_t n = static_cast<int64_t>(result.size());
+  if (n == 0) {
+    if (db.remove(dst)) notify_keyspace_event(ctx, notify::kGeneric, "del", dst);
+    return Reply::integer(0);
+  }
+  Entry fresh;
+  fresh.value = std::move(result);
+  db.put(dst, std::move(fresh));
+  db.touch(dst);
+  notify_keyspace_event(ctx, notify::kZset, event, dst);
+  return Reply::integer(n);
+}
+
 // zrangeGenericCommand: the options after min and max, the conflict
 // checks, the range parse, then the lookup.
-Reply zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
+// ZRANGESTORE (`store`) reads dst src min max: every index one further.
+Reply zrange_generic(CommandContext& ctx, RangeType type, Direction dir, bool store = false) {
   const Argv& argv = ctx.argv;
+  const size_t base = store ? 1 : 0;
   bool withscores = false;
   int64_t offset = 0;
   int64_t limit = -1;
-  for (size_t j = 4; j < argv.size(); ++j) {
+  for (size_t j = 4 + base; j < argv.size(); ++j) {
     size_t left = argv.size() - j - 1;
-    if (equals_ci(argv[j], "withscores")) {
+    if (!store && equals_ci(argv[j], "withscores")) {
       withscores = true;
     } else if (equals_ci(argv[j], "limit") && left >= 2) {
       if (!parse_int64(argv[j + 1], &offset) || !parse_int64(argv[j + 2], &limit)) {
@@ -341,8 +392,10 @@ Reply zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
   }
   const bool reverse = dir == Direction::kReverse;
   // Score and lex ranges are given max first when reversed.
-  const std::string& min_arg = reverse && type != RangeType::kRank ? argv[3] : argv[2];
-  const std::string& max_arg = reverse && type != RangeType::kRank ? argv[2] : argv[3];
+  const std::string& min_arg =
+      reverse && type != RangeType::kRank ? argv[3 + base] : argv[2 + base];
+  const std::string& max_arg =
+      reverse && type != RangeType::kRank ? argv[2 + base] : argv[3 + base];
   int64_t start = 0;
   int64_t end = 0;
   ScoreRange sr{};
@@ -366,23 +419,25 @@ Reply zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
       break;
   }
   bool wrong = false;
-  Zset* z = read_zset(ctx, &wrong);
+  Entry* src = lookup_typed(ctx, argv[1 + base], ValueType::kZset, &wrong);
   if (wrong) return errors::wrong_type();
-  std::vector<Reply> out;
-  if (z == nullptr) return Reply::array({});
-  auto emit = [&](const Zset::Item& item) {
-    out.push_back(Reply::bulk(item.member));
-    if (withscores) out.push_back(score_reply(item.score));
+  Zset* z = src == nullptr ? nullptr : &src->zset();
+  std::vector<const Zset::Item*> picked;
+  auto deliver = [&]() {
+    if (store) return store_zset(ctx, argv[1], picked, "zrangestore");
+    return scored_reply(ctx, picked, withscores);
   };
+  if (z == nullptr) return deliver();
+  auto emit = [&](const Zset::Item& item) { picked.push_back(&item); };
   const size_t n = z->size();
   if (type == RangeType::kRank) {
     size_t first = 0;
     size_t last = 0;
-    if (!clamp_ranks(start, end, n, &first, &last)) return Reply::array({});
+    if (!clamp_ranks(start, end, n, &first, &last)) return deliver();
     for (size_t r = first; r <= last; ++r) emit(z->at(reverse ? n - 1 - r : r));
-    return Reply::array(std::move(out));
+    return deliver();
   }
-  if (offset < 0) return Reply::array({});
+  if (offset < 0) return deliver();
   if (type == RangeType::kLex) {
     // zzlFirstInLexRange / zzlLastInLexRange, then LIMIT: Redis assumes the
     // members share one score; with mixed scores its walk (from the end,
@@ -390,23 +445,23 @@ Reply zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
     // bound) is what decides, so the fake walks the same way.
     auto rank_of = [&](size_t k) { return reverse ? n - 1 - k : k; };
     if (lr.empty() || !lr.gte_min(z->at(n - 1).member) || !lr.lte_max(z->at(0).member)) {
-      return Reply::array({});
+      return deliver();
     }
     size_t k = 0;
     for (; k < n; ++k) {
       const std::string& m = z->at(rank_of(k)).member;
       if (reverse ? lr.lte_max(m) : lr.gte_min(m)) break;
     }
-    if (k == n) return Reply::array({});
+    if (k == n) return deliver();
     const std::string& first = z->at(rank_of(k)).member;
-    if (!(reverse ? lr.gte_min(first) : lr.lte_max(first))) return Reply::array({});
+    if (!(reverse ? lr.gte_min(first) : lr.lte_max(first))) return deliver();
     k += static_cast<size_t>(std::min<int64_t>(offset, static_cast<int64_t>(n)));
     for (int64_t taken = 0; k < n && (limit < 0 || taken < limit); ++k, ++taken) {
       const Zset::Item& item = z->at(rank_of(k));
       if (!(reverse ? lr.gte_min(item.member) : lr.lte_max(item.member))) break;
       emit(item);
     }
-    return Reply::array(std::move(out));
+    return deliver();
   }
   int64_t skipped = 0;
   int64_t taken = 0;
@@ -420,7 +475,7 @@ Reply zrange_generic(CommandContext& ctx, RangeType type, Direction dir) {
     emit(item);
     ++taken;
   }
-  return Reply::array(std::move(out));
+  return deliver();
 }
 
 // ZRANGE and its older forms, each a fixed range type and direction.
@@ -498,10 +553,17 @@ Reply zpop_generic(CommandContext& ctx, bool max) {
   if (z == nullptr || count == 0) return Reply::array({});
   std::vector<Reply> out;
   size_t k = std::min(static_cast<size_t>(count), z->size());
+  // RESP3: [member, double] without a count, [[member, double], ...] with one.
+  const bool resp3 = SessionAccess::protocol(ctx.session) == resp::Protocol::kResp3;
+  const bool has_count = ctx.argv.size() == 3;
   for (size_t i = 0; i < k; ++i) {
     const Zset::Item& item = z->at(max ? z->size() - 1 - i : i);
-    out.push_back(Reply::bulk(item.member));
-    out.push_back(score_reply(item.score));
+    if (resp3 && has_count) {
+      out.push_back(Reply::array({Reply::bulk(item.member), score_double(item.score)}));
+    } else {
+      out.push_back(Reply::bulk(item.member));
+      out.push_back(resp3 ? score_double(item.score) : score_reply(item.score));
+    }
   }
   if (max) {
     z->erase_ranks(z->size() - k, z->size());
@@ -533,9 +595,309 @@ Reply zscan(CommandContext& ctx) {
   });
 }
 
+// ---- algebra: ZUNION ZINTER ZDIFF, their STORE forms, ZINTERCARD ----------
+
+enum class SetOp { kUnion, kInter, kDiff };
+enum class Aggregate { kSum, kMin, kMax };
+
+// zunionInterAggregate: a NaN sum (inf + -inf) is 0.
+void aggregate_into(double* target, double value, Aggregate agg) {
+  switch (agg) {
+    case Aggregate::kSum:
+      *target += value;
+      if (std::isnan(*target)) *target = 0.0;
+      break;
+    case Aggregate::kMin:
+      *target = value < *target ? value : *target;
+      break;
+    case Aggregate::kMax:
+      *target = value > *target ? value : *target;
+      break;
+  }
+}
+
+// One input of the algebra: a sorted set, or a set whose members score 1.
+struct Source {
+  const Entry* entry = nullptr;  // nullptr: absent key (empty)
+  double weight = 1.0;
+  size_t size() const {
+    if (entry == nullptr) return 0;
+    return entry->is_zset() ? entry->zset().size() : entry->set().size();
+  }
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+    if (entry == nullptr) return;
+    if (entry->is_zset()) {
+      for (const Zset::Item& it : entry->zset().items()) fn(it.member, it.score);
+    } else {
+      for (const std::string& m : entry->set().members()) fn(m, 1.0);
+    }
+  }
+  const double* find(std::string_view member, double* one) const {
+    if (entry == nullptr) return nullptr;
+    if (entry->is_zset()) return entry->zset().score(member);
+    *one = 1.0;
+    return entry->set().contains(member) ? one : nullptr;
+  }
+};
+
+// zunionInterDiffGenericCommand. `numkeys_at` is the numkeys argument's
+// index; `dst` the STORE destination (nullptr: reply); `card_only` ZINTERCARD.
+Reply zset_algebra(CommandContext& ctx, SetOp op, size_t numkeys_at, const std::string* dst,
+                   bool card_only) {
+  const Argv& argv = ctx.argv;
+  int64_t setnum = 0;
+  if (!parse_int64(argv[numkeys_at], &setnum)) return errors::not_integer();
+  if (setnum < 1) {
+    std::string name = argv[0];
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return Reply::error("ERR at least 1 input key is needed for '" + name + "' command");
+  }
+  if (setnum > static_cast<int64_t>(argv.size() - numkeys_at - 1)) return errors::syntax();
+  std::vector<Source> src(static_cast<size_t>(setnum));
+  size_t j = numkeys_at + 1;
+  for (size_t i = 0; i < src.size(); ++i, ++j) {
+    Entry* e = current_db(ctx).lookup(argv[j], ctx.now_ms);
+    if (e != nullptr && !e->is_zset() && !e->is_set()) return errors::wrong_type();
+    src[i].entry = e;
+  }
+  Aggregate agg = Aggregate::kSum;
+  bool withscores = false;
+  int64_t limit = 0;
+  while (j < argv.size()) {
+    const size_t remaining = argv.size() - j;
+    if (op != SetOp::kDiff && !card_only && remaining >= src.size() + 1 &&
+        equals_ci(argv[j], "weights")) {
+      ++j;
+      for (Source& s : src) {
+        if (!parse_double(argv[j], &s.weight)) {
+          return Reply::error("ERR weight value is not a float");
+        }
+        ++j;
+      }
+    } else if (op != SetOp::kDiff && !card_only && remaining >= 2 &&
+               equals_ci(argv[j], "aggregate")) {
+      const std::string& a = argv[j + 1];
+      if (equals_ci(a, "sum")) {
+        agg = Aggregate::kSum;
+      } else if (equals_ci(a, "min")) {
+        agg = Aggregate::kMin;
+      } else if (equals_ci(a, "max")) {
+        agg = Aggregate::kMax;
+      } else {
+        return errors::syntax();
+      }
+      j += 2;
+    } else if (dst == nullptr && !card_only && equals_ci(argv[j], "withscores")) {
+      withscores = true;
+      ++j;
+    } else if (card_only && remaining >= 2 && equals_ci(argv[j], "limit")) {
+      if (!parse_int64(argv[j + 1], &limit) || limit < 0) {
+        return Reply::error("ERR LIMIT can't be negative");
+      }
+      j += 2;
+    } else {
+      return errors::syntax();
+    }
+  }
+  // The result, ordered as Redis's skiplist orders it.
+  std::vector<std::pair<std::string, double>> acc;
+  std::unordered_map<std::string, size_t> where;
+  int64_t cardinality = 0;
+  if (op == SetOp::kInter) {
+    std::vector<Source> by_size = src;
+    std::stable_sort(by_size.begin(), by_size.end(),
+                     [](const Source& a, const Source& b) { return a.size() < b.size(); });
+    if (by_size[0].size() > 0) {
+      bool done = false;
+      by_size[0].for_each([&](const std::string& m, double v) {
+        if (done) return;
+        double score = by_size[0].weight * v;
+        if (std::isnan(score)) score = 0;
+        for (size_t k = 1; k < by_size.size(); ++k) {
+          double one = 0;
+          const double* other =
+              by_size[k].entry == by_size[0].entry ? &v : by_size[k].find(m, &one);
+          if (other == nullptr) return;
+          aggregate_into(&score, *other * by_size[k].weight, agg);
+        }
+        if (card_only) {
+          ++cardinality;
+          if (limit != 0 && cardinality >= limit) done = true;
+          return;
+        }
+        acc.emplace_back(m, score);
+      });
+    }
+  } else if (op == SetOp::kUnion) {
+    for (const Source& s : src) {
+      s.for_each([&](const std::string& m, double v) {
+        double score = s.weight * v;
+        if (std::isnan(score)) score = 0;
+        auto [it, added] = where.try_emplace(m, acc.size());
+        if (added) {
+          acc.emplace_back(m, score);
+        } else {
+          aggregate_into(&acc[it->second].second, score, agg);
+        }
+      });
+    }
+  } else if (src[0].size() > 0) {
+    src[0].for_each([&](const std::string& m, double v) {
+      for (size_t k = 1; k < src.size(); ++k) {
+        double one = 0;
+        if (src[k].find(m, &one) != nullptr) return;
+      }
+      acc.emplace_back(m, v);
+    });
+  }
+  if (card_only) return Reply::integer(cardinality);
+  std::vector<Zset::Item> items;
+  items.reserve(acc.size());
+  for (auto& [m, score] : acc) items.push_back(Zset::Item{score, std::move(m)});
+  std::sort(items.begin(), items.end(), [](const Zset::Item& a, const Zset::Item& b) {
+    return a.score != b.score ? a.score < b.score : a.member < b.member;
+  });
+  std::vector<const Zset::Item*> ptrs;
+  ptrs.reserve(items.size());
+  for (const Zset::Item& it : items) ptrs.push_back(&it);
+  if (dst != nullptr) {
+    const char* event =
+        op == SetOp::kUnion ? "zunionstore" : (op == SetOp::kInter ? "zinterstore" : "zdiffstore");
+    return store_zset(ctx, *dst, ptrs, event);
+  }
+  return scored_reply(ctx, ptrs, withscores);
+}
+
+Reply zunion(CommandContext& ctx) { return zset_algebra(ctx, SetOp::kUnion, 1, nullptr, false); }
+Reply zinter(CommandContext& ctx) { return zset_algebra(ctx, SetOp::kInter, 1, nullptr, false); }
+Reply zdiff(CommandContext& ctx) { return zset_algebra(ctx, SetOp::kDiff, 1, nullptr, false); }
+Reply zunionstore(CommandContext& ctx) {
+  return zset_algebra(ctx, SetOp::kUnion, 2, &ctx.argv[1], false);
+}
+Reply zinterstore(CommandContext& ctx) {
+  return zset_algebra(ctx, SetOp::kInter, 2, &ctx.argv[1], false);
+}
+Reply zdiffstore(CommandContext& ctx) {
+  return zset_algebra(ctx, SetOp::kDiff, 2, &ctx.argv[1], false);
+}
+Reply zintercard(CommandContext& ctx) { return zset_algebra(ctx, SetOp::kInter, 1, nullptr, true); }
+
+// ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count].
+Reply zrangestore(CommandContext& ctx) {
+  return zrange_generic(ctx, RangeType::kAuto, Direction::kAuto, /*store=*/true);
+}
+
+// ZLEXCOUNT / ZREMRANGEBYLEX key min max: the ranks [first, last] in the
+// lex range (zslFirstInLexRange / zslLastInLexRange); false when empty.
+bool lex_ranks(const Zset& z, const LexRange& lr, size_t* first, size_t* last) {
+  const size_t n = z.size();
+  if (n == 0 || lr.empty() || !lr.gte_min(z.at(n - 1).member) || !lr.lte_max(z.at(0).member)) {
+    return false;
+  }
+  size_t f = 0;
+  while (f < n && !lr.gte_min(z.at(f).member)) ++f;
+  if (f == n || !lr.lte_max(z.at(f).member)) return false;
+  size_t l = n - 1;
+  while (l > 0 && !lr.lte_max(z.at(l).member)) --l;
+  if (l < f) return false;
+  *first = f;
+  *last = l;
+  return true;
+}
+
+std::optional<Reply> read_lex_range_and_zset(CommandContext& ctx, LexRange* lr, Zset** z) {
+  if (!parse_lex_bound(ctx.argv[2], &lr->min) || !parse_lex_bound(ctx.argv[3], &lr->max)) {
+    return Reply::error("ERR min or max not valid string range item");
+  }
+  bool wrong = false;
+  *z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  return std::nullopt;
+}
+
+Reply zlexcount(CommandContext& ctx) {
+  LexRange lr;
+  Zset* z = nullptr;
+  if (std::optional<Reply> error = read_lex_range_and_zset(ctx, &lr, &z)) return *error;
+  size_t first = 0;
+  size_t last = 0;
+  if (z == nullptr || !lex_ranks(*z, lr, &first, &last)) return Reply::integer(0);
+  return Reply::integer(static_cast<int64_t>(last - first + 1));
+}
+
+Reply zremrangebylex(CommandContext& ctx) {
+  LexRange lr;
+  Zset* z = nullptr;
+  if (std::optional<Reply> error = read_lex_range_and_zset(ctx, &lr, &z)) return *error;
+  size_t first = 0;
+  size_t last = 0;
+  if (z == nullptr || !lex_ranks(*z, lr, &first, &last)) return Reply::integer(0);
+  z->erase_ranks(first, last + 1);
+  const bool empty = z->empty();
+  finish_write(current_db(ctx), ctx.argv[1], empty);
+  notify_keyspace_event(ctx, notify::kZset, "zremrangebylex", ctx.argv[1]);
+  if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", ctx.argv[1]);
+  return Reply::integer(static_cast<int64_t>(last - first + 1));
+}
+
+// ZRANDMEMBER key [count [WITHSCORES]], as SRANDMEMBER: a positive count
+// distinct members (the whole set, highest first, when count >= size), a negative
+// one |count| independent draws.
+Reply zrandmember(CommandContext& ctx) {
+  constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
+  constexpr uint64_t kMaxDraws = uint64_t{1} << 26;
+  const Argv& argv = ctx.argv;
+  bool wrong = false;
+  if (argv.size() == 2) {
+    Zset* z = read_zset(ctx, &wrong);
+    if (wrong) return errors::wrong_type();
+    if (z == nullptr) return Reply::nil();
+    return Reply::bulk(z->at(static_cast<size_t>(ctx.server.random_below(z->size()))).member);
+  }
+  int64_t count = 0;
+  if (!parse_int64(argv[2], &count)) return errors::not_integer();
+  if (count == std::numeric_limits<int64_t>::min()) {
+    return Reply::error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
+  }
+  if (argv.size() > 4 || (argv.size() == 4 && !equals_ci(argv[3], "withscores"))) {
+    return errors::syntax();
+  }
+  const bool withscores = argv.size() == 4;
+  const uint64_t n = count < 0 ? static_cast<uint64_t>(-count) : static_cast<uint64_t>(count);
+  if (withscores && n > static_cast<uint64_t>(kLongMax / 2)) {
+    return Reply::error("ERR value is out of range");
+  }
+  Zset* z = read_zset(ctx, &wrong);
+  if (wrong) return errors::wrong_type();
+  if (z == nullptr || count == 0) return Reply::array({});
+  std::vector<const Zset::Item*> picked;
+  const size_t size = z->size();
+  if (count < 0 || n == 1) {
+    if (n > kMaxDraws) return errors::not_integer();
+    for (uint64_t i = 0; i < n; ++i) {
+      picked.push_back(&z->at(static_cast<size_t>(ctx.server.random_below(size))));
+    }
+  } else if (n >= size) {
+    // The whole sorted set, from the highest rank down (as 7.0.15 answers).
+    for (size_t i = size; i > 0; --i) picked.push_back(&z->at(i - 1));
+  } else {
+    std::vector<size_t> pos(size);
+    std::iota(pos.begin(), pos.end(), size_t{0});
+    for (size_t i = 0; i < n; ++i) {
+      std::swap(pos[i], pos[i + static_cast<size_t>(ctx.server.random_below(size - i))]);
+      picked.push_back(&z->at(pos[i]));
+    }
+  }
+  return scored_reply(ctx, picked, withscores);
+}
+
 }  // namespace
 
 void register_zset_commands(CommandTable& table) {
+  register_geo_commands(table);
   table.add({"zadd", -4, kCmdWrite | kCmdDenyOom | kCmdFast, &zadd});
   table.add({"zincrby", 4, kCmdWrite | kCmdDenyOom | kCmdFast, &zincrby});
   table.add({"zrem", -3, kCmdWrite | kCmdFast, &zrem});
@@ -558,6 +920,17 @@ void register_zset_commands(CommandTable& table) {
   table.add({"zpopmin", -2, kCmdWrite | kCmdFast, &zpopmin});
   table.add({"zpopmax", -2, kCmdWrite | kCmdFast, &zpopmax});
   table.add({"zscan", -3, kCmdReadonly, &zscan});
+  table.add({"zunion", -3, kCmdReadonly, &zunion});
+  table.add({"zinter", -3, kCmdReadonly, &zinter});
+  table.add({"zdiff", -3, kCmdReadonly, &zdiff});
+  table.add({"zunionstore", -4, kCmdWrite | kCmdDenyOom, &zunionstore});
+  table.add({"zinterstore", -4, kCmdWrite | kCmdDenyOom, &zinterstore});
+  table.add({"zdiffstore", -4, kCmdWrite | kCmdDenyOom, &zdiffstore});
+  table.add({"zintercard", -3, kCmdReadonly, &zintercard});
+  table.add({"zrangestore", -5, kCmdWrite | kCmdDenyOom, &zrangestore});
+  table.add({"zlexcount", 4, kCmdReadonly | kCmdFast, &zlexcount});
+  table.add({"zremrangebylex", 4, kCmdWrite, &zremrangebylex});
+  table.add({"zrandmember", -2, kCmdReadonly, &zrandmember});
 }
 
 }  // namespace redsim::sim

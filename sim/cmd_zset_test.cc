@@ -169,5 +169,89 @@ TEST_F(ZsetTest, WrongType) {
   }
 }
 
+TEST_F(ZsetTest, UnionInterDiff) {
+  run({"ZADD", "z1", "1", "a", "2", "b", "3", "c"});
+  run({"ZADD", "z2", "10", "b", "20", "c", "30", "d"});
+  EXPECT_EQ(run({"ZUNION", "2", "z1", "z2", "WEIGHTS", "2", "3", "WITHSCORES"}),
+            Bulks({"a", "2", "b", "34", "c", "66", "d", "90"}));
+  EXPECT_EQ(run({"ZINTER", "2", "z1", "z2", "AGGREGATE", "MAX", "WITHSCORES"}),
+            Bulks({"b", "10", "c", "20"}));
+  EXPECT_EQ(run({"ZDIFF", "2", "z1", "z2", "WITHSCORES"}), Bulks({"a", "1"}));
+  EXPECT_EQ(run({"ZDIFF", "2", "z1", "z2", "WEIGHTS", "1", "2"}), Err(kSyntax));
+  EXPECT_EQ(run({"ZUNION", "0", "z1"}),
+            Err("ERR at least 1 input key is needed for 'zunion' command"));
+  EXPECT_EQ(run({"ZUNION", "3", "z1", "z2"}), Err(kSyntax));
+  EXPECT_EQ(run({"ZUNION", "2", "z1", "z2", "WEIGHTS", "1", "x"}),
+            Err("ERR weight value is not a float"));
+  EXPECT_EQ(run({"ZUNIONSTORE", "d", "2", "z1", "z2"}), Int(4));
+  EXPECT_EQ(run({"ZRANGE", "d", "0", "-1", "WITHSCORES"}),
+            Bulks({"a", "1", "b", "12", "c", "23", "d", "30"}));
+  EXPECT_EQ(run({"ZUNIONSTORE", "d", "2", "z1", "z2", "WITHSCORES"}), Err(kSyntax));
+  EXPECT_EQ(run({"ZINTERSTORE", "d", "2", "z1", "nokey"}), Int(0));
+  EXPECT_EQ(run({"EXISTS", "d"}), Int(0));
+  EXPECT_EQ(run({"ZINTERCARD", "2", "z1", "z2", "LIMIT", "1"}), Int(1));
+  // inf + -inf sums to 0.
+  run({"ZADD", "zi", "inf", "x"});
+  EXPECT_EQ(run({"ZUNION", "2", "zi", "zi", "WEIGHTS", "1", "-1", "WITHSCORES"}),
+            Bulks({"x", "0"}));
+  // A set's members score 1.
+  run({"SADD", "s", "b", "q"});
+  EXPECT_EQ(run({"ZINTER", "2", "z1", "s", "WITHSCORES"}), Bulks({"b", "3"}));
+}
+
+TEST_F(ZsetTest, RangestoreLexcountRemrangebylexRandmember) {
+  run({"ZADD", "z1", "1", "a", "2", "b", "3", "c"});
+  EXPECT_EQ(run({"ZRANGESTORE", "d", "z1", "0", "-1", "REV", "LIMIT", "0", "1"}),
+            Err("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or "
+                "BYLEX"));
+  EXPECT_EQ(run({"ZRANGESTORE", "d", "z1", "(1", "+inf", "BYSCORE"}), Int(2));
+  EXPECT_EQ(run({"ZRANGE", "d", "0", "-1"}), Bulks({"b", "c"}));
+  EXPECT_EQ(run({"ZRANGESTORE", "d", "z1", "0", "-1", "WITHSCORES"}), Err(kSyntax));
+  EXPECT_EQ(run({"ZRANGESTORE", "d", "nokey", "0", "-1"}), Int(0));
+  EXPECT_EQ(run({"EXISTS", "d"}), Int(0));
+  run({"ZADD", "lx", "0", "a", "0", "b", "0", "c", "0", "d", "0", "e"});
+  EXPECT_EQ(run({"ZLEXCOUNT", "lx", "[b", "(d"}), Int(2));
+  EXPECT_EQ(run({"ZLEXCOUNT", "lx", "foo", "+"}),
+            Err("ERR min or max not valid string range item"));
+  EXPECT_EQ(run({"ZREMRANGEBYLEX", "lx", "[b", "(d"}), Int(2));
+  EXPECT_EQ(run({"ZRANGE", "lx", "0", "-1"}), Bulks({"a", "d", "e"}));
+  EXPECT_EQ(run({"ZRANDMEMBER", "nokey"}), Nil());
+  EXPECT_EQ(run({"ZRANDMEMBER", "z1", "0"}), Arr({}));
+  // The whole set, highest first, when the count covers it.
+  EXPECT_EQ(run({"ZRANDMEMBER", "z1", "10", "WITHSCORES"}), Bulks({"c", "3", "b", "2", "a", "1"}));
+  EXPECT_EQ(run({"ZRANDMEMBER", "z1", "-5"}).elements().size(), 5u);
+  EXPECT_EQ(run({"ZRANDMEMBER", "z1", "1", "2", "3"}), Err(kSyntax));
+}
+
+TEST_F(ZsetTest, ListpackLimitsFollowConfig) {
+  EXPECT_EQ(run({"CONFIG", "SET", "zset-max-ziplist-entries", "1"}), Ok());
+  run({"ZADD", "zz", "1", "a"});
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "zz"}), Bulk("listpack"));
+  run({"ZADD", "zz", "2", "b"});
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "zz"}), Bulk("skiplist"));
+  run({"ZREM", "zz", "b"});
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "zz"}), Bulk("skiplist"));  // never converts back
+  EXPECT_EQ(run({"CONFIG", "SET", "zset-max-listpack-entries", "0"}), Ok());
+  run({"ZADD", "zz0", "1", "a"});
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "zz0"}), Bulk("skiplist"));
+  EXPECT_EQ(
+      run({"CONFIG", "SET", "zset-max-listpack-entries", "128", "zset-max-ziplist-value", "3"}),
+      Ok());
+  run({"ZADD", "zl", "1", "abcd"});
+  EXPECT_EQ(run({"OBJECT", "ENCODING", "zl"}), Bulk("skiplist"));
+  EXPECT_EQ(run({"CONFIG", "GET", "zset-max-listpack-value"}),
+            Arr({Bulk("zset-max-listpack-value"), Bulk("3")}));
+}
+
+TEST_F(ZsetTest, Resp3ScoredRepliesArePairs) {
+  run({"ZADD", "z", "1", "a", "2", "b", "3", "c"});
+  run({"HELLO", "3"});
+  const resp::Reply one = resp::Reply::double_value(1);
+  EXPECT_EQ(run({"ZRANGE", "z", "0", "0", "WITHSCORES"}), Arr({Arr({Bulk("a"), one})}));
+  EXPECT_EQ(run({"ZUNION", "1", "z", "WITHSCORES"}).elements().size(), 3u);
+  EXPECT_EQ(run({"ZPOPMIN", "z"}), Arr({Bulk("a"), one}));
+  EXPECT_EQ(run({"ZPOPMAX", "z", "1"}), Arr({Arr({Bulk("c"), resp::Reply::double_value(3)})}));
+}
+
 }  // namespace
 }  // namespace redsim::sim

@@ -150,9 +150,6 @@ void register_function_commands(CommandTable& table);
 void register_connection_commands(
     CommandTable& table);  // HELLO CLIENT CONFIG INFO COMMAND FUNCTION REDSIM.ADVANCE (cmd_admin.h)
 
-// GEOADD (cmd_geo.cc).
-void register_geo_commands(CommandTable& table);
-
 // WAIT (cmd_replication.cc).
 void register_replication_commands(CommandTable& table);
 

@@ -80,16 +80,17 @@ std::string* Hash::find(std::string_view field) {
   return i == entries_.size() ? nullptr : &entries_[i].second;
 }
 
-bool Hash::set(std::string_view field, std::string_view value) {
-  note_length(field.size());
-  note_length(value.size());
+bool Hash::set(std::string_view field, std::string_view value, const EncodingLimits& limits) {
+  note_length(field.size(), limits);
+  note_length(value.size(), limits);
   size_t i = position(field);
   if (i != entries_.size()) {
     entries_[i].second.assign(value);
+    if (entries_.size() > limits.hash_max_listpack_entries) listpack_ = false;
     return false;
   }
   entries_.emplace_back(std::string(field), std::string(value));
-  if (entries_.size() > kHashMaxListpackEntries) listpack_ = false;
+  if (entries_.size() > limits.hash_max_listpack_entries) listpack_ = false;
   if (!index_.empty()) {
     index_.emplace(std::string(field), i);
   } else if (entries_.size() > kHashIndexThreshold) {
@@ -134,7 +135,7 @@ bool Set::contains(std::string_view member) const {
   return index_.find(member) != index_.end();
 }
 
-bool Set::add(std::string_view member) {
+bool Set::add(std::string_view member, const EncodingLimits& limits) {
   if (intset_) {
     int64_t v = 0;
     if (parse_int64(member, &v)) {
@@ -142,7 +143,7 @@ bool Set::add(std::string_view member) {
       if (i < ints_.size() && ints_[i] == v) return false;
       ints_.insert(ints_.begin() + static_cast<std::ptrdiff_t>(i), v);
       members_.insert(members_.begin() + static_cast<std::ptrdiff_t>(i), std::string(member));
-      if (members_.size() > kSetMaxIntsetEntries) to_hashtable();
+      if (members_.size() > limits.set_max_intset_entries) to_hashtable();
       return true;
     }
     to_hashtable();
@@ -207,10 +208,10 @@ size_t Zset::rank(std::string_view member) const {
   return lower_bound(scores_.find(member)->second, member);
 }
 
-bool Zset::set(std::string_view member, double score) {
-  note_length(member.size());
+bool Zset::set(std::string_view member, double score, const EncodingLimits& limits) {
   auto it = scores_.find(member);
   bool added = it == scores_.end();
+  if (added && member.size() > limits.zset_max_listpack_value) listpack_ = false;
   if (!added) {
     if (it->second == score) return false;
     items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(lower_bound(it->second, member)));
@@ -220,7 +221,7 @@ bool Zset::set(std::string_view member, double score) {
   }
   size_t at = lower_bound(score, member);
   items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(at), Item{score, std::string(member)});
-  if (items_.size() > kZsetMaxListpackEntries) listpack_ = false;
+  if (items_.size() > limits.zset_max_listpack_entries) listpack_ = false;
   return added;
 }
 
@@ -459,6 +460,24 @@ std::string Db::inconsistency() const {
   return "";
 }
 
+void Db::swap_contents(Db& other) {
+  std::swap(map_, other.map_);
+  std::swap(order_, other.order_);
+  std::swap(volatile_, other.volatile_);
+  std::swap(cursor_, other.cursor_);
+  std::swap(has_cursor_, other.has_cursor_);
+}
+
+void Db::touch_watched_present(const Db& other) {
+  std::vector<std::string> present;
+  for (const auto& [key, sessions] : watchers_) {
+    (void)sessions;
+    if (map_.contains(key) || other.map_.contains(key)) present.push_back(key);
+  }
+  std::sort(present.begin(), present.end());
+  for (const std::string& key : present) notify(key, TouchKind::kWrite);
+}
+
 void Db::notify(std::string_view key, TouchKind kind) {
   auto it = watchers_.find(key);
   if (it == watchers_.end() || on_touch_ == nullptr) return;
@@ -476,6 +495,15 @@ Keyspace::Keyspace(int databases, WatchTouchFn on_touch) {
 
 void Keyspace::clear(int64_t now_ms) {
   for (Db& db : dbs_) db.clear(now_ms);
+}
+
+void Keyspace::swap(int a, int b) {
+  if (a == b) return;
+  Db& x = db(a);
+  Db& y = db(b);
+  x.swap_contents(y);
+  x.touch_watched_present(y);
+  y.touch_watched_present(x);
 }
 
 size_t Keyspace::active_expire(int64_t now_ms, int max_keys_per_db) {

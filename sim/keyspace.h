@@ -46,6 +46,21 @@ inline constexpr size_t kSetMaxIntsetEntries = 512;     // set-max-intset-entrie
 inline constexpr size_t kZsetMaxListpackEntries = 128;  // zset-max-listpack-entries
 inline constexpr size_t kZsetMaxListpackValue = 64;     // zset-max-listpack-value (bytes)
 
+// The conversion thresholds in force: CONFIG SET changes them (Redis 7.0's
+// names and their ziplist aliases). A collection converts from its compact
+// encoding when a write takes it past one of them, and never converts back
+// (t_hash.c hashTypeTryConversion/hashTypeSet, t_set.c setTypeAdd, t_zset.c
+// zaddGenericCommand/zsetAdd). Lowering a threshold converts nothing until
+// the next write.
+struct EncodingLimits {
+  size_t hash_max_listpack_entries = kHashMaxListpackEntries;
+  size_t hash_max_listpack_value = kHashMaxListpackValue;  // bytes
+  size_t set_max_intset_entries = kSetMaxIntsetEntries;
+  size_t zset_max_listpack_entries = kZsetMaxListpackEntries;
+  size_t zset_max_listpack_value = kZsetMaxListpackValue;  // bytes
+};
+inline constexpr EncodingLimits kDefaultEncodingLimits{};
+
 // Heterogeneous hashing so lookups by string_view do not allocate.
 struct StringHash {
   using is_transparent = void;
@@ -66,8 +81,8 @@ class Hash {
   bool listpack() const { return listpack_; }
   // hashTypeTryConversion: a field or value longer than 64 bytes about to be
   // written converts the hash, even when the write then does not happen.
-  void note_length(size_t bytes) {
-    if (bytes > kHashMaxListpackValue) listpack_ = false;
+  void note_length(size_t bytes, const EncodingLimits& limits = kDefaultEncodingLimits) {
+    if (bytes > limits.hash_max_listpack_value) listpack_ = false;
   }
 
   size_t size() const { return entries_.size(); }
@@ -75,8 +90,10 @@ class Hash {
   // The value of `field`, or nullptr.
   const std::string* find(std::string_view field) const;
   std::string* find(std::string_view field);
-  // Sets `field` to `value`; true when the field is new.
-  bool set(std::string_view field, std::string_view value);
+  // Sets `field` to `value`; true when the field is new. Converts to a
+  // hashtable when the hash then has more than the limit's entries.
+  bool set(std::string_view field, std::string_view value,
+           const EncodingLimits& limits = kDefaultEncodingLimits);
   // Removes `field`; true when it was there.
   bool erase(std::string_view field);
   // All fields in order.
@@ -106,8 +123,9 @@ class Set {
   bool empty() const { return members_.empty(); }
   bool intset() const { return intset_; }
   bool contains(std::string_view member) const;
-  // Adds `member`; true when it is new.
-  bool add(std::string_view member);
+  // Adds `member`; true when it is new. Converts to a hashtable on a
+  // non-integer member or past limits.set_max_intset_entries members.
+  bool add(std::string_view member, const EncodingLimits& limits = kDefaultEncodingLimits);
   // Removes `member`; true when it was there.
   bool erase(std::string_view member);
   // Members in the order SMEMBERS replies; at(i) is members()[i].
@@ -139,14 +157,20 @@ class Zset {
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   bool listpack() const { return listpack_; }
-  // zsetTypeCreate's choice for a new key whose first member is `bytes` long.
-  void note_length(size_t bytes) {
-    if (bytes > kZsetMaxListpackValue) listpack_ = false;
+  // ZADD's choice for a new key whose first member is `bytes` long (a
+  // skiplist from the start when it is too long or the entry limit is 0).
+  void note_length(size_t bytes, const EncodingLimits& limits = kDefaultEncodingLimits) {
+    if (bytes > limits.zset_max_listpack_value || limits.zset_max_listpack_entries == 0) {
+      listpack_ = false;
+    }
   }
   // The score of `member`, or nullptr.
   const double* score(std::string_view member) const;
+  // Converts to a skiplist for good (SORT does, whatever the size).
+  void convert_to_skiplist() { listpack_ = false; }
   // Inserts `member` or moves it to `score`; true when it is new.
-  bool set(std::string_view member, double score);
+  bool set(std::string_view member, double score,
+           const EncodingLimits& limits = kDefaultEncodingLimits);
   // Removes `member`; true when it was there.
   bool erase(std::string_view member);
   // Removes items [from, to) by rank.
@@ -332,6 +356,12 @@ class Db {
   // of watchers. O(size); for tests and the fuzz targets, between commands.
   std::string inconsistency() const;
 
+  // Exchanges the stored keys with `other` (not the index, not the
+  // watchers); see Keyspace::swap.
+  void swap_contents(Db& other);
+  // Tells every session watching a key stored here or in `other`.
+  void touch_watched_present(const Db& other);
+
   // WATCH bookkeeping: which sessions watch which keys of this db.
   void add_watcher(std::string_view key, Session* session);
   void remove_watcher(std::string_view key, Session* session);
@@ -369,15 +399,24 @@ class Keyspace {
   Keyspace(int databases, WatchTouchFn on_touch);
 
   int databases() const { return static_cast<int>(dbs_.size()); }
+  // The encoding thresholds of this server (CONFIG SET changes them).
+  EncodingLimits& limits() { return limits_; }
+  const EncodingLimits& limits() const { return limits_; }
   // `index` must be in [0, databases()).
   Db& db(int index) { return dbs_[static_cast<size_t>(index)]; }
   // FLUSHALL at `now_ms`.
   void clear(int64_t now_ms);
+  // SWAPDB a b: the two dbs exchange their keys (with deadlines); each
+  // keeps its index and its WATCHers, and a session watching a key present
+  // in either db is told (Redis 7.0 db.c dbSwapDatabases and
+  // touchAllWatchedKeysInDb). Both indices must be in range.
+  void swap(int a, int b);
   // One active expiry cycle over every db; returns the number of keys deleted.
   size_t active_expire(int64_t now_ms, int max_keys_per_db);
 
  private:
   std::vector<Db> dbs_;
+  EncodingLimits limits_;
 };
 
 }  // namespace redsim::sim

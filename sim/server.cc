@@ -125,7 +125,6 @@ Server::Server(Clock& clock, ServerOptions options)
   // After the connection commands: FUNCTION's registration there is a stub.
   register_function_commands(commands_);
   register_replication_commands(commands_);
-  register_geo_commands(commands_);
   scripts_ = std::make_unique<ScriptEngine>(*this);
 }
 

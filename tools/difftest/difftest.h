@@ -74,7 +74,8 @@ struct GenOptions {
   size_t commands = 1000;
   // Families to draw from; empty = all. Names: "string", "hash", "list",
   // "set", "zset", "keys", "more" (KEYS, SCAN, RENAME, COPY, GETEX, SETBIT,
-  // HRANDFIELD, OBJECT, ...), "expire", "multi", "pubsub", "script".
+  // HRANDFIELD, OBJECT, ...), "expire", "multi", "pubsub", "script", "data"
+  // (set/sorted-set algebra, LTRIM, SORT, LCS, bitmaps, MOVE, SWAPDB).
   std::vector<std::string> families;
 };
 

@@ -581,14 +581,144 @@ void add_more(Gen& g, std::vector<Step>& out) {
   out.push_back(std::move(s));
 }
 
+// Issue 13's commands: set and sorted-set algebra, LTRIM, SORT, LCS,
+// SUBSTR, bitmaps, geo, MOVE and SWAPDB.
+void add_data(Gen& g, std::vector<Step>& out) {
+  Step s;
+  const std::string k = g.key();
+  switch (g.below(22)) {
+    case 0:
+      s.argv = {g.pick(std::array<std::string, 3>{"SINTER", "SUNION", "SDIFF"}), k, g.key()};
+      s.compare = Compare::kUnordered;
+      break;
+    case 1:
+      s.argv = {g.pick(std::array<std::string, 3>{"SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"}),
+                g.key(), k, g.key()};
+      break;
+    case 2:
+      s.argv = {"SINTERCARD", "2", k, g.key()};
+      if (g.chance(40)) s.argv.insert(s.argv.end(), {"LIMIT", std::to_string(g.range(-1, 2))});
+      break;
+    case 3:
+      s.argv = {"SMOVE", k, g.key(), member(g)};
+      break;
+    case 4: {
+      s.argv = {g.pick(std::array<std::string, 3>{"ZUNION", "ZINTER", "ZDIFF"}), "2", k, g.key()};
+      if (s.argv[0] != "ZDIFF" && g.chance(40)) {
+        s.argv.insert(s.argv.end(), {"WEIGHTS", score(g), score(g)});
+      }
+      if (s.argv[0] != "ZDIFF" && g.chance(40)) {
+        s.argv.insert(s.argv.end(),
+                      {"AGGREGATE", g.pick(std::array<std::string, 4>{"SUM", "MIN", "MAX", "X"})});
+      }
+      if (g.chance(50)) s.argv.push_back("WITHSCORES");
+      break;
+    }
+    case 5:
+      s.argv = {g.pick(std::array<std::string, 3>{"ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"}),
+                g.key(), "2", k, g.key()};
+      break;
+    case 6:
+      s.argv = {"ZINTERCARD", "2", k, g.key()};
+      break;
+    case 7:
+      s.argv = {"ZRANGESTORE", g.key(), k, std::to_string(g.range(-3, 1)),
+                std::to_string(g.range(-2, 3))};
+      break;
+    case 8:
+      s.argv = {g.chance(50) ? "ZLEXCOUNT" : "ZREMRANGEBYLEX", k,
+                g.pick(std::array<std::string, 4>{"-", "[a", "(b", "+"}),
+                g.pick(std::array<std::string, 4>{"+", "[c", "(b", "x"})};
+      break;
+    case 9:
+      s.argv = {"ZRANDMEMBER", k};
+      if (g.chance(60)) s.argv.push_back(std::to_string(g.range(-3, 4)));
+      s.compare = Compare::kShape;
+      break;
+    case 10:
+      s.argv = {"LTRIM", k, std::to_string(g.range(-4, 3)), std::to_string(g.range(-3, 5))};
+      break;
+    case 11:
+      s.argv = {g.chance(80) ? "SORT" : "SORT_RO", k};
+      if (g.chance(40)) s.argv.push_back("ALPHA");
+      if (g.chance(30)) s.argv.push_back("DESC");
+      if (g.chance(30))
+        s.argv.insert(s.argv.end(),
+                      {"LIMIT", std::to_string(g.range(-1, 2)), std::to_string(g.range(-1, 3))});
+      if (g.chance(20)) s.argv.insert(s.argv.end(), {"GET", "#"});
+      break;
+    case 12:
+      s.argv = {"LCS", k, g.key()};
+      if (g.chance(50)) s.argv.push_back(g.chance(50) ? "LEN" : "IDX");
+      break;
+    case 13:
+      s.argv = {"SUBSTR", k, std::to_string(g.range(-5, 3)), std::to_string(g.range(-3, 8))};
+      break;
+    case 14:
+      s.argv = {"BITCOUNT", k};
+      if (g.chance(60)) {
+        s.argv.insert(s.argv.end(),
+                      {std::to_string(g.range(-3, 3)), std::to_string(g.range(-3, 20))});
+        if (g.chance(50)) s.argv.push_back(g.chance(50) ? "BIT" : "BYTE");
+      }
+      break;
+    case 15:
+      s.argv = {"BITPOS", k, g.chance(50) ? "0" : "1"};
+      if (g.chance(60)) s.argv.push_back(std::to_string(g.range(-3, 3)));
+      if (g.chance(40)) s.argv.push_back(std::to_string(g.range(-3, 20)));
+      break;
+    case 16:
+      s.argv = {"BITOP", g.pick(std::array<std::string, 4>{"AND", "OR", "XOR", "NOT"}), g.key(), k};
+      if (s.argv[1] != "NOT") s.argv.push_back(g.key());
+      break;
+    case 17:
+      s.argv = {g.chance(80) ? "BITFIELD" : "BITFIELD_RO", k};
+      if (g.chance(40)) {
+        s.argv.insert(s.argv.end(),
+                      {"OVERFLOW", g.pick(std::array<std::string, 3>{"WRAP", "SAT", "FAIL"})});
+      }
+      s.argv.insert(s.argv.end(),
+                    {g.pick(std::array<std::string, 3>{"GET", "SET", "INCRBY"}),
+                     g.pick(std::array<std::string, 5>{"u8", "i5", "i64", "u63", "u1"}),
+                     g.chance(50) ? std::to_string(g.range(0, 20)) : "#1"});
+      if (s.argv[s.argv.size() - 3] != "GET") s.argv.push_back(std::to_string(g.range(-300, 300)));
+      break;
+    case 18:
+      s.argv = {"MOVE", k, std::to_string(g.range(0, 2))};
+      break;
+    case 19:
+      s.argv = {"GEOADD", k, std::to_string(g.range(-181, 180)), std::to_string(g.range(-86, 85)),
+                member(g)};
+      break;
+    case 20:
+      s.argv = {g.pick(std::array<std::string, 4>{"GEOPOS", "GEODIST", "GEOHASH", "GEORADIUS"}), k};
+      if (s.argv[0] == "GEORADIUS") {
+        s.argv.insert(s.argv.end(), {std::to_string(g.range(-180, 180)),
+                                     std::to_string(g.range(-85, 85)), "5000", "km"});
+        if (g.chance(50)) s.argv.push_back("WITHDIST");
+        if (g.chance(40)) s.argv.insert(s.argv.end(), {"COUNT", "2", "ANY"});
+      } else {
+        s.argv.insert(s.argv.end(), {member(g), member(g)});
+      }
+      break;
+    default:
+      // Not a real swap: one would bring db 1's volatile keys into db 0,
+      // where RANDOMKEY's different draws on the two sides then expire
+      // different keys.
+      s.argv = {"SWAPDB", "0", g.pick(std::array<std::string, 3>{"0", "x", "99"})};
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
 }  // namespace
 
 std::vector<Step> generate(const GenOptions& options) {
   Gen g(base::mix64(options.seed ^ 0x6469666674657374ULL));  // "difftest"
   std::vector<std::string> families = options.families;
   if (families.empty()) {
-    families = {"string", "string", "hash",   "hash", "keys", "expire", "multi",
-                "pubsub", "script", "script", "list", "set",  "zset",   "more"};
+    families = {"string", "string", "hash", "hash", "keys", "expire", "multi", "pubsub",
+                "script", "script", "list", "set",  "zset", "more",   "data"};
   }
   std::vector<Step> out;
   std::vector<std::string> loaded;
@@ -617,6 +747,8 @@ std::vector<Step> generate(const GenOptions& options) {
       add_zset(g, out);
     } else if (f == "more") {
       add_more(g, out);
+    } else if (f == "data") {
+      add_data(g, out);
     }
     // Single-command steps go to any plain connection.
     if (out.size() == before + 1 && f != "pubsub" && f != "script") {

@@ -1,0 +1,527 @@
+// DUMP and RESTORE with Redis 7.0's payload framing: one RDB object (type
+// byte, then the value), the RDB version as 2 little-endian bytes (10), and
+// a CRC-64 (Jones polynomial, reflected, as Redis's crc64.c) of everything
+// before it as 8 little-endian bytes.
+//
+// What DUMP writes: strings as RDB strings (integers up to 32 bits in
+// Redis's integer encodings, the rest raw, never LZF-compressed); lists,
+// sets, hashes and sorted sets in the plain RDB types (LIST, SET, HASH,
+// ZSET_2), which redis-server 7.0 loads. So a string up to 20 bytes dumps
+// byte for byte as Redis dumps it; collections do not (Redis writes its
+// listpack/intset/quicklist encodings).
+// What RESTORE reads: those, plus Redis's own 7.0 encodings (LZF strings,
+// intset, hash/zset listpacks, quicklist 2, ziplist-free), so the payloads
+// redis-server 7.0.15 dumps restore here.
+//
+// Source: Redis 7.0 rdb.h/rdb.c (type numbers, length and string
+// encodings), listpack.c (entry encodings), intset.c, lzf_d.c, crc64.c,
+// cluster.c dumpCommand/restoreCommand/verifyDumpPayload (behaviour and
+// error texts); facts only.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/args.h"
+#include "sim/cmd_util.h"
+
+namespace redsim::sim {
+
+using resp::Reply;
+
+namespace {
+
+constexpr uint16_t kRdbVersion = 10;
+enum RdbType : uint8_t {
+  kString = 0,
+  kList = 1,
+  kSet = 2,
+  kZset = 3,
+  kHash = 4,
+  kZset2 = 5,
+  kIntset = 11,
+  kHashListpack = 16,
+  kZsetListpack = 17,
+  kListQuicklist2 = 18,
+};
+
+uint64_t crc64(std::string_view data) {
+  constexpr uint64_t kPolyReflected = 0x95ac9329ac4bc9b5ULL;  // 0xad93d23594c935a9 reflected
+  uint64_t crc = 0;
+  for (unsigned char c : data) {
+    crc ^= c;
+    for (int k = 0; k < 8; ++k) crc = (crc & 1) ? (crc >> 1) ^ kPolyReflected : crc >> 1;
+  }
+  return crc;
+}
+
+// ---- writing ---------------------------------------------------------------
+
+void put_len(std::string* out, uint64_t len) {
+  if (len < (1u << 6)) {
+    out->push_back(static_cast<char>(len));
+  } else if (len < (1u << 14)) {
+    out->push_back(static_cast<char>(0x40 | (len >> 8)));
+    out->push_back(static_cast<char>(len & 0xff));
+  } else if (len <= UINT32_MAX) {
+    out->push_back(static_cast<char>(0x80));
+    for (int s = 24; s >= 0; s -= 8) out->push_back(static_cast<char>((len >> s) & 0xff));
+  } else {
+    out->push_back(static_cast<char>(0x81));
+    for (int s = 56; s >= 0; s -= 8) out->push_back(static_cast<char>((len >> s) & 0xff));
+  }
+}
+
+void put_le(std::string* out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+// rdbSaveRawString without compression: up to 11 bytes that are a
+// canonical integer within 32 bits use the integer encodings.
+void put_string(std::string* out, std::string_view s) {
+  int64_t v = 0;
+  if (s.size() <= 11 && parse_int64(s, &v) && std::to_string(v) == s) {
+    if (v >= INT8_MIN && v <= INT8_MAX) {
+      out->push_back(static_cast<char>(0xc0));
+      put_le(out, static_cast<uint64_t>(v), 1);
+      return;
+    }
+    if (v >= INT16_MIN && v <= INT16_MAX) {
+      out->push_back(static_cast<char>(0xc1));
+      put_le(out, static_cast<uint64_t>(v), 2);
+      return;
+    }
+    if (v >= INT32_MIN && v <= INT32_MAX) {
+      out->push_back(static_cast<char>(0xc2));
+      put_le(out, static_cast<uint64_t>(v), 4);
+      return;
+    }
+  }
+  put_len(out, s.size());
+  out->append(s);
+}
+
+std::string serialize(const Entry& e) {
+  std::string out;
+  switch (e.type()) {
+    case ValueType::kString:
+      out.push_back(static_cast<char>(kString));
+      put_string(&out, e.str());
+      break;
+    case ValueType::kList:
+      out.push_back(static_cast<char>(kList));
+      put_len(&out, e.list().size());
+      for (const std::string& s : e.list()) put_string(&out, s);
+      break;
+    case ValueType::kSet:
+      out.push_back(static_cast<char>(kSet));
+      put_len(&out, e.set().size());
+      for (const std::string& s : e.set().members()) put_string(&out, s);
+      break;
+    case ValueType::kHash:
+      out.push_back(static_cast<char>(kHash));
+      put_len(&out, e.hash().size());
+      for (const auto& [f, v] : e.hash().entries()) {
+        put_string(&out, f);
+        put_string(&out, v);
+      }
+      break;
+    case ValueType::kZset: {
+      out.push_back(static_cast<char>(kZset2));
+      const Zset& z = e.zset();
+      put_len(&out, z.size());
+      // Redis writes from the highest rank down.
+      for (size_t i = z.size(); i > 0; --i) {
+        put_string(&out, z.at(i - 1).member);
+        uint64_t bits = 0;
+        double d = z.at(i - 1).score;
+        std::memcpy(&bits, &d, sizeof bits);
+        put_le(&out, bits, 8);
+      }
+      break;
+    }
+  }
+  put_le(&out, kRdbVersion, 2);
+  put_le(&out, crc64(out), 8);
+  return out;
+}
+
+// ---- reading ---------------------------------------------------------------
+
+class Reader {
+ public:
+  explicit Reader(std::string_view data) : data_(data) {}
+  bool ok() const { return ok_; }
+  bool at_end() const { return pos_ == data_.size(); }
+
+  uint8_t byte() {
+    if (pos_ >= data_.size()) return fail(), 0;
+    return static_cast<uint8_t>(data_[pos_++]);
+  }
+  std::string_view bytes(uint64_t n) {
+    if (n > data_.size() - pos_) return fail(), std::string_view();
+    std::string_view v = data_.substr(pos_, n);
+    pos_ += n;
+    return v;
+  }
+  uint64_t le(int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(byte()) << (8 * i);
+    return v;
+  }
+  // rdbLoadLen: *encoded when the value is a special string encoding.
+  uint64_t len(bool* encoded = nullptr) {
+    if (encoded != nullptr) *encoded = false;
+    uint8_t b = byte();
+    switch (b >> 6) {
+      case 0:
+        return b & 0x3f;
+      case 1:
+        return (static_cast<uint64_t>(b & 0x3f) << 8) | byte();
+      case 2: {
+        int n = b == 0x80 ? 4 : (b == 0x81 ? 8 : 0);
+        if (n == 0) return fail(), 0;
+        uint64_t v = 0;
+        for (int i = 0; i < n; ++i) v = (v << 8) | byte();
+        return v;
+      }
+      default:
+        if (encoded == nullptr) return fail(), 0;
+        *encoded = true;
+        return b & 0x3f;
+    }
+  }
+  // rdbGenericLoadStringObject: raw, integer or LZF-compressed.
+  std::string string() {
+    bool encoded = false;
+    uint64_t n = len(&encoded);
+    if (!ok_) return {};
+    if (!encoded) return std::string(bytes(n));
+    switch (n) {
+      case 0:
+        return std::to_string(static_cast<int8_t>(le(1)));
+      case 1:
+        return std::to_string(static_cast<int16_t>(le(2)));
+      case 2:
+        return std::to_string(static_cast<int32_t>(le(4)));
+      case 3: {
+        uint64_t clen = len();
+        uint64_t ulen = len();
+        std::string_view c = bytes(clen);
+        std::string out;
+        if (!ok_ || !lzf_decompress(c, ulen, &out)) return fail(), std::string();
+        return out;
+      }
+      default:
+        return fail(), std::string();
+    }
+  }
+  void fail() { ok_ = false; }
+
+ private:
+  static bool lzf_decompress(std::string_view in, uint64_t ulen, std::string* out) {
+    size_t i = 0;
+    while (i < in.size()) {
+      unsigned ctrl = static_cast<unsigned char>(in[i++]);
+      if (ctrl < 32) {
+        size_t run = ctrl + 1;
+        if (i + run > in.size()) return false;
+        out->append(in.substr(i, run));
+        i += run;
+      } else {
+        size_t run = ctrl >> 5;
+        if (run == 7) {
+          if (i >= in.size()) return false;
+          run += static_cast<unsigned char>(in[i++]);
+        }
+        if (i >= in.size()) return false;
+        size_t back = ((ctrl & 0x1f) << 8) + static_cast<unsigned char>(in[i++]) + 1;
+        if (back > out->size()) return false;
+        size_t from = out->size() - back;
+        for (size_t k = 0; k < run + 2; ++k) out->push_back((*out)[from + k]);
+      }
+      if (out->size() > ulen) return false;
+    }
+    return out->size() == ulen;
+  }
+
+  std::string_view data_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+// The elements of a listpack blob, integers as decimal text.
+std::optional<std::vector<std::string>> listpack_entries(std::string_view lp) {
+  if (lp.size() < 7) return std::nullopt;
+  Reader r(lp);
+  const uint64_t total = r.le(4);
+  r.le(2);  // element count (may be the "unknown" 65535)
+  if (total != lp.size()) return std::nullopt;
+  std::vector<std::string> out;
+  for (;;) {
+    uint8_t b = r.byte();
+    if (!r.ok()) return std::nullopt;
+    if (b == 0xff) break;
+    uint64_t entry = 0;  // encoding + data bytes, for the back length
+    if ((b & 0x80) == 0) {
+      out.push_back(std::to_string(b & 0x7f));
+      entry = 1;
+    } else if ((b & 0xc0) == 0x80) {
+      uint64_t n = b & 0x3f;
+      out.emplace_back(r.bytes(n));
+      entry = 1 + n;
+    } else if ((b & 0xe0) == 0xc0) {
+      int64_t v = (static_cast<int64_t>(b & 0x1f) << 8) | r.byte();
+      if (v >= (1 << 12)) v -= (1 << 13);
+      out.push_back(std::to_string(v));
+      entry = 2;
+    } else if ((b & 0xf0) == 0xe0) {
+      uint64_t n = (static_cast<uint64_t>(b & 0x0f) << 8) | r.byte();
+      out.emplace_back(r.bytes(n));
+      entry = 2 + n;
+    } else if (b == 0xf0) {
+      uint64_t n = r.le(4);
+      out.emplace_back(r.bytes(n));
+      entry = 5 + n;
+    } else if (b >= 0xf1 && b <= 0xf4) {
+      const int n = b == 0xf1 ? 2 : (b == 0xf2 ? 3 : (b == 0xf3 ? 4 : 8));
+      uint64_t u = r.le(n);
+      int64_t v = 0;
+      if (n == 8) {
+        v = static_cast<int64_t>(u);
+      } else {
+        const uint64_t sign = uint64_t{1} << (8 * n - 1);
+        v = (u & sign) ? static_cast<int64_t>(u | ~((sign << 1) - 1)) : static_cast<int64_t>(u);
+      }
+      out.push_back(std::to_string(v));
+      entry = 1 + static_cast<uint64_t>(n);
+    } else {
+      return std::nullopt;
+    }
+    const int backlen = entry < 128         ? 1
+                        : entry < 16384     ? 2
+                        : entry < 2097152   ? 3
+                        : entry < 268435456 ? 4
+                                            : 5;
+    r.bytes(static_cast<uint64_t>(backlen));
+    if (!r.ok()) return std::nullopt;
+  }
+  if (!r.at_end()) return std::nullopt;
+  return out;
+}
+
+// rdbLoadObject for the types above; nullopt on a bad payload.
+std::optional<Entry> deserialize(std::string_view payload, const EncodingLimits& limits) {
+  Reader r(payload.substr(0, payload.size() - 10));
+  const uint8_t type = r.byte();
+  Entry e;
+  switch (type) {
+    case kString:
+      e.value = r.string();
+      break;
+    case kList: {
+      List l;
+      for (uint64_t n = r.len(); r.ok() && n > 0; --n) l.push_back(r.string());
+      e.value = std::move(l);
+      break;
+    }
+    case kListQuicklist2: {
+      List l;
+      for (uint64_t n = r.len(); r.ok() && n > 0; --n) {
+        const uint64_t container = r.len();
+        std::string blob = r.string();
+        if (!r.ok()) break;
+        if (container == 1) {
+          l.push_back(std::move(blob));
+        } else if (container == 2) {
+          auto items = listpack_entries(blob);
+          if (!items) return std::nullopt;
+          for (std::string& s : *items) l.push_back(std::move(s));
+        } else {
+          return std::nullopt;
+        }
+      }
+      e.value = std::move(l);
+      break;
+    }
+    case kSet: {
+      Set s;
+      for (uint64_t n = r.len(); r.ok() && n > 0; --n) s.add(r.string(), limits);
+      e.value = std::move(s);
+      break;
+    }
+    case kIntset: {
+      std::string blob = r.string();
+      Reader ir(blob);
+      const uint64_t width = ir.le(4);
+      const uint64_t count = ir.le(4);
+      if (width != 2 && width != 4 && width != 8) return std::nullopt;
+      Set s;
+      for (uint64_t i = 0; i < count && ir.ok(); ++i) {
+        const uint64_t u = ir.le(static_cast<int>(width));
+        int64_t v = width == 2   ? static_cast<int16_t>(u)
+                    : width == 4 ? static_cast<int32_t>(u)
+                                 : static_cast<int64_t>(u);
+        s.add(std::to_string(v), limits);
+      }
+      if (!ir.ok() || !ir.at_end()) return std::nullopt;
+      e.value = std::move(s);
+      break;
+    }
+    case kHash: {
+      Hash h;
+      for (uint64_t n = r.len(); r.ok() && n > 0; --n) {
+        std::string f = r.string();
+        std::string v = r.string();
+        h.set(f, v, limits);
+      }
+      e.value = std::move(h);
+      break;
+    }
+    case kHashListpack: {
+      auto items = listpack_entries(r.string());
+      if (!r.ok() || !items || items->size() % 2 != 0) return std::nullopt;
+      Hash h;
+      for (size_t i = 0; i < items->size(); i += 2) h.set((*items)[i], (*items)[i + 1], limits);
+      e.value = std::move(h);
+      break;
+    }
+    case kZset:
+    case kZset2: {
+      Zset z;
+      for (uint64_t n = r.len(); r.ok() && n > 0; --n) {
+        std::string m = r.string();
+        double d = 0;
+        if (type == kZset2) {
+          uint64_t bits = r.le(8);
+          std::memcpy(&d, &bits, sizeof d);
+        } else {
+          uint8_t dl = r.byte();
+          if (dl == 253) {
+            d = std::numeric_limits<double>::quiet_NaN();
+          } else if (dl == 254) {
+            d = std::numeric_limits<double>::infinity();
+          } else if (dl == 255) {
+            d = -std::numeric_limits<double>::infinity();
+          } else if (!parse_double(r.bytes(dl), &d)) {
+            return std::nullopt;
+          }
+        }
+        if (std::isnan(d)) return std::nullopt;
+        z.set(m, d, limits);
+      }
+      e.value = std::move(z);
+      break;
+    }
+    case kZsetListpack: {
+      auto items = listpack_entries(r.string());
+      if (!r.ok() || !items || items->size() % 2 != 0) return std::nullopt;
+      Zset z;
+      for (size_t i = 0; i < items->size(); i += 2) {
+        double d = 0;
+        if (!parse_double((*items)[i + 1], &d)) return std::nullopt;
+        z.set((*items)[i], d, limits);
+      }
+      e.value = std::move(z);
+      break;
+    }
+    default:
+      return std::nullopt;
+  }
+  if (!r.ok() || !r.at_end()) return std::nullopt;
+  // Redis never stores an empty collection.
+  if (!e.is_string()) {
+    bool empty = e.is_list()   ? e.list().empty()
+                 : e.is_set()  ? e.set().empty()
+                 : e.is_hash() ? e.hash().empty()
+                               : e.zset().empty();
+    if (empty) return std::nullopt;
+  }
+  return e;
+}
+
+// verifyDumpPayload: the version and the CRC-64 footer.
+bool payload_ok(std::string_view p) {
+  if (p.size() < 10) return false;
+  const size_t n = p.size();
+  const uint16_t version = static_cast<uint16_t>(static_cast<unsigned char>(p[n - 10]) |
+                                                 (static_cast<unsigned char>(p[n - 9]) << 8));
+  if (version > kRdbVersion) return false;
+  uint64_t want = 0;
+  for (int i = 0; i < 8; ++i)
+    want |= static_cast<uint64_t>(static_cast<unsigned char>(p[n - 8 + i])) << (8 * i);
+  return crc64(p.substr(0, n - 8)) == want;
+}
+
+Reply dump(CommandContext& ctx) {
+  Entry* e = current_db(ctx).lookup(ctx.argv[1], ctx.now_ms);
+  if (e == nullptr) return Reply::nil();
+  return Reply::bulk(serialize(*e));
+}
+
+// RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds]
+// [FREQ frequency]. IDLETIME and FREQ are checked, not kept (no LRU/LFU).
+Reply restore(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  bool replace = false;
+  bool absttl = false;
+  bool idle = false;
+  bool freq = false;
+  for (size_t j = 4; j < argv.size(); ++j) {
+    const bool more = j + 1 < argv.size();
+    if (equals_ci(argv[j], "replace")) {
+      replace = true;
+    } else if (equals_ci(argv[j], "absttl")) {
+      absttl = true;
+    } else if (equals_ci(argv[j], "idletime") && more && !freq) {
+      int64_t v = 0;
+      if (!parse_int64(argv[j + 1], &v)) return errors::not_integer();
+      if (v < 0) return Reply::error("ERR Invalid IDLETIME value, must be >= 0");
+      idle = true;
+      ++j;
+    } else if (equals_ci(argv[j], "freq") && more && !idle) {
+      int64_t v = 0;
+      if (!parse_int64(argv[j + 1], &v)) return errors::not_integer();
+      if (v < 0 || v > 255) return Reply::error("ERR Invalid FREQ value, must be >= 0 and <= 255");
+      freq = true;
+      ++j;
+    } else {
+      return errors::syntax();
+    }
+  }
+  Db& db = current_db(ctx);
+  const std::string& key = argv[1];
+  if (!replace && db.lookup(key, ctx.now_ms) != nullptr) {
+    return Reply::error("BUSYKEY Target key name already exists.");
+  }
+  int64_t ttl = 0;
+  if (!parse_int64(argv[2], &ttl)) return errors::not_integer();
+  if (ttl < 0) return Reply::error("ERR Invalid TTL value, must be >= 0");
+  if (!payload_ok(argv[3])) return Reply::error("ERR DUMP payload version or checksum are wrong");
+  std::optional<Entry> value = deserialize(argv[3], ctx.server.keyspace().limits());
+  if (!value) return Reply::error("ERR Bad data format");
+  const bool deleted = replace && db.remove(key);
+  if (ttl != 0 && !absttl) ttl += ctx.now_ms;
+  if (ttl != 0 && ttl <= ctx.now_ms) {
+    if (deleted) notify_keyspace_event(ctx, notify::kGeneric, "del", key);
+    return Reply::ok();
+  }
+  Entry& stored = db.put(key, std::move(*value));
+  if (ttl != 0) db.set_expire(key, stored, ttl);
+  db.touch(key);
+  notify_keyspace_event(ctx, notify::kGeneric, "restore", key);
+  return Reply::ok();
+}
+
+}  // namespace
+
+void register_dump_commands(CommandTable& table) {
+  table.add({"dump", 2, kCmdReadonly, &dump});
+  table.add({"restore", -4, kCmdWrite | kCmdDenyOom, &restore});
+}
+
+}  // namespace redsim::sim
