@@ -1,10 +1,8 @@
-// Server nodes: crash and restart with persistence, asynchronous replication
-// to replicas with a lag, failover, WAIT, server clocks.
-//
-// Sources: Redis persistence docs (appendfsync always / everysec: "you can
-// lose 1 second worth of data"); Redis replication docs (asynchronous
-// replication, replicas resynchronise in full after a restart, a primary
-// restarted empty empties its replicas); the WAIT command page.
+// The nodes component (nodes.h): crash and restart with persistence,
+// asynchronous replication to replicas with a lag, failover, WAIT, server
+// clocks, active expiry, the tracked keys' states. Sources: nodes.h.
+#include "sim/world/nodes.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
@@ -73,48 +71,57 @@ void replace_all(sim::Server& server, const Snapshot& data) {
 
 }  // namespace
 
-void Runtime::make_nodes() {
-  const size_t n = options.servers;
-  Prng server_seeds = root.fork("servers");
+void Nodes::start() {
+  const size_t n = life_.options().servers;
+  Prng server_seeds = life_.root().fork("servers");
   auto add = [&](size_t server, std::string name, Prng seeds) {
     auto node = std::make_unique<Node>();
-    node->index = nodes.size();
+    node->index = nodes_.size();
     node->server = server;
     node->name = std::move(name);
-    node->clock = std::make_unique<ServerClock>(sched, options.start_epoch_us);
+    node->clock = std::make_unique<ServerClock>(life_.sched(), life_.options().start_epoch_us);
     node->seed_rng = seeds;
-    const Prng faults = root.fork("server-faults").fork(node->index);
+    const Prng faults = life_.root().fork("server-faults").fork(node->index);
     node->crash_rng = faults.fork("crash");
     node->failover_rng = faults.fork("failover");
     node->clock_rng = faults.fork("clock");
-    node->repl_rng = root.fork("replication").fork(node->index);
-    const int64_t drift = options.faults.clock_drift_ppm_max;
+    node->repl_rng = life_.root().fork("replication").fork(node->index);
+    const int64_t drift = life_.options().faults.clock_drift_ppm_max;
     if (drift != 0) {
       node->clock->drift.set_drift(
-          0, root.fork("server-clock").fork(node->index).uniform(-drift, drift));
+          0, life_.root().fork("server-clock").fork(node->index).uniform(-drift, drift));
     }
-    nodes.push_back(std::move(node));
+    nodes_.push_back(std::move(node));
   };
   for (size_t i = 0; i < n; ++i) add(i, "s" + std::to_string(i), server_seeds.fork(i));
   for (size_t i = 0; i < n; ++i) {
-    for (size_t r = 0; r < options.replicas; ++r) {
+    for (size_t r = 0; r < life_.options().replicas; ++r) {
       add(i, "s" + std::to_string(i) + "r" + std::to_string(r),
           server_seeds.fork("replica").fork(i).fork(r));
     }
   }
-  for (size_t i = 0; i < n; ++i) primaries.push_back(nodes[i].get());
+  for (size_t i = 0; i < n; ++i) primaries_.push_back(nodes_[i].get());
   for (size_t i = 0; i < n; ++i) {
-    for (size_t r = 0; r < options.replicas; ++r) {
-      Node* replica = nodes[n + i * options.replicas + r].get();
-      replica->primary = nodes[i].get();
-      nodes[i]->replicas.push_back(replica);
+    for (size_t r = 0; r < life_.options().replicas; ++r) {
+      Node* replica = nodes_[n + i * life_.options().replicas + r].get();
+      replica->primary = nodes_[i].get();
+      nodes_[i]->replicas.push_back(replica);
     }
   }
-  for (auto& node : nodes) start_node(*node, {});
+  for (auto& node : nodes_) start_node(*node, {});
+  if (life_.options().active_expire_interval) {
+    life_.sched().after(
+        life_.options().active_expire_interval->count(), [this] { expire_tick(); },
+        /*daemon=*/true);
+  }
+  if (life_.options().persistence == Persistence::kAofEverysec) {
+    life_.sched().after(
+        1000 * 1000, [this] { fsync_tick(); }, /*daemon=*/true);
+  }
 }
 
-void Runtime::start_node(Node& n, const Snapshot& data) {
-  sim::ServerOptions server_options = options.server;
+void Nodes::start_node(Node& n, const Snapshot& data) {
+  sim::ServerOptions server_options = life_.options().server;
   Prng seeds = n.incarnation == 0 ? n.seed_rng : n.seed_rng.fork(n.incarnation);
   server_options.seed = seeds.next_u64();
   n.server_ = std::make_unique<sim::Server>(*n.clock, server_options);
@@ -125,16 +132,16 @@ void Runtime::start_node(Node& n, const Snapshot& data) {
   n.master_offset = 0;
   n.applied_offset = 0;
   ++n.epoch;
-  if (!options.replicas) return;
+  if (!life_.options().replicas) return;
   sim::ReplicationHooks hooks;
   hooks.after_write = [this, &n](sim::Session& session) { after_write(n, session); };
   hooks.acked_replicas = [this, &n](uint64_t offset) { return acked_replicas(n, offset); };
   n.server_->set_replication_hooks(std::move(hooks));
 }
 
-void Runtime::crash_node(Node& n, std::string why, bool schedule_restart) {
+void Nodes::crash_node(Node& n, std::string why, bool schedule_restart) {
   if (!n.up) return;
-  switch (options.persistence) {
+  switch (life_.options().persistence) {
     case Persistence::kNone:
       n.kept.clear();
       break;
@@ -145,38 +152,38 @@ void Runtime::crash_node(Node& n, std::string why, bool schedule_restart) {
       n.kept = n.fsynced;
       break;
   }
-  HistoryEvent e = event(EventKind::kServerCrash, nullptr, 0);
+  HistoryEvent e = life_.event(EventKind::kServerCrash, nullptr, 0);
   e.server = static_cast<int32_t>(n.server);
   e.text = n.name + " (" + why + ")";
   e.value = static_cast<int64_t>(n.kept.size());
-  record(std::move(e));
+  life_.record(std::move(e));
   n.up = false;
   // Connections: the host answers with a reset, which reaches each client
   // after a latency.
   std::vector<Link*> links_now = n.links;
   for (Link* link : links_now)
-    break_link(*link, "server " + n.name + " crashed", draw_latency(*link));
+    net_.break_link(*link, "server " + n.name + " crashed", net_.draw_latency(*link));
   n.links.clear();
   for (auto& w : n.waits) w->done = true;
   n.waits.clear();
   n.server_.reset();
   ++n.epoch;  // replication messages in flight to or from it are dropped
   if (schedule_restart) {
-    const int64_t down = n.crash_rng.uniform(options.faults.server_down_min.count(),
-                                             options.faults.server_down_max.count());
-    sched.after(down, [this, &n] { restart_node(n); });
+    const int64_t down = n.crash_rng.uniform(life_.options().faults.server_down_min.count(),
+                                             life_.options().faults.server_down_max.count());
+    life_.sched().after(down, [this, &n] { restart_node(n); });
   }
 }
 
-void Runtime::restart_node(Node& n) {
+void Nodes::restart_node(Node& n) {
   if (n.up) return;
   ++n.incarnation;
   start_node(n, n.kept);
-  HistoryEvent e = event(EventKind::kServerRestart, nullptr, 0);
+  HistoryEvent e = life_.event(EventKind::kServerRestart, nullptr, 0);
   e.server = static_cast<int32_t>(n.server);
   e.text = n.name;
   e.value = static_cast<int64_t>(n.kept.size());
-  record(std::move(e));
+  life_.record(std::move(e));
   n.kept.clear();
   if (n.primary != nullptr) {
     if (n.primary->up) full_sync(n, *n.primary);
@@ -185,27 +192,27 @@ void Runtime::restart_node(Node& n) {
       if (r->up) full_sync(*r, n);
     }
     // Clients that were subscribed here subscribe again.
-    if (primaries[n.server] == &n) {
-      for (auto& p : processes) {
+    if (primaries_[n.server] == &n) {
+      for (const auto& p : procs_.all()) {
         Process* proc = p.get();
         const size_t server = n.server;
-        deliver(*proc, [this, proc, server] { resubscribe(*proc, server); });
+        procs_.deliver(*proc, [this, proc, server] { net_.resubscribe(*proc, server); });
       }
     }
   }
 }
 
-void Runtime::full_sync(Node& replica, Node& primary) {
+void Nodes::full_sync(Node& replica, Node& primary) {
   replace_all(*replica.server_, snapshot(*primary.server_));
   replica.applied_offset = primary.master_offset;
-  replica.last_stream_us = now();
+  replica.last_stream_us = life_.now();
   ++replica.epoch;
   primary.shadow = snapshot(*primary.server_);
   check_waits(primary);
 }
 
-void Runtime::failover(size_t server, size_t replica) {
-  Node& old_primary = *primaries[server];
+void Nodes::failover(size_t server, size_t replica) {
+  Node& old_primary = *primaries_[server];
   if (replica >= old_primary.replicas.size()) return;
   Node& promoted = *old_primary.replicas[replica];
   if (!promoted.up) return;
@@ -228,19 +235,19 @@ void Runtime::failover(size_t server, size_t replica) {
     r->primary = &promoted;
     if (r->up) full_sync(*r, promoted);
   }
-  primaries[server] = &promoted;
-  HistoryEvent e = event(EventKind::kFailover, nullptr, 0);
+  primaries_[server] = &promoted;
+  HistoryEvent e = life_.event(EventKind::kFailover, nullptr, 0);
   e.server = static_cast<int32_t>(server);
   e.text = promoted.name + " promoted, " + old_primary.name + " stopped";
   e.value = static_cast<int64_t>(lost);
-  record(std::move(e));
-  for (auto& p : processes) {
+  life_.record(std::move(e));
+  for (const auto& p : procs_.all()) {
     Process* proc = p.get();
-    deliver(*proc, [this, proc, server] { resubscribe(*proc, server); });
+    procs_.deliver(*proc, [this, proc, server] { net_.resubscribe(*proc, server); });
   }
 }
 
-void Runtime::after_write(Node& n, sim::Session& session) {
+void Nodes::after_write(Node& n, sim::Session& session) {
   // Effects: every key whose state differs from the last propagated one.
   Snapshot now_state = snapshot(*n.server_);
   std::vector<std::pair<KeyRef, std::optional<sim::Entry>>> effects;
@@ -258,20 +265,22 @@ void Runtime::after_write(Node& n, sim::Session& session) {
   auto shared = std::make_shared<const decltype(effects)>(std::move(effects));
   for (Node* r : n.replicas) {
     if (!r->up) continue;
-    const int64_t lag =
-        n.repl_rng.uniform(options.replication_lag_min_us, options.replication_lag_max_us);
-    const int64_t arrival = std::max(now() + lag, r->last_stream_us);
+    const int64_t lag = n.repl_rng.uniform(life_.options().replication_lag_min_us,
+                                           life_.options().replication_lag_max_us);
+    const int64_t arrival = std::max(life_.now() + lag, r->last_stream_us);
     r->last_stream_us = arrival;
-    sched.at(arrival, [this, r, &n, shared, offset, epoch = r->epoch, primary_epoch = n.epoch] {
-      if (!r->up || r->epoch != epoch || r->primary != &n || n.epoch != primary_epoch) return;
-      for (const auto& [ref, entry] : *shared) apply(*r->server_, ref, entry ? &*entry : nullptr);
-      r->applied_offset = offset;
-      if (n.up) check_waits(n);
-    });
+    life_.sched().at(
+        arrival, [this, r, &n, shared, offset, epoch = r->epoch, primary_epoch = n.epoch] {
+          if (!r->up || r->epoch != epoch || r->primary != &n || n.epoch != primary_epoch) return;
+          for (const auto& [ref, entry] : *shared)
+            apply(*r->server_, ref, entry ? &*entry : nullptr);
+          r->applied_offset = offset;
+          if (n.up) check_waits(n);
+        });
   }
 }
 
-int64_t Runtime::acked_replicas(const Node& n, uint64_t offset) const {
+int64_t Nodes::acked_replicas(const Node& n, uint64_t offset) const {
   int64_t count = 0;
   for (const Node* r : n.replicas) {
     if (r->up && r->primary == &n && r->applied_offset >= offset) ++count;
@@ -279,7 +288,7 @@ int64_t Runtime::acked_replicas(const Node& n, uint64_t offset) const {
   return count;
 }
 
-void Runtime::check_waits(Node& n) {
+void Nodes::check_waits(Node& n) {
   std::vector<std::shared_ptr<BlockedWait>> ready;
   for (auto& w : n.waits) {
     if (!w->done && acked_replicas(n, w->offset) >= w->numreplicas) ready.push_back(w);
@@ -291,43 +300,43 @@ void Runtime::check_waits(Node& n) {
   std::erase_if(n.waits, [](const auto& w) { return w->done; });
 }
 
-void Runtime::reply_wait(const BlockedWait& w, int64_t acked) {
+void Nodes::reply_wait(const BlockedWait& w, int64_t acked) {
   Link& l = *w.link;
-  HistoryEvent e = event(EventKind::kCommand, l.process, w.task->id);
+  HistoryEvent e = life_.event(EventKind::kCommand, l.process, w.task->id);
   e.server = static_cast<int32_t>(l.server);
   e.argv = w.argv;
   e.reply = resp::Reply::integer(acked);
-  record(std::move(e));
+  life_.record(std::move(e));
   Task* task = w.task;
   const uint64_t tok = w.token;
-  send_to_client(l, [this, &l, task, tok, acked] {
-    deliver(*l.process, [this, task, tok, acked] {
+  net_.send_to_client(l, [this, &l, task, tok, acked] {
+    procs_.deliver(*l.process, [this, task, tok, acked] {
       if (task->state != Task::State::kBlocked || task->block_token != tok) return;
       task->reply = resp::Reply::integer(acked);
-      wake(*task, tok);
+      procs_.wake(*task, tok);
     });
   });
 }
 
-void Runtime::fsync_tick() {
-  for (auto& n : nodes) {
+void Nodes::fsync_tick() {
+  for (auto& n : nodes_) {
     if (n->up) n->fsynced = snapshot(*n->server_);
   }
-  sched.after(
+  life_.sched().after(
       1000 * 1000, [this] { fsync_tick(); }, /*daemon=*/true);
 }
 
-void Runtime::jump_node_clock(Node& n, int64_t delta_us, std::string_view why) {
-  n.clock->drift.jump(now(), delta_us);
-  HistoryEvent e = event(EventKind::kClockJump, nullptr, 0);
+void Nodes::jump_node_clock(Node& n, int64_t delta_us, std::string_view why) {
+  n.clock->drift.jump(life_.now(), delta_us);
+  HistoryEvent e = life_.event(EventKind::kClockJump, nullptr, 0);
   e.server = static_cast<int32_t>(n.server);
   e.text = n.name + (why.empty() ? std::string() : " (" + std::string(why) + ")");
   e.value = delta_us;
-  record(std::move(e));
+  life_.record(std::move(e));
 }
 
-void Runtime::after_command(Node& n) {
-  const FaultPlan& plan = options.faults;
+void Nodes::after_command(Node& n) {
+  const FaultPlan& plan = life_.options().faults;
   if (!n.up) return;
   if (n.clock_rng.chance(plan.server_clock_jump_ppm)) {
     jump_node_clock(n,
@@ -342,13 +351,97 @@ void Runtime::after_command(Node& n) {
   if (!n.replicas.empty() && n.failover_rng.chance(plan.failover_ppm)) {
     const size_t server = n.server;
     // The old primary comes back later, as a replica of the promoted one.
-    const int64_t down = n.failover_rng.uniform(options.faults.server_down_min.count(),
-                                                options.faults.server_down_max.count());
-    sched.at(now(), [this, server, &n, down] {
+    const int64_t down = n.failover_rng.uniform(life_.options().faults.server_down_min.count(),
+                                                life_.options().faults.server_down_max.count());
+    life_.sched().at(life_.now(), [this, server, &n, down] {
       failover(server, 0);
-      if (!n.up) sched.after(down, [this, &n] { restart_node(n); });
+      if (!n.up) life_.sched().after(down, [this, &n] { restart_node(n); });
     });
   }
+}
+
+void Nodes::hold_wait(Node& n, std::shared_ptr<BlockedWait> w, int64_t timeout_ms) {
+  n.waits.push_back(w);
+  if (timeout_ms > 0) {
+    life_.sched().after(n.clock->drift.true_duration(timeout_ms * 1000), [this, w, &n] {
+      if (w->done) return;
+      w->done = true;
+      std::erase(n.waits, w);
+      reply_wait(*w, n.server_ ? acked_replicas(n, w->offset) : int64_t{0});
+    });
+  }
+}
+
+void Nodes::drop_waits(Link& link) {
+  for (auto& w : link.node->waits) {
+    if (w->link == &link) w->done = true;
+  }
+  std::erase_if(link.node->waits, [](const auto& w) { return w->done; });
+}
+
+void Nodes::track_key(const std::string& key) {
+  if (!tracked_keys_.insert(key).second) return;
+  for (size_t i = 0; i < primaries_.size(); ++i) note_key_states(i);
+}
+
+void Nodes::note_key_states(size_t server, Process* writer, TaskId task) {
+  if (tracked_keys_.empty()) return;
+  if (key_states_.size() < primaries_.size()) key_states_.resize(primaries_.size());
+  // The server clients reach at this index now (after a failover, the
+  // promoted replica); while it is down, no key is live there.
+  sim::Server* s = primaries_[server]->up ? primaries_[server]->server_.get() : nullptr;
+  auto& known = key_states_[server];
+  const int64_t server_now_us = primaries_[server]->clock->now_us();
+  for (const std::string& key : tracked_keys_) {
+    // Looked at without side effects: a key past its deadline counts as gone.
+    const sim::Entry* entry = s != nullptr ? s->keyspace().db(0).peek(key) : nullptr;
+    const bool live = entry != nullptr && !entry->expired_at(server_now_us / 1000);
+    auto it = known.find(key);
+    if (!live && it == known.end()) continue;
+    KeyState state;
+    if (live) {
+      // The deadline in true time: how far ahead it is on the server's clock.
+      state.deadline_us =
+          !entry->has_expire() ? -1 : life_.now() + (entry->expire_ms * 1000 - server_now_us);
+      if (entry->is_string()) {
+        state.marks.push_back(*std::get_if<std::string>(&entry->value));
+      } else if (entry->is_hash()) {
+        for (const auto& [field, value] : entry->hash().entries()) {
+          state.marks.push_back(field);
+        }
+      }
+      if (it != known.end() && it->second == state) continue;
+    }
+    HistoryEvent e = life_.event(EventKind::kKeyState, writer, writer != nullptr ? task : 0);
+    e.server = static_cast<int32_t>(server);
+    e.resource = key;
+    if (!live) {
+      e.key_state = KeyPresence::kAbsent;
+      known.erase(it);
+    } else {
+      e.key_state = state.deadline_us < 0 ? KeyPresence::kPersistent : KeyPresence::kLease;
+      e.value = state.deadline_us;
+      e.argv = state.marks;
+      known[key] = std::move(state);
+    }
+    life_.record(std::move(e));
+  }
+}
+
+void Nodes::expire_tick() {
+  for (size_t i = 0; i < primaries_.size(); ++i) {
+    if (!primaries_[i]->up) continue;
+    const size_t deleted = primaries_[i]->server_->active_expire_cycle();
+    if (deleted > 0) {
+      HistoryEvent e = life_.event(EventKind::kServerNote, nullptr, 0);
+      e.server = static_cast<int32_t>(i);
+      e.text = "active expire deleted " + std::to_string(deleted) + " key(s)";
+      life_.record(std::move(e));
+    }
+    note_key_states(i);
+  }
+  life_.sched().after(
+      life_.options().active_expire_interval->count(), [this] { expire_tick(); }, /*daemon=*/true);
 }
 
 }  // namespace redsim::world::detail
