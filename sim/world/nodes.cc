@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sim/internal.h"
 #include "sim/world/runtime.h"
 
 namespace redsim::world::detail {
@@ -36,7 +37,7 @@ bool same_entry(const sim::Entry& a, const sim::Entry& b) {
 
 Snapshot snapshot(sim::Server& server) {
   Snapshot out;
-  sim::Keyspace& ks = server.keyspace();
+  sim::Keyspace& ks = sim::ServerAccess::keyspace(server);
   for (int db = 0; db < ks.databases(); ++db) {
     ks.db(db).for_each([&](const std::string& key, const sim::Entry& e) {
       out.emplace(KeyRef{db, key}, e);
@@ -48,7 +49,7 @@ Snapshot snapshot(sim::Server& server) {
 // Sets `key` of `db` to `entry` (or deletes it when null) as a replica or a
 // restart applies it: the watchers of the key are told.
 void apply(sim::Server& server, const KeyRef& ref, const sim::Entry* entry) {
-  sim::Db& db = server.keyspace().db(ref.first);
+  sim::Db& db = sim::ServerAccess::keyspace(server).db(ref.first);
   db.remove(ref.second);
   if (entry == nullptr) return;
   sim::Entry& e = db.add(ref.second, entry->value);
@@ -394,7 +395,8 @@ void Nodes::note_key_states(size_t server, Process* writer, TaskId task) {
   const int64_t server_now_us = primaries_[server]->clock->now_us();
   for (const std::string& key : tracked_keys_) {
     // Looked at without side effects: a key past its deadline counts as gone.
-    const sim::Entry* entry = s != nullptr ? s->keyspace().db(0).peek(key) : nullptr;
+    const sim::Entry* entry =
+        s != nullptr ? sim::ServerAccess::keyspace(*s).db(0).peek(key) : nullptr;
     const bool live = entry != nullptr && !entry->expired_at(server_now_us / 1000);
     auto it = known.find(key);
     if (!live && it == known.end()) continue;
