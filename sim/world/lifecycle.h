@@ -17,7 +17,7 @@
 //   world's draws do not depend on the order they were set up in.
 // - pct() / chooser() are set once, at construction, or never.
 //
-// Uses no other component.
+// Uses no other component (event() reads only a Process's pid).
 #pragma once
 
 #include <cstdint>

@@ -50,8 +50,8 @@ struct Node;
 struct Process;
 struct Task;
 
-// How a blocked call ended (Task::call_end).
-enum class CallEnd : uint8_t { kReply, kTimeout, kIoError };
+// How a blocked call ended (Task::call_end; processes.h).
+enum class CallEnd : uint8_t;
 
 // A call waiting for its reply on a link: broken links fail it.
 struct InFlight {

@@ -46,14 +46,18 @@
 #include "sim/world/drift_clock.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/fiber.h"
-#include "sim/world/network.h"
 #include "sim/world/prng.h"
 #include "sim/world/world.h"
 
 namespace redsim::world::detail {
 
 class Lifecycle;
+class Network;
 class Nodes;
+struct Link;
+
+// How a blocked call ended (Task::call_end).
+enum class CallEnd : uint8_t { kReply, kTimeout, kIoError };
 
 struct Task {
   enum class State : uint8_t { kReady, kRunning, kBlocked, kDone };
@@ -70,7 +74,8 @@ struct Task {
   using CallEnd = detail::CallEnd;
   CallEnd call_end = CallEnd::kReply;
   std::string call_error;
-  std::vector<std::unique_ptr<SimConnection>> connections;  // per server, made on first use
+  // Per server, made on first use (Network::connection: SimConnections).
+  std::vector<std::unique_ptr<lock::Connection>> connections;
   // Crash cancellation (world.h): true while teardown() runs the task on
   // after failing its blocked call; counts its Env calls meanwhile.
   bool cancelling = false;
