@@ -16,6 +16,7 @@
 #include "sim/args.h"
 #include "sim/cmd_admin.h"
 #include "sim/glob.h"
+#include "sim/internal.h"
 
 namespace redsim::sim::admin {
 
@@ -127,7 +128,7 @@ const Param* find_param(std::string_view name) {
 std::string param_value(Server& server, const Param& p) {
   ServerConfig& c = server.config();
   std::string_view n = p.name;
-  if (n == "databases") return std::to_string(server.keyspace().databases());
+  if (n == "databases") return std::to_string(ServerAccess::keyspace(server).databases());
   if (n == "port") return std::to_string(c.port);
   if (n == "bind") return c.bind;
   if (n == "hz") return std::to_string(c.hz);

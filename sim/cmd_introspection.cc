@@ -17,6 +17,7 @@
 #include "sim/cmd_admin.h"
 #include "sim/command_facts.h"
 #include "sim/glob.h"
+#include "sim/internal.h"
 #include "sim/pubsub.h"
 
 namespace redsim::sim::admin {
@@ -86,13 +87,13 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     line("sync_partial_ok", "0");
     line("sync_partial_err", "0");
     line("evicted_keys", "0");
-    line("pubsub_channels", std::to_string(server.pubsub().channel_count()));
-    line("pubsub_patterns", std::to_string(server.pubsub().pattern_count()));
+    line("pubsub_channels", std::to_string(ServerAccess::pubsub(server).channel_count()));
+    line("pubsub_patterns", std::to_string(ServerAccess::pubsub(server).pattern_count()));
     line("latest_fork_usec", "0");
     line("total_forks", "0");
   } else if (section == "keyspace") {
     out = "# Keyspace\r\n";
-    Keyspace& ks = server.keyspace();
+    Keyspace& ks = ServerAccess::keyspace(server);
     for (int i = 0; i < ks.databases(); ++i) {
       Db& db = ks.db(i);
       if (db.size() == 0) continue;

@@ -231,7 +231,7 @@ Reply copy(CommandContext& ctx) {
           dbid > std::numeric_limits<int>::max()) {
         return errors::not_integer();
       }
-      if (dbid < 0 || dbid >= ctx.server.keyspace().databases()) {
+      if (dbid < 0 || dbid >= ServerAccess::keyspace(ctx.server).databases()) {
         return Reply::error("ERR DB index is out of range");
       }
       ++j;
@@ -243,7 +243,7 @@ Reply copy(CommandContext& ctx) {
     return Reply::error("ERR source and destination objects are the same");
   }
   Db& src = current_db(ctx);
-  Db& dst = ctx.server.keyspace().db(static_cast<int>(dbid));
+  Db& dst = ServerAccess::keyspace(ctx.server).db(static_cast<int>(dbid));
   Entry* e = src.lookup(argv[1], ctx.now_ms);
   if (e == nullptr) return Reply::integer(0);
   if (dst.lookup(argv[2], ctx.now_ms) != nullptr) {

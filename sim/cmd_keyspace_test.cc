@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/internal.h"
 #include "sim/keyspace.h"
 #include "sim/sim_test_util.h"
 
@@ -199,7 +200,7 @@ TEST_F(KeyspaceCmdTest, KeysAndRandomkeyFollowTheScanHashOrder) {
   EXPECT_EQ(run({"KEYS", "*"}), bulks_of(keys));
   const resp::Reply full = run({"SCAN", "0", "COUNT", "1000"});
   EXPECT_EQ(full, Arr({Bulk("0"), bulks_of(keys)}));
-  Db& db = server_->keyspace().db(0);
+  Db& db = ServerAccess::keyspace(*server_).db(0);
   for (size_t r : {size_t{0}, size_t{17}, size_t{199}, size_t{200 + 5}}) {
     ASSERT_NE(db.key_at(r), nullptr);
     EXPECT_EQ(*db.key_at(r), keys[r % keys.size()]);
@@ -209,7 +210,7 @@ TEST_F(KeyspaceCmdTest, KeysAndRandomkeyFollowTheScanHashOrder) {
 // SCAN over 100k keys with COUNT 10 steps over about 10 keys per call (a
 // counter in Db::scan), not every key: no sort of the db per page.
 TEST_F(KeyspaceCmdTest, ScanCostIsProportionalToCount) {
-  Db& db = server_->keyspace().db(0);
+  Db& db = ServerAccess::keyspace(*server_).db(0);
   for (int i = 0; i < 100000; ++i) db.set_string("k" + std::to_string(i), "v", false);
   std::string cursor = "0";
   size_t returned = 0;

@@ -26,7 +26,7 @@ void watch_key(Session& s, Db& db, std::string_view key, int64_t now_ms) {
 
 void unwatch_all(Session& s) {
   auto& watched = SessionAccess::watched(s);
-  Keyspace& ks = SessionAccess::server(s).keyspace();
+  Keyspace& ks = ServerAccess::keyspace(SessionAccess::server(s));
   for (const auto& wk : watched) ks.db(wk.db).remove_watcher(wk.key, &s);
   watched.clear();
   SessionAccess::watch_dirty(s) = false;
@@ -70,7 +70,7 @@ Reply multi(CommandContext& ctx) {
 
 // The documented rule (Redis >= 6.0.9): a key live at WATCH and expired now.
 bool watched_key_expired(CommandContext& ctx) {
-  Keyspace& ks = ctx.server.keyspace();
+  Keyspace& ks = ServerAccess::keyspace(ctx.server);
   for (const auto& wk : SessionAccess::watched(ctx.session)) {
     if (wk.expired_at_watch) continue;
     Entry* e = ks.db(wk.db).peek(wk.key);

@@ -19,7 +19,9 @@ namespace redsim::sim {
 
 using resp::Reply;
 
-void drop_subscriptions(Session& s) { SessionAccess::server(s).pubsub().remove_session(s); }
+void drop_subscriptions(Session& s) {
+  ServerAccess::pubsub(SessionAccess::server(s)).remove_session(s);
+}
 
 namespace {
 
@@ -55,7 +57,7 @@ class Confirmations {
 // SUBSCRIBE / PSUBSCRIBE / SSUBSCRIBE: one confirmation per name, in order.
 template <Kind kKind>
 Reply subscribe_generic(CommandContext& ctx) {
-  PubSub& ps = ctx.server.pubsub();
+  PubSub& ps = ServerAccess::pubsub(ctx.server);
   Session& s = ctx.session;
   constexpr std::string_view kind = kKind == Kind::kPattern ? "psubscribe"
                                     : kKind == Kind::kShard ? "ssubscribe"
@@ -83,7 +85,7 @@ Reply ssubscribe(CommandContext& ctx) { return subscribe_generic<Kind::kShard>(c
 // one [kind, nil, count] when there is none.
 template <Kind kKind>
 Reply unsubscribe_generic(CommandContext& ctx) {
-  PubSub& ps = ctx.server.pubsub();
+  PubSub& ps = ServerAccess::pubsub(ctx.server);
   Session& s = ctx.session;
   constexpr bool kShard = kKind == Kind::kShard;
   constexpr std::string_view kind = kKind == Kind::kPattern ? "punsubscribe"
@@ -122,11 +124,11 @@ Reply punsubscribe(CommandContext& ctx) { return unsubscribe_generic<Kind::kPatt
 Reply sunsubscribe(CommandContext& ctx) { return unsubscribe_generic<Kind::kShard>(ctx); }
 
 Reply publish(CommandContext& ctx) {
-  return Reply::integer(ctx.server.pubsub().publish(ctx.argv[1], ctx.argv[2]));
+  return Reply::integer(ServerAccess::pubsub(ctx.server).publish(ctx.argv[1], ctx.argv[2]));
 }
 
 Reply spublish(CommandContext& ctx) {
-  return Reply::integer(ctx.server.pubsub().spublish(ctx.argv[1], ctx.argv[2]));
+  return Reply::integer(ServerAccess::pubsub(ctx.server).spublish(ctx.argv[1], ctx.argv[2]));
 }
 
 // PUBSUB <subcommand>, as Redis 7.0.15's pubsubCommand: the subcommand
@@ -136,7 +138,7 @@ Reply spublish(CommandContext& ctx) {
 // array [channel, count, ...] in RESP3 too.
 Reply pubsub(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
-  const PubSub& ps = ctx.server.pubsub();
+  const PubSub& ps = ServerAccess::pubsub(ctx.server);
   const std::string& sub = argv[1];
   if (equals_ci(sub, "help")) {
     if (argv.size() != 2) return admin::sub_arity("pubsub", sub);

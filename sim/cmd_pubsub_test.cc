@@ -3,6 +3,7 @@
 // (subscription order; Redis uses hash order there).
 #include <gtest/gtest.h>
 
+#include "sim/internal.h"
 #include "sim/pubsub.h"
 #include "sim/sim_test_util.h"
 
@@ -32,8 +33,8 @@ TEST_F(PubSubTest, SubscribeReturnsTheFirstConfirmationAndPushesTheRest) {
   EXPECT_EQ(s_->subscription_count(), 2u);
   EXPECT_EQ(run({"PSUBSCRIBE", "c*", "x?"}), Conf("psubscribe", "c*", 3));
   EXPECT_EQ(s_->take_pushes(), (std::vector<resp::Reply>{Conf("psubscribe", "x?", 4)}));
-  EXPECT_EQ(server_->pubsub().channel_count(), 2u);
-  EXPECT_EQ(server_->pubsub().pattern_count(), 2u);
+  EXPECT_EQ(ServerAccess::pubsub(*server_).channel_count(), 2u);
+  EXPECT_EQ(ServerAccess::pubsub(*server_).pattern_count(), 2u);
 }
 
 TEST_F(PubSubTest, PublishCountsChannelAndPatternReceivers) {

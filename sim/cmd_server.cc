@@ -35,7 +35,7 @@ Reply select(CommandContext& ctx) {
   if (id < INT_MIN || id > INT_MAX) {
     return Reply::error("ERR value is out of range, value must between -2147483648 and 2147483647");
   }
-  if (id < 0 || id >= ctx.server.keyspace().databases()) {
+  if (id < 0 || id >= ServerAccess::keyspace(ctx.server).databases()) {
     return Reply::error("ERR DB index is out of range");
   }
   SessionAccess::db(ctx.session) = static_cast<int>(id);
@@ -56,7 +56,7 @@ Reply flushdb(CommandContext& ctx) {
 
 Reply flushall(CommandContext& ctx) {
   if (!flush_args_ok(ctx.argv)) return errors::syntax();
-  ctx.server.keyspace().clear(ctx.now_ms);
+  ServerAccess::keyspace(ctx.server).clear(ctx.now_ms);
   return Reply::ok();
 }
 
@@ -141,11 +141,12 @@ Reply shutdown(CommandContext& ctx) {
   }
   if ((abort && (nosave || save || other)) || (nosave && save)) return errors::syntax();
   if (abort) return Reply::error("ERR No shutdown in progress.");
-  if (!nosave && ctx.server.scripts().busy()) {
+  if (!nosave && ServerAccess::scripts(ctx.server).busy()) {
     return Reply::error(
         "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
   }
-  if (ctx.server.scripts().running()) ctx.server.scripts().kill(/*force=*/true);
+  if (ServerAccess::scripts(ctx.server).running())
+    ServerAccess::scripts(ctx.server).kill(/*force=*/true);
   ServerAccess::request_shutdown(ctx.server);
   return Reply::ok();
 }

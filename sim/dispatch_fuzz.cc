@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "sim/clock.h"
+#include "sim/internal.h"
 #include "sim/keyspace.h"
 #include "sim/resp/codec.h"
 #include "sim/server.h"
@@ -41,6 +42,7 @@ namespace {
 
 using redsim::resp::Reply;
 using redsim::sim::Server;
+using redsim::sim::ServerAccess;
 using redsim::sim::Session;
 
 constexpr size_t kSessions = 4;
@@ -68,8 +70,8 @@ const std::vector<std::string>& command_names(const Server& server) {
 }
 
 void check_keyspace(Server& server, const std::string& after) {
-  for (int db = 0; db < server.keyspace().databases(); ++db) {
-    std::string why = server.keyspace().db(db).inconsistency();
+  for (int db = 0; db < ServerAccess::keyspace(server).databases(); ++db) {
+    std::string why = ServerAccess::keyspace(server).db(db).inconsistency();
     check(why.empty(), "db " + std::to_string(db) + " after " + after + ": " + why);
   }
 }
@@ -156,15 +158,16 @@ class Harness {
             "RESET left state behind");
     }
     for (auto& s : sessions_) s.reset();
-    for (int db = 0; db < server_.keyspace().databases(); ++db) {
-      check(!server_.keyspace().db(db).watched(), "a closed session still watches a key");
+    for (int db = 0; db < ServerAccess::keyspace(server_).databases(); ++db) {
+      check(!ServerAccess::keyspace(server_).db(db).watched(),
+            "a closed session still watches a key");
     }
     auto last = server_.connect();
     server_.config().maxmemory_bytes = 0;
     Reply flushed = server_.execute(*last, {"FLUSHALL"});
     check(flushed == Reply::ok(), "FLUSHALL answers " + flushed.debug_string());
-    for (int db = 0; db < server_.keyspace().databases(); ++db) {
-      const auto& d = server_.keyspace().db(db);
+    for (int db = 0; db < ServerAccess::keyspace(server_).databases(); ++db) {
+      const auto& d = ServerAccess::keyspace(server_).db(db);
       check(d.size() == 0 && d.volatile_count() == 0, "FLUSHALL left keys");
     }
     check(server_.used_memory_bytes() == Server::kBaseUsedMemoryBytes,

@@ -50,6 +50,11 @@ struct Session::Internal {
 using SessionAccess = Session::Internal;
 
 struct Server::Internal {
+  // The data structures behind Server (the command families, the Lua
+  // engine; sim/world's replication and persistence copy and apply entries).
+  static Keyspace& keyspace(Server& server) { return *server.keyspace_; }
+  static ScriptEngine& scripts(Server& server) { return *server.scripts_; }
+  static PubSub& pubsub(Server& server) { return *server.pubsub_; }
   // Runs a command (already checked) as part of the current one: EXEC's
   // queued commands. The time stays frozen.
   static resp::Reply call(Server& server, Session& s, const CommandTable::Lookup& command,
@@ -69,7 +74,7 @@ using ServerAccess = Server::Internal;
 
 // The db the command runs against.
 inline Db& current_db(CommandContext& ctx) {
-  return ctx.server.keyspace().db(SessionAccess::db(ctx.session));
+  return Server::Internal::keyspace(ctx.server).db(SessionAccess::db(ctx.session));
 }
 
 // notifyKeyspaceEvent: when notify-keyspace-events enables `type` (a

@@ -213,10 +213,10 @@ void notify_keyspace_event(CommandContext& ctx, int type, std::string_view event
   if (!(flags & type)) return;
   std::string db = std::to_string(ctx.session.db());
   if (flags & notify::kKeyspace) {
-    ctx.server.pubsub().publish("__keyspace@" + db + "__:" + std::string(key), event);
+    ServerAccess::pubsub(ctx.server).publish("__keyspace@" + db + "__:" + std::string(key), event);
   }
   if (flags & notify::kKeyevent) {
-    ctx.server.pubsub().publish("__keyevent@" + db + "__:" + std::string(event), key);
+    ServerAccess::pubsub(ctx.server).publish("__keyevent@" + db + "__:" + std::string(event), key);
   }
 }
 

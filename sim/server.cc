@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <stdexcept>
 #include <utility>
 
 #include "base/hash.h"
@@ -472,5 +473,73 @@ uint64_t Server::random_below(uint64_t n) {
 }
 
 int64_t Server::now_ms() const { return frozen_ms_ >= 0 ? frozen_ms_ : clock_.now_us() / 1000; }
+
+// ---------------------------------------------------------------- inspection
+
+namespace {
+
+Db& inspected_db(Keyspace& ks, int db) {
+  if (db < 0 || db >= ks.databases()) {
+    throw std::out_of_range("no database " + std::to_string(db) +
+                            " (databases: " + std::to_string(ks.databases()) + ")");
+  }
+  return ks.db(db);
+}
+
+}  // namespace
+
+int Server::databases() const { return keyspace_->databases(); }
+
+size_t Server::key_count(int db) const { return inspected_db(*keyspace_, db).size(); }
+
+std::vector<std::string> Server::stored_keys(int db) const {
+  std::vector<std::string> keys;
+  inspected_db(*keyspace_, db).for_each([&keys](const std::string& key, const Entry&) {
+    keys.push_back(key);
+  });
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+std::optional<StoredKey> Server::peek(std::string_view key, int db) const {
+  const Entry* e = inspected_db(*keyspace_, db).peek(key);
+  if (e == nullptr) return std::nullopt;
+  StoredKey out;
+  out.type = std::string(type_name(e->type()));
+  if (e->has_expire()) out.expire_at_ms = e->expire_ms;
+  out.expired = e->expired_at(now_ms());
+  switch (e->type()) {
+    case ValueType::kString:
+      out.elements.push_back(e->str());
+      break;
+    case ValueType::kHash:
+      for (const auto& [field, value] : e->hash().entries()) {
+        out.elements.push_back(field);
+        out.elements.push_back(value);
+      }
+      break;
+    case ValueType::kList:
+      out.elements.assign(e->list().begin(), e->list().end());
+      break;
+    case ValueType::kSet:
+      out.elements = e->set().members();
+      break;
+    case ValueType::kZset:
+      for (const Zset::Item& item : e->zset().items()) {
+        out.elements.push_back(item.member);
+        out.scores.push_back(item.score);
+      }
+      break;
+  }
+  return out;
+}
+
+std::string Server::inconsistency() const {
+  for (int db = 0; db < keyspace_->databases(); ++db) {
+    std::string why = keyspace_->db(db).inconsistency();
+    if (!why.empty()) return "db " + std::to_string(db) + ": " + why;
+  }
+  return {};
+}
 
 }  // namespace redsim::sim

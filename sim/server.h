@@ -37,6 +37,29 @@ class ScriptEngine;
 class PubSub;
 struct Monitor;  // SLOWLOG and LATENCY (sim/monitor.h, internal)
 
+// A copy of one stored key, as Server::peek sees it: shapes as the read
+// commands reply, without running them.
+struct StoredKey {
+  // TYPE's answer: "string", "hash", "list", "set" or "zset".
+  std::string type;
+  // The absolute deadline in unix ms on the server's clock (PEXPIRETIME);
+  // nullopt for a key without a TTL.
+  std::optional<int64_t> expire_at_ms;
+  // The deadline has passed on the server's clock (Redis's keyIsExpired:
+  // now > deadline) but nothing deleted the key yet; a command would see no
+  // key.
+  bool expired = false;
+  // The value, in the order of the read command named:
+  //   string  {the bytes}                              GET
+  //   hash    {field1, value1, field2, value2, ...}   HGETALL
+  //   list    the elements, head first                LRANGE key 0 -1
+  //   set     the members                             SMEMBERS
+  //   zset    the members, lowest score first         ZRANGE key 0 -1
+  std::vector<std::string> elements;
+  // zset: the score of each member of `elements`, same order; empty otherwise.
+  std::vector<double> scores;
+};
+
 // How a running script's run time is measured, for busy-reply-threshold and
 // SCRIPT KILL (see "Script limits" below).
 enum class ScriptTime {
@@ -315,9 +338,26 @@ class Server {
   int64_t now_ms() const;
   Clock& clock() { return clock_; }
   const ServerOptions& options() const { return options_; }
-  Keyspace& keyspace() { return *keyspace_; }
-  ScriptEngine& scripts() { return *scripts_; }
-  PubSub& pubsub() { return *pubsub_; }
+
+  // ---- Inspection (tests, tools): a read-only look at the stored data.
+  // Nothing here has a side effect: no lazy expiry (a key past its deadline
+  // is reported as stored, with `expired` set, until a command or active
+  // expiry deletes it), no LRU/LFU access, no keyspace notification, no
+  // WATCH invalidation, no command statistics. `db` is a SELECT index in
+  // [0, databases()); std::out_of_range otherwise. The data structures
+  // themselves (keyspace, scripts, pub/sub) are internal.
+  int databases() const;
+  // Keys stored in `db`, expired ones not yet deleted included (DBSIZE counts
+  // the same: Redis's dictSize).
+  size_t key_count(int db = 0) const;
+  // Every key stored in `db`, in bytewise order.
+  std::vector<std::string> stored_keys(int db = 0) const;
+  // A copy of `key` in `db` as stored; nullopt when absent.
+  std::optional<StoredKey> peek(std::string_view key, int db = 0) const;
+  // Self-check of each db's indexes (keys, deadlines, no empty collection or
+  // watcher list; Db::inconsistency): "" when they agree, else "db N: why".
+  // O(keys), between commands, for fuzzers: non-empty is a bug in redsim.
+  std::string inconsistency() const;
   const CommandTable& commands() const { return commands_; }
   void set_replication_hooks(ReplicationHooks hooks) { replication_ = std::move(hooks); }
   const ReplicationHooks& replication_hooks() const { return replication_; }

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/keyspace.h"
 #include "sim/internal.h"
+#include "sim/keyspace.h"
 #include "sim/sim_test_util.h"
 
 namespace redsim::sim {
@@ -223,7 +223,7 @@ TEST_F(DispatchTest, ExecuteConsumingMovesSetsValueAndQueuesTheArgvItself) {
   EXPECT_EQ(server_->execute_consuming(*s_, set), Ok());
   EXPECT_EQ(set[1], "k");  // only the value was taken
   EXPECT_TRUE(set[2].empty());
-  Entry* e = server_->keyspace().db(0).peek("k");
+  Entry* e = ServerAccess::keyspace(*server_).db(0).peek("k");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->str().data(), bytes);  // the very buffer, not a copy
   EXPECT_EQ(e->str(), big);
@@ -254,11 +254,11 @@ TEST_F(DispatchTest, FlushallEmptiesTheAccountingAndTheKeyTable) {
   run({"HSET", "h", "f", "v"});
   run({"PEXPIRE", "h", "100000"});
   EXPECT_GT(server_->used_memory_bytes(), empty + 20000 * Server::kKeyOverheadBytes);
-  EXPECT_GE(server_->keyspace().db(0).bucket_count(), 20000u);
+  EXPECT_GE(ServerAccess::keyspace(*server_).db(0).bucket_count(), 20000u);
   EXPECT_EQ(run({"FLUSHALL"}), Ok());
   EXPECT_EQ(server_->used_memory_bytes(), empty);
-  for (int i = 0; i < server_->keyspace().databases(); ++i) {
-    const Db& db = server_->keyspace().db(i);
+  for (int i = 0; i < ServerAccess::keyspace(*server_).databases(); ++i) {
+    const Db& db = ServerAccess::keyspace(*server_).db(i);
     EXPECT_EQ(db.size(), 0u);
     EXPECT_EQ(db.volatile_count(), 0u);
     EXPECT_LT(db.bucket_count(), 100u) << "db " << i;

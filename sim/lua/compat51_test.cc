@@ -3,6 +3,7 @@
 // redis-server 7.0.15 answered.
 #include <gtest/gtest.h>
 
+#include "sim/internal.h"
 #include "sim/lua/lua_test_util.h"
 
 namespace redsim::sim {
@@ -161,8 +162,8 @@ TEST_F(Compat51Test, RedisHelpers) {
                  "redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING}"),
             Arr({Bulk("7.0.15"), Int(458767), Int(0), Int(1), Int(2), Int(3)}));
   EXPECT_EQ(eval("return redis.log(redis.LOG_WARNING, 'hi', 12, {}, 1.5)"), Nil());
-  ASSERT_FALSE(server_->scripts().log().empty());
-  EXPECT_EQ(server_->scripts().log().back(), "hi 12 1.5");
+  ASSERT_FALSE(ServerAccess::scripts(*server_).log().empty());
+  EXPECT_EQ(ServerAccess::scripts(*server_).log().back(), "hi 12 1.5");
   EXPECT_EQ(eval("return {redis.replicate_commands(), redis.acl_check_cmd('GET', 'k')}"),
             Arr({Int(1), Int(1)}));
   EXPECT_EQ(eval("return redis.breakpoint()"), Nil());

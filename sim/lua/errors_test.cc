@@ -2,6 +2,7 @@
 // copied from redis-server 7.0.15's answer to the same EVAL.
 #include <gtest/gtest.h>
 
+#include "sim/internal.h"
 #include "sim/lua/lua_test_util.h"
 
 namespace redsim::sim {
@@ -211,7 +212,7 @@ TEST_F(ScriptErrorTest, CompileErrors) {
             Err("ERR Error compiling script (new function): user_script:1: "
                 "unexpected symbol near '+'"));
   // A failed compile caches nothing.
-  EXPECT_EQ(server_->scripts().script_count(), 0u);
+  EXPECT_EQ(ServerAccess::scripts(*server_).script_count(), 0u);
 }
 
 TEST_F(ScriptErrorTest, OperatorsNewerThanFiveOneDoNotCompile) {

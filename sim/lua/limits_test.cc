@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/internal.h"
 #include "sim/lua/lua_test_util.h"
 
 namespace redsim::sim {
@@ -52,7 +53,7 @@ TEST_F(ScriptLimitsTest, OtherSessionsGetBusyAndScriptKillEndsTheScript) {
   server_->set_busy_script_handler([&](Session& caller) {
     ++calls;
     EXPECT_EQ(&caller, s_.get());
-    EXPECT_TRUE(server_->scripts().busy());
+    EXPECT_TRUE(ServerAccess::scripts(*server_).busy());
     if (calls < 3) return;  // the script keeps running between hook calls
     seen.push_back(run(*other_, {"PING"}));
     seen.push_back(run(*other_, {"GET", "k"}));
@@ -81,8 +82,8 @@ TEST_F(ScriptLimitsTest, OtherSessionsGetBusyAndScriptKillEndsTheScript) {
   EXPECT_EQ(seen[9], Err("ERR wrong number of arguments for 'script|kill' command"));
   EXPECT_EQ(seen[10], Ok());
   // Over: everyone is served again, and there is nothing left to kill.
-  EXPECT_FALSE(server_->scripts().running());
-  EXPECT_FALSE(server_->scripts().busy());
+  EXPECT_FALSE(ServerAccess::scripts(*server_).running());
+  EXPECT_FALSE(ServerAccess::scripts(*server_).busy());
   EXPECT_EQ(run(*other_, {"PING"}), Status("PONG"));
   EXPECT_EQ(run(*other_, {"SCRIPT", "KILL"}), Err(kNotBusy));
   EXPECT_EQ(eval("return 7"), Int(7));
@@ -93,7 +94,7 @@ TEST_F(ScriptLimitsTest, BusyAfterThresholdOfInstructionChargedTime) {
   int64_t first_busy_ms = -1;
   int calls = 0;
   server_->set_busy_script_handler([&](Session&) {
-    if (calls++ == 0) first_busy_ms = server_->scripts().elapsed_ms();
+    if (calls++ == 0) first_busy_ms = ServerAccess::scripts(*server_).elapsed_ms();
   });
   // A numeric for loop costs one FORLOOP instruction an iteration: 3e6 of
   // them are 15 ms, so the script is busy for its last 5 ms and the
@@ -116,7 +117,8 @@ TEST_F(ScriptLimitsTest, RateIsAnOption) {
   options.lua_instructions_per_ms = 10'000;  // 10x slower: the same loop is 300 ms
   restart(options);
   int64_t last_ms = 0;
-  server_->set_busy_script_handler([&](Session&) { last_ms = server_->scripts().elapsed_ms(); });
+  server_->set_busy_script_handler(
+      [&](Session&) { last_ms = ServerAccess::scripts(*server_).elapsed_ms(); });
   EXPECT_EQ(eval("for i = 1, 3000000 do end return 1"), Int(1));
   EXPECT_NEAR(last_ms, 300, 2);
 }
@@ -259,7 +261,7 @@ TEST(ScriptClockTime, BusyIsMeasuredOnTheServerClock) {
   resp::Reply kill;
   server.set_busy_script_handler([&](Session&) {
     ++calls;
-    EXPECT_GE(server.scripts().elapsed_ms(), 5);
+    EXPECT_GE(ServerAccess::scripts(server).elapsed_ms(), 5);
     kill = server.execute(*b, {"SCRIPT", "KILL"});
   });
   resp::Reply r = server.execute(*a, {"EVAL", kForever, "0"});

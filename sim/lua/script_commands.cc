@@ -2,6 +2,7 @@
 // Redis 7.0's arities and the flags the dispatcher enforces (none of them
 // may run from a script; the _RO forms count as read-only commands).
 // Source: Redis 7.0 src/commands/eval*.json and script*.json.
+#include "sim/internal.h"
 #include "sim/lua/script_engine.h"
 #include "sim/server.h"
 
@@ -9,18 +10,20 @@ namespace redsim::sim {
 namespace {
 
 resp::Reply eval_command(CommandContext& ctx) {
-  return ctx.server.scripts().eval(ctx, false, false);
+  return ServerAccess::scripts(ctx.server).eval(ctx, false, false);
 }
 resp::Reply evalsha_command(CommandContext& ctx) {
-  return ctx.server.scripts().eval(ctx, true, false);
+  return ServerAccess::scripts(ctx.server).eval(ctx, true, false);
 }
 resp::Reply eval_ro_command(CommandContext& ctx) {
-  return ctx.server.scripts().eval(ctx, false, true);
+  return ServerAccess::scripts(ctx.server).eval(ctx, false, true);
 }
 resp::Reply evalsha_ro_command(CommandContext& ctx) {
-  return ctx.server.scripts().eval(ctx, true, true);
+  return ServerAccess::scripts(ctx.server).eval(ctx, true, true);
 }
-resp::Reply script_command(CommandContext& ctx) { return ctx.server.scripts().script_command(ctx); }
+resp::Reply script_command(CommandContext& ctx) {
+  return ServerAccess::scripts(ctx.server).script_command(ctx);
+}
 
 }  // namespace
 

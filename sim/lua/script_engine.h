@@ -4,7 +4,7 @@
 // cached by SHA1; EVAL caches too, so EVALSHA works after EVAL.
 //
 //   // Registered by register_script_commands(); the Server calls:
-//   Reply r = server.scripts().eval(ctx, /*by_sha=*/false, /*read_only=*/false);
+//   Reply r = ServerAccess::scripts(server).eval(ctx, /*by_sha=*/false, /*read_only=*/false);
 //
 // What a script sees (all checked against redis-server 7.0.15):
 // - globals: exactly Redis 7.0's set (no io, os, print, require, dofile,

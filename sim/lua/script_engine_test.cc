@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/internal.h"
 #include "sim/lua/lua_test_util.h"
 
 namespace redsim::sim {
@@ -22,9 +23,9 @@ TEST_F(ScriptEngineTest, EvalCachesSoEvalshaWorks) {
   EXPECT_EQ(run({"EVALSHA", kReturnOneSha, "0"}), Int(1));
   EXPECT_EQ(run({"EVALSHA", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB", "0"}), Int(1));
   EXPECT_EQ(run({"EVALSHA_RO", kReturnOneSha, "0"}), Int(1));
-  EXPECT_EQ(server_->scripts().script_count(), 1u);
+  EXPECT_EQ(ServerAccess::scripts(*server_).script_count(), 1u);
   EXPECT_EQ(run({"EVAL", "return 1", "0"}), Int(1));
-  EXPECT_EQ(server_->scripts().script_count(), 1u);
+  EXPECT_EQ(ServerAccess::scripts(*server_).script_count(), 1u);
 }
 
 TEST_F(ScriptEngineTest, ScriptLoadExistsFlush) {
@@ -40,7 +41,7 @@ TEST_F(ScriptEngineTest, ScriptLoadExistsFlush) {
   EXPECT_EQ(run({"SCRIPT", "LOAD", "return 1"}), Bulk(kReturnOneSha));
   EXPECT_EQ(run({"SCRIPT", "FLUSH", "async"}), Ok());
   EXPECT_EQ(run({"SCRIPT", "FLUSH", "SYNC"}), Ok());
-  EXPECT_EQ(server_->scripts().script_count(), 0u);
+  EXPECT_EQ(ServerAccess::scripts(*server_).script_count(), 0u);
   // The state was rebuilt: scripts still run.
   EXPECT_EQ(run({"EVAL", "return redis.call('ping')", "0"}), Status("PONG"));
 }
@@ -205,9 +206,9 @@ TEST_F(ScriptEngineTest, EvalInsideMultiIsQueued) {
 }
 
 TEST_F(ScriptEngineTest, RunningIsTrueOnlyDuringAScript) {
-  EXPECT_FALSE(server_->scripts().running());
+  EXPECT_FALSE(ServerAccess::scripts(*server_).running());
   EXPECT_EQ(eval("return 1"), Int(1));
-  EXPECT_FALSE(server_->scripts().running());
+  EXPECT_FALSE(ServerAccess::scripts(*server_).running());
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "sim/clock.h"
+#include "sim/internal.h"
 #include "sim/keyspace.h"
 #include "sim/lua/script_engine.h"
 #include "sim/resp/codec.h"
@@ -30,6 +31,7 @@ namespace {
 
 using redsim::resp::Reply;
 using redsim::sim::Server;
+using redsim::sim::ServerAccess;
 
 constexpr int kScriptHookBudget = 5;  // 50,000 Lua instructions a command
 
@@ -47,8 +49,8 @@ void check_reply(const Reply& r) {
 }
 
 void check_keyspace(Server& server) {
-  for (int db = 0; db < server.keyspace().databases(); ++db) {
-    std::string why = server.keyspace().db(db).inconsistency();
+  for (int db = 0; db < ServerAccess::keyspace(server).databases(); ++db) {
+    std::string why = ServerAccess::keyspace(server).db(db).inconsistency();
     check(why.empty(), "db " + std::to_string(db) + ": " + why);
   }
 }
@@ -67,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     hooks = 0;
     Reply r = server.execute(*session, argv);
     check(server.call_depth() == 0, "a command left the call depth raised");
-    check(!server.scripts().running(), "a script still runs after its command");
+    check(!ServerAccess::scripts(server).running(), "a script still runs after its command");
     check_reply(r);
     check_keyspace(server);
     return r;

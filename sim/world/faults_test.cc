@@ -6,12 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lock/errors.h"
 #include "lock/simple_lock.h"
-#include "sim/keyspace.h"
 #include "sim/world/checkers.h"
 #include "sim/world/drift_clock.h"
 #include "sim/world/faults_test_util.h"
@@ -47,7 +47,7 @@ TEST(ProcessFaults, RestartGivesANewClientIdAndFreshTasks) {
   EXPECT_EQ(w.client_id(pid), ids[1]);
   EXPECT_EQ(w.process_state(pid), ProcessState::kEnded);
   EXPECT_EQ(count(w.history(), EventKind::kProcessRestart), 1u);
-  EXPECT_EQ(w.server(0).keyspace().db(0).peek("n")->str(), "2");
+  EXPECT_EQ(w.server(0).peek("n")->elements.at(0), "2");
 }
 
 TEST(ProcessFaults, RandomRestartsFollowCrashes) {
@@ -143,22 +143,22 @@ TEST(Replication, ReplicasFollowWithLagAndFailoverLosesUnreplicatedWrites) {
   });
   w.failover(0, milliseconds(25));
   w.run_until(microseconds(15 * kMs));
-  EXPECT_EQ(w.node(w.node_of(0, 1)).keyspace().db(0).peek("a")->str(), "1");
-  EXPECT_EQ(w.node(w.node_of(0, 1)).keyspace().db(0).peek("a")->expire_ms,
-            w.node(0).keyspace().db(0).peek("a")->expire_ms);  // absolute deadline
+  EXPECT_EQ(w.node(w.node_of(0, 1)).peek("a")->elements.at(0), "1");
+  EXPECT_EQ(w.node(w.node_of(0, 1)).peek("a")->expire_at_ms,
+            w.node(0).peek("a")->expire_at_ms);  // absolute deadline
   w.run();
   EXPECT_EQ(after_failover, Reply::array({Reply::bulk("1"), Reply::nil()}));
   EXPECT_FALSE(w.node_up(0));
   EXPECT_EQ(&w.server(0), &w.node(w.node_of(0, 0)));
   EXPECT_EQ(count(w.history(), EventKind::kFailover), 1u);
   // The other replica follows the promoted one.
-  EXPECT_EQ(w.node(w.node_of(0, 1)).keyspace().db(0).peek("b"), nullptr);
+  EXPECT_EQ(w.node(w.node_of(0, 1)).peek("b"), std::nullopt);
   // The old primary comes back as a replica: a full resync drops its "b".
   w.restart_server(0, milliseconds(100));
   w.run();
   ASSERT_TRUE(w.node_up(0));
-  EXPECT_EQ(w.node(0).keyspace().db(0).peek("b"), nullptr);
-  EXPECT_EQ(w.node(0).keyspace().db(0).peek("a")->str(), "1");
+  EXPECT_EQ(w.node(0).peek("b"), std::nullopt);
+  EXPECT_EQ(w.node(0).peek("a")->elements.at(0), "1");
   EXPECT_EQ(&w.server(0), &w.node(w.node_of(0, 0)));
 }
 
@@ -173,10 +173,12 @@ TEST(Replication, ScriptsAndDeletesReplicateTheirEffects) {
          "h", "gone"});
   });
   w.run();
-  sim::Db& replica = w.node(w.node_of(0, 0)).keyspace().db(0);
-  ASSERT_NE(replica.peek("h"), nullptr);
-  EXPECT_EQ(*replica.peek("h")->hash().find("f"), "v");
-  EXPECT_EQ(replica.peek("gone"), nullptr);
+  sim::Server& replica = w.node(w.node_of(0, 0));
+  const std::optional<sim::StoredKey> h = replica.peek("h");
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->type, "hash");
+  EXPECT_EQ(h->elements, (std::vector<std::string>{"f", "v"}));
+  EXPECT_EQ(replica.peek("gone"), std::nullopt);
 }
 
 TEST(Replication, WaitBlocksUntilReplicasAcknowledgeOrTimeout) {

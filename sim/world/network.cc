@@ -1,6 +1,9 @@
-// The simulated network: connections (Links), per-message latency with
-// per-connection FIFO order, request/reply round trips, pub/sub pushes, and
-// the network faults (loss, lost replies, timeouts, delays, partitions).
+// The network component (network.h): connections (Links), per-message
+// latency with per-connection FIFO order, request/reply round trips, pub/sub
+// pushes, and the network faults (loss, lost replies, timeouts, delays,
+// partitions).
+#include "sim/world/network.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
@@ -16,42 +19,42 @@ std::string gone(const Process& p) { return "process c" + std::to_string(p.pid) 
 
 resp::Reply SimConnection::do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) {
   Process& p = *task_.process;
-  Task& t = rt_.current_task(p);
+  Task& t = procs_.current_task(p);
   if (p.dying) {
-    rt_.call_after_crash(t);
+    procs_.call_after_crash(t);
     throw lock::ClosedError(gone(p));
   }
-  rt_.fault_point(p, t);
+  procs_.fault_point(p, t);
   // 0: no limit (round_trip's convention, inside the world only).
   const int64_t timeout_us =
-      timeout.value_or(rt_.options.command_timeout.value_or(Micros{0})).count();
+      timeout.value_or(net_.life_.options().command_timeout.value_or(Micros{0})).count();
   // hiredis-style: a broken connection is not reused; the next call opens a
   // new one (to the server's current primary).
   if (link_ == nullptr || link_->closed || link_->broken) {
-    if (rt_.unreachable(p, server_)) rt_.refuse(t, server_, timeout_us);
-    link_ = &rt_.new_link(p, t.id, server_);
+    if (net_.unreachable(p, server_)) net_.refuse(t, server_, timeout_us);
+    link_ = &net_.new_link(p, t.id, server_);
   }
-  return rt_.round_trip(t, *link_, argv, {}, timeout_us);
+  return net_.round_trip(t, *link_, argv, {}, timeout_us);
 }
 
-lock::Connection& Runtime::connection(Task& t, size_t server) {
+lock::Connection& Network::connection(Task& t, size_t server) {
   Process& p = *t.process;
   if (p.dying) {
-    call_after_crash(t);
+    procs_.call_after_crash(t);
     throw lock::ClosedError(gone(p));
   }
-  if (server >= server_count()) {
+  if (server >= nodes_.server_count()) {
     throw std::out_of_range("no server " + std::to_string(server) + " in this world");
   }
   auto& slot = t.connections[server];
-  if (!slot) slot = std::make_unique<SimConnection>(*this, t, server);
+  if (!slot) slot = std::make_unique<SimConnection>(*this, procs_, t, server);
   return *slot;
 }
 
-Link& Runtime::new_link(Process& p, TaskId task, size_t server) {
+Link& Network::new_link(Process& p, TaskId task, size_t server) {
   auto link = std::make_unique<Link>();
   link->server = server;
-  link->node = primaries[server];
+  link->node = &nodes_.primary(server);
   link->process = &p;
   link->task = task;
   link->session = link->node->server_->connect();
@@ -66,13 +69,13 @@ Link& Runtime::new_link(Process& p, TaskId task, size_t server) {
   link->rng = base;
   link->fault_rng = base.fork("faults");
   Link& ref = *link;
-  links.push_back(std::move(link));
+  links_.push_back(std::move(link));
   p.links.push_back(&ref);
   ref.node->links.push_back(&ref);
   return ref;
 }
 
-Link& Runtime::pubsub_link(Process& p, size_t server) {
+Link& Network::pubsub_link(Process& p, size_t server) {
   Link*& slot = p.pubsub_links[server];
   if (slot != nullptr && !slot->broken && !slot->closed) return *slot;
   Link& link = new_link(p, 0, server);
@@ -84,7 +87,7 @@ Link& Runtime::pubsub_link(Process& p, size_t server) {
     send_to_client(
         link,
         [this, &link, push]() mutable {
-          deliver(*link.process, [this, &link, push = std::move(push)] {
+          procs_.deliver(*link.process, [this, &link, push = std::move(push)] {
             dispatch_push(*link.process, link.server, push);
           });
         },
@@ -94,16 +97,18 @@ Link& Runtime::pubsub_link(Process& p, size_t server) {
   return link;
 }
 
-int64_t Runtime::uniform_latency(Link& link) {
-  const FaultPlan& plan = options.faults;
-  if (chooser) {
+int64_t Network::uniform_latency(Link& link) {
+  const FaultPlan& plan = life_.options().faults;
+  if (life_.chooser() != nullptr) {
     // Exhaustive: one extreme or the other (explore/exhaustive.h).
     if (plan.latency_max <= plan.latency_min) return plan.latency_min.count();
-    return chooser->choose(2, false) == 0 ? plan.latency_min.count() : plan.latency_max.count();
+    return life_.chooser()->choose(2, false) == 0 ? plan.latency_min.count()
+                                                  : plan.latency_max.count();
   }
-  if (!pct) return link.rng.uniform(plan.latency_min.count(), plan.latency_max.count());
+  if (life_.pct() == nullptr)
+    return link.rng.uniform(plan.latency_min.count(), plan.latency_max.count());
   // PCT: the process's rank picks its slice of the range (pct.h).
-  const auto [rank, count] = pct->rank(link.process->pid);
+  const auto [rank, count] = life_.pct()->rank(link.process->pid);
   const int64_t span = plan.latency_max.count() - plan.latency_min.count();
   const int64_t n = static_cast<int64_t>(std::max<size_t>(count, 1));
   const int64_t low = plan.latency_min.count() + span * static_cast<int64_t>(rank) / n;
@@ -111,8 +116,8 @@ int64_t Runtime::uniform_latency(Link& link) {
   return link.rng.uniform(low, std::max(low, high));
 }
 
-int64_t Runtime::draw_latency(Link& link) {
-  const FaultPlan& plan = options.faults;
+int64_t Network::draw_latency(Link& link) {
+  const FaultPlan& plan = life_.options().faults;
   switch (plan.latency_distribution) {
     case LatencyDistribution::kUniform:
       return uniform_latency(link);
@@ -120,7 +125,8 @@ int64_t Runtime::draw_latency(Link& link) {
       return plan.latency_min.count();
     case LatencyDistribution::kLongTail: {
       int64_t latency = uniform_latency(link);
-      if (chooser) return latency;  // exhaustive: the extremes of the uniform part only
+      if (life_.chooser() != nullptr)
+        return latency;  // exhaustive: the extremes of the uniform part only
       const int64_t cap = plan.latency_tail_max
                               ? plan.latency_tail_max->count()
                               : 1024 * std::max<int64_t>(plan.latency_max.count(), 1);
@@ -133,21 +139,21 @@ int64_t Runtime::draw_latency(Link& link) {
   return plan.latency_min.count();
 }
 
-int64_t Runtime::draw_delay(Link& link, std::string_view what) {
-  const FaultPlan& plan = options.faults;
+int64_t Network::draw_delay(Link& link, std::string_view what) {
+  const FaultPlan& plan = life_.options().faults;
   int64_t extra = 0;
   if (link.fault_rng.chance(plan.delay_ppm)) {
     const int64_t drawn =
         std::min(link.fault_rng.uniform(plan.delay_min.count(), plan.delay_max.count()),
-                 stall_allowance(*link.process));
+                 procs_.stall_allowance(*link.process));
     if (drawn >= plan.delay_min.count()) {
-      note_stall(*link.process, drawn);
+      procs_.note_stall(*link.process, drawn);
       extra += drawn;
     }
   }
-  for (const Window& w : delays) {
-    if (w.pid == link.process->pid && w.server == link.server && now() >= w.from_us &&
-        now() < w.to_us) {
+  for (const Window& w : delays_) {
+    if (w.pid == link.process->pid && w.server == link.server && life_.now() >= w.from_us &&
+        life_.now() < w.to_us) {
       extra += w.extra_us;
     }
   }
@@ -157,17 +163,17 @@ int64_t Runtime::draw_delay(Link& link, std::string_view what) {
   return extra;
 }
 
-void Runtime::record_message(const Link& link, EventKind kind, std::string text, int64_t value) {
-  HistoryEvent e = event(kind, link.process, link.task);
+void Network::record_message(const Link& link, EventKind kind, std::string text, int64_t value) {
+  HistoryEvent e = life_.event(kind, link.process, link.task);
   e.server = static_cast<int32_t>(link.server);
   e.text = std::move(text);
   e.value = value;
-  record(std::move(e));
+  life_.record(std::move(e));
 }
 
-std::shared_ptr<const Footprint> Runtime::footprint_of(const Link& link,
+std::shared_ptr<const Footprint> Network::footprint_of(const Link& link,
                                                        const lock::Argv* argv) const {
-  if (!footprints) return nullptr;
+  if (!life_.footprints()) return nullptr;
   if (argv != nullptr) return command_footprint(link.server, *argv);
   // A close: the server drops the session, which changes pub/sub state only
   // for the process's pub/sub connection (task 0); a command connection's
@@ -178,41 +184,41 @@ std::shared_ptr<const Footprint> Runtime::footprint_of(const Link& link,
   return close;
 }
 
-void Runtime::send_to_server(Link& link, std::function<void()> fn, std::string_view what,
+void Network::send_to_server(Link& link, std::function<void()> fn, std::string_view what,
                              std::shared_ptr<const Footprint> footprint) {
   send(link, link.last_to_server_us, std::move(fn), what, std::move(footprint));
 }
 
-void Runtime::send_to_client(Link& link, std::function<void()> fn, std::string_view what) {
+void Network::send_to_client(Link& link, std::function<void()> fn, std::string_view what) {
   send(link, link.last_to_client_us, std::move(fn), what);
 }
 
 // `what` ("request", "reply", "push", "close") is always a string literal:
 // the message keeps the view until it arrives.
-void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
+void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
                    std::string_view what, std::shared_ptr<const Footprint> footprint) {
   if (link.broken) return;
   // A PCT step of the link's process (its change points demote it).
-  if (pct) pct->step(link.process->pid);
+  if (life_.pct() != nullptr) life_.pct()->step(link.process->pid);
   // Never before an earlier message in the same direction: FIFO. Equal times
   // keep their order through the scheduler's sequence numbers (and, under
   // PCT, one link's messages all belong to its process, whose priority
   // never rises).
-  const int64_t sent = now();
+  const int64_t sent = life_.now();
   const int64_t arrival =
-      std::max(now() + draw_latency(link) + draw_delay(link, what), last_arrival_us);
+      std::max(life_.now() + draw_latency(link) + draw_delay(link, what), last_arrival_us);
   last_arrival_us = arrival;
-  if (options.record_messages) {
+  if (life_.options().record_messages) {
     record_message(link, EventKind::kMessageSent, std::string(what), arrival);
   }
-  sched.at_message(
+  life_.sched().at_message(
       arrival,
       [this, &link, fn = std::move(fn), what, sent] {
         if (link.broken) {  // lost with the connection
           record_message(link, EventKind::kMessageLost, std::string(what) + " (connection broken)");
           return;
         }
-        if (options.record_messages) {
+        if (life_.options().record_messages) {
           record_message(link, EventKind::kMessageDelivered, std::string(what), sent);
         }
         fn();
@@ -221,25 +227,24 @@ void Runtime::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
       /*server_side=*/&last_arrival_us == &link.last_to_server_us, std::move(footprint));
 }
 
-void Runtime::fail_call(Task& t, uint64_t token, Task::CallEnd end, std::string error,
-                        int64_t at_us) {
-  sched.at(at_us, [this, &t, token, end, error = std::move(error)]() mutable {
-    deliver(*t.process, [this, &t, token, end, error = std::move(error)]() mutable {
+void Network::fail_call(Task& t, uint64_t token, CallEnd end, std::string error, int64_t at_us) {
+  life_.sched().at(at_us, [this, &t, token, end, error = std::move(error)]() mutable {
+    procs_.deliver(*t.process, [this, &t, token, end, error = std::move(error)]() mutable {
       if (t.state != Task::State::kBlocked || t.block_token != token) return;
       t.call_end = end;
       t.call_error = std::move(error);
-      wake(t, token);
+      procs_.wake(t, token);
     });
   });
 }
 
-resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
+resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
                                 std::function<void(const resp::Reply&)> on_arrival,
                                 int64_t timeout_us) {
   Process& p = *link.process;
-  const FaultPlan& plan = options.faults;
-  const uint64_t token = block(t);
-  t.call_end = Task::CallEnd::kReply;
+  const FaultPlan& plan = life_.options().faults;
+  const uint64_t token = procs_.block(t);
+  t.call_end = CallEnd::kReply;
   link.in_flight.push_back(InFlight{&t, token});
   // Each draw only when its fault is on (chance(0) draws nothing).
   bool lost = p.loss_rng.chance(plan.loss_ppm);
@@ -248,11 +253,12 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
   if (reply_lost && plan.stall_budget) {
     // The caller is held up for its whole timeout: within the budget or not at all.
     const int64_t held_us = timeout_us > 0 ? p.clock.true_duration(timeout_us) : 0;
-    reply_lost = held_us > 0 && held_us <= stall_allowance(p);
-    if (reply_lost) note_stall(p, held_us);
+    reply_lost = held_us > 0 && held_us <= procs_.stall_allowance(p);
+    if (reply_lost) procs_.note_stall(p, held_us);
   }
-  for (const Window& w : losses) {
-    if (w.pid != p.pid || w.server != link.server || now() < w.from_us || now() >= w.to_us) {
+  for (const Window& w : losses_) {
+    if (w.pid != p.pid || w.server != link.server || life_.now() < w.from_us ||
+        life_.now() >= w.to_us) {
       continue;
     }
     const auto loss = static_cast<Loss>(w.extra_us);
@@ -261,7 +267,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
     reply_lost = loss == Loss::kReplyWithTimeout;
   }
   if (timeout_us > 0) {
-    fail_call(t, token, Task::CallEnd::kTimeout, "", now() + p.clock.true_duration(timeout_us));
+    fail_call(t, token, CallEnd::kTimeout, "", life_.now() + p.clock.true_duration(timeout_us));
   }
   std::shared_ptr<const Footprint> footprint = footprint_of(link, &argv);
   send_to_server(
@@ -270,17 +276,17 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
        lost_after_run, reply_lost, incarnation = p.incarnation]() mutable {
         if (!link.session) return;  // cannot happen: a close is queued behind every request
         if (lost && !lost_after_run) {
-          HistoryEvent e = event(EventKind::kMessageLost, link.process, t.id);
+          HistoryEvent e = life_.event(EventKind::kMessageLost, link.process, t.id);
           e.server = static_cast<int32_t>(link.server);
           e.text = "request " + format_argv(argv, 48) + " (connection reset)";
-          record(std::move(e));
+          life_.record(std::move(e));
           break_link(link, "reset before the command ran", draw_latency(link));
           return;
         }
         Node& node = *link.node;
         // Keys that expired since the last look are gone before the command
         // runs, so its own effect on a tracked key is recorded as its own.
-        note_key_states(link.server);
+        nodes_.note_key_states(link.server);
         resp::Reply reply = node.server_->execute(*link.session, argv);
         std::optional<sim::Session::BlockedWait> wait = link.session->take_blocked_wait();
         if (wait && !lost && !reply_lost) {
@@ -292,19 +298,11 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
           w->numreplicas = wait->numreplicas;
           w->offset = link.session->repl_offset();
           w->argv = std::move(argv);
-          node.waits.push_back(w);
-          if (wait->timeout_ms > 0) {
-            sched.after(node.clock->drift.true_duration(wait->timeout_ms * 1000), [this, w, &node] {
-              if (w->done) return;
-              w->done = true;
-              std::erase(node.waits, w);
-              reply_wait(*w, node.server_ ? acked_replicas(node, w->offset) : int64_t{0});
-            });
-          }
-          after_command(node);
+          nodes_.hold_wait(node, std::move(w), wait->timeout_ms);
+          nodes_.after_command(node);
           return;
         }
-        HistoryEvent e = event(EventKind::kCommand, link.process, t.id);
+        HistoryEvent e = life_.event(EventKind::kCommand, link.process, t.id);
         e.server = static_cast<int32_t>(link.server);
         e.argv = std::move(argv);
         e.reply = reply;
@@ -317,103 +315,104 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
             incarnation != link.process->incarnation) {
           e.orphaned = true;
         }
-        record(std::move(e));
-        note_key_states(link.server, link.process, t.id);
+        life_.record(std::move(e));
+        nodes_.note_key_states(link.server, link.process, t.id);
         if (lost) {
-          HistoryEvent l = event(EventKind::kMessageLost, link.process, t.id);
+          HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
           l.server = static_cast<int32_t>(link.server);
           l.text = "reply (connection reset after the command ran)";
-          record(std::move(l));
+          life_.record(std::move(l));
           break_link(link, "reset after the command ran", draw_latency(link));
         } else if (reply_lost) {
-          HistoryEvent l = event(EventKind::kMessageLost, link.process, t.id);
+          HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
           l.server = static_cast<int32_t>(link.server);
           l.text = "reply";
-          record(std::move(l));
+          life_.record(std::move(l));
         } else {
           // The reply moves along (scheduler, pause hold, task): each
           // action runs once.
           send_to_client(link, [this, &link, &t, token, reply = std::move(reply),
                                 on_arrival = std::move(on_arrival)]() mutable {
-            deliver(*link.process, [this, &t, token, reply = std::move(reply),
-                                    on_arrival = std::move(on_arrival)]() mutable {
+            procs_.deliver(*link.process, [this, &t, token, reply = std::move(reply),
+                                           on_arrival = std::move(on_arrival)]() mutable {
               if (t.state != Task::State::kBlocked || t.block_token != token) return;
               if (on_arrival) on_arrival(reply);
               t.reply = std::move(reply);
-              wake(t, token);
+              procs_.wake(t, token);
             });
           });
         }
-        after_command(node);
+        nodes_.after_command(node);
       },
       "request", std::move(footprint));
   try {
-    suspend(t);
+    procs_.suspend(t);
   } catch (const lock::ClosedError&) {
     std::erase_if(link.in_flight, [&](const InFlight& f) { return f.task == &t; });
     throw;
   }
   std::erase_if(link.in_flight, [&](const InFlight& f) { return f.task == &t; });
   switch (t.call_end) {
-    case Task::CallEnd::kReply:
+    case CallEnd::kReply:
       break;
-    case Task::CallEnd::kTimeout: {
+    case CallEnd::kTimeout: {
       if (!link.broken && !link.closed) {
-        HistoryEvent e = event(EventKind::kLinkBroken, &p, t.id);
+        HistoryEvent e = life_.event(EventKind::kLinkBroken, &p, t.id);
         e.server = static_cast<int32_t>(link.server);
         e.text = "timeout";
-        record(std::move(e));
+        life_.record(std::move(e));
         close_link(link);
         if (link.task == 0) {
           // The server drops this connection's subscriptions: subscribe the
           // process's channels again on a new one.
           const size_t server = link.server;
-          sched.at(now(), [this, &p, server] {
-            deliver(p, [this, &p, server] { resubscribe(p, server); });
+          life_.sched().at(life_.now(), [this, &p, server] {
+            procs_.deliver(p, [this, &p, server] { resubscribe(p, server); });
           });
         }
       }
       throw lock::TimeoutError("no reply from server " + std::to_string(link.server) + " within " +
                                std::to_string(timeout_us) + " us");
     }
-    case Task::CallEnd::kIoError:
+    case CallEnd::kIoError:
       throw lock::IoError(t.call_error);
   }
   return std::move(t.reply);
 }
 
-void Runtime::refuse(Task& t, size_t server, int64_t timeout_us) {
+void Network::refuse(Task& t, size_t server, int64_t timeout_us) {
   Process& p = *t.process;
-  const uint64_t token = block(t);
-  t.call_end = Task::CallEnd::kReply;
+  const uint64_t token = procs_.block(t);
+  t.call_end = CallEnd::kReply;
   const std::string why = "connection to server " + std::to_string(server) + " refused";
-  const int64_t refuse_at = now() + std::max<int64_t>(options.connect_refused_us, 1);
+  const int64_t refuse_at = life_.now() + std::max<int64_t>(life_.options().connect_refused_us, 1);
   if (timeout_us > 0) {
-    const int64_t timeout_at = now() + p.clock.true_duration(timeout_us);
+    const int64_t timeout_at = life_.now() + p.clock.true_duration(timeout_us);
     if (timeout_at < refuse_at) {
-      fail_call(t, token, Task::CallEnd::kTimeout, "", timeout_at);
+      fail_call(t, token, CallEnd::kTimeout, "", timeout_at);
     }
   }
-  fail_call(t, token, Task::CallEnd::kIoError, why, refuse_at);
-  suspend(t);
-  if (t.call_end == Task::CallEnd::kTimeout) {
+  fail_call(t, token, CallEnd::kIoError, why, refuse_at);
+  procs_.suspend(t);
+  if (t.call_end == CallEnd::kTimeout) {
     throw lock::TimeoutError("connecting to server " + std::to_string(server) + " timed out");
   }
   throw lock::IoError(why);
 }
 
-bool Runtime::partitioned(const Process& p, size_t server) const {
-  for (const Window& w : partitions) {
-    if (w.pid == p.pid && w.server == server && now() >= w.from_us && now() < w.to_us) return true;
+bool Network::partitioned(const Process& p, size_t server) const {
+  for (const Window& w : partitions_) {
+    if (w.pid == p.pid && w.server == server && life_.now() >= w.from_us && life_.now() < w.to_us)
+      return true;
   }
   return false;
 }
 
-bool Runtime::unreachable(const Process& p, size_t server) const {
-  return !primaries[server]->up || partitioned(p, server);
+bool Network::unreachable(const Process& p, size_t server) const {
+  return !nodes_.primary(server).up || partitioned(p, server);
 }
 
-void Runtime::close_link(Link& link) {
+void Network::close_link(Link& link) {
   if (link.closed || link.broken) return;
   link.closed = true;
   send_to_server(
@@ -421,33 +420,30 @@ void Runtime::close_link(Link& link) {
       [this, &link] {
         link.session.reset();  // the server forgets WATCHes, drops subscriptions
         std::erase(link.node->links, &link);
-        HistoryEvent e = event(EventKind::kDisconnect, link.process, link.task);
+        HistoryEvent e = life_.event(EventKind::kDisconnect, link.process, link.task);
         e.server = static_cast<int32_t>(link.server);
-        record(std::move(e));
+        life_.record(std::move(e));
       },
       "close", footprint_of(link, nullptr));
 }
 
-void Runtime::break_link(Link& link, std::string why, int64_t notify_after_us) {
+void Network::break_link(Link& link, std::string why, int64_t notify_after_us) {
   if (link.broken) return;
   link.broken = true;
   link.session.reset();
   std::erase(link.node->links, &link);
-  for (auto& w : link.node->waits) {
-    if (w->link == &link) w->done = true;
-  }
-  std::erase_if(link.node->waits, [](const auto& w) { return w->done; });
+  nodes_.drop_waits(link);
   Process& p = *link.process;
   if (!p.dying && !link.closed) {
-    HistoryEvent e = event(EventKind::kLinkBroken, &p, link.task);
+    HistoryEvent e = life_.event(EventKind::kLinkBroken, &p, link.task);
     e.server = static_cast<int32_t>(link.server);
     e.text = why;
-    record(std::move(e));
+    life_.record(std::move(e));
   }
   for (const InFlight& f : link.in_flight) {
-    fail_call(*f.task, f.token, Task::CallEnd::kIoError,
+    fail_call(*f.task, f.token, CallEnd::kIoError,
               "connection to server " + std::to_string(link.server) + " broken: " + why,
-              now() + std::max<int64_t>(notify_after_us, 0));
+              life_.now() + std::max<int64_t>(notify_after_us, 0));
   }
   link.in_flight.clear();
   if (link.task == 0 && p.pubsub_links[link.server] == &link) {
@@ -456,33 +452,34 @@ void Runtime::break_link(Link& link, std::string why, int64_t notify_after_us) {
     // reset it connects again and subscribes again (or, while the server is
     // unreachable, when the partition heals or the server restarts).
     const size_t server = link.server;
-    sched.at(now() + std::max<int64_t>(notify_after_us, 0),
-             [this, &p, server] { deliver(p, [this, &p, server] { resubscribe(p, server); }); });
+    life_.sched().at(life_.now() + std::max<int64_t>(notify_after_us, 0), [this, &p, server] {
+      procs_.deliver(p, [this, &p, server] { resubscribe(p, server); });
+    });
   }
 }
 
-void Runtime::start_partition(Process& p, size_t server, int64_t until_us) {
+void Network::start_partition(Process& p, size_t server, int64_t until_us) {
   if (p.dying) return;
-  partitions.push_back(Window{p.pid, server, now(), until_us, 0});
-  HistoryEvent e = event(EventKind::kPartitionStart, &p, 0);
+  partitions_.push_back(Window{p.pid, server, life_.now(), until_us, 0});
+  HistoryEvent e = life_.event(EventKind::kPartitionStart, &p, 0);
   e.server = static_cast<int32_t>(server);
   e.value = until_us;
-  record(std::move(e));
+  life_.record(std::move(e));
   std::vector<Link*> cut;
   for (Link* link : p.links) {
     if (link->server == server && !link->broken && !link->closed) cut.push_back(link);
   }
-  for (Link* link : cut) break_link(*link, "partition", until_us - now());
-  sched.at(until_us, [this, &p, server] {
+  for (Link* link : cut) break_link(*link, "partition", until_us - life_.now());
+  life_.sched().at(until_us, [this, &p, server] {
     if (p.dying) return;
-    HistoryEvent h = event(EventKind::kPartitionHeal, &p, 0);
+    HistoryEvent h = life_.event(EventKind::kPartitionHeal, &p, 0);
     h.server = static_cast<int32_t>(server);
-    record(std::move(h));
-    deliver(p, [this, &p, server] { resubscribe(p, server); });
+    life_.record(std::move(h));
+    procs_.deliver(p, [this, &p, server] { resubscribe(p, server); });
   });
 }
 
-void Runtime::resubscribe(Process& p, size_t server) {
+void Network::resubscribe(Process& p, size_t server) {
   if (p.dying || unreachable(p, server)) return;
   std::vector<std::string> channels;
   for (const auto& [id, sub] : p.subscriptions) {
@@ -503,27 +500,27 @@ void Runtime::resubscribe(Process& p, size_t server) {
           if (!link.session) return;
           lock::Argv argv{"SUBSCRIBE", channel};
           resp::Reply reply = link.node->server_->execute(*link.session, argv);
-          HistoryEvent e = event(EventKind::kCommand, link.process, 0);
+          HistoryEvent e = life_.event(EventKind::kCommand, link.process, 0);
           e.server = static_cast<int32_t>(link.server);
           e.argv = std::move(argv);
           e.reply = std::move(reply);
-          record(std::move(e));
+          life_.record(std::move(e));
           send_to_client(link, [] {});
         },
         "request", footprint_of(link, &subscribe));
   }
 }
 
-void Runtime::dispatch_push(Process& p, size_t server, const resp::Reply& push) {
+void Network::dispatch_push(Process& p, size_t server, const resp::Reply& push) {
   const auto& el = push.elements();
   if (!push.is_array() || el.size() != 3 || el[0].str() != "message") return;
   const std::string& channel = el[1].str();
   const std::string& payload = el[2].str();
-  HistoryEvent e = event(EventKind::kPush, &p, 0);
+  HistoryEvent e = life_.event(EventKind::kPush, &p, 0);
   e.server = static_cast<int32_t>(server);
   e.text = channel;
   e.reply = el[2];
-  record(std::move(e));
+  life_.record(std::move(e));
   // Collect first: a callback may subscribe or unsubscribe.
   std::vector<lock::SubscriptionId> ids;
   for (const auto& [id, sub] : p.subscriptions) {
@@ -537,21 +534,21 @@ void Runtime::dispatch_push(Process& p, size_t server, const resp::Reply& push) 
   }
 }
 
-lock::SubscriptionId Runtime::subscribe(Process& p, const std::string& channel,
+lock::SubscriptionId Network::subscribe(Process& p, const std::string& channel,
                                         std::function<void(const std::string&)> on_message,
                                         size_t server) {
-  Task& t = current_task(p);
+  Task& t = procs_.current_task(p);
   if (p.dying) {
-    call_after_crash(t);
+    procs_.call_after_crash(t);
     throw lock::ClosedError(gone(p));
   }
-  if (server >= server_count()) {
+  if (server >= nodes_.server_count()) {
     throw std::out_of_range("no server " + std::to_string(server) + " in this world");
   }
-  fault_point(p, t);
+  procs_.fault_point(p, t);
   const Link* existing = p.pubsub_links[server];
   if ((existing == nullptr || existing->broken || existing->closed) && unreachable(p, server)) {
-    refuse(t, server, options.command_timeout.value_or(Micros{0}).count());
+    refuse(t, server, life_.options().command_timeout.value_or(Micros{0}).count());
   }
   Link& link = pubsub_link(p, server);
   const lock::SubscriptionId id = p.next_subscription++;
@@ -562,12 +559,12 @@ lock::SubscriptionId Runtime::subscribe(Process& p, const std::string& channel,
       [&p, id, server, channel, on_message = std::move(on_message)](const resp::Reply& r) {
         if (!r.is_error()) p.subscriptions[id] = Subscription{server, channel, on_message};
       },
-      options.command_timeout.value_or(Micros{0}).count());
+      life_.options().command_timeout.value_or(Micros{0}).count());
   if (reply.is_error()) throw lock::UnexpectedReply("SUBSCRIBE " + channel + ": " + reply.str());
   return id;
 }
 
-void Runtime::unsubscribe(Process& p, lock::SubscriptionId id) {
+void Network::unsubscribe(Process& p, lock::SubscriptionId id) {
   auto it = p.subscriptions.find(id);
   if (it == p.subscriptions.end()) return;
   const size_t server = it->second.server;
@@ -579,6 +576,7 @@ void Runtime::unsubscribe(Process& p, lock::SubscriptionId id) {
   }
   Link* link = p.pubsub_links[server];
   if (link == nullptr || link->closed || link->broken) return;
+  const Task* current = procs_.current();
   const TaskId task = current != nullptr && current->process == &p ? current->id : 0;
   const lock::Argv unsubscribe{"UNSUBSCRIBE", channel};
   send_to_server(
@@ -587,15 +585,29 @@ void Runtime::unsubscribe(Process& p, lock::SubscriptionId id) {
         if (!link->session) return;
         lock::Argv argv{"UNSUBSCRIBE", channel};
         resp::Reply reply = link->node->server_->execute(*link->session, argv);
-        HistoryEvent e = event(EventKind::kCommand, link->process, task);
+        HistoryEvent e = life_.event(EventKind::kCommand, link->process, task);
         e.server = static_cast<int32_t>(link->server);
         e.argv = std::move(argv);
         e.reply = std::move(reply);
-        record(std::move(e));
+        life_.record(std::move(e));
         // Nobody waits for this reply; it only keeps its place in the FIFO.
         send_to_client(*link, [] {});
       },
       "request", footprint_of(*link, &unsubscribe));
+}
+
+void Network::add_loss_window(ProcessId pid, size_t server, int64_t from_us, int64_t to_us,
+                              Loss loss) {
+  losses_.push_back(Window{pid, server, from_us, to_us, static_cast<int64_t>(loss)});
+}
+
+void Network::add_delay_window(ProcessId pid, size_t server, int64_t from_us, int64_t to_us,
+                               int64_t extra_us) {
+  delays_.push_back(Window{pid, server, from_us, to_us, extra_us});
+}
+
+void Network::drop_sessions() {
+  for (auto& link : links_) link->session.reset();
 }
 
 }  // namespace redsim::world::detail

@@ -9,7 +9,6 @@
 
 #include "lock/errors.h"
 #include "lock/simple_lock.h"
-#include "sim/keyspace.h"
 #include "sim/world/checkers.h"
 #include "sim/world/drift_clock.h"
 #include "sim/world/faults_test_util.h"
@@ -87,7 +86,7 @@ TEST(NetworkFaults, LossBreaksTheConnectionAndTheNextCallReconnects) {
   EXPECT_LT(static_cast<int>(incrs.size()), 100);
   EXPECT_EQ(count(w.history(), EventKind::kLinkBroken), static_cast<size_t>(io_errors));
   // A new server session per reconnect.
-  EXPECT_EQ(w.server(0).keyspace().db(0).peek("n")->str(), std::to_string(incrs.size()));
+  EXPECT_EQ(w.server(0).peek("n")->elements.at(0), std::to_string(incrs.size()));
 }
 
 TEST(NetworkFaults, LostReplyTimesOutAfterTheCommandTimeout) {
@@ -111,7 +110,7 @@ TEST(NetworkFaults, LostReplyTimesOutAfterTheCommandTimeout) {
   EXPECT_TRUE(timed_out);
   EXPECT_EQ(waited, 50 * kMs);
   EXPECT_EQ(commands(w.history(), "SET").size(), 1u);  // it ran
-  EXPECT_EQ(w.server(0).keyspace().db(0).peek("k")->str(), "v");
+  EXPECT_EQ(w.server(0).peek("k")->elements.at(0), "v");
   EXPECT_EQ(count(w.history(), EventKind::kMessageLost), 1u);
 }
 
@@ -158,7 +157,7 @@ TEST(NetworkFaults, ScheduledLossesOfEachKind) {
   w.lose_messages(pid, 0, milliseconds(20), milliseconds(21), Loss::kReplyWithTimeout);
   w.run();
   EXPECT_EQ(outcomes, (std::vector<std::string>{"io", "io", "timeout", "ok"}));
-  EXPECT_EQ(w.server(0).keyspace().db(0).peek("n")->str(), "3");  // all but the first ran
+  EXPECT_EQ(w.server(0).peek("n")->elements.at(0), "3");  // all but the first ran
 }
 
 TEST(NetworkFaults, DelayedRepliesStayInOrder) {

@@ -14,14 +14,15 @@ namespace {
 // signal() from a pub/sub callback or from another task is safe.
 class SimEvent final : public lock::Event {
  public:
-  SimEvent(detail::Runtime& rt, detail::Process& p) : rt_(rt), p_(p) {}
+  SimEvent(detail::Processes& procs, detail::Lifecycle& life, detail::Process& p)
+      : procs_(procs), life_(life), p_(p) {}
 
   void signal() override {
     bool woke = false;
     for (const Waiter& w : waiters_) {
       if (w.task->state == detail::Task::State::kBlocked && w.task->block_token == w.token) {
         w.task->signaled = true;
-        woke = rt_.wake(*w.task, w.token) || woke;
+        woke = procs_.wake(*w.task, w.token) || woke;
       }
     }
     waiters_.clear();
@@ -29,12 +30,12 @@ class SimEvent final : public lock::Event {
   }
 
   bool wait_for(lock::Micros timeout) override {
-    detail::Task& t = rt_.current_task(p_);
+    detail::Task& t = procs_.current_task(p_);
     if (p_.dying) {
-      rt_.call_after_crash(t);
+      procs_.call_after_crash(t);
       return false;
     }
-    rt_.fault_point(p_, t);
+    procs_.fault_point(p_, t);
     if (signaled_) {
       signaled_ = false;
       return true;
@@ -43,11 +44,11 @@ class SimEvent final : public lock::Event {
     std::erase_if(waiters_, [](const Waiter& w) {
       return w.task->state != detail::Task::State::kBlocked || w.task->block_token != w.token;
     });
-    const uint64_t token = rt_.block(t);
+    const uint64_t token = procs_.block(t);
     waiters_.push_back(Waiter{&t, token});
-    rt_.sched.after(p_.clock.true_duration(timeout.count()),
-                    [rt = &rt_, task = &t, token] { rt->wake(*task, token); });
-    rt_.suspend(t);
+    life_.sched().after(p_.clock.true_duration(timeout.count()),
+                        [procs = &procs_, task = &t, token] { procs->wake(*task, token); });
+    procs_.suspend(t);
     return t.signaled;
   }
 
@@ -56,7 +57,8 @@ class SimEvent final : public lock::Event {
     detail::Task* task;
     uint64_t token;
   };
-  detail::Runtime& rt_;
+  detail::Processes& procs_;
+  detail::Lifecycle& life_;
   detail::Process& p_;
   bool signaled_ = false;
   std::vector<Waiter> waiters_;
@@ -70,51 +72,54 @@ ProcessEnv::ProcessEnv(detail::Runtime& runtime, detail::Process& process)
     : rt_(runtime), p_(process) {}
 
 lock::Connection& ProcessEnv::connection(size_t server) {
-  return rt_.connection(rt_.current_task(p_), server);
+  return rt_.net.connection(rt_.procs.current_task(p_), server);
 }
 
-size_t ProcessEnv::server_count() const { return rt_.server_count(); }
+size_t ProcessEnv::server_count() const { return rt_.nodes.server_count(); }
 
 lock::SubscriptionId ProcessEnv::subscribe(const std::string& channel,
                                            std::function<void(const std::string&)> on_message,
                                            size_t server) {
-  return rt_.subscribe(p_, channel, std::move(on_message), server);
+  return rt_.net.subscribe(p_, channel, std::move(on_message), server);
 }
 
-void ProcessEnv::unsubscribe(lock::SubscriptionId id) { rt_.unsubscribe(p_, id); }
+void ProcessEnv::unsubscribe(lock::SubscriptionId id) { rt_.net.unsubscribe(p_, id); }
 
-lock::EnvTime ProcessEnv::now() { return lock::EnvTime{lock::Micros{p_.clock.read(rt_.now())}}; }
+lock::EnvTime ProcessEnv::now() {
+  return lock::EnvTime{lock::Micros{p_.clock.read(rt_.life.now())}};
+}
 
 void ProcessEnv::sleep_for(lock::Micros d) {
-  detail::Task& t = rt_.current_task(p_);
+  detail::Processes& procs = rt_.procs;
+  detail::Task& t = procs.current_task(p_);
   if (p_.dying) {
-    rt_.call_after_crash(t);
+    procs.call_after_crash(t);
     return;
   }
-  rt_.fault_point(p_, t);
+  procs.fault_point(p_, t);
   if (d.count() <= 0) {
-    rt_.yield(t);
+    procs.yield(t);
     return;
   }
-  const uint64_t token = rt_.block(t);
-  rt_.sched.after(p_.clock.true_duration(d.count()),
-                  [rt = &rt_, task = &t, token] { rt->wake(*task, token); });
-  rt_.suspend(t);
+  const uint64_t token = procs.block(t);
+  rt_.life.sched().after(p_.clock.true_duration(d.count()),
+                         [procs = &procs, task = &t, token] { procs->wake(*task, token); });
+  procs.suspend(t);
 }
 
 std::unique_ptr<lock::Event> ProcessEnv::make_event() {
-  return std::make_unique<SimEvent>(rt_, p_);
+  return std::make_unique<SimEvent>(rt_.procs, rt_.life, p_);
 }
 
 void ProcessEnv::spawn(std::string name, std::function<void()> fn) {
   if (p_.dying) return;
-  rt_.add_task(p_, std::move(name), std::move(fn));
+  rt_.procs.add_task(p_, std::move(name), std::move(fn));
 }
 
 std::string ProcessEnv::client_id() { return p_.client_id; }
 
 uint64_t ProcessEnv::task_id() {
-  detail::Task* t = rt_.current;
+  const detail::Task* t = rt_.procs.current();
   return t != nullptr && t->process == &p_ ? t->id : 0;
 }
 
@@ -122,93 +127,89 @@ uint64_t ProcessEnv::random_u64() { return p_.random.next_u64(); }
 
 void ProcessEnv::trace(std::string_view what) {
   if (p_.dying) return;
-  HistoryEvent e = rt_.event(EventKind::kTrace, &p_, task_id());
+  HistoryEvent e = rt_.life.event(EventKind::kTrace, &p_, task_id());
   e.text = str(what);
-  rt_.record(std::move(e));
+  rt_.life.record(std::move(e));
 }
 
 void ProcessEnv::enter_critical(std::string_view resource) {
   if (p_.dying) return;
-  HistoryEvent e = rt_.event(EventKind::kEnterCritical, &p_, task_id());
+  HistoryEvent e = rt_.life.event(EventKind::kEnterCritical, &p_, task_id());
   e.resource = str(resource);
-  rt_.record(std::move(e));
-  rt_.track_key(str(resource));
+  rt_.life.record(std::move(e));
+  rt_.nodes.track_key(str(resource));
 }
 
 void ProcessEnv::leave_critical(std::string_view resource) {
   if (p_.dying) return;
-  HistoryEvent e = rt_.event(EventKind::kLeaveCritical, &p_, task_id());
+  HistoryEvent e = rt_.life.event(EventKind::kLeaveCritical, &p_, task_id());
   e.resource = str(resource);
-  rt_.record(std::move(e));
+  rt_.life.record(std::move(e));
 }
 
 void ProcessEnv::record_acquire_start(std::string_view resource, Micros wait) {
   if (p_.dying) return;
-  HistoryEvent e = rt_.event(EventKind::kAcquireStart, &p_, task_id());
+  HistoryEvent e = rt_.life.event(EventKind::kAcquireStart, &p_, task_id());
   e.resource = str(resource);
   e.value = wait == Micros::max() || wait.count() < 0 ? -1 : wait.count();
-  rt_.record(std::move(e));
-  rt_.track_key(str(resource));
+  rt_.life.record(std::move(e));
+  rt_.nodes.track_key(str(resource));
 }
 
 void ProcessEnv::record_acquire_end(std::string_view resource, bool acquired) {
   if (p_.dying) return;
-  HistoryEvent e = rt_.event(EventKind::kAcquireEnd, &p_, task_id());
+  HistoryEvent e = rt_.life.event(EventKind::kAcquireEnd, &p_, task_id());
   e.resource = str(resource);
   e.value = acquired ? 1 : 0;
-  rt_.record(std::move(e));
+  rt_.life.record(std::move(e));
 }
 
 void ProcessEnv::record_hold(std::string_view resource, HoldOp op, int64_t observed_count) {
   if (p_.dying) return;
-  HistoryEvent e = rt_.event(EventKind::kHold, &p_, task_id());
+  HistoryEvent e = rt_.life.event(EventKind::kHold, &p_, task_id());
   e.resource = str(resource);
   e.hold_op = op;
   e.value = observed_count;
-  rt_.record(std::move(e));
+  rt_.life.record(std::move(e));
 }
 
 void ProcessEnv::record(std::string_view result) {
   if (p_.dying) return;
-  HistoryEvent e = rt_.event(EventKind::kResult, &p_, task_id());
+  HistoryEvent e = rt_.life.event(EventKind::kResult, &p_, task_id());
   e.text = str(result);
-  rt_.record(std::move(e));
+  rt_.life.record(std::move(e));
 }
 
 void ProcessEnv::record_fenced_write(std::string_view resource, int64_t token, bool accepted) {
   if (p_.dying) return;
-  HistoryEvent e = rt_.event(EventKind::kFencedWrite, &p_, task_id());
+  HistoryEvent e = rt_.life.event(EventKind::kFencedWrite, &p_, task_id());
   e.resource = str(resource);
   e.value = token;
   e.verdict = accepted ? FenceVerdict::kAccepted : FenceVerdict::kRejected;
-  rt_.record(std::move(e));
+  rt_.life.record(std::move(e));
 }
 
 void ProcessEnv::record_acquire_error(std::string_view resource, std::string_view what) {
   if (p_.dying) return;
-  HistoryEvent e = rt_.event(EventKind::kAcquireEnd, &p_, task_id());
+  HistoryEvent e = rt_.life.event(EventKind::kAcquireEnd, &p_, task_id());
   e.resource = str(resource);
   e.value = 2;
   e.text = str(what);
-  rt_.record(std::move(e));
+  rt_.life.record(std::move(e));
 }
 
 void ProcessEnv::record_unlock_end(std::string_view resource, UnlockOutcome outcome,
                                    std::string_view detail) {
   if (p_.dying) return;
-  HistoryEvent e = rt_.event(EventKind::kUnlockEnd, &p_, task_id());
+  HistoryEvent e = rt_.life.event(EventKind::kUnlockEnd, &p_, task_id());
   e.resource = str(resource);
   e.value = static_cast<int64_t>(outcome);
   e.text = str(detail);
-  rt_.record(std::move(e));
+  rt_.life.record(std::move(e));
 }
 
 FencedResource& ProcessEnv::fenced_resource(std::string_view name) {
-  auto it = rt_.fenced_resources.find(name);
-  if (it == rt_.fenced_resources.end()) {
-    it = rt_.fenced_resources.emplace(str(name), std::make_unique<FencedResource>(str(name))).first;
-  }
-  return *it->second;
+  return rt_.procs.fenced_resource(name);
 }
 
 const std::string& ProcessEnv::process_name() const { return p_.name; }

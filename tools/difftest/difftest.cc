@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "base/sha1.h"
 #include "sim/clock.h"
-#include "sim/keyspace.h"
 #include "sim/resp/codec.h"
 #include "sim/server.h"
 #include "tools/difftest/raw_client.h"
@@ -144,12 +144,12 @@ class Runner {
   // one side and not on the other.
   bool near_a_deadline() {
     const int64_t now_ms = clock_->now_us() / 1000;
-    for (int db = 0; db < server_->keyspace().databases(); ++db) {
-      bool near = false;
-      server_->keyspace().db(db).for_each([&](const std::string&, const sim::Entry& e) {
-        if (e.has_expire() && std::llabs(e.expire_ms - now_ms) <= kTimingMarginMs) near = true;
-      });
-      if (near) return true;
+    for (int db = 0; db < server_->databases(); ++db) {
+      for (const std::string& key : server_->stored_keys(db)) {
+        const std::optional<sim::StoredKey> k = server_->peek(key, db);
+        if (k->expire_at_ms && std::llabs(*k->expire_at_ms - now_ms) <= kTimingMarginMs)
+          return true;
+      }
       if (db >= 1) break;  // the generator selects db 0 and 1 only
     }
     return false;

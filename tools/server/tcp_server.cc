@@ -19,8 +19,6 @@
 #include <system_error>
 
 #include "sim/args.h"
-#include "sim/keyspace.h"
-#include "sim/lua/script_engine.h"
 #include "sim/resp/codec.h"
 #include "tools/server/request_parser.h"
 
@@ -401,7 +399,7 @@ void TcpServer::resize_client_buffers() {
 // mmapped by redsim server's M_MMAP_THRESHOLD setting and go back when freed.)
 void TcpServer::trim_freed_memory() {
   size_t keys = 0;
-  for (int i = 0; i < server_.keyspace().databases(); ++i) keys += server_.keyspace().db(i).size();
+  for (int i = 0; i < server_.databases(); ++i) keys += server_.key_count(i);
   keys_high_ = std::max(keys_high_, keys);
   if (keys_high_ - keys >= kTrimKeyDrop || trim_requested_) {
     malloc_trim(0);

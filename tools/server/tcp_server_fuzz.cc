@@ -29,7 +29,6 @@
 #include <thread>
 
 #include "sim/clock.h"
-#include "sim/keyspace.h"
 #include "sim/server.h"
 #include "tools/server/tcp_server.h"
 
@@ -129,10 +128,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tcp.request_stop();
   loop.join();
 
-  for (int db = 0; db < fake.keyspace().databases(); ++db) {
-    std::string why = fake.keyspace().db(db).inconsistency();
-    check(why.empty(), "db " + std::to_string(db) + ": " + why);
-  }
+  const std::string why = fake.inconsistency();
+  check(why.empty(), why);
   auto session = fake.connect();
   Reply pong = fake.execute(*session, {"PING"});
   check(pong == Reply::status("PONG"), "PING in process answers " + pong.debug_string());

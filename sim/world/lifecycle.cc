@@ -1,0 +1,55 @@
+// The lifecycle component (lifecycle.h): construction of the strategy state,
+// the run loop, history events.
+#include "sim/world/lifecycle.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "sim/world/processes.h"
+
+namespace redsim::world::detail {
+
+Lifecycle::Lifecycle(WorldOptions opts) : options_(std::move(opts)), root_(options_.seed) {
+  if (options_.servers == 0) throw std::invalid_argument("WorldOptions::servers must be >= 1");
+  history_.set_server_count(options_.servers);
+  if (options_.strategy.depth > 0) {
+    // Its own stream: the random strategy's draws are left as they were.
+    pct_ = std::make_unique<PctPriorities>(options_.strategy.depth, options_.pct_steps,
+                                           root_.fork("pct").next_u64());
+    sched_.set_priorities(pct_.get());
+  }
+  if (options_.strategy.exhaustive()) {
+    chooser_ = std::make_unique<Chooser>(options_.strategy.schedule);
+    sched_.set_chooser(chooser_.get(), options_.strategy.reduce);
+    const FaultPlan& f = options_.faults;
+    footprints_ = options_.strategy.reduce && !f.partition_ppm && !f.delay_ppm &&
+                  !f.server_crash_ppm && !f.failover_ppm && !f.server_clock_jump_ppm &&
+                  options_.replicas == 0;
+  }
+}
+
+Scheduler::Stop Lifecycle::run() {
+  const Scheduler::Stop stop = sched_.run(options_.time_limit_us);
+  history_.set_end_us(now());
+  return stop;
+}
+
+void Lifecycle::run_until(int64_t t_us) {
+  sched_.run_until(t_us);
+  history_.set_end_us(now());
+}
+
+HistoryEvent Lifecycle::event(EventKind kind, const Process* p, TaskId task) const {
+  HistoryEvent e;
+  e.t_us = now();
+  e.kind = kind;
+  e.process = p != nullptr ? p->pid : 0;
+  e.task = task;
+  return e;
+}
+
+std::vector<ChoicePoint> Lifecycle::choice_points() const {
+  return chooser_ ? chooser_->points() : std::vector<ChoicePoint>{};
+}
+
+}  // namespace redsim::world::detail

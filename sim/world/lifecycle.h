@@ -1,0 +1,89 @@
+// Internal to sim/world (not installed): the lifecycle component of a
+// world's Runtime (runtime.h): virtual time, the run loop, the history, and
+// the strategy state every other component draws on.
+//
+// Owns: the WorldOptions, the Scheduler (the event queue and the virtual
+// clock), the PCT priorities (pct.h) and the exhaustive strategy's Chooser
+// (explore/exhaustive.h) when the strategy asks for them, the History, and
+// the root random stream.
+//
+// Invariants:
+// - Virtual time moves only inside run() / run_until(); every other
+//   component acts in scheduler events and reads the time with now().
+// - Every history event is stamped with now() when it is made (event()) and
+//   recorded in the order things happen, so the history is in time order.
+// - root() is only forked, never drawn from (a fork reads the seed, not the
+//   state), so the components may fork their streams in any order and a
+//   world's draws do not depend on the order they were set up in.
+// - pct() / chooser() are set once, at construction, or never.
+//
+// Uses no other component (event() reads only a Process's pid).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sim/world/history.h"
+#include "sim/world/pct.h"
+#include "sim/world/prng.h"
+#include "sim/world/schedule.h"
+#include "sim/world/scheduler.h"
+#include "sim/world/world.h"
+
+namespace redsim::world::detail {
+
+struct Process;
+
+class Lifecycle {
+ public:
+  // std::invalid_argument when `opts` asks for no server.
+  explicit Lifecycle(WorldOptions opts);
+  Lifecycle(const Lifecycle&) = delete;
+  Lifecycle& operator=(const Lifecycle&) = delete;
+
+  const WorldOptions& options() const { return options_; }
+  Scheduler& sched() { return sched_; }
+  // True time: microseconds since the world began.
+  int64_t now() const { return sched_.now_us(); }
+
+  // Until idle, the time limit (WorldOptions::time_limit_us) or a prune;
+  // then the history ends at now().
+  Scheduler::Stop run();
+  // Until true time `t_us`; then the history ends at now().
+  void run_until(int64_t t_us);
+
+  // A history event of `kind` at now(), of process `p` (null: none) and task.
+  HistoryEvent event(EventKind kind, const Process* p, TaskId task) const;
+  void record(HistoryEvent&& e) { history_.add(std::move(e)); }
+  const History& history() const { return history_; }
+
+  const Prng& root() const { return root_; }
+  // Under Strategy PCT (pct.h); null otherwise.
+  PctPriorities* pct() const { return pct_.get(); }
+  // Under the exhaustive strategy (explore/exhaustive.h); null otherwise.
+  Chooser* chooser() const { return chooser_.get(); }
+  // Exhaustive: a choice among `options` latency / fault options (0 = the
+  // default); 0 without a chooser.
+  uint32_t choose(uint32_t options) { return chooser_ ? chooser_->choose(options, false) : 0; }
+  // The choice points the chooser met (empty without one).
+  std::vector<ChoicePoint> choice_points() const;
+  // Exhaustive with the reduction, in a world whose client-side events never
+  // reach server state and whose servers draw nothing per command (no
+  // partitions, message delays, server crashes, failovers, server clock
+  // jumps, replicas): requests carry footprints (exhaustive.h).
+  bool footprints() const { return footprints_; }
+
+ private:
+  // Declaration order is construction order: the options are checked before
+  // anything is built from them.
+  WorldOptions options_;
+  Scheduler sched_;
+  std::unique_ptr<PctPriorities> pct_;
+  std::unique_ptr<Chooser> chooser_;
+  bool footprints_ = false;
+  History history_;
+  Prng root_;
+};
+
+}  // namespace redsim::world::detail
