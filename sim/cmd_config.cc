@@ -95,7 +95,7 @@ constexpr Param kParams[] = {
 
 // The Keyspace::limits field a threshold parameter (or its alias) sets.
 size_t* limit_of(Server& server, std::string_view n) {
-  EncodingLimits& l = server.keyspace().limits();
+  EncodingLimits& l = ServerAccess::keyspace(server).limits();
   if (n == "hash-max-listpack-entries" || n == "hash-max-ziplist-entries") {
     return &l.hash_max_listpack_entries;
   }

@@ -502,7 +502,7 @@ Reply restore(CommandContext& ctx) {
   if (!parse_int64(argv[2], &ttl)) return errors::not_integer();
   if (ttl < 0) return Reply::error("ERR Invalid TTL value, must be >= 0");
   if (!payload_ok(argv[3])) return Reply::error("ERR DUMP payload version or checksum are wrong");
-  std::optional<Entry> value = deserialize(argv[3], ctx.server.keyspace().limits());
+  std::optional<Entry> value = deserialize(argv[3], ServerAccess::keyspace(ctx.server).limits());
   if (!value) return Reply::error("ERR Bad data format");
   const bool deleted = replace && db.remove(key);
   if (ttl != 0 && !absttl) ttl += ctx.now_ms;

@@ -183,7 +183,7 @@ Reply geoadd(CommandContext& ctx) {
   Zset* z = read_geo(ctx, argv[1], &wrong);
   if (wrong) return errors::wrong_type();
   Db& db = current_db(ctx);
-  const EncodingLimits& limits = ctx.server.keyspace().limits();
+  const EncodingLimits& limits = ServerAccess::keyspace(ctx.server).limits();
   if (z == nullptr) {
     if (xx) return Reply::integer(0);
     Zset fresh;
@@ -625,7 +625,7 @@ Reply georadius_generic(CommandContext& ctx, size_t src_index, unsigned flags) {
     if (db.remove(*store)) notify_keyspace_event(ctx, notify::kGeneric, "del", *store);
     return Reply::integer(0);
   }
-  const EncodingLimits& limits = ctx.server.keyspace().limits();
+  const EncodingLimits& limits = ServerAccess::keyspace(ctx.server).limits();
   Zset result;
   for (const Point& p : found) {
     result.set(*p.member, storedist ? p.dist / shape.conversion : p.score, limits);

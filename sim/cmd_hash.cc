@@ -52,7 +52,7 @@ Reply hset_generic(CommandContext& ctx, std::string_view name, bool count_reply)
   if (h == nullptr) return errors::wrong_type();
   int64_t created = 0;
   for (size_t i = 2; i + 1 < ctx.argv.size(); i += 2) {
-    if (h->set(ctx.argv[i], ctx.argv[i + 1], ctx.server.keyspace().limits())) ++created;
+    if (h->set(ctx.argv[i], ctx.argv[i + 1], ServerAccess::keyspace(ctx.server).limits())) ++created;
   }
   db.touch(ctx.argv[1]);
   notify_keyspace_event(ctx, notify::kHash, "hset", ctx.argv[1]);  // HMSET too
@@ -67,7 +67,7 @@ Reply hsetnx(CommandContext& ctx) {
   Hash* h = write_hash(ctx, db);
   if (h == nullptr) return errors::wrong_type();
   if (h->find(ctx.argv[2]) != nullptr) return Reply::integer(0);
-  h->set(ctx.argv[2], ctx.argv[3], ctx.server.keyspace().limits());
+  h->set(ctx.argv[2], ctx.argv[3], ServerAccess::keyspace(ctx.server).limits());
   db.touch(ctx.argv[1]);
   return Reply::integer(1);
 }
@@ -144,7 +144,7 @@ Reply hincrby(CommandContext& ctx) {
   if (current != nullptr) {
     *current = std::to_string(value);
   } else {
-    h->set(ctx.argv[2], std::to_string(value), ctx.server.keyspace().limits());
+    h->set(ctx.argv[2], std::to_string(value), ServerAccess::keyspace(ctx.server).limits());
   }
   db.touch(ctx.argv[1]);
   notify_keyspace_event(ctx, notify::kHash, "hincrby", ctx.argv[1]);
@@ -198,7 +198,7 @@ Reply hincrbyfloat(CommandContext& ctx) {
     return Reply::error("ERR increment would produce NaN or Infinity");
   }
   std::string text = format_long_double(value);
-  h->set(ctx.argv[2], text, ctx.server.keyspace().limits());
+  h->set(ctx.argv[2], text, ServerAccess::keyspace(ctx.server).limits());
   db.touch(ctx.argv[1]);
   return Reply::bulk(std::move(text));
 }

@@ -265,10 +265,10 @@ void notify_in_db(CommandContext& ctx, int db, std::string_view event, std::stri
   if (!(flags & notify::kGeneric)) return;
   std::string id = std::to_string(db);
   if (flags & notify::kKeyspace) {
-    ctx.server.pubsub().publish("__keyspace@" + id + "__:" + std::string(key), event);
+    ServerAccess::pubsub(ctx.server).publish("__keyspace@" + id + "__:" + std::string(key), event);
   }
   if (flags & notify::kKeyevent) {
-    ctx.server.pubsub().publish("__keyevent@" + id + "__:" + std::string(event), key);
+    ServerAccess::pubsub(ctx.server).publish("__keyevent@" + id + "__:" + std::string(event), key);
   }
 }
 
@@ -283,13 +283,13 @@ bool parse_db_index(const std::string& arg, int64_t* out) {
 Reply move(CommandContext& ctx) {
   int64_t dbid = 0;
   if (!parse_db_index(ctx.argv[2], &dbid)) return errors::not_integer();
-  if (dbid < 0 || dbid >= ctx.server.keyspace().databases()) {
+  if (dbid < 0 || dbid >= ServerAccess::keyspace(ctx.server).databases()) {
     return Reply::error("ERR DB index is out of range");
   }
   const int srcid = SessionAccess::db(ctx.session);
   if (dbid == srcid) return Reply::error("ERR source and destination objects are the same");
   Db& src = current_db(ctx);
-  Db& dst = ctx.server.keyspace().db(static_cast<int>(dbid));
+  Db& dst = ServerAccess::keyspace(ctx.server).db(static_cast<int>(dbid));
   const std::string& key = ctx.argv[1];
   if (src.lookup(key, ctx.now_ms) == nullptr) return Reply::integer(0);
   if (dst.lookup(key, ctx.now_ms) != nullptr) return Reply::integer(0);
@@ -308,9 +308,9 @@ Reply swapdb(CommandContext& ctx) {
   int64_t b = 0;
   if (!parse_db_index(ctx.argv[1], &a)) return Reply::error("ERR invalid first DB index");
   if (!parse_db_index(ctx.argv[2], &b)) return Reply::error("ERR invalid second DB index");
-  const int64_t n = ctx.server.keyspace().databases();
+  const int64_t n = ServerAccess::keyspace(ctx.server).databases();
   if (a < 0 || a >= n || b < 0 || b >= n) return Reply::error("ERR DB index is out of range");
-  ctx.server.keyspace().swap(static_cast<int>(a), static_cast<int>(b));
+  ServerAccess::keyspace(ctx.server).swap(static_cast<int>(a), static_cast<int>(b));
   return Reply::ok();
 }
 

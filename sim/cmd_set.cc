@@ -39,7 +39,7 @@ Reply sadd(CommandContext& ctx) {
   if (s == nullptr) s = &db.add(ctx.argv[1], Set()).set();
   int64_t added = 0;
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
-    if (s->add(ctx.argv[i], ctx.server.keyspace().limits())) ++added;
+    if (s->add(ctx.argv[i], ServerAccess::keyspace(ctx.server).limits())) ++added;
   }
   if (added > 0) {
     db.touch(ctx.argv[1]);
@@ -271,7 +271,7 @@ Reply sinter_generic(CommandContext& ctx, bool store) {
   std::vector<const Set*> sets;
   if (!read_sets(ctx, std::span(ctx.argv).subspan(first), &sets)) return errors::wrong_type();
   uint64_t count = 0;
-  Set result = intersect(sets, ctx.server.keyspace().limits(), 0, &count);
+  Set result = intersect(sets, ServerAccess::keyspace(ctx.server).limits(), 0, &count);
   if (store) return store_set(ctx, ctx.argv[1], std::move(result), "sinterstore");
   return set_reply(result);
 }
@@ -283,7 +283,7 @@ Reply sunion_diff(CommandContext& ctx, bool diff, bool store) {
   const size_t first = store ? 2 : 1;
   std::vector<const Set*> sets;
   if (!read_sets(ctx, std::span(ctx.argv).subspan(first), &sets)) return errors::wrong_type();
-  const EncodingLimits& limits = ctx.server.keyspace().limits();
+  const EncodingLimits& limits = ServerAccess::keyspace(ctx.server).limits();
   Set result;
   if (!diff) {
     for (const Set* s : sets) {
@@ -335,7 +335,7 @@ Reply sintercard(CommandContext& ctx) {
     return errors::wrong_type();
   }
   uint64_t count = 0;
-  intersect(sets, ctx.server.keyspace().limits(), static_cast<uint64_t>(limit), &count);
+  intersect(sets, ServerAccess::keyspace(ctx.server).limits(), static_cast<uint64_t>(limit), &count);
   return Reply::integer(static_cast<int64_t>(count));
 }
 
@@ -357,7 +357,7 @@ Reply smove(CommandContext& ctx) {
     db.touch(argv[1]);
   }
   if (dst == nullptr) dst = &db.add(argv[2], Set());
-  if (dst->set().add(argv[3], ctx.server.keyspace().limits())) {
+  if (dst->set().add(argv[3], ServerAccess::keyspace(ctx.server).limits())) {
     db.touch(argv[2]);
     notify_keyspace_event(ctx, notify::kSet, "sadd", argv[2]);
   }

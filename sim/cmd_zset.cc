@@ -124,7 +124,7 @@ Reply zadd_generic(CommandContext& ctx, unsigned flags, bool parse_options) {
   double last_score = 0;
   if (z == nullptr && !(flags & kZXx)) {
     Zset fresh;
-    fresh.note_length(argv[idx + 1].size(), ctx.server.keyspace().limits());
+    fresh.note_length(argv[idx + 1].size(), ServerAccess::keyspace(ctx.server).limits());
     z = &db.add(key, std::move(fresh)).zset();
   }
   if (z != nullptr) {
@@ -133,7 +133,7 @@ Reply zadd_generic(CommandContext& ctx, unsigned flags, bool parse_options) {
       bool u = false;
       bool p = false;
       if (!zset_add(*z, argv[idx + 2 * j + 1], scores[j], flags, &a, &u, &p, &last_score,
-                    ctx.server.keyspace().limits())) {
+                    ServerAccess::keyspace(ctx.server).limits())) {
         if (added + updated > 0) {
           db.touch(key);
         } else if (z->empty()) {
@@ -336,7 +336,7 @@ Reply scored_reply(CommandContext& ctx, const std::vector<const Zset::Item*>& it
 // notified; an empty result deletes `dst` ("del"). The reply: the count.
 Reply store_zset(CommandContext& ctx, const std::string& dst,
                  const std::vector<const Zset::Item*>& items, std::string_view event) {
-  const EncodingLimits& limits = ctx.server.keyspace().limits();
+  const EncodingLimits& limits = ServerAccess::keyspace(ctx.server).limits();
   Zset result;
   for (const Zset::Item* item : items) result.set(item->member, item->score, limits);
   Db& db = current_db(ctx);

@@ -884,10 +884,10 @@ resp::Reply ScriptEngine::function_command(CommandContext& ctx) {
 
 namespace {
 
-resp::Reply fcall_command(CommandContext& ctx) { return ctx.server.scripts().fcall(ctx, false); }
-resp::Reply fcall_ro_command(CommandContext& ctx) { return ctx.server.scripts().fcall(ctx, true); }
+resp::Reply fcall_command(CommandContext& ctx) { return ServerAccess::scripts(ctx.server).fcall(ctx, false); }
+resp::Reply fcall_ro_command(CommandContext& ctx) { return ServerAccess::scripts(ctx.server).fcall(ctx, true); }
 resp::Reply function_command(CommandContext& ctx) {
-  return ctx.server.scripts().function_command(ctx);
+  return ServerAccess::scripts(ctx.server).function_command(ctx);
 }
 
 }  // namespace
