@@ -53,6 +53,7 @@ struct Server::Internal {
     return server.call(s, spec, argv, /*in_script=*/false);
   }
   static void request_shutdown(Server& server) { server.shutdown_requested_ = true; }
+  static Blocking& blocking(Server& server) { return *server.blocking_; }
   // redis.call / redis.pcall (sim/lua/redis_lib.cc): Server::execute_from_script.
   static resp::Reply execute_from_script(Server& server, Session& s, const Argv& argv,
                                          bool read_only) {
