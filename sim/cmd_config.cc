@@ -72,6 +72,9 @@ constexpr Param kParams[] = {
     {"replica-read-only", ParamKind::kBool, false, "yes"},
     {"cluster-enabled", ParamKind::kBool, true, "no"},
     {"io-threads", ParamKind::kInt, true, "1", 1, 128},
+    // Read by the stream commands (sim/cmd_stream.cc) from `others`.
+    {"stream-node-max-bytes", ParamKind::kMemory, false, "4096", 0, INT64_MAX},
+    {"stream-node-max-entries", ParamKind::kInt, false, "100", 0, INT64_MAX},
 };
 
 const Param* find_param(std::string_view name) {

@@ -133,6 +133,11 @@ void register_script_commands(CommandTable& table);  // EVAL EVALSHA *_RO SCRIPT
 void register_connection_commands(
     CommandTable& table);  // HELLO CLIENT CONFIG INFO COMMAND FUNCTION REDSIM.ADVANCE (cmd_admin.h)
 
+// BLPOP BRPOP BLMOVE BRPOPLPUSH LMPOP BLMPOP BZPOPMIN BZPOPMAX ZMPOP BZMPOP
+// (cmd_blocking.cc).
+void register_blocking_commands(CommandTable& table);
+// XADD XRANGE XREAD XGROUP ... (cmd_stream.cc).
+void register_stream_commands(CommandTable& table);
 // WAIT (cmd_replication.cc).
 void register_replication_commands(CommandTable& table);
 
