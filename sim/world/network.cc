@@ -279,6 +279,14 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
         // runs, so its own effect on a tracked key is recorded as its own.
         note_key_states(link.server);
         resp::Reply reply = node.server_->execute(*link.session, argv);
+        if (link.session->blocked()) {
+          // BLPOP & co: the call stays pending until the server serves it.
+          node.blocked_calls.push_back(BlockedCall{&link, link.session.get(), &t, token,
+                                                   incarnation, std::move(argv), lost, reply_lost});
+          arm_block_timer(node);
+          after_command(node);
+          return;
+        }
         std::optional<sim::Session::BlockedWait> wait = link.session->take_blocked_wait();
         if (wait && !lost && !reply_lost) {
           // WAIT holds its reply until enough replicas acknowledged, or timeout.
@@ -341,6 +349,7 @@ resp::Reply Runtime::round_trip(Task& t, Link& link, lock::Argv argv,
             });
           });
         }
+        serve_unblocked(node);
         after_command(node);
       },
       "request", std::move(footprint));
@@ -416,6 +425,7 @@ void Runtime::close_link(Link& link) {
   send_to_server(
       link,
       [this, &link] {
+        forget_blocked(link);
         link.session.reset();  // the server forgets WATCHes, drops subscriptions
         std::erase(link.node->links, &link);
         HistoryEvent e = event(EventKind::kDisconnect, link.process, link.task);
@@ -428,6 +438,7 @@ void Runtime::close_link(Link& link) {
 void Runtime::break_link(Link& link, std::string why, int64_t notify_after_us) {
   if (link.broken) return;
   link.broken = true;
+  forget_blocked(link);
   link.session.reset();
   std::erase(link.node->links, &link);
   for (auto& w : link.node->waits) {

@@ -152,6 +152,20 @@ struct BlockedWait {
   bool done = false;
 };
 
+// A blocking command (BLPOP, XREAD BLOCK, ...) whose client is blocked on
+// the server (sim::Session::blocked()): its reply leaves when the server
+// serves or times it out (Runtime::serve_unblocked).
+struct BlockedCall {
+  Link* link = nullptr;
+  const sim::Session* session = nullptr;
+  Task* task = nullptr;
+  uint64_t token = 0;
+  uint64_t incarnation = 0;  // the process incarnation that sent it
+  lock::Argv argv;
+  bool lost = false;        // the connection resets once it ran
+  bool reply_lost = false;  // its reply never arrives
+};
+
 // A server's clock: the epoch plus its drifting clock plus what DEBUG
 // SLEEP added.
 class ServerClock final : public sim::Clock {
@@ -192,6 +206,8 @@ struct Node {
   uint64_t applied_offset = 0;  // replica: last write applied
   int64_t last_stream_us = 0;   // replica: FIFO of the stream
   std::vector<std::shared_ptr<BlockedWait>> waits;  // primary: blocked WAITs
+  std::vector<BlockedCall> blocked_calls;           // blocked clients, in blocking order
+  int64_t block_timer_ms = -1;  // server-clock deadline a pending timeout check is for
 };
 
 struct Runtime {
@@ -308,6 +324,11 @@ struct Runtime {
   // Ends a blocked WAIT with `acked` replicas: records the command and
   // sends the reply to its task.
   void reply_wait(const BlockedWait& w, int64_t acked);
+  // Blocked clients (sim/blocking.h): send the replies of the blocks that
+  // ended; arm the timer of the next deadline; forget a link's block.
+  void serve_unblocked(Node& n);
+  void arm_block_timer(Node& n);
+  void forget_blocked(Link& link);
   void full_sync(Node& replica, Node& primary);
   void fsync_tick();
   void jump_node_clock(Node& n, int64_t delta_us, std::string_view why);
