@@ -72,6 +72,15 @@ constexpr Param kParams[] = {
     {"replica-read-only", ParamKind::kBool, false, "yes"},
     {"cluster-enabled", ParamKind::kBool, true, "no"},
     {"io-threads", ParamKind::kInt, true, "1", 1, 128},
+    // Encoding thresholds the list and sorted-set units set: stored and
+    // reported only (OBJECT ENCODING keeps the defaults' answers).
+    {"list-max-listpack-size", ParamKind::kInt, false, "-2", INT_MIN, INT_MAX},
+    {"list-max-ziplist-size", ParamKind::kInt, false, "-2", INT_MIN, INT_MAX},
+    {"list-compress-depth", ParamKind::kInt, false, "0", 0, INT_MAX},
+    {"zset-max-listpack-entries", ParamKind::kInt, false, "128", 0, LONG_MAX},
+    {"zset-max-ziplist-entries", ParamKind::kInt, false, "128", 0, LONG_MAX},
+    {"zset-max-listpack-value", ParamKind::kInt, false, "64", 0, LONG_MAX},
+    {"zset-max-ziplist-value", ParamKind::kInt, false, "64", 0, LONG_MAX},
     // Read by the stream commands (sim/cmd_stream.cc) from `others`.
     {"stream-node-max-bytes", ParamKind::kMemory, false, "4096", 0, INT64_MAX},
     {"stream-node-max-entries", ParamKind::kInt, false, "100", 0, INT64_MAX},
