@@ -54,7 +54,8 @@ bool may_block(const CommandContext& ctx) {
 }
 
 Reply block_or_reply(CommandContext& ctx, const std::vector<std::string>& keys,
-                     std::optional<int64_t> deadline_ms, Reply timeout_reply, Argv argv) {
+                     std::optional<int64_t> deadline_ms, Reply timeout_reply, Argv argv,
+                     ValueType type) {
   Blocking& blocking = ServerAccess::blocking(ctx.server);
   if (blocking.rerunning) {
     blocking.still_blocked = true;
@@ -68,6 +69,7 @@ Reply block_or_reply(CommandContext& ctx, const std::vector<std::string>& keys,
   client.deadline_ms = deadline_ms;
   client.timeout_reply = std::move(timeout_reply);
   client.argv = std::move(argv);
+  client.type = type;
   blocking.block(ctx.server, std::move(client));
   return Reply::nil();
 }
@@ -145,8 +147,17 @@ void Blocking::serve(Server& server) {
         auto c = clients_.find(id);
         if (c == clients_.end()) continue;
         Db& db = ks.db(db_index);
-        if (db.lookup(key, server.now_ms()) == nullptr) break;  // emptied by those before
+        Entry* e = db.lookup(key, server.now_ms());
         Session& session = *c->second.session;
+        if (e == nullptr || e->type() != c->second.type) {
+          // A consumer group waits on a stream that is gone (deleted,
+          // flushed, another type now): Redis 7.0 ends the block with an
+          // error; the others keep waiting.
+          if (c->second.type == ValueType::kStream && equals_ci(c->second.argv[0], "xreadgroup")) {
+            unblock(server, session, Reply::error("UNBLOCKED the stream key no longer exists"));
+          }
+          continue;
+        }
         const Argv argv = c->second.argv;
         const CommandSpec* spec = server.commands().find(argv[0]);
         if (spec == nullptr) continue;

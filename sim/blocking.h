@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "sim/command.h"
+#include "sim/keyspace.h"
 #include "sim/resp/reply.h"
 #include "sim/server.h"
 
@@ -52,9 +53,11 @@ bool may_block(const CommandContext& ctx);
 // when one is ready, and returns a placeholder; or, when it may not block,
 // returns `timeout_reply`. While the server re-runs a blocked command,
 // calling this keeps the client blocked where it was.
+// A client waits for a key of `type`: a key of another type does not serve
+// it (serveClientsBlockedOnKey checks the type).
 resp::Reply block_or_reply(CommandContext& ctx, const std::vector<std::string>& keys,
-                           std::optional<int64_t> deadline_ms, resp::Reply timeout_reply,
-                           Argv argv);
+                           std::optional<int64_t> deadline_ms, resp::Reply timeout_reply, Argv argv,
+                           ValueType type);
 
 // CLIENT UNBLOCK: ends the block of the session with id `session_id` with
 // its timeout reply, or with -UNBLOCKED when `error`; false when that
@@ -70,6 +73,7 @@ class Blocking {
     std::optional<int64_t> deadline_ms;
     resp::Reply timeout_reply;
     Argv argv;
+    ValueType type = ValueType::kList;
   };
 
   bool blocked(uint64_t session_id) const { return clients_.contains(session_id); }

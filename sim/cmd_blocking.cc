@@ -81,7 +81,7 @@ Reply blocking_pop(CommandContext& ctx, End end) {
     std::vector<std::string> v = pop_list(ctx, key, e->list(), end, 1);
     return Reply::array({Reply::bulk(key), Reply::bulk(std::move(v[0]))});
   }
-  return block_or_reply(ctx, keys, deadline, Reply::nil_array(), argv);
+  return block_or_reply(ctx, keys, deadline, Reply::nil_array(), argv, ValueType::kList);
 }
 
 Reply blpop(CommandContext& ctx) { return blocking_pop(ctx, End::kHead); }
@@ -136,7 +136,7 @@ Reply blmove_generic(CommandContext& ctx, End wherefrom, End whereto, std::strin
   Entry* e = lookup_typed(ctx, src, ValueType::kList, &wrong);
   if (wrong) return errors::wrong_type();
   if (e != nullptr) return move_element(ctx, src, e->list(), wherefrom, whereto);
-  return block_or_reply(ctx, {src}, deadline, Reply::nil(), ctx.argv);
+  return block_or_reply(ctx, {src}, deadline, Reply::nil(), ctx.argv, ValueType::kList);
 }
 
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout
@@ -221,7 +221,7 @@ Reply mpop_list(CommandContext& ctx, bool blocking) {
     return Reply::array({Reply::bulk(key), Reply::array(std::move(items))});
   }
   if (!blocking) return Reply::nil_array();
-  return block_or_reply(ctx, args.keys, deadline, Reply::nil_array(), ctx.argv);
+  return block_or_reply(ctx, args.keys, deadline, Reply::nil_array(), ctx.argv, ValueType::kList);
 }
 
 Reply lmpop(CommandContext& ctx) { return mpop_list(ctx, false); }
@@ -243,7 +243,7 @@ Reply blocking_zpop(CommandContext& ctx, bool max) {
     return Reply::array(
         {Reply::bulk(key), Reply::bulk(std::move(items[0].member)), score_double(items[0].score)});
   }
-  return block_or_reply(ctx, keys, deadline, Reply::nil_array(), argv);
+  return block_or_reply(ctx, keys, deadline, Reply::nil_array(), argv, ValueType::kZset);
 }
 
 Reply bzpopmin(CommandContext& ctx) { return blocking_zpop(ctx, false); }
@@ -271,7 +271,7 @@ Reply mpop_zset(CommandContext& ctx, bool blocking) {
     return Reply::array({Reply::bulk(key), Reply::array(std::move(items))});
   }
   if (!blocking) return Reply::nil_array();
-  return block_or_reply(ctx, args.keys, deadline, Reply::nil_array(), ctx.argv);
+  return block_or_reply(ctx, args.keys, deadline, Reply::nil_array(), ctx.argv, ValueType::kZset);
 }
 
 Reply zmpop(CommandContext& ctx) { return mpop_zset(ctx, false); }

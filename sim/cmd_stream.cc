@@ -523,10 +523,16 @@ Reply entries_read_reply(const StreamGroup& g) {
   return g.entries_read == kInvalidEntriesRead ? Reply::nil() : Reply::integer(g.entries_read);
 }
 
-StreamConsumer& consumer_of(StreamGroup& g, std::string_view name, int64_t now_ms) {
+// The consumer `name` of `g` (of the stream at `key`), created when
+// missing with an "xgroup-createconsumer" event; its seen-time is now.
+StreamConsumer& consumer_of(CommandContext& ctx, std::string_view key, StreamGroup& g,
+                            std::string_view name) {
   auto it = g.consumers.find(name);
-  if (it == g.consumers.end()) it = g.consumers.emplace(std::string(name), StreamConsumer{}).first;
-  it->second.seen_time_ms = now_ms;
+  if (it == g.consumers.end()) {
+    it = g.consumers.emplace(std::string(name), StreamConsumer{}).first;
+    notify_keyspace_event(ctx, notify::kStream, "xgroup-createconsumer", key);
+  }
+  it->second.seen_time_ms = ctx.now_ms;
   return it->second;
 }
 
@@ -621,7 +627,7 @@ Reply xgroup(CommandContext& ctx) {
     StreamId id;
     if (argv[4] == "$") {
       id = s == nullptr ? StreamId{} : s->last_id;
-    } else if (!parse_id(argv[4], 0, false, &id)) {
+    } else if (!parse_id(argv[4], 0, true, &id)) {
       return bad_id();
     }
     if (sub == "create") {
@@ -646,6 +652,7 @@ Reply xgroup(CommandContext& ctx) {
     if (g == nullptr) return Reply::integer(0);
     s->groups.erase(name);
     db.touch(key);
+    db.signal_ready(key);  // its blocked XREADGROUP clients get NOGROUP
     notify_keyspace_event(ctx, notify::kStream, "xgroup-destroy", key);
     return Reply::integer(1);
   }
@@ -653,9 +660,8 @@ Reply xgroup(CommandContext& ctx) {
   const std::string& consumer = argv[4];
   if (sub == "createconsumer") {
     if (g->consumers.contains(consumer)) return Reply::integer(0);
-    consumer_of(*g, consumer, ctx.now_ms);
+    consumer_of(ctx, key, *g, consumer);
     db.touch(key);
-    notify_keyspace_event(ctx, notify::kStream, "xgroup-createconsumer", key);
     return Reply::integer(1);
   }
   // delconsumer: its pending entries go with it.
@@ -786,7 +792,7 @@ Reply xread_generic(CommandContext& ctx, bool group_mode) {
       if (!incr_id(&start)) continue;
       auto served = range(*t.s, start, StreamId::max(), false, count);
       if (served.empty()) continue;
-      StreamConsumer& c = consumer_of(g, consumer, ctx.now_ms);
+      StreamConsumer& c = consumer_of(ctx, t.key, g, consumer);
       for (auto& [id, f] : served) {
         if (g.last_id < id) {
           if (g.entries_read != kInvalidEntriesRead && !has_tombstones(*t.s, id)) {
@@ -810,7 +816,7 @@ Reply xread_generic(CommandContext& ctx, bool group_mode) {
     } else {
       // History: this consumer's pending entries after the id.
       StreamGroup& g = *t.g;
-      StreamConsumer& c = consumer_of(g, consumer, ctx.now_ms);
+      StreamConsumer& c = consumer_of(ctx, t.key, g, consumer);
       StreamId start = t.id;
       if (incr_id(&start)) {
         for (auto it = c.pending.lower_bound(start); it != c.pending.end(); ++it) {
@@ -856,7 +862,8 @@ Reply xread_generic(CommandContext& ctx, bool group_mode) {
   for (size_t k = 0; k < nkeys; ++k) {
     if (rerun[streams_at + nkeys + k] == "$") rerun[streams_at + nkeys + k] = targets[k].id.str();
   }
-  return block_or_reply(ctx, keys, deadline, Reply::nil_array(), std::move(rerun));
+  return block_or_reply(ctx, keys, deadline, Reply::nil_array(), std::move(rerun),
+                        ValueType::kStream);
 }
 
 Reply xread(CommandContext& ctx) { return xread_generic(ctx, false); }
@@ -1056,7 +1063,7 @@ Reply xclaim(CommandContext& ctx) {
     }
     StreamNack& nack = nack_it->second;
     if (min_idle > 0 && ctx.now_ms - nack.delivery_time_ms < min_idle) continue;
-    StreamConsumer& c = consumer_of(*g, name, ctx.now_ms);
+    StreamConsumer& c = consumer_of(ctx, argv[1], *g, name);
     move_nack(*g, id, nack, c, name);
     nack.delivery_time_ms = delivery_time;
     if (retrycount >= 0) {
@@ -1123,7 +1130,7 @@ Reply xautoclaim(CommandContext& ctx) {
       ++it;
       continue;
     }
-    if (c == nullptr) c = &consumer_of(*g, name, ctx.now_ms);
+    if (c == nullptr) c = &consumer_of(ctx, argv[1], *g, name);
     move_nack(*g, id, nack, *c, name);
     nack.delivery_time_ms = ctx.now_ms;
     if (!justid) ++nack.delivery_count;
@@ -1131,7 +1138,7 @@ Reply xautoclaim(CommandContext& ctx) {
     --count;
     ++it;
   }
-  if (c == nullptr) consumer_of(*g, name, ctx.now_ms);
+  if (c == nullptr) consumer_of(ctx, argv[1], *g, name);
   StreamId cursor = it == g->pending.end() ? StreamId{} : it->first;
   current_db(ctx).touch(argv[1]);
   return Reply::array(

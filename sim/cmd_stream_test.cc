@@ -184,6 +184,51 @@ TEST_F(StreamTest, BlockedReadGroupServedByXadd) {
             Arr({Int(1), Bulk("1-1"), Bulk("1-1"), Arr({Bulks({"c", "1"})})}));
 }
 
+// A key of another type does not serve a blocked XREAD (unit/type/stream
+// "XREAD: XADD + DEL + LPUSH should not awake client").
+TEST_F(StreamTest, ListAtTheKeyDoesNotWakeXread) {
+  auto b = server_->connect();
+  run(*b, {"XREAD", "BLOCK", "0", "STREAMS", "s", "$"});
+  run({"MULTI"});
+  run({"XADD", "s", "1-1", "old", "x"});
+  run({"DEL", "s"});
+  run({"LPUSH", "s", "foo"});
+  run({"EXEC"});
+  EXPECT_TRUE(server_->take_unblocked().empty());
+  EXPECT_TRUE(b->blocked());
+  run({"DEL", "s"});
+  run({"XADD", "s", "2-1", "new", "y"});
+  auto got = server_->take_unblocked();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].reply, Arr({Arr({Bulk("s"), Arr({Entry("2-1", {"new", "y"})})})}));
+}
+
+// Redis 7.0 ends a blocked XREADGROUP whose stream goes away with an error,
+// and one whose group is destroyed with NOGROUP; a blocked command counts
+// once in commandstats.
+TEST_F(StreamTest, BlockedReadGroupEndsWhenTheStreamOrGroupGoes) {
+  run({"XADD", "s", "666", "f", "v"});
+  run({"XGROUP", "CREATE", "s", "g", "$"});
+  auto b = server_->connect();
+  run(*b, {"XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "s", ">"});
+  run({"SET", "s", "v"});
+  auto got = server_->take_unblocked();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].reply, Err("UNBLOCKED the stream key no longer exists"));
+  run({"DEL", "s"});
+  run({"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"});
+  run({"CONFIG", "RESETSTAT"});
+  run(*b, {"XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "s", ">"});
+  EXPECT_EQ(run({"XGROUP", "DESTROY", "s", "g"}), Int(1));
+  got = server_->take_unblocked();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(got[0].reply.is_error());
+  EXPECT_EQ(got[0].reply.str().rfind("NOGROUP", 0), 0u);
+  const auto& stats = server_->command_stats().at("xreadgroup");
+  EXPECT_EQ(stats.calls, 1u);
+  EXPECT_EQ(stats.failed_calls, 1u);
+}
+
 TEST_F(StreamTest, SetId) {
   run({"XADD", "s", "5-5", "a", "1"});
   EXPECT_EQ(run({"XSETID", "s", "1-1"}),

@@ -278,12 +278,7 @@ Entry* Db::peek(std::string_view key) {
 Entry& Db::add(std::string_view key, Value value) {
   auto it = find_or_insert(key);
   it->second.value = std::move(value);
-  if (!blocking_.empty()) {
-    ValueType t = it->second.type();
-    if (t == ValueType::kList || t == ValueType::kZset || t == ValueType::kStream) {
-      signal_ready(key);
-    }
-  }
+  if (!blocking_.empty()) signal_ready(key);
   return it->second;
 }
 
@@ -294,6 +289,7 @@ Entry& Db::set_string(std::string_view key, std::string value, bool keep_ttl) {
   } else if (!keep_ttl && it->second.has_expire()) {
     set_expire(key, it->second, Entry::kNoExpire);
   }
+  if (!blocking_.empty()) signal_ready(key);  // the type may change
   Entry& e = it->second;
   e.str_encoding = StringEncoding::kByContent;
   if (e.is_string()) {
@@ -309,6 +305,7 @@ bool Db::remove(std::string_view key) {
   auto it = map_.find(key);
   if (it == map_.end()) return false;
   erase(it, TouchKind::kWrite);
+  if (!blocking_.empty()) signal_ready(key);  // signalDeletedKeyAsReady
   return true;
 }
 
@@ -319,12 +316,7 @@ Entry& Db::put(std::string_view key, Entry entry) {
   e.value = std::move(entry.value);
   e.str_encoding = entry.str_encoding;
   set_expire(key, e, deadline);
-  if (!blocking_.empty()) {
-    ValueType t = e.type();
-    if (t == ValueType::kList || t == ValueType::kZset || t == ValueType::kStream) {
-      signal_ready(key);
-    }
-  }
+  if (!blocking_.empty()) signal_ready(key);
   return e;
 }
 
@@ -406,6 +398,9 @@ void Db::release_all() {
 }
 
 void Db::clear(int64_t now_ms) {
+  for (const auto& [key, clients] : blocking_) {
+    if (map_.contains(key)) signal_ready(key);
+  }
   if (!watchers_.empty()) {
     // Collect first: a watcher's reaction must not see a half-cleared db.
     // A key already past its deadline is not a logical change when flushed

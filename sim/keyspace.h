@@ -356,10 +356,13 @@ class Db {
   std::string inconsistency() const;
 
   // Blocked clients (sim/blocking.h): the keys of this db clients are
-  // blocked on, counted per client. Redis's signalKeyAsReady: add() and
-  // put() of a list, sorted set or stream at such a key, and
-  // signal_ready() (XADD to an existing stream), queue the key once on the
-  // keyspace's ReadyKeys; the server serves it after the command.
+  // blocked on, counted per client. Redis's signalKeyAsReady and
+  // signalDeletedKeyAsReady: add(), put(), set_string(), remove() and
+  // clear() at such a key, and signal_ready() (XADD to an existing stream,
+  // XGROUP DESTROY), queue the key once on the keyspace's ReadyKeys; after
+  // the command the server serves the clients whose key is now of the type
+  // they wait for (a consumer group's client whose stream is gone gets an
+  // error).
   void add_blocking(std::string_view key);
   void remove_blocking(std::string_view key);
   bool blocking(std::string_view key) const { return blocking_.contains(key); }

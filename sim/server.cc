@@ -298,6 +298,11 @@ resp::Reply Server::call(Session& session, const CommandSpec& spec, const Argv& 
   }
   // The stats are looked up after the run: the handler may have cleared
   // them (CONFIG RESETSTAT), which Redis then counts as its first call.
+  // A blocked command counts once, when its block ends with a reply
+  // (Redis's updateStatsOnUnblock).
+  const bool parked =
+      blocking_->rerunning ? blocking_->still_blocked : blocking_->blocked(session.id());
+  if (parked) return reply;
   CommandStats& stats = stats_of(spec, argv);
   ++stats.calls;
   if (reply.is_error()) ++stats.failed_calls;
