@@ -1081,11 +1081,7 @@ Reply xclaim(CommandContext& ctx) {
 // XAUTOCLAIM key group consumer min-idle-time start [COUNT count] [JUSTID]
 Reply xautoclaim(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
-  Stream* s = nullptr;
-  bool wrong = false;
-  StreamGroup* g = find_group(ctx, argv[1], argv[2], &s, &wrong);
-  if (wrong) return errors::wrong_type();
-  if (g == nullptr) return nogroup(argv[1], argv[2]);
+  // Every argument is checked before the key and group (unlike XCLAIM).
   int64_t min_idle = 0;
   if (!parse_int64(argv[4], &min_idle)) {
     return Reply::error("ERR Invalid min-idle-time argument for XAUTOCLAIM");
@@ -1110,6 +1106,11 @@ Reply xautoclaim(CommandContext& ctx) {
       return errors::syntax();
     }
   }
+  Stream* s = nullptr;
+  bool wrong = false;
+  StreamGroup* g = find_group(ctx, argv[1], argv[2], &s, &wrong);
+  if (wrong) return errors::wrong_type();
+  if (g == nullptr) return nogroup(argv[1], argv[2]);
   const std::string& name = argv[3];
   StreamConsumer* c = nullptr;
   std::vector<Reply> claimed, deleted;
@@ -1123,6 +1124,7 @@ Reply xautoclaim(CommandContext& ctx) {
       if (owner != g->consumers.end()) owner->second.pending.erase(id);
       it = g->pending.erase(it);
       deleted.push_back(id_reply(id));
+      --count;  // a deleted entry uses up the COUNT too
       continue;
     }
     StreamNack& nack = it->second;

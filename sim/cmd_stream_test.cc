@@ -150,6 +150,8 @@ TEST_F(StreamTest, GroupsPendingAndClaims) {
             Arr({Bulk("0-0"), Arr({Entry("1-1", {"a", "1"})}), Bulks({"2-1"})}));
   EXPECT_EQ(run({"XAUTOCLAIM", "s", "g", "c", "0", "0", "COUNT", "0"}),
             Err("ERR COUNT must be > 0"));
+  EXPECT_EQ(run({"XAUTOCLAIM", "nokey", "g", "c", "0", "0", "COUNT", "0"}),
+            Err("ERR COUNT must be > 0"));
   EXPECT_EQ(run({"XACK", "s", "g", "1-1", "9-9"}), Int(1));
   EXPECT_EQ(run({"XPENDING", "s", "g"}), Arr({Int(0), Nil(), Nil(), resp::Reply::nil_array()}));
   // History of a consumer: its pending entries only.
@@ -227,6 +229,24 @@ TEST_F(StreamTest, BlockedReadGroupEndsWhenTheStreamOrGroupGoes) {
   const auto& stats = server_->command_stats().at("xreadgroup");
   EXPECT_EQ(stats.calls, 1u);
   EXPECT_EQ(stats.failed_calls, 1u);
+}
+
+// unit/type/stream-cgroups "XAUTOCLAIM with XDEL and count": a deleted
+// entry leaves the PEL and uses up the COUNT.
+TEST_F(StreamTest, AutoclaimCountsDeletedEntries) {
+  run({"XADD", "x", "1-0", "f", "v"});
+  run({"XADD", "x", "2-0", "f", "v"});
+  run({"XADD", "x", "3-0", "f", "v"});
+  run({"XGROUP", "CREATE", "x", "grp", "0"});
+  run({"XREADGROUP", "GROUP", "grp", "Alice", "STREAMS", "x", ">"});
+  run({"XDEL", "x", "1-0", "2-0"});
+  EXPECT_EQ(run({"XAUTOCLAIM", "x", "grp", "Bob", "0", "0-0", "COUNT", "1"}),
+            Arr({Bulk("2-0"), Arr({}), Bulks({"1-0"})}));
+  EXPECT_EQ(run({"XAUTOCLAIM", "x", "grp", "Bob", "0", "2-0", "COUNT", "1"}),
+            Arr({Bulk("3-0"), Arr({}), Bulks({"2-0"})}));
+  EXPECT_EQ(run({"XAUTOCLAIM", "x", "grp", "Bob", "0", "3-0", "COUNT", "1"}),
+            Arr({Bulk("0-0"), Arr({Entry("3-0", {"f", "v"})}), Arr({})}));
+  EXPECT_EQ(run({"XPENDING", "x", "grp", "-", "+", "10", "Alice"}), Arr({}));
 }
 
 TEST_F(StreamTest, SetId) {
