@@ -91,6 +91,9 @@ constexpr Param kParams[] = {
     {"list-compress-depth", ParamKind::kInt, false, "0", 0, INT_MAX},
     // RESTORE always checks what it reads (sim/cmd_dump.cc); stored and echoed.
     {"sanitize-dump-payload", ParamKind::kEnum, false, "no", 0, 0, "no, yes, clients"},
+    // Read by the stream commands (sim/cmd_stream.cc) from `others`.
+    {"stream-node-max-bytes", ParamKind::kMemory, false, "4096", 0, INT64_MAX},
+    {"stream-node-max-entries", ParamKind::kInt, false, "100", 0, INT64_MAX},
 };
 
 // The Keyspace::limits field a threshold parameter (or its alias) sets.

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "sim/args.h"
+#include "sim/blocking.h"
 #include "sim/cmd_admin.h"
 #include "sim/internal.h"
 #include "sim/pubsub.h"
@@ -117,6 +118,7 @@ std::string client_line(const Session& s, int64_t now_ms, const Argv* running) {
   std::string flags;
   if (s.subscribed()) flags += 'P';
   if (s.in_multi()) flags += 'x';
+  if (s.blocked()) flags += 'b';
   if (SessionAccess::watch_dirty(s)) flags += 'd';
   if (flags.empty()) flags = "N";
   std::string cmd(SessionAccess::last_command(s));
@@ -306,6 +308,21 @@ Reply client(CommandContext& ctx) {
       return Reply::ok();  // suppressed: SKIP's own reply is never sent
     }
     return errors::syntax();
+  }
+  if (sub == "unblock") {
+    // CLIENT UNBLOCK id [TIMEOUT|ERROR] (sim/blocking.h): 1 when it ended a block.
+    if (argc != 3 && argc != 4) return sub_arity("client", sub);
+    int64_t id = 0;
+    if (!parse_int64(argv[2], &id)) return errors::not_integer();
+    bool error = false;
+    if (argc == 4) {
+      if (equals_ci(argv[3], "error")) {
+        error = true;
+      } else if (!equals_ci(argv[3], "timeout")) {
+        return Reply::error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+      }
+    }
+    return Reply::integer(unblock_client(ctx.server, static_cast<uint64_t>(id), error) ? 1 : 0);
   }
   if (sub == "no-evict") {
     if (argc != 3) return sub_arity("client", sub);

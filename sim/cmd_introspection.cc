@@ -75,7 +75,7 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     line("connected_clients", std::to_string(server.sessions().size()));
     line("cluster_connections", "0");
     line("maxclients", "10000");
-    line("blocked_clients", "0");
+    line("blocked_clients", std::to_string(server.blocked_clients()));
     line("tracking_clients", "0");
     line("clients_in_timeout_table", "0");
   } else if (section == "stats") {

@@ -150,6 +150,11 @@ void register_function_commands(CommandTable& table);
 void register_connection_commands(
     CommandTable& table);  // HELLO CLIENT CONFIG INFO COMMAND FUNCTION REDSIM.ADVANCE (cmd_admin.h)
 
+// BLPOP BRPOP BLMOVE BRPOPLPUSH LMPOP BLMPOP BZPOPMIN BZPOPMAX ZMPOP BZMPOP
+// (cmd_blocking.cc).
+void register_blocking_commands(CommandTable& table);
+// XADD XRANGE XREAD XGROUP ... (cmd_stream.cc).
+void register_stream_commands(CommandTable& table);
 // WAIT (cmd_replication.cc).
 void register_replication_commands(CommandTable& table);
 

@@ -64,6 +64,7 @@ struct Server::Internal {
   static void request_shutdown(Server& server) { server.shutdown_requested_ = true; }
   static Monitor& monitor(Server& server) { return *server.monitor_; }
   static void note_kill_requests(Server& server) { server.kill_requests_ = true; }
+  static Blocking& blocking(Server& server) { return *server.blocking_; }
   // redis.call / redis.pcall (sim/lua/redis_lib.cc): Server::execute_from_script.
   static resp::Reply execute_from_script(Server& server, Session& s, const Argv& argv,
                                          bool read_only) {

@@ -26,6 +26,8 @@ std::string_view type_name(ValueType type) {
       return "set";
     case ValueType::kZset:
       return "zset";
+    case ValueType::kStream:
+      return "stream";
   }
   return "none";
 }
@@ -53,6 +55,8 @@ std::string_view encoding_name(const Entry& e) {
       return e.set().intset() ? "intset" : "hashtable";
     case ValueType::kZset:
       return e.zset().listpack() ? "listpack" : "skiplist";
+    case ValueType::kStream:
+      return "stream";
   }
   return "unknown";
 }
@@ -275,6 +279,7 @@ Entry* Db::peek(std::string_view key) {
 Entry& Db::add(std::string_view key, Value value) {
   auto it = find_or_insert(key);
   it->second.value = std::move(value);
+  if (!blocking_.empty()) signal_ready(key);
   return it->second;
 }
 
@@ -285,6 +290,7 @@ Entry& Db::set_string(std::string_view key, std::string value, bool keep_ttl) {
   } else if (!keep_ttl && it->second.has_expire()) {
     set_expire(key, it->second, Entry::kNoExpire);
   }
+  if (!blocking_.empty()) signal_ready(key);  // the type may change
   Entry& e = it->second;
   e.str_encoding = StringEncoding::kByContent;
   if (e.is_string()) {
@@ -300,6 +306,7 @@ bool Db::remove(std::string_view key) {
   auto it = map_.find(key);
   if (it == map_.end()) return false;
   erase(it, TouchKind::kWrite);
+  if (!blocking_.empty()) signal_ready(key);  // signalDeletedKeyAsReady
   return true;
 }
 
@@ -310,7 +317,25 @@ Entry& Db::put(std::string_view key, Entry entry) {
   e.value = std::move(entry.value);
   e.str_encoding = entry.str_encoding;
   set_expire(key, e, deadline);
+  if (!blocking_.empty()) signal_ready(key);
   return e;
+}
+
+void Db::add_blocking(std::string_view key) {
+  auto it = blocking_.find(key);
+  if (it == blocking_.end()) it = blocking_.emplace(std::string(key), 0).first;
+  ++it->second;
+}
+
+void Db::remove_blocking(std::string_view key) {
+  auto it = blocking_.find(key);
+  if (it != blocking_.end() && --it->second <= 0) blocking_.erase(it);
+}
+
+void Db::signal_ready(std::string_view key) {
+  if (ready_ == nullptr || !blocking_.contains(key)) return;
+  std::pair<int, std::string> ref(index_, std::string(key));
+  if (ready_->queued.insert(ref).second) ready_->keys.push_back(std::move(ref));
 }
 
 const std::string* Db::key_at(size_t r) const {
@@ -374,6 +399,9 @@ void Db::release_all() {
 }
 
 void Db::clear(int64_t now_ms) {
+  for (const auto& [key, clients] : blocking_) {
+    if (map_.contains(key)) signal_ready(key);
+  }
   if (!watchers_.empty()) {
     // Collect first: a watcher's reaction must not see a half-cleared db.
     // A key already past its deadline is not a logical change when flushed
@@ -444,7 +472,9 @@ std::string Db::inconsistency() const {
     }
     bool empty = std::visit(
         [](const auto& v) {
-          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) {
+          using T = std::decay_t<decltype(v)>;
+          // A stream may be empty (XDEL, XTRIM, XGROUP CREATE MKSTREAM).
+          if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, Boxed<Stream>>) {
             return false;
           } else {
             return v->size() == 0;
@@ -490,7 +520,12 @@ void Db::notify(std::string_view key, TouchKind kind) {
 
 Keyspace::Keyspace(int databases, WatchTouchFn on_touch) {
   dbs_.reserve(static_cast<size_t>(databases));
-  for (int i = 0; i < databases; ++i) dbs_.emplace_back(i, on_touch);
+  for (int i = 0; i < databases; ++i) dbs_.emplace_back(i, on_touch, ready_.get());
+}
+
+std::vector<std::pair<int, std::string>> Keyspace::take_ready_keys() {
+  ready_->queued.clear();
+  return std::exchange(ready_->keys, {});
 }
 
 void Keyspace::clear(int64_t now_ms) {

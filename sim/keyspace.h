@@ -28,14 +28,23 @@
 #include <variant>
 #include <vector>
 
+#include "sim/stream.h"
+
 namespace redsim::sim {
 
 class Session;
 
 // Type of a value, in the order of Value's alternatives.
-enum class ValueType : uint8_t { kString = 0, kHash = 1, kList = 2, kSet = 3, kZset = 4 };
+enum class ValueType : uint8_t {
+  kString = 0,
+  kHash = 1,
+  kList = 2,
+  kSet = 3,
+  kZset = 4,
+  kStream = 5,
+};
 
-// The TYPE command's name of a type: "string", "hash", "list", "set", "zset".
+// The TYPE command's name of a type: "string", "hash", "list", "set", "zset", "stream".
 std::string_view type_name(ValueType type);
 
 // Redis 7.0's default conversion thresholds (redis.conf), which decide the
@@ -223,7 +232,8 @@ class Boxed {
 
 // A key's value; the alternatives in ValueType's order. Strings are held
 // inline, collections boxed (see Boxed): use Entry's accessors.
-using Value = std::variant<std::string, Boxed<Hash>, Boxed<List>, Boxed<Set>, Boxed<Zset>>;
+using Value =
+    std::variant<std::string, Boxed<Hash>, Boxed<List>, Boxed<Set>, Boxed<Zset>, Boxed<Stream>>;
 
 // How a string value was last written, for OBJECT ENCODING: Redis runs
 // tryObjectEncoding (int / embstr / raw by content) on SET-family values,
@@ -244,16 +254,19 @@ struct Entry {
   bool is_list() const { return value.index() == 2; }
   bool is_set() const { return value.index() == 3; }
   bool is_zset() const { return value.index() == 4; }
+  bool is_stream() const { return value.index() == 5; }
   std::string& str() { return *std::get_if<std::string>(&value); }
   Hash& hash() { return **std::get_if<Boxed<Hash>>(&value); }
   List& list() { return **std::get_if<Boxed<List>>(&value); }
   Set& set() { return **std::get_if<Boxed<Set>>(&value); }
   Zset& zset() { return **std::get_if<Boxed<Zset>>(&value); }
+  Stream& stream() { return **std::get_if<Boxed<Stream>>(&value); }
   const std::string& str() const { return *std::get_if<std::string>(&value); }
   const Hash& hash() const { return **std::get_if<Boxed<Hash>>(&value); }
   const List& list() const { return **std::get_if<Boxed<List>>(&value); }
   const Set& set() const { return **std::get_if<Boxed<Set>>(&value); }
   const Zset& zset() const { return **std::get_if<Boxed<Zset>>(&value); }
+  const Stream& stream() const { return **std::get_if<Boxed<Stream>>(&value); }
   bool has_expire() const { return expire_ms != kNoExpire; }
   // Redis's keyIsExpired: strictly after the deadline.
   bool expired_at(int64_t now_ms) const { return expire_ms != kNoExpire && now_ms > expire_ms; }
@@ -261,7 +274,8 @@ struct Entry {
 
 // OBJECT ENCODING's answer for `e`, as Redis 7.0 with default thresholds:
 // strings "int" / "embstr" / "raw", hashes "listpack" / "hashtable", lists
-// "quicklist", sets "intset" / "hashtable", sorted sets "listpack" / "skiplist".
+// "quicklist", sets "intset" / "hashtable", sorted sets "listpack" / "skiplist",
+// streams "stream".
 std::string_view encoding_name(const Entry& e);
 
 // Why a watched key is signalled; decides what it means for a WATCH.
@@ -274,9 +288,18 @@ enum class TouchKind : uint8_t {
 // Called for every session watching a touched key. Installed by the Server.
 using WatchTouchFn = void (*)(Session& session, int db, std::string_view key, TouchKind kind);
 
+// Keys a write made ready for the clients blocked on them (Redis's
+// server.ready_keys): (db, key) in the order they were signalled, each once
+// until taken. Filled by Db, emptied by the server (sim/blocking.h).
+struct ReadyKeys {
+  std::vector<std::pair<int, std::string>> keys;
+  std::set<std::pair<int, std::string>> queued;
+};
+
 class Db {
  public:
-  Db(int index, WatchTouchFn on_touch) : index_(index), on_touch_(on_touch) {}
+  Db(int index, WatchTouchFn on_touch, ReadyKeys* ready = nullptr)
+      : index_(index), on_touch_(on_touch), ready_(ready) {}
   // Movable (the map's nodes, which the key order points into, move along),
   // not copyable.
   Db(Db&&) = default;
@@ -361,6 +384,18 @@ class Db {
   void swap_contents(Db& other);
   // Tells every session watching a key stored here or in `other`.
   void touch_watched_present(const Db& other);
+  // Blocked clients (sim/blocking.h): the keys of this db clients are
+  // blocked on, counted per client. Redis's signalKeyAsReady and
+  // signalDeletedKeyAsReady: add(), put(), set_string(), remove() and
+  // clear() at such a key, and signal_ready() (XADD to an existing stream,
+  // XGROUP DESTROY), queue the key once on the keyspace's ReadyKeys; after
+  // the command the server serves the clients whose key is now of the type
+  // they wait for (a consumer group's client whose stream is gone gets an
+  // error).
+  void add_blocking(std::string_view key);
+  void remove_blocking(std::string_view key);
+  bool blocking(std::string_view key) const { return blocking_.contains(key); }
+  void signal_ready(std::string_view key);
 
   // WATCH bookkeeping: which sessions watch which keys of this db.
   void add_watcher(std::string_view key, Session* session);
@@ -392,6 +427,8 @@ class Db {
   std::string cursor_;  // last key the active cycle examined
   bool has_cursor_ = false;
   std::unordered_map<std::string, std::vector<Session*>, StringHash, std::equal_to<>> watchers_;
+  ReadyKeys* ready_;
+  std::map<std::string, int, std::less<>> blocking_;  // key -> blocked clients
 };
 
 class Keyspace {
@@ -413,8 +450,12 @@ class Keyspace {
   void swap(int a, int b);
   // One active expiry cycle over every db; returns the number of keys deleted.
   size_t active_expire(int64_t now_ms, int max_keys_per_db);
+  // The keys signalled ready since the last call, in signal order.
+  bool has_ready_keys() const { return !ready_->keys.empty(); }
+  std::vector<std::pair<int, std::string>> take_ready_keys();
 
  private:
+  std::unique_ptr<ReadyKeys> ready_ = std::make_unique<ReadyKeys>();
   std::vector<Db> dbs_;
   EncodingLimits limits_;
 };

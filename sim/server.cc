@@ -8,6 +8,7 @@
 
 #include "base/hash.h"
 #include "sim/args.h"
+#include "sim/blocking.h"
 #include "sim/internal.h"
 #include "sim/keyspace.h"
 #include "sim/lua/script_engine.h"
@@ -77,6 +78,8 @@ bool arity_ok(int arity, size_t argc) {
 
 Session::~Session() { server_.disconnect(*this); }
 
+bool Session::blocked() const { return server_.blocking_->blocked(id_); }
+
 size_t Session::subscription_count() const { return channels_.size() + patterns_.size(); }
 
 void Session::set_push_handler(std::function<void(const resp::Reply&)> handler) {
@@ -109,6 +112,7 @@ Server::Server(Clock& clock, ServerOptions options)
       keyspace_(std::make_unique<Keyspace>(options.databases, &on_watched_key_touched)),
       pubsub_(std::make_unique<PubSub>()),
       monitor_(std::make_unique<Monitor>()),
+      blocking_(std::make_unique<Blocking>()),
       start_ms_(clock.now_us() / 1000),
       // A fixed tag keeps this stream apart from other users of the seed.
       random_state_(options.seed ^ 0x5EED5E12F0DA7A00ULL) {
@@ -126,6 +130,8 @@ Server::Server(Clock& clock, ServerOptions options)
   // After the connection commands: FUNCTION's registration there is a stub.
   register_function_commands(commands_);
   register_replication_commands(commands_);
+  register_blocking_commands(commands_);
+  register_stream_commands(commands_);
   scripts_ = std::make_unique<ScriptEngine>(*this);
 }
 
@@ -141,6 +147,7 @@ std::unique_ptr<Session> Server::connect() {
 void Server::disconnect(Session& session) {
   sessions_.erase(session.id());
   monitor_->monitors.remove(&session);
+  blocking_->forget(*this, session);
   drop_subscriptions(session);
   discard_transaction(session);
   unwatch_all(session);
@@ -259,6 +266,8 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     return resp::Reply::status("QUEUED");
   }
   resp::Reply reply = call(session, command, argv, /*in_script=*/false);
+  // handleClientsBlockedOnKeys: after the whole command (EXEC, a script).
+  if (keyspace_->has_ready_keys()) blocking_->serve(*this);
   if (replication_.after_write && ((spec->flags & kCmdWrite) || spec->name == "exec" ||
                                    spec->name == "eval" || spec->name == "evalsha")) {
     replication_.after_write(session);
@@ -329,6 +338,11 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
     monitor_->monitors.feed(clock_.now_us(), session.db_, in_script ? "lua" : session.peer_.addr,
                             argv);
   }
+  // A blocked command counts once, when its block ends with a reply
+  // (Redis's updateStatsOnUnblock).
+  const bool parked =
+      blocking_->rerunning ? blocking_->still_blocked : blocking_->blocked(session.id());
+  if (parked) return reply;
   CommandStats& stats = stats_of(command, argv);
   ++stats.calls;
   if (reply.is_error()) ++stats.failed_calls;
@@ -471,6 +485,16 @@ size_t Server::active_expire_cycle() {
 uint64_t Server::random_below(uint64_t n) {
   return base::lemire_below(n, [this] { return base::splitmix64(random_state_); });
 }
+
+std::vector<Server::Unblocked> Server::take_unblocked() { return blocking_->take_unblocked(); }
+
+std::optional<int64_t> Server::next_block_deadline_ms() const {
+  return blocking_->next_deadline_ms();
+}
+
+size_t Server::time_out_blocked() { return blocking_->time_out(*this, now_ms()); }
+
+size_t Server::blocked_clients() const { return blocking_->size(); }
 
 int64_t Server::now_ms() const { return frozen_ms_ >= 0 ? frozen_ms_ : clock_.now_us() / 1000; }
 

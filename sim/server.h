@@ -59,6 +59,7 @@ struct StoredKey {
   // zset: the score of each member of `elements`, same order; empty otherwise.
   std::vector<double> scores;
 };
+class Blocking;
 
 // How a running script's run time is measured, for busy-reply-threshold and
 // SCRIPT KILL (see "Script limits" below).
@@ -209,6 +210,13 @@ class Session {
     int64_t timeout_ms = 0;
   };
   std::optional<BlockedWait> take_blocked_wait() { return std::exchange(blocked_wait_, {}); }
+  // A blocking command (BLPOP, BLMOVE, BZPOPMIN, XREAD BLOCK, ...) found
+  // nothing and blocked this session: the Reply execute() returned is a
+  // placeholder that must not be sent, and the connection must not be
+  // served until Server::take_unblocked() hands over the real reply (see
+  // "Blocked clients" there). Inside MULTI or a script a blocking command
+  // never blocks (it answers as on timeout).
+  bool blocked() const;
 
   // sim/'s own access to a session's state (the command families, pub/sub):
   // defined in sim/internal.h, which is not installed; not part of the API.
@@ -397,6 +405,35 @@ class Server {
   // True once after CLIENT KILL marked sessions (Session::kill_requested).
   bool take_kill_requests() { return std::exchange(kill_requests_, false); }
 
+  // ---- Blocked clients (sim/blocking.h).
+  // A session blocked by a blocking command (Session::blocked()) is served
+  // as Redis serves it: after each top-level command (a whole EXEC or
+  // script) the keys it made ready are served to their blocked clients in
+  // the order they blocked; a client whose deadline passed (now > deadline
+  // on this server's clock) gets its command's timeout reply (a nil or
+  // null array) once time_out_blocked() runs; CLIENT UNBLOCK ends a block
+  // with the timeout reply or -UNBLOCKED. Each ended block comes out of
+  // take_unblocked(), in the order the blocks ended, with the reply to
+  // send (in the session's protocol). A transport calls take_unblocked()
+  // after every command it ran and after time_out_blocked(), and wakes
+  // up for next_block_deadline_ms() (the earliest deadline, in server ms;
+  // the client is due one ms later). Disconnecting a blocked session ends
+  // its block without a reply.
+  //
+  //   server.execute(*a, {"BLPOP", "q", "5"});   // a->blocked()
+  //   server.execute(*b, {"RPUSH", "q", "x"});   // :1
+  //   server.take_unblocked();                   // {a, ["q", "x"]}
+  struct Unblocked {
+    Session* session = nullptr;
+    resp::Reply reply;
+  };
+  std::vector<Unblocked> take_unblocked();
+  std::optional<int64_t> next_block_deadline_ms() const;
+  // Times out the blocked clients whose deadline is before now_ms();
+  // returns how many.
+  size_t time_out_blocked();
+  size_t blocked_clients() const;
+
   // ---- SHUTDOWN and stopping (sim/cmd_server.cc).
   // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] answers as Redis 7.0.15 and,
   // when it would stop Redis, answers +OK and sets shutdown_requested(): the
@@ -479,6 +516,7 @@ class Server {
   std::unique_ptr<PubSub> pubsub_;
   std::unique_ptr<ScriptEngine> scripts_;
   std::unique_ptr<Monitor> monitor_;  // SLOWLOG, LATENCY
+  std::unique_ptr<Blocking> blocking_;
   ServerConfig config_;
   std::map<uint64_t, Session*> sessions_;
   int64_t start_ms_;

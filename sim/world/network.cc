@@ -288,6 +288,13 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
         // runs, so its own effect on a tracked key is recorded as its own.
         nodes_.note_key_states(link.server);
         resp::Reply reply = node.server_->execute(*link.session, argv);
+        if (link.session->blocked()) {
+          // BLPOP & co: the call stays pending until the server serves it.
+          nodes_.hold_blocked(node, BlockedCall{&link, link.session.get(), &t, token, incarnation,
+                                                std::move(argv), lost, reply_lost});
+          nodes_.after_command(node);
+          return;
+        }
         std::optional<sim::Session::BlockedWait> wait = link.session->take_blocked_wait();
         if (wait && !lost && !reply_lost) {
           // WAIT holds its reply until enough replicas acknowledged, or timeout.
@@ -342,6 +349,7 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
             });
           });
         }
+        nodes_.serve_unblocked(node);
         nodes_.after_command(node);
       },
       "request", std::move(footprint));
@@ -418,6 +426,7 @@ void Network::close_link(Link& link) {
   send_to_server(
       link,
       [this, &link] {
+        nodes_.forget_blocked(link);
         link.session.reset();  // the server forgets WATCHes, drops subscriptions
         std::erase(link.node->links, &link);
         HistoryEvent e = life_.event(EventKind::kDisconnect, link.process, link.task);
@@ -430,6 +439,7 @@ void Network::close_link(Link& link) {
 void Network::break_link(Link& link, std::string why, int64_t notify_after_us) {
   if (link.broken) return;
   link.broken = true;
+  nodes_.forget_blocked(link);
   link.session.reset();
   std::erase(link.node->links, &link);
   nodes_.drop_waits(link);

@@ -167,6 +167,8 @@ void Nodes::crash_node(Node& n, std::string why, bool schedule_restart) {
   n.links.clear();
   for (auto& w : n.waits) w->done = true;
   n.waits.clear();
+  n.blocked_calls.clear();
+  n.block_timer_ms = -1;
   n.server_.reset();
   ++n.epoch;  // replication messages in flight to or from it are dropped
   if (schedule_restart) {
@@ -317,6 +319,80 @@ void Nodes::reply_wait(const BlockedWait& w, int64_t acked) {
       procs_.wake(*task, tok);
     });
   });
+}
+
+void Nodes::hold_blocked(Node& n, BlockedCall b) {
+  n.blocked_calls.push_back(std::move(b));
+  arm_block_timer(n);
+}
+
+void Nodes::forget_blocked(Link& link) {
+  std::erase_if(link.node->blocked_calls, [&](const BlockedCall& b) { return b.link == &link; });
+}
+
+void Nodes::arm_block_timer(Node& n) {
+  if (!n.server_) return;
+  std::optional<int64_t> deadline_ms = n.server_->next_block_deadline_ms();
+  if (!deadline_ms || (n.block_timer_ms >= 0 && n.block_timer_ms <= *deadline_ms)) return;
+  n.block_timer_ms = *deadline_ms;
+  // Due once the server clock passes the deadline: one ms after it.
+  const int64_t wait_ms = std::max<int64_t>(*deadline_ms + 1 - n.clock->now_us() / 1000, 0);
+  const uint64_t epoch = n.incarnation;
+  life_.sched().after(n.clock->drift.true_duration(wait_ms * 1000), [this, &n, epoch] {
+    if (!n.server_ || n.incarnation != epoch) return;
+    n.block_timer_ms = -1;
+    n.server_->time_out_blocked();
+    serve_unblocked(n);
+    arm_block_timer(n);
+  });
+}
+
+void Nodes::serve_unblocked(Node& n) {
+  if (!n.server_) return;
+  for (sim::Server::Unblocked& u : n.server_->take_unblocked()) {
+    auto it = std::find_if(n.blocked_calls.begin(), n.blocked_calls.end(),
+                           [&](const BlockedCall& b) { return b.session == u.session; });
+    if (it == n.blocked_calls.end()) continue;
+    BlockedCall b = std::move(*it);
+    n.blocked_calls.erase(it);
+    Link& link = *b.link;
+    Task& t = *b.task;
+    const uint64_t token = b.token;
+    HistoryEvent e = life_.event(EventKind::kCommand, link.process, t.id);
+    e.server = static_cast<int32_t>(link.server);
+    e.argv = std::move(b.argv);
+    e.reply = u.reply;
+    e.value = static_cast<int64_t>(b.incarnation);
+    if (t.state != Task::State::kBlocked || t.block_token != token ||
+        b.incarnation != link.process->incarnation) {
+      e.orphaned = true;
+    }
+    life_.record(std::move(e));
+    note_key_states(link.server, link.process, t.id);
+    if (b.lost) {
+      HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
+      l.server = static_cast<int32_t>(link.server);
+      l.text = "reply (connection reset after the command ran)";
+      life_.record(std::move(l));
+      net_.break_link(link, "reset after the command ran", net_.draw_latency(link));
+      continue;
+    }
+    if (b.reply_lost) {
+      HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
+      l.server = static_cast<int32_t>(link.server);
+      l.text = "reply";
+      life_.record(std::move(l));
+      continue;
+    }
+    net_.send_to_client(link, [this, &link, &t, token, reply = std::move(u.reply)]() mutable {
+      procs_.deliver(*link.process, [this, &t, token, reply = std::move(reply)]() mutable {
+        if (t.state != Task::State::kBlocked || t.block_token != token) return;
+        t.reply = std::move(reply);
+        procs_.wake(t, token);
+      });
+    });
+  }
+  arm_block_timer(n);
 }
 
 void Nodes::fsync_tick() {

@@ -75,6 +75,20 @@ struct BlockedWait {
   bool done = false;
 };
 
+// A blocking command (BLPOP, XREAD BLOCK, ...) whose client is blocked on
+// the server (sim::Session::blocked()): its reply leaves when the server
+// serves or times it out (Nodes::serve_unblocked).
+struct BlockedCall {
+  Link* link = nullptr;
+  const sim::Session* session = nullptr;
+  Task* task = nullptr;
+  uint64_t token = 0;
+  uint64_t incarnation = 0;  // the process incarnation that sent it
+  lock::Argv argv;
+  bool lost = false;        // the connection resets once it ran
+  bool reply_lost = false;  // its reply never arrives
+};
+
 // A server's clock: the epoch plus its drifting clock plus what DEBUG
 // SLEEP added.
 class ServerClock final : public sim::Clock {
@@ -116,6 +130,8 @@ struct Node {
   uint64_t applied_offset = 0;  // replica: last write applied
   int64_t last_stream_us = 0;   // replica: FIFO of the stream
   std::vector<std::shared_ptr<BlockedWait>> waits;  // primary: blocked WAITs
+  std::vector<BlockedCall> blocked_calls;           // blocked clients, in blocking order
+  int64_t block_timer_ms = -1;  // server-clock deadline a pending timeout check is for
 };
 
 class Nodes {
@@ -152,6 +168,13 @@ class Nodes {
   void hold_wait(Node& n, std::shared_ptr<BlockedWait> w, int64_t timeout_ms);
   // Drops the WAITs of `link` (its connection broke).
   void drop_waits(Link& link);
+  // Blocked clients (sim/blocking.h): `b` waits on node `n` until the server
+  // serves or times it out; serve_unblocked sends the replies of the blocks
+  // that ended and arms the timer of the next deadline; forget_blocked drops
+  // a link's block (its connection closed or broke).
+  void hold_blocked(Node& n, BlockedCall b);
+  void serve_unblocked(Node& n);
+  void forget_blocked(Link& link);
 
   // ---- Lease bars for timelines: `key` (a resource the workload named) is
   // tracked on every server from now on; note_key_states(s) records a
@@ -169,6 +192,7 @@ class Nodes {
   // Ends a blocked WAIT with `acked` replicas: records the command and
   // sends the reply to its task.
   void reply_wait(const BlockedWait& w, int64_t acked);
+  void arm_block_timer(Node& n);
   void full_sync(Node& replica, Node& primary);
   void fsync_tick();
   void expire_tick();

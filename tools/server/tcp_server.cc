@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <system_error>
 
 #include "sim/args.h"
@@ -94,6 +95,9 @@ struct TcpServer::Conn {
   int64_t out_peak_reset_us = 0;    // server clock
   int64_t last_interaction_us = 0;  // server clock: last read or write (timeout)
   bool executing = false;
+  // Blocked by a blocking command (sim::Session::blocked()): its requests
+  // wait in `in` until Server::take_unblocked() hands over the reply.
+  bool blocked = false;
   bool close_after_reply = false;
   bool writable_interest = false;
   bool queued_for_flush = false;
@@ -199,6 +203,12 @@ int TcpServer::wait_timeout_ms() const {
     int64_t wait_us = next_cycle_us_ - server_.clock().now_us();
     timeout_ms = wait_us <= 0 ? 0 : static_cast<int>(wait_us / 1000 + 1);
   }
+  if (std::optional<int64_t> deadline_ms = server_.next_block_deadline_ms()) {
+    // A blocked client is due once the server clock passes its deadline.
+    int64_t wait_us = (*deadline_ms + 1) * 1000 - server_.clock().now_us();
+    int due_ms = wait_us <= 0 ? 0 : static_cast<int>(std::min<int64_t>(wait_us / 1000 + 1, 1000));
+    timeout_ms = timeout_ms < 0 ? due_ms : std::min(timeout_ms, due_ms);
+  }
   if (!accepting_) {
     int64_t wait_us = accept_resume_us_ - steady_now_us();
     int resume_ms = wait_us <= 0 ? 0 : static_cast<int>(wait_us / 1000 + 1);
@@ -249,6 +259,9 @@ void TcpServer::run() {
       }
     }
     // SHUTDOWN: Redis exits without sending what is still queued.
+    if (server_.shutdown_requested()) break;
+    server_.time_out_blocked();
+    serve_unblocked();
     if (server_.shutdown_requested()) break;
     // Pushes received by other connections during this batch.
     for (size_t i = 0; i < to_flush_.size(); ++i) {
@@ -416,7 +429,7 @@ void TcpServer::close_idle_clients() {
   int64_t now_us = server_.clock().now_us();
   for (auto& [fd, conn] : conns_) {
     Conn& c = *conn;
-    if (c.doomed || c.executing || c.session->subscription_count() > 0) continue;
+    if (c.doomed || c.executing || c.blocked || c.session->subscription_count() > 0) continue;
     if (now_us - c.last_interaction_us > timeout_s * 1000000) doom(c);
   }
 }
@@ -438,6 +451,11 @@ void TcpServer::on_readable(Conn& c) {
   }
   if (n < 0) return;
   size_t pos = 0;
+  if (c.blocked) {  // kept for when the block ends (Redis reads, and waits)
+    c.in.append(buf.data(), static_cast<size_t>(n));
+    c.in_peak = std::max(c.in_peak, c.in.size());
+    return;
+  }
   if (c.in.empty()) {
     std::string_view view(buf.data(), static_cast<size_t>(n));
     process_input(c, view, pos);
@@ -497,7 +515,7 @@ void TcpServer::read_big_arg(Conn& c) {
 }
 
 void TcpServer::process_input(Conn& c, std::string_view buf, size_t& pos) {
-  while (!c.close_after_reply && !c.doomed && !server_.shutdown_requested()) {
+  while (!c.close_after_reply && !c.doomed && !c.blocked && !server_.shutdown_requested()) {
     RequestParser::Status s = c.parser.parse(buf, &pos);
     if (s == RequestParser::Status::kNeedMore) break;
     if (s == RequestParser::Status::kError) {
@@ -558,6 +576,11 @@ void TcpServer::run_command(Conn& c) {
   // strings for reuse, but not a big one.
   c.parser.release_large_args(RequestParser::kBigArgBytes);
   if (server_.shutdown_requested()) return;  // Redis exits without a reply
+  if (s.blocked()) {
+    // The reply comes from Server::take_unblocked() (serve_unblocked).
+    c.blocked = true;
+    return;
+  }
   if (!s.reply_suppressed() || pushed_reply(s, subscribe, reply)) {
     resp::encode_to(c.out, reply, s.protocol());
   }
@@ -572,6 +595,36 @@ void TcpServer::run_command(Conn& c) {
   if (flush_all) {
     trim_requested_ = true;
     trim_freed_memory();
+  }
+}
+
+// The blocks that ended (data came, timeout, CLIENT UNBLOCK): each reply
+// goes out and the connection's waiting requests run, which may end more
+// blocks.
+void TcpServer::serve_unblocked() {
+  while (true) {
+    std::vector<sim::Server::Unblocked> done = server_.take_unblocked();
+    if (done.empty()) return;
+    for (sim::Server::Unblocked& u : done) {
+      auto it = conns_.find(u.session->peer().fd);
+      if (it == conns_.end() || it->second->session.get() != u.session) continue;
+      Conn& c = *it->second;
+      c.blocked = false;
+      if (c.doomed) continue;
+      sim::Session& s = *c.session;
+      if (!s.reply_suppressed()) resp::encode_to(c.out, u.reply, s.protocol());
+      s.command_done();
+      if (!c.in.empty()) {
+        size_t pos = 0;
+        process_input(c, c.in, pos);
+        keep_unparsed(c, std::string_view(c.in).substr(pos), /*from_in=*/true);
+      }
+      c.out_peak = std::max(c.out_peak, c.out.size());
+      if (!c.queued_for_flush) {
+        c.queued_for_flush = true;
+        to_flush_.push_back(&c);
+      }
+    }
   }
 }
 

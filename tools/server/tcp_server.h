@@ -123,6 +123,7 @@ class TcpServer {
   void process_input(Conn& c, std::string_view buf, size_t& pos);
   void run_command(Conn& c);
   void on_push(Conn& c, const resp::Reply& reply);
+  void serve_unblocked();
   void flush(Conn& c);
   void set_writable_interest(Conn& c, bool on);
   void doom(Conn& c);

@@ -291,6 +291,31 @@ TEST_F(TcpServerTest, MaxclientsRefusesConnectionsBeyondIt) {
 // Issue 15, item 6: timeout closes idle clients, not subscribers (as
 // redis-server 7.0.15 with CONFIG SET timeout 1). On the virtual clock
 // DEBUG SLEEP makes the time pass.
+// A blocked connection is not served until a push from another connection
+// serves it (its pipelined requests wait, then run in order), or its
+// timeout passes on the server clock.
+TEST_F(TcpServerTest, BlockedClientWaitsForAPushOrItsTimeout) {
+  RawClient a(port_);
+  RawClient b(port_);
+  a.send("BLPOP q 0\r\nPING\r\n");
+  // b sees a blocked before pushing (INFO's blocked_clients).
+  for (int i = 0; i < 100; ++i) {
+    b.command({"INFO", "clients"});
+    if (b.read_bulk().find("blocked_clients:1") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(b.replies("RPUSH q x\r\n", ":1\r\n"));
+  EXPECT_TRUE(a.reads("*2\r\n$1\r\nq\r\n$1\r\nx\r\n+PONG\r\n"));
+  a.send("BZPOPMIN z 0.1\r\n");
+  for (int i = 0; i < 100; ++i) {
+    b.command({"INFO", "clients"});
+    if (b.read_bulk().find("blocked_clients:1") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(b.replies("REDSIM.ADVANCE 101\r\n", "+OK\r\n"));
+  EXPECT_TRUE(a.reads("*-1\r\n"));
+}
+
 TEST_F(TcpServerTest, TimeoutClosesIdleClientsButNotSubscribers) {
   RawClient a(port_);
   RawClient idle(port_);
