@@ -87,7 +87,7 @@ bool unblock_client(Server& server, uint64_t session_id, bool error) {
 
 void Blocking::block(Server& server, Client client) {
   const uint64_t id = client.session->id();
-  Db& db = server.keyspace().db(client.db);
+  Db& db = ServerAccess::keyspace(server).db(client.db);
   // A key named twice (BLPOP k k 0) waits once.
   std::vector<std::string> unique;
   for (const std::string& key : client.keys) {
@@ -103,7 +103,7 @@ void Blocking::block(Server& server, Client client) {
 void Blocking::remove(Server& server, uint64_t session_id) {
   auto it = clients_.find(session_id);
   if (it == clients_.end()) return;
-  Db& db = server.keyspace().db(it->second.db);
+  Db& db = ServerAccess::keyspace(server).db(it->second.db);
   for (const std::string& key : it->second.keys) {
     db.remove_blocking(key);
     auto q = by_key_.find({it->second.db, key});
@@ -137,7 +137,7 @@ void Blocking::forget(Server& server, Session& session) {
 }
 
 void Blocking::serve(Server& server) {
-  Keyspace& ks = server.keyspace();
+  Keyspace& ks = ServerAccess::keyspace(server);
   while (ks.has_ready_keys()) {
     for (auto& [db_index, key] : ks.take_ready_keys()) {
       auto q = by_key_.find({db_index, key});

@@ -554,6 +554,9 @@ std::optional<StoredKey> Server::peek(std::string_view key, int db) const {
         out.scores.push_back(item.score);
       }
       break;
+    case ValueType::kStream:
+      for (const auto& [id, fields] : e->stream().entries) out.elements.push_back(id.str());
+      break;
   }
   return out;
 }

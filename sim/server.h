@@ -40,7 +40,7 @@ struct Monitor;  // SLOWLOG and LATENCY (sim/monitor.h, internal)
 // A copy of one stored key, as Server::peek sees it: shapes as the read
 // commands reply, without running them.
 struct StoredKey {
-  // TYPE's answer: "string", "hash", "list", "set" or "zset".
+  // TYPE's answer: "string", "hash", "list", "set", "zset" or "stream".
   std::string type;
   // The absolute deadline in unix ms on the server's clock (PEXPIRETIME);
   // nullopt for a key without a TTL.
@@ -55,6 +55,7 @@ struct StoredKey {
   //   list    the elements, head first                LRANGE key 0 -1
   //   set     the members                             SMEMBERS
   //   zset    the members, lowest score first         ZRANGE key 0 -1
+  //   stream  the entry ids ("ms-seq"), oldest first  XRANGE key - + (ids only)
   std::vector<std::string> elements;
   // zset: the score of each member of `elements`, same order; empty otherwise.
   std::vector<double> scores;

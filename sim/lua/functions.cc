@@ -27,6 +27,7 @@
 #include <optional>
 
 #include "sim/glob.h"
+#include "sim/internal.h"
 #include "sim/lua/engine_impl.h"
 
 namespace redsim::sim {
@@ -884,8 +885,12 @@ resp::Reply ScriptEngine::function_command(CommandContext& ctx) {
 
 namespace {
 
-resp::Reply fcall_command(CommandContext& ctx) { return ServerAccess::scripts(ctx.server).fcall(ctx, false); }
-resp::Reply fcall_ro_command(CommandContext& ctx) { return ServerAccess::scripts(ctx.server).fcall(ctx, true); }
+resp::Reply fcall_command(CommandContext& ctx) {
+  return ServerAccess::scripts(ctx.server).fcall(ctx, false);
+}
+resp::Reply fcall_ro_command(CommandContext& ctx) {
+  return ServerAccess::scripts(ctx.server).fcall(ctx, true);
+}
 resp::Reply function_command(CommandContext& ctx) {
   return ServerAccess::scripts(ctx.server).function_command(ctx);
 }
