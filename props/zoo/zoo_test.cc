@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/world/checkers.h"
 #include "sim/world/testing/generators.h"
 #include "sim/world/testing/harness.h"
 
@@ -290,6 +291,92 @@ TEST(Zoo, PctFindsAUsersBugThroughTheHarness) {
     EXPECT_FALSE(harness::run_plan(*back, entry->factory, entry->run).safe());
   }
   EXPECT_GE(found, 4) << "pct:3 found get-then-del for " << found << " of 5 seeds";
+}
+
+std::optional<Entry> entry_named(const std::string& name) {
+  for (Entry& e : entries()) {
+    if (e.name == name) return std::move(e);
+  }
+  return std::nullopt;
+}
+
+// The two plans pct:3 flagged on correct locks in the yardstick (--zoo --cap
+// 200, 20 runs): each must replay clean.
+// - verify-after-set: client 2 crashed right after its SET (t=50.7 ms),
+//   client 1 restarted, won the SET the moment that key expired (t=155.2 ms)
+//   and crashed too: the restarted client 2 waited 193 ms behind two
+//   crashed owners' keys, which the liveness checker counted as a free lock
+//   (excused_holds now counts a crashed owner's expiring key as held).
+// - lost-reply-aware: its SET's reply timed out (t=46.7 ms), the server
+//   crashed three times while it retried, and its GET found its own token
+//   at t=127 ms: it entered a 34 ms section on a key that expired at
+//   t=146 ms (the lock now renews with an owner-checked PEXPIRE).
+constexpr const char* kVerifyAfterSetPctPlan =
+    "p1/216507688,100,2000,10000,1,0,0,0,10000,1,0,0,5000,160070,5000,16332,951037,0,0,0,0,0,0,"
+    "0,0,0,0,0,26245,500000,1000,100000,901,0,0,0,0,0,0,0,20000,100000,806/s=pct:3/"
+    "110890171.1.10000.11000.0.7000.0.0/"
+    "356315797.1.1000.10000.0.17000.1000.0.16000.15000.0.3000.5000.0";
+constexpr const char* kLostReplyAwarePctPlan =
+    "p1/150426374,100,2000,10000,1,0,0,1,10000,1,2,0,4500,264100,5000,0,500000,19070,0,0,0,0,0,"
+    "0,0,0,0,0,0,0,0,0,0,0,0,0,18711,1000,20000,0,20000,100000,714/s=pct:3/"
+    "36254569.1.17000.11000.0.12000.26000.0/127996050.1.28000.34000.0/"
+    "303513592.1.21000.18000.0/391691994.1.29000.11000.0.11000.2000.0/"
+    "459093622.1.37000.15000.0.42000.25000.0.13000.24000.0";
+
+TEST(Zoo, VerifyAfterSetPctPlanReplaysClean) {
+  const std::optional<Entry> e = entry_named("verify-after-set");
+  ASSERT_TRUE(e.has_value());
+  const std::optional<world::ExplorePlan> plan = harness::parse_plan(kVerifyAfterSetPctPlan);
+  ASSERT_TRUE(plan.has_value());
+  const harness::RunResult r = harness::run_plan(*plan, e->factory, e->run);
+  EXPECT_TRUE(r.safe()) << harness::report(r, kVerifyAfterSetPctPlan);
+  // The history is the one flagged: without the crashed owners' keys
+  // counted as held, the liveness checker still flags the 193 ms wait.
+  const harness::CheckOptions checks = harness::default_checks(*plan);
+  ASSERT_TRUE(checks.liveness_bound.has_value());
+  const auto bare = world::check_liveness(r.history, checks.liveness_bound->count());
+  ASSERT_EQ(bare.size(), 1u);
+  EXPECT_TRUE(contains(bare[0].description, "c2/2 waited")) << bare[0].description;
+}
+
+TEST(Zoo, LostReplyAwarePctPlanReplaysClean) {
+  const std::optional<Entry> e = entry_named("lost-reply-aware");
+  ASSERT_TRUE(e.has_value());
+  const std::optional<world::ExplorePlan> plan = harness::parse_plan(kLostReplyAwarePctPlan);
+  ASSERT_TRUE(plan.has_value());
+  const harness::RunResult r = harness::run_plan(*plan, e->factory, e->run);
+  EXPECT_TRUE(r.safe()) << harness::report(r, kLostReplyAwarePctPlan);
+}
+
+// The yardstick's zoo rows for the correct locks, under pct:3: plans drawn
+// as redsim_yardstick --zoo draws them (run r, plan i: rc::Random(r *
+// 1000003 + i) at size i mod 101), budgeted profile, all clean. Runs 10
+// and 11, 200 plans each (the yardstick cell's --cap 200): the flagged plans are run
+// 10's 90th and run 11's 144th (both entries draw the same plans).
+TEST(Zoo, CorrectLocksCleanUnderPct3Plans) {
+  constexpr uint64_t kRuns = 2;
+  constexpr uint64_t kPlans = 200;
+  for (const char* name : {"verify-after-set", "lost-reply-aware"}) {
+    const std::optional<Entry> e = entry_named(name);
+    ASSERT_TRUE(e.has_value());
+    harness::PlanOptions options = plan_for(*e, harness::FaultProfile::kBudgeted);
+    options.strategy = world::parse_strategy("pct:3");
+    int flagged = 0;
+    for (uint64_t r = 10; r < 10 + kRuns; ++r) {
+      for (uint64_t i = 0; i < kPlans; ++i) {
+        const world::ExplorePlan p = harness::gen_plan(e->lease, options)(
+                                         rc::Random(r * 1000003 + i), static_cast<int>(i % 101))
+                                         .value();
+        const harness::RunResult res = harness::run_plan(p, e->factory, e->run);
+        if (!res.safe()) {
+          ++flagged;
+          ADD_FAILURE() << name << " flagged: " << harness::report(res, harness::encode_plan(p));
+        }
+      }
+    }
+    std::cout << "zoo: " << name << " | pct:3 | " << kRuns * kPlans << " plans | " << flagged
+              << " flagged\n";
+  }
 }
 
 }  // namespace

@@ -345,9 +345,9 @@ std::map<TaskKey, TaskState> task_states(const History& h) {
       continue;
     }
     if (e.kind == EventKind::kProcessCrash) {
-      // A crashed holder explains its key until the lease ends (not as an
-      // excuse for liveness: a key that outlives a crash is the bug of
-      // SETNX-then-EXPIRE).
+      // A crashed holder explains its key until the lease ends (excused_holds
+      // counts it as held for liveness only while the key has a deadline: a
+      // key that outlives a crash for good is the bug of SETNX-then-EXPIRE).
       for (auto& [id, s] : tasks) {
         if (std::get<0>(id) == e.process && std::get<1>(id) == incarnation[e.process]) {
           set_mode(s, TaskState::Mode::kBusy, e.t_us, i);
@@ -394,12 +394,29 @@ std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> excused_holds(co
   const KeyLog log = read_key_log(h);
   if (log.marks.empty()) return out;
   const auto tasks = task_states(h);
+  // When each incarnation of a process crashed.
+  std::map<std::pair<ProcessId, uint32_t>, int64_t> crashed;
+  std::map<ProcessId, uint32_t> incarnation;
+  for (const HistoryEvent& e : h.events()) {
+    if (e.kind == EventKind::kProcessRestart) ++incarnation[e.process];
+    if (e.kind == EventKind::kProcessCrash) {
+      crashed.try_emplace({e.process, incarnation[e.process]}, e.t_us);
+    }
+  }
   for (const Mark& m : log.marks) {
     // A key without a deadline is a lock that never frees: not excused.
     const int64_t mark_end = std::min({m.to_us, h.end_us(), m.persistent_from_us});
     if (m.orphaned) {
       out[m.key].emplace_back(m.from_us, mark_end);
       continue;
+    }
+    // A crashed owner's mark that can still expire: nobody can take the lock
+    // until its lease ends, so it is held, not free (two owners that crash
+    // one after the other while acquiring cost two leases, more than any
+    // bound of one lease covers).
+    if (auto c = crashed.find({m.owner.process, m.owner.incarnation}); c != crashed.end()) {
+      const int64_t from = std::max(c->second, m.from_us);
+      if (from < mark_end) out[m.key].emplace_back(from, mark_end);
     }
     auto it = tasks.find({m.owner.process, m.owner.incarnation, m.owner.task});
     if (it == tasks.end()) continue;

@@ -238,6 +238,65 @@ TEST(GhostLocks, AReportedErrorAPauseOrACrashExplainsTheKey) {
   }
 }
 
+// Two owners crash one after the other while their keys live (the second
+// overwrote the first: a SET without NX, so that no race decides who is
+// next): the lock is taken, by nobody alive, until the key expires, and the
+// liveness checker must not call that a free lock. A key without a deadline
+// is the bug of SETNX-then-EXPIRE and stays unexcused.
+TEST(ExcusedHolds, ACrashedOwnersExpiringKeyIsHeldUntilItExpires) {
+  for (const bool with_deadline : {true, false}) {
+    SCOPED_TRACE(with_deadline);
+    World w;
+    auto owner = [with_deadline](milliseconds start) {
+      return [with_deadline, start](ProcessEnv& env) {
+        env.sleep_for(start);
+        env.record_acquire_start(kKey, milliseconds(1000));  // the key is tracked from here
+        lock::Argv set = {"SET", kKey, token_of(env)};
+        if (with_deadline) set.insert(set.end(), {"PX", "100"});
+        env.connection().call(set);
+        env.sleep_for(milliseconds(500));  // crashed before it records anything
+      };
+    };
+    const ProcessId a = w.spawn_process("a", owner(milliseconds(20)));
+    const ProcessId b = w.spawn_process("b", owner(milliseconds(70)));
+    w.spawn_process("waiter", [](ProcessEnv& env) {
+      env.sleep_for(milliseconds(22));
+      env.record_acquire_start(kKey, milliseconds(1000));
+      for (int tries = 0; tries < 300; ++tries) {
+        if (set_nx(env, 100)) {
+          env.record_acquire_end(kKey, true);
+          env.enter_critical(kKey);
+          env.leave_critical(kKey);
+          return;
+        }
+        env.sleep_for(milliseconds(2));
+      }
+      env.record_acquire_end(kKey, false);
+    });
+    w.crash_process(a, milliseconds(25));
+    w.crash_process(b, milliseconds(75));
+    w.run();
+    const auto held = excused_holds(w.history());
+    const auto bare = check_liveness(w.history(), 100'000);
+    const auto judged = check_liveness(w.history(), 100'000, held);
+    if (with_deadline) {
+      // a's key from its crash to b's overwrite, b's from its crash to its
+      // expiry; b was alive and busy in between.
+      ASSERT_EQ(held.count(kKey), 1u);
+      ASSERT_EQ(held.at(kKey).size(), 2u);
+      EXPECT_EQ(held.at(kKey)[0].first, 25'000);
+      EXPECT_EQ(held.at(kKey)[0].second, 70'000);  // b's SET
+      EXPECT_EQ(held.at(kKey)[1].first, 75'000);
+      EXPECT_EQ(held.at(kKey)[1].second, 170'000);  // b's lease ends
+      EXPECT_EQ(bare.size(), 1u) << "without the excuse the 148 ms wait is flagged";
+      EXPECT_TRUE(judged.empty()) << format_violations(judged);
+    } else {
+      EXPECT_EQ(held.count(kKey), 0u);
+      EXPECT_EQ(judged.size(), 1u) << "a key that never expires blocks the waiter for good";
+    }
+  }
+}
+
 TEST(HeldPastLease, AHolderInsideAfterItsLeaseIsFlaggedWithNobodyElseAround) {
   World w;
   const ProcessId a = w.spawn_process("a", [](ProcessEnv& env) {

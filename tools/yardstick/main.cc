@@ -7,6 +7,7 @@
 //   build/redsim_yardstick --zoo [--entries LIST] [--runs R] [--cap C] [--time-cap S]
 //   build/redsim_yardstick --exhaustive B [--seeds N] [--max-runs M] [--time-cap S]
 //                          [--kinds LIST] [--zoo [--entries LIST]]
+//   build/redsim_yardstick --replay ENTRY PLAN [--whole]
 //
 // Sampling strategies (random, pct:D, coverage). R runs (default 20), each
 // from its own starting point, draw plans until the first failing one or C
@@ -24,7 +25,12 @@
 //     options) from RapidCheck's generator with rc::Random(r * 1000003 + i)
 //     for the i-th plan, at size i mod 101 (RapidCheck's own ramp), judged
 //     by the harness's default checks; a correct entry is drawn under the
-//     budgeted profile and any failure is a false alarm (printed).
+//     budgeted profile and any failure is a false alarm (printed, with the
+//     plan's replay line: REDSIM_PLAN='<plan>' zoo_test, or --replay).
+// Replay (--replay ENTRY PLAN): runs one plan (harness::encode_plan's text,
+// as a false alarm prints it) against the zoo entry and prints the plan and
+// harness::report (excerpts, or with --whole the whole timeline); exit 1
+// when the run has a violation.
 // Exhaustive (--exhaustive B): per kind or entry, seeds 1..N (default 20)
 // each give a small world (2 clients x up to 2 attempts: generate_small_plan,
 // or the entry's gen_plan cut to that) searched up to bound B, at most M
@@ -47,12 +53,12 @@
 
 #include "lock/lock.h"
 #include "props/zoo/zoo.h"
-#include "tools/yardstick/coverage.h"
 #include "sim/world/explore/exhaustive.h"
 #include "sim/world/explore/explore.h"
 #include "sim/world/pct.h"
 #include "sim/world/testing/generators.h"
 #include "sim/world/testing/harness.h"
+#include "tools/yardstick/coverage.h"
 
 namespace {
 
@@ -246,8 +252,13 @@ int zoo_table(const Options& o) {
           const harness::RunResult res = harness::run_plan(p, e.factory, e.run);
           if (!res.safe()) {
             if (!e.buggy) {
-              std::fprintf(stderr, "FALSE ALARM: %s under %s: %s\n", e.name.c_str(),
-                           strategy_text.c_str(), harness::encode_plan(p).c_str());
+              std::fprintf(stderr,
+                           "FALSE ALARM: %s under %s (run %llu, plan %llu): %s\n"
+                           "  replay: build/redsim_yardstick --replay %s '%s'\n",
+                           e.name.c_str(), strategy_text.c_str(),
+                           static_cast<unsigned long long>(r),
+                           static_cast<unsigned long long>(i + 1), harness::encode_plan(p).c_str(),
+                           e.name.c_str(), harness::encode_plan(p).c_str());
             }
             return i + 1;
           }
@@ -259,6 +270,26 @@ int zoo_table(const Options& o) {
     }
   }
   return 0;
+}
+
+int replay(const std::string& entry, const std::string& text, bool whole) {
+  const std::optional<world::ExplorePlan> plan = harness::parse_plan(text);
+  if (!plan) {
+    std::fprintf(stderr, "redsim_yardstick: not a plan: %s\n", text.c_str());
+    return 2;
+  }
+  for (const zoo::Entry& e : zoo::entries()) {
+    if (e.name != entry) continue;
+    harness::RunOptions run = e.run;
+    run.excerpt.whole_timeline = whole;
+    const harness::RunResult r = harness::run_plan(*plan, e.factory, run);
+    std::printf("%s (%s): %s\nstrategy %s\n%s", e.name.c_str(), e.buggy ? "buggy" : "correct",
+                harness::describe_schedule(*plan).c_str(),
+                world::strategy_name(plan->strategy).c_str(), harness::report(r, text).c_str());
+    return r.safe() ? 0 : 1;
+  }
+  std::fprintf(stderr, "redsim_yardstick: unknown zoo entry '%s'\n", entry.c_str());
+  return 2;
 }
 
 // One exhaustive row: `search(seed)` runs one seed's search.
@@ -338,6 +369,9 @@ int exhaustive_table(const Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
+  if (argc >= 4 && std::string_view(argv[1]) == "--replay") {
+    return replay(argv[2], argv[3], argc >= 5 && std::string_view(argv[4]) == "--whole");
+  }
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
     if (flag == "--zoo") {
