@@ -98,7 +98,10 @@ bool parse_end(std::string_view s, End* out) {
   return true;
 }
 
-// The move of BLMOVE once `src` holds a list: LMOVE's checks and effects.
+// The move of BLMOVE once `src` holds a list: LMOVE's checks and effects,
+// in Redis's order (lmoveGenericCommand): pop from the source, push to the
+// destination, then delete the source if it is empty, so a source that is
+// its own destination (BRPOPLPUSH k k) keeps its element.
 Reply move_element(CommandContext& ctx, const std::string& src, List& from, End wherefrom,
                    End whereto) {
   const std::string& dst = ctx.argv[2];
@@ -111,11 +114,8 @@ Reply move_element(CommandContext& ctx, const std::string& src, List& from, End 
   } else {
     from.pop_back();
   }
-  bool empty = from.empty();
   Db& db = current_db(ctx);
-  finish_write(db, src, empty);
-  notify_keyspace_event(ctx, notify::kList, wherefrom == End::kHead ? "lpop" : "rpop", src);
-  if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", src);
+  // `from` is not used past here: adding the destination may move entries.
   List* to = d == nullptr ? &db.add(dst, List()).list() : &d->list();
   if (whereto == End::kHead) {
     to->push_front(v);
@@ -124,6 +124,13 @@ Reply move_element(CommandContext& ctx, const std::string& src, List& from, End 
   }
   db.touch(dst);
   notify_keyspace_event(ctx, notify::kList, whereto == End::kHead ? "lpush" : "rpush", dst);
+  notify_keyspace_event(ctx, notify::kList, wherefrom == End::kHead ? "lpop" : "rpop", src);
+  if (src != dst) {
+    Entry* s = lookup_typed(ctx, src, ValueType::kList, &wrong);
+    const bool empty = s == nullptr || s->list().empty();
+    finish_write(db, src, empty);
+    if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", src);
+  }
   return Reply::bulk(std::move(v));
 }
 

@@ -151,6 +151,21 @@ TEST_F(BlockingTest, LinkedMovesServeEachOtherInOneCommand) {
   EXPECT_EQ(run(*c_, {"EXISTS", "l1", "l2"}), Int(0));
 }
 
+// Redis's "Self-referential BRPOPLPUSH" (unit/type/list): the served move
+// pops the only element and pushes it back onto the same list, which must
+// stay (it crashed redsim server: the emptied source was deleted before the
+// push to the same key).
+TEST_F(BlockingTest, SelfReferentialMoveKeepsTheElement) {
+  run(*s_, {"BRPOPLPUSH", "blist", "blist", "0"});
+  EXPECT_EQ(run(*c_, {"RPUSH", "blist", "foo"}), Int(1));
+  auto got = unblocked();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].second, Bulk("foo"));
+  EXPECT_EQ(run(*c_, {"LRANGE", "blist", "0", "-1"}), Bulks({"foo"}));
+  EXPECT_EQ(run(*c_, {"BLMOVE", "blist", "blist", "LEFT", "RIGHT", "0"}), Bulk("foo"));
+  EXPECT_EQ(run(*c_, {"LRANGE", "blist", "0", "-1"}), Bulks({"foo"}));
+}
+
 TEST_F(BlockingTest, DisconnectEndsTheBlockSilently) {
   run(*b_, {"BLPOP", "q", "0"});
   b_.reset();
