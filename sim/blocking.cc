@@ -177,13 +177,19 @@ void Blocking::serve(Server& server) {
 
 size_t Blocking::time_out(Server& server, int64_t now_ms) {
   // By deadline, then by client id, as Redis's timeout radix tree orders them.
-  std::vector<std::pair<int64_t, Session*>> due;
+  struct Due {
+    int64_t deadline_ms;
+    uint64_t id;
+    Session* session;
+  };
+  std::vector<Due> due;
   for (auto& [id, c] : clients_) {
-    if (c.deadline_ms && now_ms > *c.deadline_ms) due.emplace_back(*c.deadline_ms, c.session);
+    if (c.deadline_ms && now_ms > *c.deadline_ms) due.push_back({*c.deadline_ms, id, c.session});
   }
-  std::stable_sort(due.begin(), due.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [deadline, s] : due) unblock_timeout(server, *s);
+  std::sort(due.begin(), due.end(), [](const Due& a, const Due& b) {
+    return a.deadline_ms != b.deadline_ms ? a.deadline_ms < b.deadline_ms : a.id < b.id;
+  });
+  for (const Due& d : due) unblock_timeout(server, *d.session);
   return due.size();
 }
 
