@@ -25,8 +25,8 @@
 // "bad argument #0 to 'pack' (MessagePack pack needs input.)".
 //
 // Map entries come in Lua 5.1's table order (order51 below; where keys
-// collide it is a best guess, see there). Differences: decoded integral numbers
-// below 10^14 are 5.4 integers (they print as 5.1 prints them).
+// collide it is a best guess, see there). Decoded numbers are floats (the
+// number model, internal.h).
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -434,15 +434,8 @@ struct Cursor {
   }
 };
 
-// A decoded number as 5.1 holds it (a double), integral ones below 10^14
-// as 5.4 integers so that they print as 5.1 prints them.
-void push_decoded(lua_State* L, double d) {
-  if (std::floor(d) == d && std::fabs(d) < 1e14 && !(d == 0 && std::signbit(d))) {
-    lua_pushinteger(L, static_cast<lua_Integer>(d));
-  } else {
-    lua_pushnumber(L, d);
-  }
-}
+// A decoded number as 5.1 holds it: a double.
+void push_decoded(lua_State* L, double d) { lua_pushnumber(L, d); }
 
 void decode_value(lua_State* L, Cursor& c);
 
@@ -602,7 +595,7 @@ int unpack_full(lua_State* L, int64_t limit, int64_t offset) {
     if (c.err == DecodeError::kBadFormat) return luaL_error(L, "Bad data format in input.");
   }
   if (!all) {
-    lua_pushinteger(L, c.left == 0 ? -1 : static_cast<lua_Integer>(len - c.left));
+    lua_pushnumber(L, c.left == 0 ? -1.0 : static_cast<lua_Number>(len - c.left));
     lua_insert(L, 2);
     ++count;
   }
