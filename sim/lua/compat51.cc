@@ -89,6 +89,13 @@ int base_loadstring(lua_State* L) {
   size_t len = 0;
   const char* s = luaL_checklstring(L, 1, &len);
   const char* chunkname = luaL_optstring(L, 2, s);
+  // The number model for loaded code too (literals as floats, `..` and
+  // `#` as 5.1's); code with syntax 5.1 lacks is loaded as it is.
+  Source51 adapted = adapt_source51({s, len});
+  if (adapted.error.empty()) {
+    s = adapted.code.data();
+    len = adapted.code.size();
+  }
   if (luaL_loadbufferx(L, s, len, chunkname, "t") == LUA_OK) return 1;
   lua_pushnil(L);
   lua_insert(L, -2);

@@ -77,6 +77,8 @@ class Lua51Real : public ::testing::Test {
 
 TEST_F(Lua51Real, SyntaxNewerThanFiveOneIsRefusedAlike) { compare(lua51::syntax_cases()); }
 TEST_F(Lua51Real, NumbersAreDoubles) { compare(lua51::number_cases()); }
+TEST_F(Lua51Real, LibraryAndBridgeNumbersAreDoubles) { compare(lua51::library_number_cases()); }
+TEST_F(Lua51Real, GotoMethodsAndTheSharedZeroConstant) { compare(lua51::goto_and_zero_cases()); }
 TEST_F(Lua51Real, UnpackAndCallDepthLimits) { compare(lua51::limit_cases()); }
 TEST_F(Lua51Real, CmsgpackAndStructByteForByte) {
   compare(lua51::msgpack_struct_cases());

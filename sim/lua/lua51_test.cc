@@ -23,6 +23,8 @@ TEST_F(Lua51Test, SyntaxNewerThanFiveOneIsRefusedAsFiveOneRefusesIt) {
   check(lua51::syntax_cases());
 }
 TEST_F(Lua51Test, NumbersAreDoubles) { check(lua51::number_cases()); }
+TEST_F(Lua51Test, LibraryAndBridgeNumbersAreDoubles) { check(lua51::library_number_cases()); }
+TEST_F(Lua51Test, GotoMethodsAndTheSharedZeroConstant) { check(lua51::goto_and_zero_cases()); }
 TEST_F(Lua51Test, UnpackAndCallDepthLimits) { check(lua51::limit_cases()); }
 TEST_F(Lua51Test, MathRandomStartsFromRand48sInitialState) { check(lua51::random_cases()); }
 
@@ -56,6 +58,30 @@ TEST_F(Lua51Test, ConcatChainsBecomeOneCallNamingTheirOperands) {
   // `goto` as a name.
   EXPECT_EQ(lua::adapt_source51("local goto = {goto = 1} return goto.goto").code,
             "local __goto = {[\"goto\"] = 1.0} return __goto[\"goto\"]");
+}
+
+TEST_F(Lua51Test, LengthsGotoMethodsAndZerosAreRewritten) {
+  // `#x` becomes a float, `^` binding tighter than the `#`; inside a `..`
+  // chain the parentheses nest within the concat call.
+  EXPECT_EQ(lua::adapt_source51("return #t * #s.x[1] ^ 2").code,
+            "return (#t+0.0) * (#s.x[1.0] ^ 2.0+0.0)");
+  EXPECT_EQ(lua::adapt_source51("return #t .. 'x'").code,
+            "local __redsim_concat51=__redsim_concat51;return __redsim_concat51(\"|\", (#t+0.0) , "
+            "'x')");
+  EXPECT_EQ(lua::adapt_source51("return #function() end").code, "return #function() end");
+  // obj:goto(...) through the self-call helper; function t:goto() as a field.
+  EXPECT_EQ(lua::adapt_source51("return a.b:goto(1), t:goto(), t:goto'x'").code,
+            "return __redsim_self51(a.b, \"goto\", 1.0), __redsim_self51(t, \"goto\"), "
+            "__redsim_self51(t, \"goto\", 'x')");
+  EXPECT_EQ(lua::adapt_source51("function t.a:goto(x) end function t.goto() end").code,
+            " t.a[\"goto\"] = function(self, x) end  t[\"goto\"] = function() end");
+  // The first zero of a function decides: later zeros of the other sign
+  // are rewritten, other functions have their own.
+  EXPECT_EQ(
+      lua::adapt_source51("local a = 0 local b = -0 local f = function() return -0, 0 end").code,
+      "local a = 0.0 local b = 0.0 local f = function() return -0.0, (-0.0) end");
+  EXPECT_EQ(lua::adapt_source51("local a = 1 - 0 local b = -0").code,
+            "local a = 1.0 - 0.0 local b = -0.0");
 }
 
 TEST_F(Lua51Test, AFiveFourErrorOnAnEarlierLineComesFirst) {

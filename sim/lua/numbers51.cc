@@ -11,6 +11,9 @@
 // callbacks is 5.4's own. The string functions also read number arguments
 // as 5.1 prints them (5.4 would read 3.0 as "3.0").
 //
+// gsub's replacement values (a callback's result, a table's value) are
+// printed by 5.4 too: a number among them goes through replacement51.
+//
 // String arithmetic ("10" * "10", ARGV[1] + 1): 5.4 does it in the string
 // metatable's __add.. with integer arithmetic for integral strings
 // ("4294967296" * "4294967296" wraps to 0); ours converts both operands to
@@ -80,24 +83,68 @@ int string_gmatch51(lua_State* L) {
   return 1;
 }
 
-// A gsub callback behind a pattern with position captures: its arguments
-// as floats (upvalue 1: the script's function).
-int gsub_callback51(lua_State* L) {
+// Its arguments as floats (position captures are integers).
+int floats51(lua_State* L) {
   floats_at_top(L, lua_gettop(L));
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, 1);
+  return lua_gettop(L);
+}
+
+// Its first argument, a number printed as 5.1 prints it (gsub would print
+// a float replacement value as "5.0").
+int replacement51(lua_State* L) {
+  lua_settop(L, 1);
+  if (lua_type(L, 1) == LUA_TNUMBER) {
+    std::string s = number_to_string51(L, 1);
+    lua_pushlstring(L, s.data(), s.size());
+  }
   return 1;
+}
+
+// __index of the proxy that stands for a gsub replacement table
+// (upvalue 1: the script's table).
+int replacement_index51(lua_State* L) {
+  lua_settop(L, 2);
+  lua_gettable(L, lua_upvalueindex(1));  // the proxy, the value
+  lua_replace(L, 1);
+  return replacement51(L);
+}
+
+char kGsubWrapperKey;
+
+// A Lua function (not a C one, so a recursive gsub callback has 5.4's C
+// depth, as now) that runs the callback on float arguments and prints a
+// number it returns as 5.1 does. Built once per state.
+constexpr const char* kGsubWrapper =
+    "local f, floats, replacement = ... "
+    "return function(...) return replacement(f(floats(...))) end";
+
+void wrap_gsub_callback(lua_State* L, int idx) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &kGsubWrapperKey) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    if (luaL_loadbufferx(L, kGsubWrapper, std::strlen(kGsubWrapper), "=gsub", "t") != LUA_OK) {
+      lua_error(L);
+    }
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &kGsubWrapperKey);
+  }
+  lua_pushvalue(L, idx);
+  lua_pushcfunction(L, floats51);
+  lua_pushcfunction(L, replacement51);
+  lua_call(L, 3, 1);
+  lua_replace(L, idx);
 }
 
 int string_gsub51(lua_State* L) {
   number_args_as_strings(L, 3);
-  // Only a pattern with a position capture "()" hands the callback an
-  // integer; other callbacks are called as they are (no added C level).
-  if (lua_type(L, 3) == LUA_TFUNCTION && lua_type(L, 2) == LUA_TSTRING &&
-      std::strstr(lua_tostring(L, 2), "()") != nullptr) {
+  if (lua_type(L, 3) == LUA_TFUNCTION) {
+    wrap_gsub_callback(L, 3);
+  } else if (lua_type(L, 3) == LUA_TTABLE) {
+    lua_createtable(L, 0, 0);
+    lua_createtable(L, 0, 1);
     lua_pushvalue(L, 3);
-    lua_pushcclosure(L, gsub_callback51, 1);
+    lua_pushcclosure(L, replacement_index51, 1);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
     lua_replace(L, 3);
   }
   return float_results(L);
