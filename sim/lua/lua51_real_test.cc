@@ -80,6 +80,7 @@ TEST_F(Lua51Real, NumbersAreDoubles) { compare(lua51::number_cases()); }
 TEST_F(Lua51Real, LibraryAndBridgeNumbersAreDoubles) { compare(lua51::library_number_cases()); }
 TEST_F(Lua51Real, GotoMethodsAndTheSharedZeroConstant) { compare(lua51::goto_and_zero_cases()); }
 TEST_F(Lua51Real, UnpackAndCallDepthLimits) { compare(lua51::limit_cases()); }
+TEST_F(Lua51Real, UnpackedMapsRepackInFiveOneOrder) { compare(lua51::msgpack_roundtrip_cases()); }
 TEST_F(Lua51Real, CmsgpackAndStructByteForByte) {
   compare(lua51::msgpack_struct_cases());
   // A seeded list of values: the fake must pack (and repack what it

@@ -28,6 +28,7 @@ TEST_F(Lua51Test, GotoMethodsAndTheSharedZeroConstant) { check(lua51::goto_and_z
 TEST_F(Lua51Test, UnpackAndCallDepthLimits) { check(lua51::limit_cases()); }
 TEST_F(Lua51Test, MathRandomStartsFromRand48sInitialState) { check(lua51::random_cases()); }
 
+TEST_F(Lua51Test, UnpackedMapsRepackInFiveOneOrder) { check(lua51::msgpack_roundtrip_cases()); }
 TEST_F(Lua51Test, CmsgpackAndStructAsRedisShipsThem) { check(lua51::msgpack_struct_cases()); }
 
 TEST_F(Lua51Test, LiteralRewritesKeepEverythingElse) {
