@@ -85,6 +85,44 @@ TEST_F(Lua51Test, LengthsGotoMethodsAndZerosAreRewritten) {
             "local a = 1.0 - 0.0 local b = -0.0");
 }
 
+// A rewrite that 5.4 cannot parse would make the engine fall back to the
+// literal-only rewrite (integers again) without a word: every script that
+// parses without the number model must parse with it.
+TEST_F(Lua51Test, TheNumberModelRewriteKeepsScriptsParsable) {
+  std::vector<std::string> scripts = {
+      "return #t, #t[1], #t.x.y, #f(), #f{1}, #f'x', #(t), #t^2, -#t, not #t, #-x",
+      "return #t .. #u .. 'x', {#t, [#t] = #t}, t[#t + 1], f(#t, #t)",
+      "local a = #KEYS > 0 and #ARGV or 0 return a",
+      "for i = #t, 1, -1 do end for i = 1, #t do end while #t > 0 do t[#t] = nil end",
+      "return #t:goto(), a.b:goto{1}:goto'x', (t):goto(#t), t[1]:goto()",
+      "local t = {} function t:goto(a, b) return a end function t.a() end return t:goto(1)",
+      "local t = {a = {}} function t.a:goto() return self end function t.a.goto(x) end",
+      "local a, b, c = 0, -0, - - 0 return -0 .. 0, {0, -0}, 1 - 0, 0 - 1, x-0, -0^2, 2^-0",
+      "return #...",
+      "return #{...}",
+      "return # 'abc' .. #\"d\"",
+      "local s = 'x' return s:len() + #s, ('#'):rep(#s)",
+  };
+  for (auto fn : {lua51::number_cases, lua51::library_number_cases, lua51::goto_and_zero_cases,
+                  lua51::limit_cases, lua51::msgpack_struct_cases, lua51::random_cases}) {
+    for (const lua51::Case& c : fn()) scripts.push_back(c.script);
+  }
+  lua_State* L = luaL_newstate();
+  for (const std::string& script : scripts) {
+    std::string plain = lua::adapt_source51(script, false).code;
+    bool parses = luaL_loadbufferx(L, plain.data(), plain.size(), "=s", "t") == LUA_OK;
+    lua_settop(L, 0);
+    if (!parses) continue;
+    std::string model = lua::adapt_source51(script).code;
+    EXPECT_EQ(luaL_loadbufferx(L, model.data(), model.size(), "=s", "t"), LUA_OK)
+        << script << "\n"
+        << model << "\n"
+        << lua_tostring(L, -1);
+    lua_settop(L, 0);
+  }
+  lua_close(L);
+}
+
 TEST_F(Lua51Test, AFiveFourErrorOnAnEarlierLineComesFirst) {
   EXPECT_EQ(eval("x = = 1\nreturn 1 & 2"),
             Err("ERR Error compiling script (new function): user_script:1: unexpected symbol "
