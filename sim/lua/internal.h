@@ -149,6 +149,18 @@ void key_for_next(lua_State* L, int idx);
 int self_call51(lua_State* L);
 inline constexpr std::string_view kSelfCallName = "__redsim_self51";
 
+// kModName(names, a, b): 5.1's `a % b` for numbers (a - floor(a/b)*b),
+// strings converted to numbers, else a __mod metamethod, else 5.1's
+// "attempt to perform arithmetic on local 'x' (a nil value)" with the
+// operand named from `names` ("left|right", as kConcatName's).
+int mod51(lua_State* L);
+inline constexpr std::string_view kModName = "__redsim_mod51";
+
+// The function behind a helper name the source rewrite uses
+// (kSelfCallName, kModName), else null: the globals' __index hands these
+// out without their being globals.
+lua_CFunction helper51(std::string_view name);
+
 // ---- bit.cc ---------------------------------------------------------------
 
 // Pushes the `bit` table (LuaBitOp semantics, 32-bit).

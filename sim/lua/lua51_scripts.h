@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -387,6 +389,105 @@ inline std::vector<Case> library_number_cases() {
       {"local t = setmetatable({}, {__index = function(t, k) return k end}) return t[#'abc' + 0.5]",
        testing::Int(3)},
   };
+}
+
+// 5.1's modulo (a - floor(a/b)*b, not 5.4's fmod) and its error texts.
+inline std::vector<Case> modulo_cases() {
+  return {
+      {"return {tostring(-0 % 3), tostring(5.5 % 2), tostring(-7 % 3), tostring(7 % -3), "
+       "tostring(4294967296 % 0.3), tostring(1 % 0), tostring(1e308 % 3), tostring(5 % math.huge), "
+       "tostring(-5 % math.huge)}",
+       testing::Arr({testing::Bulk("0"), testing::Bulk("1.5"), testing::Bulk("2"),
+                     testing::Bulk("-2"), testing::Bulk("0.10000038146973"), testing::Bulk("-nan"),
+                     testing::Bulk("0"), testing::Bulk("-nan"), testing::Bulk("-nan")})},
+      {"local x return x % 2",
+       runtime_err("local x return x % 2",
+                   "attempt to perform arithmetic on local 'x' (a nil value)")},
+      {"local t = {} return t.k % 2",
+       runtime_err("local t = {} return t.k % 2",
+                   "attempt to perform arithmetic on field 'k' (a nil value)")},
+      {"local s = 'abc' return s % 2",
+       runtime_err("local s = 'abc' return s % 2",
+                   "attempt to perform arithmetic on local 's' (a string value)")},
+      {"return {tostring('7' % '3'), tostring('7' % 2), tostring(7 % '2')}",
+       testing::Arr({testing::Bulk("1"), testing::Bulk("1"), testing::Bulk("1")})},
+      {"local t = setmetatable({}, {__mod = function(a, b) return 'M' end}) return {t % 2, 2 % t}",
+       testing::Arr({testing::Bulk("M"), testing::Bulk("M")})},
+      {"local a, b, c = 17, 5, 3 return {a % b % c, a * 2 % b, -a % b, a % -b, a ^ 2 % b, #'abcde' "
+       "% 3, 2 % #'abc', a % b .. 'x', 'x' .. a % b}",
+       testing::Arr({testing::Int(2), testing::Int(4), testing::Int(3), testing::Int(-3),
+                     testing::Int(4), testing::Int(2), testing::Int(2), testing::Bulk("2x"),
+                     testing::Bulk("x2")})},
+      {"local t = {} for i = 1, 10 do if i % 2 == 0 then t[#t + 1] = i end end return t",
+       testing::Arr(
+           {testing::Int(2), testing::Int(4), testing::Int(6), testing::Int(8), testing::Int(10)})},
+      {"local function f() return 10 end return f() % 3 + f() % 4", testing::Int(3)},
+      {"return {pcall(function() return nil % 1 end)}",
+       testing::Arr(
+           {testing::Nil(),
+            testing::Bulk("user_script:1: attempt to perform arithmetic on a nil value")})},
+      {"local x = {} return 2 % x",
+       runtime_err("local x = {} return 2 % x",
+                   "attempt to perform arithmetic on local 'x' (a table value)")},
+  };
+}
+
+// Scripts that combine numbers from every source (library functions, the
+// bridge, `#`, string arithmetic, iteration keys, literals) with + - * / %
+// ^ and unary minus, seeded, returning tostring, `..` and the reply
+// conversion of the result. Literals are held in locals: 5.1 folds
+// literal-only expressions into constants, and a folded zero shares the
+// sign of the function's first zero constant, which the fake does not model.
+inline std::vector<std::string> seeded_number_scripts(uint64_t seed, int count) {
+  uint64_t x = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  auto next = [&x]() {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return x >> 11;
+  };
+  static const char* kSources[] = {"#t",
+                                   "#s",
+                                   "string.len(s)",
+                                   "string.byte('A')",
+                                   "select('#', 1, 2)",
+                                   "tonumber('65536')",
+                                   "math.floor(65536.5)",
+                                   "n",
+                                   "z",
+                                   "bit.bor(65536, 0)",
+                                   "cjson.decode('65536')",
+                                   "(struct.unpack('>I4', struct.pack('>I4', 65536)))",
+                                   "(cmsgpack.unpack(cmsgpack.pack(65536)))",
+                                   "('65536' * 1)",
+                                   "c3",
+                                   "cbig",
+                                   "chalf",
+                                   "table.getn(t)",
+                                   "(string.find(s, 'x'))",
+                                   "k"};
+  static const char* kOps[] = {"+", "-", "*", "/", "%"};
+  std::function<std::string(int)> expr = [&](int depth) -> std::string {
+    if (depth == 0 || next() % 10 < 3) return kSources[next() % std::size(kSources)];
+    switch (next() % 7) {
+      case 0:
+        return "-(" + expr(depth - 1) + ")";
+      case 1:
+        return "((" + expr(0) + ") ^ 2)";
+      default: {
+        std::string a = expr(depth - 1);
+        return "(" + a + " " + kOps[next() % std::size(kOps)] + " " + expr(depth - 1) + ")";
+      }
+    }
+  };
+  const std::string prelude =
+      "redis.call('DEL', 'rk', 'rz') local n = redis.call('INCRBY', 'rk', 65536) "
+      "local z = redis.call('INCRBY', 'rz', 0) local t = {} for i = 1, 65536 do t[i] = i end "
+      "local s = string.rep('x', 65536) local k = next({7}) "
+      "local c3, cbig, chalf = 3, 4294967296, 0.5 ";
+  std::vector<std::string> out;
+  for (int i = 0; i < count; ++i) {
+    out.push_back(prelude + "local e = " + expr(4) + " return {tostring(e), e .. '', e}");
+  }
+  return out;
 }
 
 // `goto` as a method and field-function name; 5.1's one constant for 0 and

@@ -24,6 +24,7 @@ TEST_F(Lua51Test, SyntaxNewerThanFiveOneIsRefusedAsFiveOneRefusesIt) {
 }
 TEST_F(Lua51Test, NumbersAreDoubles) { check(lua51::number_cases()); }
 TEST_F(Lua51Test, LibraryAndBridgeNumbersAreDoubles) { check(lua51::library_number_cases()); }
+TEST_F(Lua51Test, ModuloIsFiveOnes) { check(lua51::modulo_cases()); }
 TEST_F(Lua51Test, GotoMethodsAndTheSharedZeroConstant) { check(lua51::goto_and_zero_cases()); }
 TEST_F(Lua51Test, UnpackAndCallDepthLimits) { check(lua51::limit_cases()); }
 TEST_F(Lua51Test, MathRandomStartsFromRand48sInitialState) { check(lua51::random_cases()); }
@@ -35,8 +36,10 @@ TEST_F(Lua51Test, LiteralRewritesKeepEverythingElse) {
   // Every number literal becomes a float; strings untouched.
   lua::Source51 s = lua::adapt_source51("return 4294967296, 4294967295, 0x100000000, '4294967296'");
   EXPECT_EQ(s.code, "return 4294967296.0, 4294967295.0, 4294967296.0, '4294967296'");
-  EXPECT_EQ(lua::adapt_source51("return 1 % 0, 1 %0x0, 10 % 3").code,
-            "return 1.0 % 0.0, 1.0 %0.0, 10.0 % 3.0");
+  // `%` is 5.1's modulo, a call naming its operands.
+  EXPECT_EQ(lua::adapt_source51("return 1 % 0, 1 %0x0, -x ^ 2 * 10 % #t").code,
+            "local __redsim_mod51=__redsim_mod51;return __redsim_mod51(\"|\", 1.0 , 0.0), "
+            "__redsim_mod51(\"|\", 1.0 ,0.0), __redsim_mod51(\"|\", -x ^ 2.0 * 10.0 , (#t+0.0))");
   // Without the number model only what 5.4 would get wrong at compile time.
   EXPECT_EQ(lua::adapt_source51("return 1 % 0, 3, 4294967296", false).code,
             "return 1 % 0.0, 3, 4294967296.0");
@@ -103,8 +106,10 @@ TEST_F(Lua51Test, TheNumberModelRewriteKeepsScriptsParsable) {
       "return # 'abc' .. #\"d\"",
       "local s = 'x' return s:len() + #s, ('#'):rep(#s)",
   };
+  for (const std::string& script : lua51::seeded_number_scripts(7, 50)) scripts.push_back(script);
   for (auto fn : {lua51::number_cases, lua51::library_number_cases, lua51::goto_and_zero_cases,
-                  lua51::limit_cases, lua51::msgpack_struct_cases, lua51::random_cases}) {
+                  lua51::modulo_cases, lua51::limit_cases, lua51::msgpack_struct_cases,
+                  lua51::random_cases}) {
     for (const lua51::Case& c : fn()) scripts.push_back(c.script);
   }
   lua_State* L = luaL_newstate();

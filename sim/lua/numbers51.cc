@@ -19,6 +19,7 @@
 // ("4294967296" * "4294967296" wraps to 0); ours converts both operands to
 // doubles as 5.1's luaV_tonumber does, and leaves operands that do not
 // convert to the original, so its error texts stay.
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -218,6 +219,53 @@ int self_call51(lua_State* L) {
   lua_replace(L, 2);  // f, obj, args
   lua_call(L, n - 1, LUA_MULTRET);
   return lua_gettop(L);
+}
+
+namespace {
+
+// The name of operand n (1 or 2) in "left|right".
+std::string operand_name51(std::string_view names, int n) {
+  size_t bar = names.find('|');
+  if (bar == std::string_view::npos) return {};
+  return std::string(n == 1 ? names.substr(0, bar) : names.substr(bar + 1));
+}
+
+}  // namespace
+
+int mod51(lua_State* L) {
+  lua_Number a = 0;
+  lua_Number b = 0;
+  if (lua_type(L, 2) == LUA_TNUMBER && lua_type(L, 3) == LUA_TNUMBER) {
+    a = lua_tonumber(L, 2);
+    b = lua_tonumber(L, 3);
+  } else if (!arith_operand(L, 2, &a) || !arith_operand(L, 3, &b)) {
+    // A string's metatable is the string library's, not a __mod of the
+    // script's.
+    auto has_mod = [L](int i) {
+      return lua_type(L, i) != LUA_TSTRING && luaL_getmetafield(L, i, "__mod") != LUA_TNIL;
+    };
+    if (has_mod(2) || has_mod(3)) {
+      lua_settop(L, 3);
+      lua_arith(L, LUA_OPMOD);
+      return 1;
+    }
+    // luaG_aritherror: the first operand that is not a number is named.
+    int bad = arith_operand(L, 2, &a) ? 3 : 2;
+    size_t len = 0;
+    const char* names = lua_tolstring(L, 1, &len);
+    std::string name = operand_name51({names, len}, bad - 1);
+    std::string what = std::string("a ") + luaL_typename(L, bad) + " value";
+    if (!name.empty()) what = name + " (" + what + ")";
+    return luaL_error(L, "attempt to perform arithmetic on %s", what.c_str());
+  }
+  lua_pushnumber(L, a - std::floor(a / b) * b);  // luai_nummod
+  return 1;
+}
+
+lua_CFunction helper51(std::string_view name) {
+  if (name == kSelfCallName) return self_call51;
+  if (name == kModName) return mod51;
+  return nullptr;
 }
 
 void install_numbers51(lua_State* L) {

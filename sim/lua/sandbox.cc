@@ -184,8 +184,8 @@ int nonexistent_global(lua_State* L) {
     lua_pushcfunction(L, concat51);
     return 1;
   }
-  if (key != nullptr && std::string_view(key, len) == kSelfCallName) {
-    lua_pushcfunction(L, self_call51);
+  if (lua_CFunction helper = key != nullptr ? helper51({key, len}) : nullptr) {
+    lua_pushcfunction(L, helper);
     return 1;
   }
   return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",

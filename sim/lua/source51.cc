@@ -574,6 +574,32 @@ class ConcatRewriter {
     return true;
   }
 
+  // `a % b` becomes kModName("names", a, b): the VM's float modulo is 5.4's
+  // (fmod based: -0 % 3 is -0, 2^32 % x keeps digits 5.1 loses); 5.1's is
+  // a - floor(a/b)*b. The left operand is the multiplicative term before
+  // the '%' (unary operators and `^` included, `*` `/` `%` to the left),
+  // the right one the unary expression after it. Returns how many.
+  int mod_edits(std::vector<Edit>& edits, std::vector<Edit>& opens,
+                std::vector<Edit>& closes) const {
+    int count = 0;
+    for (size_t k = toks_.size(); k-- > 1;) {
+      if (!is_op(k, "%")) continue;
+      size_t start = term_before(k - 1);
+      size_t e = unary_end(k + 1);
+      if (start == kNone || e == kNone || e <= k + 1) continue;
+      std::string names = describe(start, k - 1) + "|" + describe(k + 1, e - 1);
+      opens.push_back({toks_[start].offset, 0, std::string(kModName) + "(\"" + names + "\", "});
+      edits.push_back({toks_[k].offset, 1, ","});
+      closes.push_back({toks_[e - 1].end, 0, ")"});
+      ++count;
+    }
+    std::reverse(closes.end() - count, closes.end());  // inner (left) ones close first
+    return count;
+  }
+
+  // True when a '(' after token k would be a call's.
+  bool ends_prefix_at(size_t k) const { return ends_prefix(k); }
+
   // True when the token before a '-' at k ends a value (so the '-' is
   // binary).
   bool binary_minus(size_t k) const { return k > 0 && ends_value(k - 1); }
@@ -649,6 +675,28 @@ class ConcatRewriter {
         return is_op(j, "]") ? kNone : m;
       }
       return kNone;
+    }
+  }
+
+  // Start of the multiplicative term ending at token j (the left operand of
+  // a '%').
+  size_t term_before(size_t j) const {
+    for (;;) {
+      size_t s = primary_before(j);
+      if (s == kNone) return kNone;
+      if (s >= 2 && is_op(s - 1, "^")) {  // a ^ b: b was the primary
+        j = s - 2;
+        continue;
+      }
+      while (s > 0 && (is_kw(s - 1, "not") || is_op(s - 1, "#") ||
+                       (is_op(s - 1, "-") && (s < 2 || !ends_value(s - 2))))) {
+        --s;
+      }
+      if (s >= 2 && (is_op(s - 1, "*") || is_op(s - 1, "/") || is_op(s - 1, "%"))) {
+        j = s - 2;
+        continue;
+      }
+      return s;
     }
   }
 
@@ -915,26 +963,40 @@ std::vector<std::string> zero_constants51(const std::vector<Token>& toks, const 
     char* end = nullptr;
     double v = std::strtod(t.text.c_str(), &end);
     if (v != 0 || end == t.text.c_str()) continue;
-    // The unary minus signs directly before the literal.
+    // The unary minus signs and grouping parentheses around the literal
+    // (5.1 folds `-(-0)` too): the span [first, last].
     size_t first = k;
-    while (first > 0 && is_op(first - 1, "-") && !cr.binary_minus(first - 1)) --first;
+    size_t last = k;
+    int minus = 0;
+    for (;;) {
+      if (first > 0 && is_op(first - 1, "-") && !cr.binary_minus(first - 1)) {
+        --first;
+        ++minus;
+      } else if (first > 0 && is_op(first - 1, "(") && is_op(last + 1, ")") &&
+                 !(first >= 2 && cr.ends_prefix_at(first - 2))) {
+        --first;
+        ++last;
+      } else {
+        break;
+      }
+    }
     // Folded with a literal neighbour: no constant.
     bool folded = (first >= 2 && is_arith(first - 1) && toks[first - 2].kind == Tok::kNumber);
-    size_t n = k + 1;
+    size_t n = last + 1;
     if (is_arith(n)) {
       size_t m = n + 1;
       while (is_op(m, "-")) ++m;
       folded = folded || (m < toks.size() && toks[m].kind == Tok::kNumber);
     }
-    if (folded || is_kw(k + 1, "do")) continue;
-    int sign = (k - first) % 2 == 0 ? 1 : -1;
+    if (folded || is_kw(n, "do")) continue;
+    int sign = minus % 2 == 0 ? 1 : -1;
     Block& f = function_block();
     if (f.first_zero == 0) {
       f.first_zero = sign;
       continue;
     }
     if (sign == f.first_zero) continue;
-    for (size_t m = first; m < k; ++m) drop_minus[m] = true;
+    for (size_t m = first; m < k; ++m) drop_minus[m] = is_op(m, "-");
     out[k] = f.first_zero > 0 ? "0.0" : "(-0.0)";
   }
   return out;
@@ -1026,8 +1088,18 @@ Source51 adapt_source51(std::string_view code, bool number_model) {
       edits.push_back({t.offset, t.text.size(), "0.0"});
     }
   }
+  // Nesting at one offset, outermost first: a `%` call holds a `#x` or a
+  // self call, a `#x` holds a self call (`closes` in the reverse order).
+  std::vector<Edit> len_opens;
+  std::vector<Edit> len_closes;
+  std::vector<Edit> mod_opens;
+  std::vector<Edit> mod_closes;
   if (number_model) {
-    exprs.length_edits(opens, closes);
+    exprs.length_edits(len_opens, len_closes);
+    if (exprs.mod_edits(edits, mod_opens, mod_closes) > 0) {
+      std::string name(kModName);
+      edits.push_back({0, 0, "local " + name + "=" + name + ";"});
+    }
     std::vector<Edit> chains;
     if (exprs.run(chains) > 0) {
       std::string name(kConcatName);
@@ -1035,8 +1107,12 @@ Source51 adapt_source51(std::string_view code, bool number_model) {
       edits.insert(edits.end(), chains.begin(), chains.end());
     }
   }
+  closes.insert(closes.end(), len_closes.begin(), len_closes.end());
+  closes.insert(closes.end(), mod_closes.begin(), mod_closes.end());
+  mod_opens.insert(mod_opens.end(), len_opens.begin(), len_opens.end());
+  mod_opens.insert(mod_opens.end(), opens.begin(), opens.end());
   edits.insert(edits.begin(), closes.begin(), closes.end());
-  edits.insert(edits.end(), opens.begin(), opens.end());
+  edits.insert(edits.end(), mod_opens.begin(), mod_opens.end());
 
   int line = 0;
   std::string error = Checker(toks).run(&line);
