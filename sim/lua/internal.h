@@ -76,8 +76,9 @@ inline EngineState& state_of(lua_State* L) { return *state_slot(L); }
 // The number model. In Redis's Lua 5.1 every number is a double; here every
 // number a script can see is a 5.4 float, so the VM's arithmetic is 5.1's
 // (no integer wrap, x % 0 is nan, -0 exists): literals are compiled as
-// floats (source51.cc), `#x` becomes `(#x+0.0)`, and every function that
-// hands a number to a script pushes a float: our own library functions
+// floats (source51.cc), `#x` becomes `(#x+0.0)`, `a % b` a call of 5.1's
+// modulo (mod51), and every function that hands a number to a script
+// pushes a float: our own library functions
 // (compat51, string51, table51, math51, bit, cjson, cmsgpack, struct, redis
 // constants), the replies of redis.call (push_reply), next/pairs/ipairs
 // keys, string arithmetic ("10" * "10"), and the 5.4 originals we keep

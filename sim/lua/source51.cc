@@ -25,6 +25,8 @@
 //      becomes `t["goto"] = function(self, a)`.
 //    - `#x` becomes `(#x+0.0)`: the length as a double (the number model,
 //      internal.h; library functions push floats themselves).
+//    - `a % b` becomes kModName("names", a, b): 5.1's a - floor(a/b)*b
+//      (the VM's float modulo is fmod based).
 //    - Zero constants take the sign of the first zero constant of their
 //      function body, as 5.1's shared constant does (zero_constants51).
 //    Without the number model (for 5.4's compile error messages) only
