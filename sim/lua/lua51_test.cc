@@ -105,6 +105,9 @@ TEST_F(Lua51Test, TheNumberModelRewriteKeepsScriptsParsable) {
       "return #{...}",
       "return # 'abc' .. #\"d\"",
       "local s = 'x' return s:len() + #s, ('#'):rep(#s)",
+      "return t[i % 2], f(a) % g(b), -a % -b, a % b ^ c, x.y:z() % 3, ('a'):len() % 2 .. 'x'",
+      "return a * b % c / d % e, (a % b), f{a % b}, not a % b, a % #t[1] % 2, 1 + a % b - 3",
+      "if a % 2 == 0 then return a % b < c % d end local x = {[a % 2] = b % 3}",
   };
   for (const std::string& script : lua51::seeded_number_scripts(7, 50)) scripts.push_back(script);
   for (auto fn : {lua51::number_cases, lua51::library_number_cases, lua51::goto_and_zero_cases,
