@@ -20,7 +20,7 @@ uint32_t to_bits(lua_State* L, int arg) {
 }
 
 int push_bits(lua_State* L, uint32_t bits) {
-  lua_pushinteger(L, static_cast<int32_t>(bits));
+  lua_pushnumber(L, static_cast<int32_t>(bits));
   return 1;
 }
 

@@ -1,9 +1,8 @@
 // cjson inside scripts: Debian's lua-cjson 2.1.0 (the version Redis 7.0
-// embeds), with one adjustment for 5.4: decode() hands back integral JSON
-// numbers as Lua integers, so `cjson.decode("[5]")[1] .. ""` is "5" as on
-// Redis (5.4 would print "5.0"). Error messages keep cjson's text and gain
-// the caller's position exactly as when cjson raises on its own.
-#include <cmath>
+// embeds). decode() gives every number as a float (cjson pushes them with
+// lua_pushnumber), which is the number model (internal.h). decode runs
+// under a wrapper so its error messages keep cjson's text and gain the
+// caller's position exactly as when cjson raises on its own.
 #include <mutex>
 
 #include "sim/lua/internal.h"
@@ -12,35 +11,6 @@ extern "C" int luaopen_cjson(lua_State* L);
 
 namespace redsim::sim::lua {
 namespace {
-
-// Deeper structures than this keep their floats; cjson's own limit is 1000.
-constexpr int kMaxNormalizeDepth = 64;
-
-bool integral_double(lua_State* L, int idx, lua_Integer* out) {
-  if (lua_type(L, idx) != LUA_TNUMBER || lua_isinteger(L, idx)) return false;
-  double d = static_cast<double>(lua_tonumber(L, idx));
-  if (d != std::floor(d) || d < -9007199254740992.0 || d > 9007199254740992.0) return false;
-  if (d == 0 && std::signbit(d)) return false;
-  *out = static_cast<lua_Integer>(d);
-  return true;
-}
-
-void normalize(lua_State* L, int idx, int depth) {
-  if (depth > kMaxNormalizeDepth || !lua_checkstack(L, 4)) return;
-  idx = lua_absindex(L, idx);
-  lua_pushnil(L);
-  while (lua_next(L, idx) != 0) {
-    lua_Integer v = 0;
-    if (integral_double(L, -1, &v)) {
-      lua_pushvalue(L, -2);
-      lua_pushinteger(L, v);
-      lua_rawset(L, idx);  // replacing an existing key's value keeps next() valid
-    } else if (lua_type(L, -1) == LUA_TTABLE) {
-      normalize(L, -1, depth + 1);
-    }
-    lua_pop(L, 1);
-  }
-}
 
 int decode51(lua_State* L) {
   luaL_argcheck(L, lua_gettop(L) == 1, 1, "expected 1 argument");
@@ -54,13 +24,6 @@ int decode51(lua_State* L) {
       lua_concat(L, 2);
     }
     return lua_error(L);
-  }
-  lua_Integer v = 0;
-  if (integral_double(L, -1, &v)) {
-    lua_pop(L, 1);
-    lua_pushinteger(L, v);
-  } else if (lua_type(L, -1) == LUA_TTABLE) {
-    normalize(L, -1, 0);
   }
   return 1;
 }

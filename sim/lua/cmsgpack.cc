@@ -25,8 +25,10 @@
 // "bad argument #0 to 'pack' (MessagePack pack needs input.)".
 //
 // Map entries come in Lua 5.1's table order (order51 below; where keys
-// collide it is a best guess, see there). Differences: decoded integral numbers
-// below 10^14 are 5.4 integers (they print as 5.1 prints them).
+// collide it is a best guess, see there). A map that unpack built is packed
+// in the order 5.1 gives its keys inserted in their unpack order (keys
+// added since after them): recorded_order51. Decoded numbers are floats (the
+// number model, internal.h).
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -208,6 +210,276 @@ size_t main_position51(const Key51& k, size_t size) {
   }
 }
 
+// The key at the top of the stack as a Key51; false for a key of another
+// type (table, function ...).
+bool make_key51(lua_State* L, int index, Key51* k) {
+  *k = Key51{index, 0, 0, false, 0, {}};
+  switch (lua_type(L, -1)) {
+    case LUA_TSTRING: {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, -1, &len);
+      k->hash = string_hash51(s, len);
+      k->text.assign(s, len);
+      return true;
+    }
+    case LUA_TBOOLEAN:
+      k->kind = 2;
+      k->hash = lua_toboolean(L, -1) ? 1 : 0;
+      return true;
+    case LUA_TNUMBER: {
+      k->kind = 1;
+      k->number = static_cast<double>(lua_tonumber(L, -1));
+      k->zero = k->number == 0;
+      uint32_t halves[2];
+      std::memcpy(halves, &k->number, sizeof halves);
+      k->hash = halves[0] + halves[1];
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+bool same_key51(const Key51& a, const Key51& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == 0) return a.text == b.text;
+  if (a.kind == 1) return a.number == b.number;
+  return a.hash == b.hash;
+}
+
+// A Lua 5.1 table (ltable.c of 5.1.5) that keys are inserted into one by
+// one, starting empty, with non-nil values: luaH_set, newkey with its
+// collision rule, and rehash (computesizes, resize re-inserting the old
+// nodes from the last one down). What a table built by `t[k] = v`
+// statements, or by cmsgpack.unpack, looks like in Redis's Lua.
+class Table51 {
+ public:
+  explicit Table51(const std::vector<Key51>& keys) : keys_(keys) { set_nodes(0); }
+
+  void insert(int k) {
+    if (size_t a = array_slot(k); a > 0) {
+      array_[a - 1] = k;
+      return;
+    }
+    if (find(k)) return;
+    if (size_ == 0) {
+      rehash(k);
+      insert(k);
+      return;
+    }
+    size_t mp = main_position51(keys_[static_cast<size_t>(k)], size_);
+    if (node_[mp] >= 0) {
+      size_t n = size_;
+      if (!free_position(&n)) {
+        rehash(k);
+        insert(k);
+        return;
+      }
+      size_t othern = main_position51(keys_[static_cast<size_t>(node_[mp])], size_);
+      if (othern != mp) {
+        while (next_[othern] != static_cast<int>(mp)) othern = static_cast<size_t>(next_[othern]);
+        next_[othern] = static_cast<int>(n);
+        node_[n] = node_[mp];
+        next_[n] = next_[mp];
+        next_[mp] = -1;
+        node_[mp] = -1;
+      } else {
+        next_[n] = next_[mp];
+        next_[mp] = static_cast<int>(n);
+        mp = n;
+      }
+    }
+    node_[mp] = k;
+  }
+
+  // lua_next's order: the array part, then the nodes from slot 0.
+  std::vector<int> order() const {
+    std::vector<int> out;
+    for (int k : array_) {
+      if (k >= 0) out.push_back(keys_[static_cast<size_t>(k)].index);
+    }
+    for (size_t i = 0; i < size_; ++i) {
+      if (node_[i] >= 0) out.push_back(keys_[static_cast<size_t>(node_[i])].index);
+    }
+    return out;
+  }
+
+ private:
+  static constexpr int kMaxBits = 26;  // 5.1's MAXBITS: array part of at most 2^26
+
+  static int ceil_log2(uint64_t v) {
+    int lg = 0;
+    while ((uint64_t{1} << lg) < v) ++lg;
+    return lg;
+  }
+  // The integer value of a key that could live in an array part, else 0.
+  uint64_t array_key(int k) const {
+    const Key51& key = keys_[static_cast<size_t>(k)];
+    if (key.kind != 1 || key.number < 1 || key.number > static_cast<double>(1 << kMaxBits) ||
+        key.number != std::floor(key.number)) {
+      return 0;
+    }
+    return static_cast<uint64_t>(key.number);
+  }
+  size_t array_slot(int k) const {
+    uint64_t v = array_key(k);
+    return v > 0 && v <= array_.size() ? static_cast<size_t>(v) : 0;
+  }
+  bool find(int k) const {
+    if (size_ == 0) return false;
+    const Key51& key = keys_[static_cast<size_t>(k)];
+    for (int n = static_cast<int>(main_position51(key, size_)); n >= 0;
+         n = next_[static_cast<size_t>(n)]) {
+      int at = node_[static_cast<size_t>(n)];
+      if (at >= 0 && same_key51(keys_[static_cast<size_t>(at)], key)) return true;
+    }
+    return false;
+  }
+  bool free_position(size_t* n) {
+    while (lastfree_ > 0) {
+      --lastfree_;
+      if (node_[lastfree_] < 0) {
+        *n = lastfree_;
+        return true;
+      }
+    }
+    return false;
+  }
+  void set_nodes(size_t count) {
+    size_ = count == 0 ? 0 : size_t{1} << ceil_log2(count);
+    node_.assign(std::max<size_t>(size_, 1), -1);
+    next_.assign(node_.size(), -1);
+    lastfree_ = size_;
+  }
+  void rehash(int extra) {
+    int nums[kMaxBits + 2] = {};
+    uint64_t nasize = 0;
+    uint64_t total = 0;
+    auto count_int = [&](int k) {
+      uint64_t v = array_key(k);
+      if (v == 0) return;
+      ++nums[ceil_log2(v)];
+      ++nasize;
+    };
+    for (int k : array_) {
+      if (k >= 0) {
+        count_int(k);
+        ++total;
+      }
+    }
+    for (size_t i = 0; i < size_; ++i) {
+      if (node_[i] >= 0) {
+        count_int(node_[i]);
+        ++total;
+      }
+    }
+    count_int(extra);
+    ++total;
+    // computesizes
+    uint64_t a = 0;
+    uint64_t na = 0;
+    uint64_t n = 0;
+    for (int i = 0; i <= kMaxBits && (uint64_t{1} << i) / 2 < nasize; ++i) {
+      if (nums[i] > 0) {
+        a += static_cast<uint64_t>(nums[i]);
+        if (a > (uint64_t{1} << i) / 2) {
+          n = uint64_t{1} << i;
+          na = a;
+        }
+      }
+      if (a == nasize) break;
+    }
+    std::vector<int> old_array = array_;
+    std::vector<int> old_nodes(node_.begin(), node_.begin() + static_cast<long>(size_));
+    if (n > old_array.size()) array_.resize(static_cast<size_t>(n), -1);
+    set_nodes(static_cast<size_t>(total - na));
+    if (n < old_array.size()) {
+      array_.resize(static_cast<size_t>(n));
+      for (size_t i = static_cast<size_t>(n); i < old_array.size(); ++i) {
+        if (old_array[i] >= 0) insert(old_array[i]);
+      }
+    }
+    for (size_t i = old_nodes.size(); i-- > 0;) {
+      if (old_nodes[i] >= 0) insert(old_nodes[i]);
+    }
+  }
+
+  const std::vector<Key51>& keys_;
+  std::vector<int> array_;  // key per array slot, -1 for none
+  std::vector<int> node_;   // key per node, -1 for none (one dummy node when size_ is 0)
+  std::vector<int> next_;   // collision chain
+  size_t size_ = 0;
+  size_t lastfree_ = 0;
+};
+
+// Registry key (its address) of the weak-keyed table cmsgpack.unpack
+// records each decoded map's keys in, in their insertion order.
+char kInsertionOrderKey;
+
+// The 5.1 order of a map cmsgpack.unpack built, whose insertion order is
+// known: its recorded keys, then keys added since (in the sorted order of
+// the guess below). Empty when the table was not decoded, lost a key, or
+// has a key of another type.
+std::vector<int> recorded_order51(lua_State* L, int table, int keys_table, int count) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &kInsertionOrderKey) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return {};
+  }
+  lua_pushvalue(L, table);
+  if (lua_rawget(L, -2) != LUA_TTABLE) {
+    lua_pop(L, 2);
+    return {};
+  }
+  int recorded = lua_gettop(L);
+  auto n = static_cast<int>(lua_rawlen(L, recorded));
+  std::vector<Key51> keys;
+  keys.reserve(static_cast<size_t>(count));
+  bool ok = n <= count;
+  for (int i = 1; ok && i <= n; ++i) {
+    lua_rawgeti(L, recorded, i);
+    lua_pushvalue(L, -1);
+    ok = lua_rawget(L, table) != LUA_TNIL;  // still there
+    lua_pop(L, 1);
+    Key51 k;
+    ok = ok && make_key51(L, -1, &k);
+    lua_pop(L, 1);
+    keys.push_back(std::move(k));
+  }
+  lua_pop(L, 2);
+  if (!ok) return {};
+  // The 5.4 index of each recorded key, and the keys added since.
+  std::vector<Key51> added;
+  std::vector<bool> seen(keys.size(), false);
+  for (int i = 1; i <= count; ++i) {
+    lua_rawgeti(L, keys_table, i);
+    Key51 k;
+    bool known = make_key51(L, i - 1, &k);
+    lua_pop(L, 1);
+    if (!known) return {};
+    bool found = false;
+    for (size_t r = 0; r < keys.size() && !found; ++r) {
+      if (!seen[r] && same_key51(keys[r], k)) {
+        keys[r].index = i - 1;
+        seen[r] = found = true;
+      }
+    }
+    if (!found) added.push_back(std::move(k));
+  }
+  for (bool b : seen) {
+    if (!b) return {};  // a key recorded twice
+  }
+  std::sort(added.begin(), added.end(), [](const Key51& a, const Key51& b) {
+    if (a.kind != b.kind) return a.kind == 1 || (a.kind == 2 && b.kind == 0);
+    if (a.kind == 0) return a.text < b.text;
+    if (a.kind == 1) return a.number < b.number;
+    return a.hash < b.hash;
+  });
+  for (Key51& k : added) keys.push_back(std::move(k));
+  Table51 t(keys);
+  for (size_t i = 0; i < keys.size(); ++i) t.insert(static_cast<int>(i));
+  return t.order();
+}
+
 // The order (indices into keys) 5.1's lua_next would give, or empty when a
 // key has no 5.1 hash we can compute.
 std::vector<int> order51(lua_State* L, int keys_table, int count) {
@@ -354,7 +626,8 @@ void encode_table(std::string& out, lua_State* L, int level) {
     lua_rawseti(L, keys, pairs);
   }
   encode_header(out, static_cast<size_t>(pairs), 0x80, 0xde, 0xdf);
-  std::vector<int> order = order51(L, keys, pairs);
+  std::vector<int> order = recorded_order51(L, table, keys, pairs);
+  if (order.size() != static_cast<size_t>(pairs)) order = order51(L, keys, pairs);
   if (order.size() != static_cast<size_t>(pairs)) {
     order.clear();
     for (int i = 0; i < pairs; ++i) order.push_back(i);
@@ -415,6 +688,7 @@ struct Cursor {
   const unsigned char* p;
   size_t left;
   DecodeError err = DecodeError::kNone;
+  int order_slots = 0;  // stack slots taken by decode_map's key records
 
   bool need(size_t n) {
     if (left < n) {
@@ -434,15 +708,8 @@ struct Cursor {
   }
 };
 
-// A decoded number as 5.1 holds it (a double), integral ones below 10^14
-// as 5.4 integers so that they print as 5.1 prints them.
-void push_decoded(lua_State* L, double d) {
-  if (std::floor(d) == d && std::fabs(d) < 1e14 && !(d == 0 && std::signbit(d))) {
-    lua_pushinteger(L, static_cast<lua_Integer>(d));
-  } else {
-    lua_pushnumber(L, d);
-  }
-}
+// A decoded number as 5.1 holds it: a double.
+void push_decoded(lua_State* L, double d) { lua_pushnumber(L, d); }
 
 void decode_value(lua_State* L, Cursor& c);
 
@@ -455,15 +722,42 @@ void decode_array(lua_State* L, Cursor& c, uint64_t n) {
   }
 }
 
+// Records the keys of the map in their insertion order (see
+// recorded_order51) unless a value is nil: 5.1 then keeps a dead key in a
+// node, which the record does not model.
 void decode_map(lua_State* L, Cursor& c, uint64_t n) {
   lua_newtable(L);
+  lua_newtable(L);  // the keys in insertion order
+  ++c.order_slots;
+  bool nil_value = false;
   for (uint64_t i = 0; i < n; ++i) {
     decode_value(L, c);
     if (c.err != DecodeError::kNone) return;
     decode_value(L, c);
     if (c.err != DecodeError::kNone) return;
-    lua_settable(L, -3);
+    nil_value = nil_value || lua_isnil(L, -1);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -4, static_cast<lua_Integer>(i + 1));
+    lua_settable(L, -4);
   }
+  --c.order_slots;
+  if (!nil_value && n > 0) {
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &kInsertionOrderKey) != LUA_TTABLE) {
+      lua_pop(L, 1);
+      lua_newtable(L);
+      lua_createtable(L, 0, 1);
+      lua_pushliteral(L, "k");
+      lua_setfield(L, -2, "__mode");
+      lua_setmetatable(L, -2);
+      lua_pushvalue(L, -1);
+      lua_rawsetp(L, LUA_REGISTRYINDEX, &kInsertionOrderKey);
+    }
+    lua_pushvalue(L, -3);  // the map
+    lua_pushvalue(L, -3);  // its keys
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
 }
 
 void decode_string(lua_State* L, Cursor& c, size_t header, size_t len) {
@@ -474,7 +768,7 @@ void decode_string(lua_State* L, Cursor& c, size_t header, size_t len) {
 
 void decode_value(lua_State* L, Cursor& c) {
   if (!c.need(1)) return;
-  if (lua_gettop(L) + 1 > kMaxCStack) {
+  if (lua_gettop(L) - c.order_slots + 1 > kMaxCStack) {
     luaL_error(L,
                "stack overflow (too many return values at once; use unpack_one or "
                "unpack_limit instead.)");
@@ -602,7 +896,7 @@ int unpack_full(lua_State* L, int64_t limit, int64_t offset) {
     if (c.err == DecodeError::kBadFormat) return luaL_error(L, "Bad data format in input.");
   }
   if (!all) {
-    lua_pushinteger(L, c.left == 0 ? -1 : static_cast<lua_Integer>(len - c.left));
+    lua_pushnumber(L, c.left == 0 ? -1.0 : static_cast<lua_Number>(len - c.left));
     lua_insert(L, 2);
     ++count;
   }

@@ -19,8 +19,7 @@
 namespace redsim::sim::lua {
 namespace {
 
-constexpr lua_Integer kFloatFromInteger = 100000000000000;  // 1e14
-constexpr lua_Integer kMaxCStack = 8000;                    // 5.1's LUAI_MAXCSTACK
+constexpr lua_Integer kMaxCStack = 8000;  // 5.1's LUAI_MAXCSTACK
 
 // ---- base -----------------------------------------------------------------
 
@@ -90,6 +89,13 @@ int base_loadstring(lua_State* L) {
   size_t len = 0;
   const char* s = luaL_checklstring(L, 1, &len);
   const char* chunkname = luaL_optstring(L, 2, s);
+  // The number model for loaded code too (literals as floats, `..` and
+  // `#` as 5.1's); code with syntax 5.1 lacks is loaded as it is.
+  Source51 adapted = adapt_source51({s, len});
+  if (adapted.error.empty()) {
+    s = adapted.code.data();
+    len = adapted.code.size();
+  }
   if (luaL_loadbufferx(L, s, len, chunkname, "t") == LUA_OK) return 1;
   lua_pushnil(L);
   lua_insert(L, -2);
@@ -143,7 +149,7 @@ int base_unpack(lua_State* L) {
 
 int ipairs_aux(lua_State* L) {
   lua_Integer i = luaL_checkinteger(L, 2) + 1;
-  lua_pushinteger(L, i);
+  lua_pushnumber(L, static_cast<lua_Number>(i));
   if (lua_geti(L, 1, i) == LUA_TNIL) return 0;
   return 2;
 }
@@ -152,21 +158,12 @@ int base_ipairs(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_pushcfunction(L, ipairs_aux);
   lua_pushvalue(L, 1);
-  lua_pushinteger(L, 0);
+  lua_pushnumber(L, 0);
   return 3;
 }
 
-// 5.1 prints every integer of 15 digits or more in exponent form; keeping
-// such numbers as floats makes `..` print them that way too.
-void push_parsed_number(lua_State* L) {
-  if (lua_isinteger(L, -1)) {
-    lua_Integer v = lua_tointeger(L, -1);
-    if (v >= kFloatFromInteger || v <= -kFloatFromInteger) {
-      lua_pop(L, 1);
-      lua_pushnumber(L, static_cast<lua_Number>(v));
-    }
-  }
-}
+// 5.1 has only doubles: "5" reads as 5.0 (internal.h's number model).
+void push_parsed_number(lua_State* L) { floats_at_top(L, 1); }
 
 int base_tonumber(lua_State* L) {
   if (lua_isnoneornil(L, 2)) {
@@ -227,7 +224,7 @@ int co_running(lua_State* L) {
 int base_select(lua_State* L) {
   int n = lua_gettop(L);
   if (lua_type(L, 1) == LUA_TSTRING && *lua_tostring(L, 1) == '#') {
-    lua_pushinteger(L, n - 1);
+    lua_pushnumber(L, n - 1);
     return 1;
   }
   int64_t i = cast_to_int64(static_cast<double>(luaL_checknumber(L, 1)));
@@ -273,7 +270,7 @@ int base_xpcall(lua_State* L) {
 }
 
 int base_gcinfo(lua_State* L) {
-  lua_pushinteger(L, lua_gc(L, LUA_GCCOUNT, 0));
+  lua_pushnumber(L, lua_gc(L, LUA_GCCOUNT, 0));
   return 1;
 }
 
@@ -295,6 +292,7 @@ void remove_fields(lua_State* L, std::initializer_list<const char*> names) {
 
 void install_compat51(lua_State* L) {
   // Globals table at the top of the stack.
+  install_numbers51(L);
   static const luaL_Reg kBase[] = {
       {"tostring", base_tostring}, {"error", base_error},
       {"pcall", base_pcall},       {"loadstring", base_loadstring},

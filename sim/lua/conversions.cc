@@ -15,7 +15,6 @@ namespace redsim::sim::lua {
 namespace {
 
 constexpr int64_t kExactDoubleLimit = int64_t{1} << 53;
-constexpr int64_t kFloatFromInteger = 100000000000000;  // 1e14
 // Nesting at which Redis 7.0.15 gives up converting a table reply (measured:
 // `local t = {} t[1] = t return t` yields 7995 nested arrays, then the error).
 constexpr size_t kMaxReplyDepth = 7995;
@@ -177,13 +176,8 @@ void push_reply(lua_State* L, const resp::Reply& reply) {
       lua_setfield(L, -2, "err");
       return;
     case resp::Kind::kInteger:
-      // 5.1 holds every number as a double and prints 15+ digit integers in
-      // exponent form; a float keeps `v .. ""` printing what 5.1 printed.
-      if (reply.integer() >= kFloatFromInteger || reply.integer() <= -kFloatFromInteger) {
-        lua_pushnumber(L, static_cast<lua_Number>(reply.integer()));
-      } else {
-        lua_pushinteger(L, reply.integer());
-      }
+      // 5.1 holds every number as a double (the number model, internal.h).
+      lua_pushnumber(L, static_cast<lua_Number>(reply.integer()));
       return;
     case resp::Kind::kBulk:
       lua_pushlstring(L, reply.str().data(), reply.str().size());
@@ -261,12 +255,15 @@ std::string number_to_string51(lua_State* L, int idx) {
   return format_g(lua_tonumber(L, idx), 14);
 }
 
-void push_number51(lua_State* L, double value) {
-  if (value == std::floor(value) && value >= -9223372036854775808.0 &&
-      value < 9223372036854775808.0 && !(value == 0 && std::signbit(value))) {
-    lua_pushinteger(L, static_cast<lua_Integer>(value));
-  } else {
-    lua_pushnumber(L, value);
+void push_number51(lua_State* L, double value) { lua_pushnumber(L, value); }
+
+void floats_at_top(lua_State* L, int n) {
+  int top = lua_gettop(L);
+  for (int i = top - n + 1; i <= top; ++i) {
+    if (lua_isinteger(L, i)) {
+      lua_pushnumber(L, static_cast<lua_Number>(lua_tointeger(L, i)));
+      lua_replace(L, i);
+    }
   }
 }
 

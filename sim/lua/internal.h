@@ -73,10 +73,25 @@ inline EngineState& state_of(lua_State* L) { return *state_slot(L); }
 
 // ---- conversions.cc -------------------------------------------------------
 
+// The number model. In Redis's Lua 5.1 every number is a double; here every
+// number a script can see is a 5.4 float, so the VM's arithmetic is 5.1's
+// (no integer wrap, x % 0 is nan, -0 exists): literals are compiled as
+// floats (source51.cc), `#x` becomes `(#x+0.0)`, `a % b` a call of 5.1's
+// modulo (mod51), and every function that hands a number to a script
+// pushes a float: our own library functions
+// (compat51, string51, table51, math51, bit, cjson, cmsgpack, struct, redis
+// constants), the replies of redis.call (push_reply), next/pairs/ipairs
+// keys, string arithmetic ("10" * "10"), and the 5.4 originals we keep
+// (string.find/match/gmatch/gsub, collectgarbage), which run inside a
+// function of ours and have their integer results turned into floats
+// (numbers51.cc). Printing goes through number_to_string51 ("%.14g": 3.0
+// prints "3"), table keys are normalised by 5.4 (t[1.0] is t[1]), and
+// number_to_integer truncates for replies as Redis does.
+
 // Redis reply -> Lua value (the redis.call result rules of Redis 7.0, RESP2):
-// integer -> number, bulk -> string, nil bulk / nil array -> false, array ->
-// table, status -> {ok=s}, error -> {err=s}. Pushes exactly one value.
-// Integers of 15+ digits become floats, as every 5.1 number is a double.
+// integer -> number (a float), bulk -> string, nil bulk / nil array -> false,
+// array -> table, status -> {ok=s}, error -> {err=s}. Pushes exactly one
+// value.
 void push_reply(lua_State* L, const resp::Reply& reply);
 
 // Pushes {err=text} after Redis's error normalisation: a leading '-' is
@@ -109,9 +124,43 @@ void append_number_arg(std::string& out, lua_State* L, int idx);
 // Lua 5.1's tostring() of the number at idx ("%.14g").
 std::string number_to_string51(lua_State* L, int idx);
 
-// Pushes a double as 5.1 code would see it: integral values that fit become
-// Lua integers so that `..` and string coercion print "5", not "5.0".
+// Pushes a double as 5.1 code sees it: a float (the number model above).
 void push_number51(lua_State* L, double value);
+
+// Turns the 5.4 integers among the top n stack values into floats.
+void floats_at_top(lua_State* L, int n);
+
+// ---- numbers51.cc -----------------------------------------------------------
+
+// Wraps the 5.4 library functions kept as they are whose results can be
+// integers (string.find, match, gmatch and its iterator, gsub;
+// collectgarbage) so those become floats and number arguments they read as
+// strings print as 5.1 prints them; gives the string metatable arithmetic
+// that works on doubles. The globals table is at the top of the stack,
+// before install_compat51 replaces what it replaces. Stack unchanged.
+void install_numbers51(lua_State* L);
+
+// The number model hands next()'s keys out as floats; 5.4's lua_next wants
+// an array key back as an integer. Converts the integral float at idx.
+void key_for_next(lua_State* L, int idx);
+
+// kSelfCallName(obj, "name", args...): obj:name(args...), for method names
+// 5.4 cannot parse after ':' (`t:goto()`); raises 5.1's "attempt to call
+// method 'goto' (a nil value)".
+int self_call51(lua_State* L);
+inline constexpr std::string_view kSelfCallName = "__redsim_self51";
+
+// kModName(names, a, b): 5.1's `a % b` for numbers (a - floor(a/b)*b),
+// strings converted to numbers, else a __mod metamethod, else 5.1's
+// "attempt to perform arithmetic on local 'x' (a nil value)" with the
+// operand named from `names` ("left|right", as kConcatName's).
+int mod51(lua_State* L);
+inline constexpr std::string_view kModName = "__redsim_mod51";
+
+// The function behind a helper name the source rewrite uses
+// (kSelfCallName, kModName), else null: the globals' __index hands these
+// out without their being globals.
+lua_CFunction helper51(std::string_view name);
 
 // ---- bit.cc ---------------------------------------------------------------
 
@@ -174,7 +223,7 @@ int concat51(lua_State* L);
 // ---- cjson_compat.cc ------------------------------------------------------
 
 // Pushes the `cjson` table (Debian's lua-cjson 2.1.0, the version Redis
-// embeds) with decode() returning integral numbers as 5.4 integers.
+// embeds); decode()'s numbers are floats, its errors carry a position.
 int open_cjson(lua_State* L);
 
 // ---- cmsgpack.cc / struct.cc ------------------------------------------------

@@ -77,7 +77,20 @@ class Lua51Real : public ::testing::Test {
 
 TEST_F(Lua51Real, SyntaxNewerThanFiveOneIsRefusedAlike) { compare(lua51::syntax_cases()); }
 TEST_F(Lua51Real, NumbersAreDoubles) { compare(lua51::number_cases()); }
+TEST_F(Lua51Real, LibraryAndBridgeNumbersAreDoubles) { compare(lua51::library_number_cases()); }
+TEST_F(Lua51Real, ModuloIsFiveOnes) { compare(lua51::modulo_cases()); }
+// Numbers from every source through every operator: the fake must print
+// and convert each result as the real server does.
+TEST_F(Lua51Real, SeededNumberExpressions) {
+  auto fake = server_.connect();
+  for (const std::string& script : lua51::seeded_number_scripts(20261124, 400)) {
+    resp::Reply real = real_.eval(script);
+    EXPECT_EQ(server_.execute(*fake, {"EVAL", script, "0"}), real) << script;
+  }
+}
+TEST_F(Lua51Real, GotoMethodsAndTheSharedZeroConstant) { compare(lua51::goto_and_zero_cases()); }
 TEST_F(Lua51Real, UnpackAndCallDepthLimits) { compare(lua51::limit_cases()); }
+TEST_F(Lua51Real, UnpackedMapsRepackInFiveOneOrder) { compare(lua51::msgpack_roundtrip_cases()); }
 TEST_F(Lua51Real, CmsgpackAndStructByteForByte) {
   compare(lua51::msgpack_struct_cases());
   // A seeded list of values: the fake must pack (and repack what it

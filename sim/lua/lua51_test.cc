@@ -23,17 +23,23 @@ TEST_F(Lua51Test, SyntaxNewerThanFiveOneIsRefusedAsFiveOneRefusesIt) {
   check(lua51::syntax_cases());
 }
 TEST_F(Lua51Test, NumbersAreDoubles) { check(lua51::number_cases()); }
+TEST_F(Lua51Test, LibraryAndBridgeNumbersAreDoubles) { check(lua51::library_number_cases()); }
+TEST_F(Lua51Test, ModuloIsFiveOnes) { check(lua51::modulo_cases()); }
+TEST_F(Lua51Test, GotoMethodsAndTheSharedZeroConstant) { check(lua51::goto_and_zero_cases()); }
 TEST_F(Lua51Test, UnpackAndCallDepthLimits) { check(lua51::limit_cases()); }
 TEST_F(Lua51Test, MathRandomStartsFromRand48sInitialState) { check(lua51::random_cases()); }
 
+TEST_F(Lua51Test, UnpackedMapsRepackInFiveOneOrder) { check(lua51::msgpack_roundtrip_cases()); }
 TEST_F(Lua51Test, CmsgpackAndStructAsRedisShipsThem) { check(lua51::msgpack_struct_cases()); }
 
 TEST_F(Lua51Test, LiteralRewritesKeepEverythingElse) {
   // Every number literal becomes a float; strings untouched.
   lua::Source51 s = lua::adapt_source51("return 4294967296, 4294967295, 0x100000000, '4294967296'");
   EXPECT_EQ(s.code, "return 4294967296.0, 4294967295.0, 4294967296.0, '4294967296'");
-  EXPECT_EQ(lua::adapt_source51("return 1 % 0, 1 %0x0, 10 % 3").code,
-            "return 1.0 % 0.0, 1.0 %0.0, 10.0 % 3.0");
+  // `%` is 5.1's modulo, a call naming its operands.
+  EXPECT_EQ(lua::adapt_source51("return 1 % 0, 1 %0x0, -x ^ 2 * 10 % #t").code,
+            "local __redsim_mod51=__redsim_mod51;return __redsim_mod51(\"|\", 1.0 , 0.0), "
+            "__redsim_mod51(\"|\", 1.0 ,0.0), __redsim_mod51(\"|\", -x ^ 2.0 * 10.0 , (#t+0.0))");
   // Without the number model only what 5.4 would get wrong at compile time.
   EXPECT_EQ(lua::adapt_source51("return 1 % 0, 3, 4294967296", false).code,
             "return 1 % 0.0, 3, 4294967296.0");
@@ -56,6 +62,73 @@ TEST_F(Lua51Test, ConcatChainsBecomeOneCallNamingTheirOperands) {
   // `goto` as a name.
   EXPECT_EQ(lua::adapt_source51("local goto = {goto = 1} return goto.goto").code,
             "local __goto = {[\"goto\"] = 1.0} return __goto[\"goto\"]");
+}
+
+TEST_F(Lua51Test, LengthsGotoMethodsAndZerosAreRewritten) {
+  // `#x` becomes a float, `^` binding tighter than the `#`; inside a `..`
+  // chain the parentheses nest within the concat call.
+  EXPECT_EQ(lua::adapt_source51("return #t * #s.x[1] ^ 2").code,
+            "return (#t+0.0) * (#s.x[1.0] ^ 2.0+0.0)");
+  EXPECT_EQ(lua::adapt_source51("return #t .. 'x'").code,
+            "local __redsim_concat51=__redsim_concat51;return __redsim_concat51(\"|\", (#t+0.0) , "
+            "'x')");
+  EXPECT_EQ(lua::adapt_source51("return #function() end").code, "return #function() end");
+  // obj:goto(...) through the self-call helper; function t:goto() as a field.
+  EXPECT_EQ(lua::adapt_source51("return a.b:goto(1), t:goto(), t:goto'x'").code,
+            "return __redsim_self51(a.b, \"goto\", 1.0), __redsim_self51(t, \"goto\"), "
+            "__redsim_self51(t, \"goto\", 'x')");
+  EXPECT_EQ(lua::adapt_source51("function t.a:goto(x) end function t.goto() end").code,
+            " t.a[\"goto\"] = function(self, x) end  t[\"goto\"] = function() end");
+  // The first zero of a function decides: later zeros of the other sign
+  // are rewritten, other functions have their own.
+  EXPECT_EQ(
+      lua::adapt_source51("local a = 0 local b = -0 local f = function() return -0, 0 end").code,
+      "local a = 0.0 local b = 0.0 local f = function() return -0.0, (-0.0) end");
+  EXPECT_EQ(lua::adapt_source51("local a = 1 - 0 local b = -0").code,
+            "local a = 1.0 - 0.0 local b = -0.0");
+}
+
+// A rewrite that 5.4 cannot parse would make the engine fall back to the
+// literal-only rewrite (integers again) without a word: every script that
+// parses without the number model must parse with it.
+TEST_F(Lua51Test, TheNumberModelRewriteKeepsScriptsParsable) {
+  std::vector<std::string> scripts = {
+      "return #t, #t[1], #t.x.y, #f(), #f{1}, #f'x', #(t), #t^2, -#t, not #t, #-x",
+      "return #t .. #u .. 'x', {#t, [#t] = #t}, t[#t + 1], f(#t, #t)",
+      "local a = #KEYS > 0 and #ARGV or 0 return a",
+      "for i = #t, 1, -1 do end for i = 1, #t do end while #t > 0 do t[#t] = nil end",
+      "return #t:goto(), a.b:goto{1}:goto'x', (t):goto(#t), t[1]:goto()",
+      "local t = {} function t:goto(a, b) return a end function t.a() end return t:goto(1)",
+      "local t = {a = {}} function t.a:goto() return self end function t.a.goto(x) end",
+      "local a, b, c = 0, -0, - - 0 return -0 .. 0, {0, -0}, 1 - 0, 0 - 1, x-0, -0^2, 2^-0",
+      "return #...",
+      "return #{...}",
+      "return # 'abc' .. #\"d\"",
+      "local s = 'x' return s:len() + #s, ('#'):rep(#s)",
+      "return t[i % 2], f(a) % g(b), -a % -b, a % b ^ c, x.y:z() % 3, ('a'):len() % 2 .. 'x'",
+      "return a * b % c / d % e, (a % b), f{a % b}, not a % b, a % #t[1] % 2, 1 + a % b - 3",
+      "if a % 2 == 0 then return a % b < c % d end local x = {[a % 2] = b % 3}",
+  };
+  for (const std::string& script : lua51::seeded_number_scripts(7, 50)) scripts.push_back(script);
+  for (auto fn : {lua51::number_cases, lua51::library_number_cases, lua51::goto_and_zero_cases,
+                  lua51::modulo_cases, lua51::limit_cases, lua51::msgpack_struct_cases,
+                  lua51::random_cases}) {
+    for (const lua51::Case& c : fn()) scripts.push_back(c.script);
+  }
+  lua_State* L = luaL_newstate();
+  for (const std::string& script : scripts) {
+    std::string plain = lua::adapt_source51(script, false).code;
+    bool parses = luaL_loadbufferx(L, plain.data(), plain.size(), "=s", "t") == LUA_OK;
+    lua_settop(L, 0);
+    if (!parses) continue;
+    std::string model = lua::adapt_source51(script).code;
+    EXPECT_EQ(luaL_loadbufferx(L, model.data(), model.size(), "=s", "t"), LUA_OK)
+        << script << "\n"
+        << model << "\n"
+        << lua_tostring(L, -1);
+    lua_settop(L, 0);
+  }
+  lua_close(L);
 }
 
 TEST_F(Lua51Test, AFiveFourErrorOnAnEarlierLineComesFirst) {

@@ -44,7 +44,7 @@ int math_tanh(lua_State* L) { return ret(L, std::tanh(num(L, 1))); }
 int math_frexp(lua_State* L) {
   int e = 0;
   push_number51(L, std::frexp(num(L, 1), &e));
-  lua_pushinteger(L, e);
+  lua_pushnumber(L, e);
   return 2;
 }
 int math_ldexp(lua_State* L) {

@@ -208,7 +208,7 @@ const luaL_Reg kRedisFunctions[] = {
 };
 
 void set_int(lua_State* L, const char* name, lua_Integer value) {
-  lua_pushinteger(L, value);
+  lua_pushnumber(L, static_cast<lua_Number>(value));  // a double, as every 5.1 number
   lua_setfield(L, -2, name);
 }
 

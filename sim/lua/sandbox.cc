@@ -32,7 +32,7 @@ int readonly_newindex(lua_State* L) { return luaL_error(L, "%s", kReadonlyError)
 int readonly_len(lua_State* L) {
   lua_getmetatable(L, 1);
   lua_getfield(L, -1, "__index");
-  lua_pushinteger(L, static_cast<lua_Integer>(lua_rawlen(L, -1)));
+  lua_pushnumber(L, static_cast<lua_Number>(lua_rawlen(L, -1)));
   return 1;
 }
 
@@ -98,7 +98,14 @@ int sandbox_next(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 2);
   if (push_readonly_target(L, 1)) lua_replace(L, 1);
-  if (lua_next(L, 1)) return 2;
+  key_for_next(L, 2);
+  if (lua_next(L, 1)) {
+    if (lua_isinteger(L, -2)) {  // the number model (internal.h): keys too
+      lua_pushnumber(L, static_cast<lua_Number>(lua_tointeger(L, -2)));
+      lua_replace(L, -3);
+    }
+    return 2;
+  }
   lua_pushnil(L);
   return 1;
 }
@@ -175,6 +182,10 @@ int nonexistent_global(lua_State* L) {
   const char* key = lua_tolstring(L, 2, &len);
   if (key != nullptr && std::string_view(key, len) == kConcatName) {
     lua_pushcfunction(L, concat51);
+    return 1;
+  }
+  if (lua_CFunction helper = key != nullptr ? helper51({key, len}) : nullptr) {
+    lua_pushcfunction(L, helper);
     return 1;
   }
   return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",

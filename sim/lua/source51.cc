@@ -20,7 +20,15 @@
 //      function bodies, so errors name operands as 5.1 does. A chain whose
 //      operands it does not understand (a function literal) stays the VM's.
 //    - `goto` used as a name (5.1 has no goto statement) becomes kGotoName;
-//      `t.goto` and `{goto = 1}` index the string "goto".
+//      `t.goto` and `{goto = 1}` index the string "goto"; `obj:goto(...)`
+//      becomes kSelfCallName(obj, "goto", ...) and `function t:goto(a)`
+//      becomes `t["goto"] = function(self, a)`.
+//    - `#x` becomes `(#x+0.0)`: the length as a double (the number model,
+//      internal.h; library functions push floats themselves).
+//    - `a % b` becomes kModName("names", a, b): 5.1's a - floor(a/b)*b
+//      (the VM's float modulo is fmod based).
+//    - Zero constants take the sign of the first zero constant of their
+//      function body, as 5.1's shared constant does (zero_constants51).
 //    Without the number model (for 5.4's compile error messages) only
 //    integer literals of 2^32 or more become floats and a literal 0 after
 //    `%` becomes 0.0.
@@ -35,9 +43,6 @@
 //    expected near 'x'"), and the attributes of `local x <const>` /
 //    `<close>` ("unexpected symbol near '<'"). 5.1's check_match wording
 //    "(to close 'if' at line 3)" is used when the opener is on another line.
-//
-// Not covered: integers that library functions return (#t, string.len) stay
-// 5.4 integers, so arithmetic on two of them can still wrap; `t:goto()`.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -528,8 +533,94 @@ class ConcatRewriter {
     return chains;
   }
 
+  // `#x` gives a 5.4 integer; each becomes `(#x+0.0)`, a float as in 5.1
+  // (one more VM instruction). `opens` are the "(" and `closes` the
+  // "+0.0)", in the order that nests them inside any other insertion at
+  // the same offset (see adapt_source51). An operand this pass does not
+  // understand (a function literal) is left as it is.
+  void length_edits(std::vector<Edit>& opens, std::vector<Edit>& closes) const {
+    for (size_t k = toks_.size(); k-- > 0;) {
+      if (!is_op(k, "#")) continue;
+      size_t e = unary_end(k + 1);
+      if (e == kNone || e == 0) continue;
+      opens.push_back({toks_[k].offset, 0, "("});
+      closes.push_back({toks_[e - 1].end, 0, "+0.0)"});
+    }
+  }
+
+  // `obj:goto(args)` (5.1 allows any name after ':') becomes
+  // kSelfCallName(obj, "goto", args); `colon` is the ':' token. False when
+  // the call is not one this pass understands.
+  bool self_call_edits(size_t colon, std::vector<Edit>& edits, std::vector<Edit>& opens,
+                       std::vector<Edit>& closes) const {
+    if (colon == 0) return false;
+    size_t start = primary_before(colon - 1);
+    size_t a = colon + 2;  // the arguments
+    if (start == kNone || a >= toks_.size()) return false;
+    std::vector<Edit> mine;
+    if (is_op(a, "(")) {
+      if (match_[a] == kNone) return false;
+      mine.push_back({toks_[a].offset, 1, is_op(a + 1, ")") ? "" : ", "});
+    } else if (toks_[a].kind == Tok::kString || is_op(a, "{")) {
+      size_t last = is_op(a, "{") ? match_[a] : a;
+      if (last == kNone) return false;
+      mine.push_back({toks_[a].offset, 0, ", "});
+      closes.push_back({toks_[last].end, 0, ")"});
+    } else {
+      return false;
+    }
+    opens.push_back({toks_[start].offset, 0, std::string(kSelfCallName) + "("});
+    edits.push_back({toks_[colon].offset, 1, ", \"" + toks_[colon + 1].text + "\""});
+    edits.push_back({toks_[colon + 1].offset, toks_[colon + 1].end - toks_[colon + 1].offset, {}});
+    edits.insert(edits.end(), mine.begin(), mine.end());
+    return true;
+  }
+
+  // `a % b` becomes kModName("names", a, b): the VM's float modulo is 5.4's
+  // (fmod based: -0 % 3 is -0, 2^32 % x keeps digits 5.1 loses); 5.1's is
+  // a - floor(a/b)*b. The left operand is the multiplicative term before
+  // the '%' (unary operators and `^` included, `*` `/` `%` to the left),
+  // the right one the unary expression after it. Returns how many.
+  int mod_edits(std::vector<Edit>& edits, std::vector<Edit>& opens,
+                std::vector<Edit>& closes) const {
+    int count = 0;
+    for (size_t k = toks_.size(); k-- > 1;) {
+      if (!is_op(k, "%")) continue;
+      size_t start = term_before(k - 1);
+      size_t e = unary_end(k + 1);
+      if (start == kNone || e == kNone || e <= k + 1) continue;
+      std::string names = describe(start, k - 1) + "|" + describe(k + 1, e - 1);
+      opens.push_back({toks_[start].offset, 0, std::string(kModName) + "(\"" + names + "\", "});
+      edits.push_back({toks_[k].offset, 1, ","});
+      closes.push_back({toks_[e - 1].end, 0, ")"});
+      ++count;
+    }
+    std::reverse(closes.end() - count, closes.end());  // inner (left) ones close first
+    return count;
+  }
+
+  // True when a '(' after token k would be a call's.
+  bool ends_prefix_at(size_t k) const { return ends_prefix(k); }
+
+  // True when the token before a '-' at k ends a value (so the '-' is
+  // binary).
+  bool binary_minus(size_t k) const { return k > 0 && ends_value(k - 1); }
+
  private:
   static constexpr size_t kNone = static_cast<size_t>(-1);
+
+  // One past the operand of a unary operator starting at i: more unary
+  // operators, a suffixed primary or literal, and a `^` chain (which binds
+  // tighter than the unary operators).
+  size_t unary_end(size_t i) const {
+    for (;;) {
+      while (is_kw(i, "not") || is_op(i, "#") || is_op(i, "-")) ++i;
+      if (i >= toks_.size()) return kNone;
+      size_t e = primary_after(i);
+      if (e == kNone || e >= toks_.size() || !is_op(e, "^")) return e;
+      i = e + 1;
+    }
+  }
 
   bool is_op(size_t k, std::string_view op) const {
     return k < toks_.size() && toks_[k].kind == Tok::kOp && toks_[k].text == op;
@@ -586,6 +677,28 @@ class ConcatRewriter {
         return is_op(j, "]") ? kNone : m;
       }
       return kNone;
+    }
+  }
+
+  // Start of the multiplicative term ending at token j (the left operand of
+  // a '%').
+  size_t term_before(size_t j) const {
+    for (;;) {
+      size_t s = primary_before(j);
+      if (s == kNone) return kNone;
+      if (s >= 2 && is_op(s - 1, "^")) {  // a ^ b: b was the primary
+        j = s - 2;
+        continue;
+      }
+      while (s > 0 && (is_kw(s - 1, "not") || is_op(s - 1, "#") ||
+                       (is_op(s - 1, "-") && (s < 2 || !ends_value(s - 2))))) {
+        --s;
+      }
+      if (s >= 2 && (is_op(s - 1, "*") || is_op(s - 1, "/") || is_op(s - 1, "%"))) {
+        j = s - 2;
+        continue;
+      }
+      return s;
     }
   }
 
@@ -793,12 +906,132 @@ class ConcatRewriter {
   std::vector<char> kinds_;
 };
 
+// 5.1 keeps one constant per value in a function, and 0 == -0: whichever
+// of 0 and -0 (5.1 folds `-0` into a constant) comes first in a function
+// body is the value of every zero constant of that body. redis-server
+// 7.0.15: `local a = 0; local b = -0; return tostring(b)` is "0", `local a
+// = -0; local b = 0; return tostring(b)` is "-0". Returns, per token, the
+// text a zero literal becomes where its sign differs from its function's
+// first zero (and marks the unary minus tokens to drop in `drop_minus`).
+// A zero folded with a neighbouring literal (`0 * 5`, `1 + 0`) is no
+// constant of its own and is left alone; so are zeros that constant
+// folding produces (`1 - 1`).
+std::vector<std::string> zero_constants51(const std::vector<Token>& toks, const ConcatRewriter& cr,
+                                          std::vector<bool>& drop_minus) {
+  std::vector<std::string> out(toks.size());
+  drop_minus.assign(toks.size(), false);
+  auto is_op = [&](size_t k, std::string_view op) {
+    return k < toks.size() && toks[k].kind == Tok::kOp && toks[k].text == op;
+  };
+  auto is_kw = [&](size_t k, std::string_view w) {
+    return k < toks.size() && toks[k].kind == Tok::kKeyword && toks[k].text == w;
+  };
+  auto is_arith = [&](size_t k) {
+    return is_op(k, "+") || is_op(k, "-") || is_op(k, "*") || is_op(k, "/") || is_op(k, "%") ||
+           is_op(k, "^");
+  };
+  struct Block {
+    bool function = false;
+    bool awaiting_do = false;
+    int first_zero = 0;  // 0: none yet, else the sign of the function's first zero constant
+  };
+  std::vector<Block> blocks{{true, false, 0}};
+  auto function_block = [&]() -> Block& {
+    for (size_t b = blocks.size(); b-- > 1;) {
+      if (blocks[b].function) return blocks[b];
+    }
+    return blocks[0];
+  };
+  for (size_t k = 0; k < toks.size(); ++k) {
+    const Token& t = toks[k];
+    if (t.kind == Tok::kKeyword) {
+      const std::string& w = t.text;
+      if (w == "function" || w == "if" || w == "repeat") {
+        blocks.push_back({w == "function", false, 0});
+      } else if (w == "while" || w == "for") {
+        blocks.push_back({false, true, 0});
+      } else if (w == "do") {
+        if (blocks.back().awaiting_do) {
+          blocks.back().awaiting_do = false;
+        } else {
+          blocks.push_back({false, false, 0});
+        }
+      } else if ((w == "end" || w == "until") && blocks.size() > 1) {
+        blocks.pop_back();
+      }
+      continue;
+    }
+    if (t.kind != Tok::kNumber) continue;
+    char* end = nullptr;
+    double v = std::strtod(t.text.c_str(), &end);
+    if (v != 0 || end == t.text.c_str()) continue;
+    // The unary minus signs and grouping parentheses around the literal
+    // (5.1 folds `-(-0)` too): the span [first, last].
+    size_t first = k;
+    size_t last = k;
+    int minus = 0;
+    for (;;) {
+      if (first > 0 && is_op(first - 1, "-") && !cr.binary_minus(first - 1)) {
+        --first;
+        ++minus;
+      } else if (first > 0 && is_op(first - 1, "(") && is_op(last + 1, ")") &&
+                 !(first >= 2 && cr.ends_prefix_at(first - 2))) {
+        --first;
+        ++last;
+      } else {
+        break;
+      }
+    }
+    // Folded with a literal neighbour: no constant.
+    bool folded = (first >= 2 && is_arith(first - 1) && toks[first - 2].kind == Tok::kNumber);
+    size_t n = last + 1;
+    if (is_arith(n)) {
+      size_t m = n + 1;
+      while (is_op(m, "-")) ++m;
+      folded = folded || (m < toks.size() && toks[m].kind == Tok::kNumber);
+    }
+    if (folded || is_kw(n, "do")) continue;
+    int sign = minus % 2 == 0 ? 1 : -1;
+    Block& f = function_block();
+    if (f.first_zero == 0) {
+      f.first_zero = sign;
+      continue;
+    }
+    if (sign == f.first_zero) continue;
+    for (size_t m = first; m < k; ++m) drop_minus[m] = is_op(m, "-");
+    out[k] = f.first_zero > 0 ? "0.0" : "(-0.0)";
+  }
+  return out;
+}
+
+// True when the `goto` name at k ends the name of a function statement
+// (`function a.b:goto(x)`), which 5.4 cannot parse; *method for ':'.
+bool goto_function_name(const std::vector<Token>& toks, size_t k, bool* method) {
+  auto sep = [&](size_t j) {
+    return toks[j].kind == Tok::kOp && (toks[j].text == "." || toks[j].text == ":");
+  };
+  if (k < 2 || !sep(k - 1) || k + 1 >= toks.size() || toks[k + 1].text != "(") return false;
+  *method = toks[k - 1].text == ":";
+  size_t j = k;
+  while (j >= 2 && sep(j - 1) && toks[j - 2].kind == Tok::kName) j -= 2;
+  return j >= 1 && toks[j - 1].kind == Tok::kKeyword && toks[j - 1].text == "function";
+}
+
 }  // namespace
 
 Source51 adapt_source51(std::string_view code, bool number_model) {
   Source51 out;
   std::vector<Edit> edits;
   std::vector<Token> toks = Lexer(code).run(edits);
+  ConcatRewriter exprs(code, toks);
+
+  // Insertions that must nest inside others at the same offset: `opens`
+  // go after every other edit, `closes` before (see the sort below).
+  std::vector<Edit> opens;
+  std::vector<Edit> closes;
+  std::vector<bool> drop_minus;
+  std::vector<std::string> zeros;
+  if (number_model) zeros = zero_constants51(toks, exprs, drop_minus);
 
   std::vector<std::string> open;  // brackets open at the token
   for (size_t k = 0; k < toks.size(); ++k) {
@@ -807,11 +1040,32 @@ Source51 adapt_source51(std::string_view code, bool number_model) {
     if (t.kind == Tok::kOp) {
       if (t.text == "(" || t.text == "[" || t.text == "{") open.push_back(t.text);
       if ((t.text == ")" || t.text == "]" || t.text == "}") && !open.empty()) open.pop_back();
+      if (number_model && drop_minus[k]) edits.push_back({t.offset, 1, {}});
       continue;
     }
     if (t.kind == Tok::kName && t.text == "goto") {
       // A name in 5.1, a keyword in 5.4: `t.goto` and `{goto = 1}` index
-      // the string "goto", any other use is the variable kGotoName.
+      // the string "goto", `t:goto(...)` calls kSelfCallName, `function
+      // t:goto(a)` becomes `t["goto"] = function(self, a)`, any other use
+      // is the variable kGotoName.
+      bool method = false;
+      if (goto_function_name(toks, k, &method)) {
+        size_t j = k;
+        while (j >= 2 && (toks[j - 1].text == "." || toks[j - 1].text == ":")) j -= 2;
+        const Token& fn = toks[j - 1];
+        edits.push_back({fn.offset, fn.end - fn.offset, {}});
+        edits.push_back({prev->offset, 1, {}});
+        edits.push_back({t.offset, t.end - t.offset, "[\"goto\"]"});
+        std::string params = " = function(";
+        if (method)
+          params += (toks[k + 2].kind == Tok::kOp && toks[k + 2].text == ")") ? "self" : "self, ";
+        edits.push_back({toks[k + 1].offset, 1, params});
+        continue;
+      }
+      if (prev != nullptr && prev->kind == Tok::kOp && prev->text == ":" &&
+          exprs.self_call_edits(k - 1, edits, opens, closes)) {
+        continue;
+      }
       bool prev_dot = prev != nullptr && prev->kind == Tok::kOp && prev->text == ".";
       bool key = prev != nullptr && prev->kind == Tok::kOp &&
                  (prev->text == "{" || prev->text == "," || prev->text == ";") && !open.empty() &&
@@ -823,6 +1077,10 @@ Source51 adapt_source51(std::string_view code, bool number_model) {
       continue;
     }
     if (t.kind != Tok::kNumber) continue;
+    if (number_model && !zeros[k].empty()) {
+      edits.push_back({t.offset, t.text.size(), zeros[k]});
+      continue;
+    }
     double value = 0;
     if (!integer_literal(t.text, &value)) continue;
     bool after_mod = prev != nullptr && prev->kind == Tok::kOp && prev->text == "%";
@@ -832,14 +1090,31 @@ Source51 adapt_source51(std::string_view code, bool number_model) {
       edits.push_back({t.offset, t.text.size(), "0.0"});
     }
   }
+  // Nesting at one offset, outermost first: a `%` call holds a `#x` or a
+  // self call, a `#x` holds a self call (`closes` in the reverse order).
+  std::vector<Edit> len_opens;
+  std::vector<Edit> len_closes;
+  std::vector<Edit> mod_opens;
+  std::vector<Edit> mod_closes;
   if (number_model) {
+    exprs.length_edits(len_opens, len_closes);
+    if (exprs.mod_edits(edits, mod_opens, mod_closes) > 0) {
+      std::string name(kModName);
+      edits.push_back({0, 0, "local " + name + "=" + name + ";"});
+    }
     std::vector<Edit> chains;
-    if (ConcatRewriter(code, toks).run(chains) > 0) {
+    if (exprs.run(chains) > 0) {
       std::string name(kConcatName);
       edits.push_back({0, 0, "local " + name + "=" + name + ";"});
       edits.insert(edits.end(), chains.begin(), chains.end());
     }
   }
+  closes.insert(closes.end(), len_closes.begin(), len_closes.end());
+  closes.insert(closes.end(), mod_closes.begin(), mod_closes.end());
+  mod_opens.insert(mod_opens.end(), len_opens.begin(), len_opens.end());
+  mod_opens.insert(mod_opens.end(), opens.begin(), opens.end());
+  edits.insert(edits.begin(), closes.begin(), closes.end());
+  edits.insert(edits.end(), mod_opens.begin(), mod_opens.end());
 
   int line = 0;
   std::string error = Checker(toks).run(&line);

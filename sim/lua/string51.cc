@@ -157,7 +157,7 @@ lua_Integer opt_int(lua_State* L, int arg, lua_Integer def) {
 }
 
 int string_len(lua_State* L) {
-  lua_pushinteger(L, static_cast<lua_Integer>(check_string51(L, 1).size()));
+  lua_pushnumber(L, static_cast<lua_Number>(check_string51(L, 1).size()));
   return 1;
 }
 
@@ -205,7 +205,7 @@ int string_byte(lua_State* L) {
   if (n >= INT32_MAX) return luaL_error(L, "string slice too long");
   luaL_checkstack(L, static_cast<int>(n), "string slice too long");
   for (lua_Integer i = 0; i < n; ++i) {
-    lua_pushinteger(L, static_cast<unsigned char>(s[static_cast<size_t>(posi + i - 1)]));
+    lua_pushnumber(L, static_cast<unsigned char>(s[static_cast<size_t>(posi + i - 1)]));
   }
   return static_cast<int>(n);
 }

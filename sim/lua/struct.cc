@@ -214,15 +214,8 @@ double get_integer(const unsigned char* p, bool big, bool is_signed, size_t size
   return static_cast<double>(static_cast<int64_t>(l));
 }
 
-// An unpacked number: a double, integral ones below 10^14 as 5.4 integers
-// so they print as 5.1 prints them.
-void push_unpacked(lua_State* L, double d) {
-  if (std::floor(d) == d && std::fabs(d) < 1e14 && !(d == 0 && std::signbit(d))) {
-    lua_pushinteger(L, static_cast<lua_Integer>(d));
-  } else {
-    lua_pushnumber(L, d);
-  }
-}
+// An unpacked number: a double, as 5.1 holds it.
+void push_unpacked(lua_State* L, double d) { lua_pushnumber(L, d); }
 
 int st_unpack(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
@@ -295,7 +288,7 @@ int st_unpack(lua_State* L) {
     }
     pos += size;
   }
-  lua_pushinteger(L, static_cast<lua_Integer>(pos + 1));
+  lua_pushnumber(L, static_cast<lua_Number>(pos + 1));
   return lua_gettop(L) - 2;
 }
 
@@ -315,7 +308,7 @@ int st_size(lua_State* L) {
     if (!std::isalnum(static_cast<unsigned char>(opt))) control(L, opt, &fmt, h);
     pos += size;
   }
-  lua_pushinteger(L, static_cast<lua_Integer>(pos));
+  lua_pushnumber(L, static_cast<lua_Number>(pos));
   return 1;
 }
 

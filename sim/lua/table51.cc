@@ -21,7 +21,7 @@ lua_Integer raw_getn(lua_State* L, int idx) {
 
 int table_getn(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
-  lua_pushinteger(L, static_cast<lua_Integer>(lua_rawlen(L, 1)));
+  lua_pushnumber(L, static_cast<lua_Number>(lua_rawlen(L, 1)));
   return 1;
 }
 
@@ -51,7 +51,7 @@ int table_foreachi(lua_State* L) {
   lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L, 1));
   for (lua_Integer i = 1; i <= n; ++i) {
     lua_pushvalue(L, 2);
-    lua_pushinteger(L, i);
+    lua_pushnumber(L, static_cast<lua_Number>(i));
     lua_rawgeti(L, 1, i);
     lua_call(L, 2, 1);
     if (!lua_isnil(L, -1)) return 1;

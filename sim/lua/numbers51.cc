@@ -1,0 +1,306 @@
+// The library side of the number model (internal.h): every number a script
+// receives is a float, as every Lua 5.1 number is a double.
+//
+// Most library functions are ours and push floats themselves. The 5.4
+// originals we keep (string.find, match, gmatch, gsub: 5.4's pattern
+// matcher; next; collectgarbage) are wrapped "in frame": our C function
+// calls the original's lua_CFunction directly, on its own stack frame, and
+// turns the integers among the results into floats. No Lua call is added,
+// so error messages keep their position and function name ("user_script:1:
+// bad argument #1 to 'find'") and the C-stack depth of recursive gsub
+// callbacks is 5.4's own. The string functions also read number arguments
+// as 5.1 prints them (5.4 would read 3.0 as "3.0").
+//
+// gsub's replacement values (a callback's result, a table's value) are
+// printed by 5.4 too: a number among them goes through replacement51.
+//
+// String arithmetic ("10" * "10", ARGV[1] + 1): 5.4 does it in the string
+// metatable's __add.. with integer arithmetic for integral strings
+// ("4294967296" * "4294967296" wraps to 0); ours converts both operands to
+// doubles as 5.1's luaV_tonumber does, and leaves operands that do not
+// convert to the original, so its error texts stay.
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "sim/lua/internal.h"
+
+namespace redsim::sim::lua {
+namespace {
+
+lua_CFunction upvalue_function(lua_State* L, int n) {
+  return lua_tocfunction(L, lua_upvalueindex(n));
+}
+
+// Upvalue 1: the original. All results as floats.
+int float_results(lua_State* L) {
+  int n = upvalue_function(L, 1)(L);
+  floats_at_top(L, n);
+  return n;
+}
+
+// next(t, k): 5.4's lua_next finds an array key only as an integer.
+int next51(lua_State* L) {
+  key_for_next(L, 2);
+  return float_results(L);
+}
+
+// Number arguments 1..count as the strings 5.1 reads them as.
+void number_args_as_strings(lua_State* L, int count) {
+  int top = lua_gettop(L);
+  for (int i = 1; i <= count && i <= top; ++i) {
+    if (lua_type(L, i) == LUA_TNUMBER) {
+      std::string s = number_to_string51(L, i);
+      lua_pushlstring(L, s.data(), s.size());
+      lua_replace(L, i);
+    }
+  }
+}
+
+// string.find / string.match (upvalue 1: the original).
+int string_search51(lua_State* L) {
+  number_args_as_strings(L, 2);
+  return float_results(L);
+}
+
+// The iterator string.gmatch returns: the original's upvalues, then the
+// original iterator function as the last one.
+int gmatch_iterator51(lua_State* L) {
+  int last = 1;
+  while (lua_type(L, lua_upvalueindex(last + 1)) != LUA_TNONE) ++last;
+  int n = upvalue_function(L, last)(L);
+  floats_at_top(L, n);
+  return n;
+}
+
+int string_gmatch51(lua_State* L) {
+  number_args_as_strings(L, 2);
+  upvalue_function(L, 1)(L);  // pushes the original iterator
+  int it = lua_gettop(L);
+  int n = 0;
+  while (lua_getupvalue(L, it, n + 1) != nullptr) ++n;
+  lua_pushcfunction(L, lua_tocfunction(L, it));
+  lua_pushcclosure(L, gmatch_iterator51, n + 1);
+  return 1;
+}
+
+// Its arguments as floats (position captures are integers).
+int floats51(lua_State* L) {
+  floats_at_top(L, lua_gettop(L));
+  return lua_gettop(L);
+}
+
+// Its first argument, a number printed as 5.1 prints it (gsub would print
+// a float replacement value as "5.0").
+int replacement51(lua_State* L) {
+  lua_settop(L, 1);
+  if (lua_type(L, 1) == LUA_TNUMBER) {
+    std::string s = number_to_string51(L, 1);
+    lua_pushlstring(L, s.data(), s.size());
+  }
+  return 1;
+}
+
+// __index of the proxy that stands for a gsub replacement table
+// (upvalue 1: the script's table).
+int replacement_index51(lua_State* L) {
+  lua_settop(L, 2);
+  lua_gettable(L, lua_upvalueindex(1));  // the proxy, the value
+  lua_replace(L, 1);
+  return replacement51(L);
+}
+
+char kGsubWrapperKey;
+
+// A Lua function (not a C one, so a recursive gsub callback has 5.4's C
+// depth, as now) that runs the callback on float arguments and prints a
+// number it returns as 5.1 does. Built once per state.
+constexpr const char* kGsubWrapper =
+    "local f, floats, replacement = ... "
+    "return function(...) return replacement(f(floats(...))) end";
+
+void wrap_gsub_callback(lua_State* L, int idx) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &kGsubWrapperKey) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    if (luaL_loadbufferx(L, kGsubWrapper, std::strlen(kGsubWrapper), "=gsub", "t") != LUA_OK) {
+      lua_error(L);
+    }
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &kGsubWrapperKey);
+  }
+  lua_pushvalue(L, idx);
+  lua_pushcfunction(L, floats51);
+  lua_pushcfunction(L, replacement51);
+  lua_call(L, 3, 1);
+  lua_replace(L, idx);
+}
+
+int string_gsub51(lua_State* L) {
+  number_args_as_strings(L, 3);
+  if (lua_type(L, 3) == LUA_TFUNCTION) {
+    wrap_gsub_callback(L, 3);
+  } else if (lua_type(L, 3) == LUA_TTABLE) {
+    lua_createtable(L, 0, 0);
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, 3);
+    lua_pushcclosure(L, replacement_index51, 1);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    lua_replace(L, 3);
+  }
+  return float_results(L);
+}
+
+// A string or number operand of string arithmetic as 5.1 converts it.
+bool arith_operand(lua_State* L, int idx, lua_Number* out) {
+  int t = lua_type(L, idx);
+  if (t == LUA_TNUMBER) {
+    *out = lua_tonumber(L, idx);
+    return true;
+  }
+  if (t != LUA_TSTRING) return false;
+  size_t len = 0;
+  const char* s = lua_tolstring(L, idx, &len);
+  if (lua_stringtonumber(L, s) != len + 1) return false;
+  *out = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return true;
+}
+
+// The string metatable's __add.. (upvalue 1: the original, 2: the LUA_OP*).
+int string_arith51(lua_State* L) {
+  auto op = static_cast<int>(lua_tointeger(L, lua_upvalueindex(2)));
+  lua_Number a = 0;
+  lua_Number b = 0;
+  if (!arith_operand(L, 1, &a) || !arith_operand(L, 2, &b)) return upvalue_function(L, 1)(L);
+  lua_pushnumber(L, a);
+  if (op != LUA_OPUNM) lua_pushnumber(L, b);
+  lua_arith(L, op);  // two floats: float arithmetic
+  return 1;
+}
+
+// Replaces the C function in field `name` of the table at `t` with fn,
+// which gets the original as its upvalue 1.
+void wrap_field(lua_State* L, int t, const char* name, lua_CFunction fn) {
+  lua_getfield(L, t, name);
+  if (lua_tocfunction(L, -1) == nullptr) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pushcclosure(L, fn, 1);
+  lua_setfield(L, t, name);
+}
+
+}  // namespace
+
+void key_for_next(lua_State* L, int idx) {
+  if (lua_type(L, idx) != LUA_TNUMBER || lua_isinteger(L, idx)) return;
+  lua_Integer k = 0;
+  if (lua_numbertointeger(lua_tonumber(L, idx), &k) &&
+      static_cast<lua_Number>(k) == lua_tonumber(L, idx)) {
+    lua_pushinteger(L, k);
+    lua_replace(L, idx);
+  }
+}
+
+int self_call51(lua_State* L) {
+  int n = lua_gettop(L);
+  luaL_checkany(L, 1);
+  lua_pushvalue(L, 2);
+  lua_gettable(L, 1);  // obj[name], metamethods included
+  if (lua_type(L, -1) != LUA_TFUNCTION && luaL_getmetafield(L, -1, "__call") == LUA_TNIL) {
+    return luaL_error(L, "attempt to call method '%s' (a %s value)", lua_tostring(L, 2),
+                      luaL_typename(L, -1));
+  }
+  lua_settop(L, n + 1);
+  lua_replace(L, 2);  // obj, f, args
+  lua_pushvalue(L, 1);
+  lua_copy(L, 2, 1);
+  lua_replace(L, 2);  // f, obj, args
+  lua_call(L, n - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+namespace {
+
+// The name of operand n (1 or 2) in "left|right".
+std::string operand_name51(std::string_view names, int n) {
+  size_t bar = names.find('|');
+  if (bar == std::string_view::npos) return {};
+  return std::string(n == 1 ? names.substr(0, bar) : names.substr(bar + 1));
+}
+
+}  // namespace
+
+int mod51(lua_State* L) {
+  lua_Number a = 0;
+  lua_Number b = 0;
+  if (lua_type(L, 2) == LUA_TNUMBER && lua_type(L, 3) == LUA_TNUMBER) {
+    a = lua_tonumber(L, 2);
+    b = lua_tonumber(L, 3);
+  } else if (!arith_operand(L, 2, &a) || !arith_operand(L, 3, &b)) {
+    // A string's metatable is the string library's, not a __mod of the
+    // script's.
+    auto has_mod = [L](int i) {
+      return lua_type(L, i) != LUA_TSTRING && luaL_getmetafield(L, i, "__mod") != LUA_TNIL;
+    };
+    if (has_mod(2) || has_mod(3)) {
+      lua_settop(L, 3);
+      lua_arith(L, LUA_OPMOD);
+      return 1;
+    }
+    // luaG_aritherror: the first operand that is not a number is named.
+    int bad = arith_operand(L, 2, &a) ? 3 : 2;
+    size_t len = 0;
+    const char* names = lua_tolstring(L, 1, &len);
+    std::string name = operand_name51({names, len}, bad - 1);
+    std::string what = std::string("a ") + luaL_typename(L, bad) + " value";
+    if (!name.empty()) what = name + " (" + what + ")";
+    return luaL_error(L, "attempt to perform arithmetic on %s", what.c_str());
+  }
+  lua_pushnumber(L, a - std::floor(a / b) * b);  // luai_nummod
+  return 1;
+}
+
+lua_CFunction helper51(std::string_view name) {
+  if (name == kSelfCallName) return self_call51;
+  if (name == kModName) return mod51;
+  return nullptr;
+}
+
+void install_numbers51(lua_State* L) {
+  int g = lua_gettop(L);
+  wrap_field(L, g, "next", next51);
+  wrap_field(L, g, "collectgarbage", float_results);
+
+  lua_getfield(L, g, "string");
+  int s = lua_gettop(L);
+  wrap_field(L, s, "find", string_search51);
+  wrap_field(L, s, "match", string_search51);
+  wrap_field(L, s, "gmatch", string_gmatch51);
+  wrap_field(L, s, "gsub", string_gsub51);
+
+  lua_pushliteral(L, "");
+  if (lua_getmetatable(L, -1)) {
+    int mt = lua_gettop(L);
+    static const struct {
+      const char* name;
+      int op;
+    } kArith[] = {{"__add", LUA_OPADD}, {"__sub", LUA_OPSUB}, {"__mul", LUA_OPMUL},
+                  {"__div", LUA_OPDIV}, {"__mod", LUA_OPMOD}, {"__pow", LUA_OPPOW},
+                  {"__unm", LUA_OPUNM}};
+    for (const auto& a : kArith) {
+      lua_getfield(L, mt, a.name);
+      if (lua_tocfunction(L, -1) == nullptr) {
+        lua_pop(L, 1);
+        continue;
+      }
+      lua_pushinteger(L, a.op);
+      lua_pushcclosure(L, string_arith51, 2);
+      lua_setfield(L, mt, a.name);
+    }
+  }
+  lua_settop(L, g);
+}
+
+}  // namespace redsim::sim::lua
