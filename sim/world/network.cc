@@ -246,10 +246,30 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
   const uint64_t token = procs_.block(t);
   t.call_end = CallEnd::kReply;
   link.in_flight.push_back(InFlight{&t, token});
-  // Each draw only when its fault is on (chance(0) draws nothing).
-  bool lost = p.loss_rng.chance(plan.loss_ppm);
-  bool lost_after_run = lost && p.loss_rng.chance(plan.loss_executed_ppm);
-  bool reply_lost = !lost && p.lost_reply_rng.chance(plan.lost_reply_ppm);
+  bool lost = false, lost_after_run = false, reply_lost = false;
+  if (life_.chooser() != nullptr) {
+    // Exhaustive: the plan's loss and lost-reply faults are in its fixed
+    // fault set (explore/exhaustive.h): a reset (before the command ran,
+    // after it ran, or both options when the plan draws both), then a lost
+    // reply, each a choice point of this call when its fault is on.
+    if (plan.loss_ppm) {
+      const bool before = plan.loss_executed_ppm.parts() < Ppm::kMillion;
+      const bool after = plan.loss_executed_ppm.parts() > 0;
+      const uint32_t option = life_.choose(before && after ? 3 : 2);
+      lost = option > 0;
+      lost_after_run = option == 2 || (option == 1 && !before);
+    }
+    // A lost reply holds the caller for its whole timeout: offered only when
+    // the stall budget has room for it (as the random draw below is kept).
+    const int64_t held_us = timeout_us > 0 ? p.clock.true_duration(timeout_us) : 0;
+    const bool fits = !plan.stall_budget || (held_us > 0 && held_us <= procs_.stall_allowance(p));
+    if (!lost && plan.lost_reply_ppm && fits) reply_lost = life_.choose(2) == 1;
+  } else {
+    // Each draw only when its fault is on (chance(0) draws nothing).
+    lost = p.loss_rng.chance(plan.loss_ppm);
+    lost_after_run = lost && p.loss_rng.chance(plan.loss_executed_ppm);
+    reply_lost = !lost && p.lost_reply_rng.chance(plan.lost_reply_ppm);
+  }
   if (reply_lost && plan.stall_budget) {
     // The caller is held up for its whole timeout: within the budget or not at all.
     const int64_t held_us = timeout_us > 0 ? p.clock.true_duration(timeout_us) : 0;
