@@ -189,14 +189,15 @@ void Network::send_to_server(Link& link, std::function<void()> fn, std::string_v
   send(link, link.last_to_server_us, std::move(fn), what, std::move(footprint));
 }
 
-void Network::send_to_client(Link& link, std::function<void()> fn, std::string_view what) {
-  send(link, link.last_to_client_us, std::move(fn), what);
+void Network::send_to_client(Link& link, std::function<void()> fn, std::string_view what,
+                             TaskId task) {
+  send(link, link.last_to_client_us, std::move(fn), what, nullptr, task);
 }
 
 // `what` ("request", "reply", "push", "close") is always a string literal:
 // the message keeps the view until it arrives.
 void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
-                   std::string_view what, std::shared_ptr<const Footprint> footprint) {
+                   std::string_view what, std::shared_ptr<const Footprint> footprint, TaskId task) {
   if (link.broken) return;
   // A PCT step of the link's process (its change points demote it).
   if (life_.pct() != nullptr) life_.pct()->step(link.process->pid);
@@ -224,18 +225,22 @@ void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
         fn();
       },
       link.process->pid, reinterpret_cast<uintptr_t>(&last_arrival_us),
-      /*server_side=*/&last_arrival_us == &link.last_to_server_us, std::move(footprint));
+      /*server_side=*/&last_arrival_us == &link.last_to_server_us, std::move(footprint), task);
 }
 
 void Network::fail_call(Task& t, uint64_t token, CallEnd end, std::string error, int64_t at_us) {
-  life_.sched().at(at_us, [this, &t, token, end, error = std::move(error)]() mutable {
-    procs_.deliver(*t.process, [this, &t, token, end, error = std::move(error)]() mutable {
-      if (t.state != Task::State::kBlocked || t.block_token != token) return;
-      t.call_end = end;
-      t.call_error = std::move(error);
-      procs_.wake(t, token);
-    });
-  });
+  // Touches task t only (exhaustive.h, case 4).
+  life_.sched().at_task(
+      at_us,
+      [this, &t, token, end, error = std::move(error)]() mutable {
+        procs_.deliver(*t.process, [this, &t, token, end, error = std::move(error)]() mutable {
+          if (t.state != Task::State::kBlocked || t.block_token != token) return;
+          t.call_end = end;
+          t.call_error = std::move(error);
+          procs_.wake(t, token);
+        });
+      },
+      t.id);
 }
 
 resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
@@ -358,16 +363,22 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
         } else {
           // The reply moves along (scheduler, pause hold, task): each
           // action runs once.
-          send_to_client(link, [this, &link, &t, token, reply = std::move(reply),
-                                on_arrival = std::move(on_arrival)]() mutable {
-            procs_.deliver(*link.process, [this, &t, token, reply = std::move(reply),
-                                           on_arrival = std::move(on_arrival)]() mutable {
-              if (t.state != Task::State::kBlocked || t.block_token != token) return;
-              if (on_arrival) on_arrival(reply);
-              t.reply = std::move(reply);
-              procs_.wake(t, token);
-            });
-          });
+          // A plain reply on the task's own connection touches that task
+          // only (exhaustive.h, case 4); an on_arrival hook may touch more.
+          const TaskId only = !on_arrival && link.task == t.id ? t.id : 0;
+          send_to_client(
+              link,
+              [this, &link, &t, token, reply = std::move(reply),
+               on_arrival = std::move(on_arrival)]() mutable {
+                procs_.deliver(*link.process, [this, &t, token, reply = std::move(reply),
+                                               on_arrival = std::move(on_arrival)]() mutable {
+                  if (t.state != Task::State::kBlocked || t.block_token != token) return;
+                  if (on_arrival) on_arrival(reply);
+                  t.reply = std::move(reply);
+                  procs_.wake(t, token);
+                });
+              },
+              "reply", only);
         }
         nodes_.serve_unblocked(node);
         nodes_.after_command(node);

@@ -41,7 +41,10 @@
 // bound B" thus means: for this plan (its clients, attempts, think and work
 // times, lease), every interleaving of same-time events combined with every
 // choice of at most B extreme latencies and injected faults keeps the checked
-// properties. Timings between the extremes are not covered.
+// properties. Timings between the extremes are not covered. The small
+// worlds (generate_small_plan) take a latency of at least 1 us, not 0: a
+// message never arrives in the microsecond it was sent, which lets whole
+// microseconds of independent events run in one order (below).
 //
 // The order of the search, fault placements first (search_schedules). A
 // bug that needs one fault at the right call (a crash between SETNX and
@@ -123,6 +126,41 @@
 //      no server crashes, failovers or server clock jumps, and no replicas
 //      (the replication stream keeps the order of commands); otherwise every
 //      server-side event is dependent on every event, as before.
+//   4. Two client-side events of one process that each touch only the
+//      state of one task, different tasks, and run no code: a plain reply
+//      reaching a task's own connection (no on_arrival hook), a sleep's or
+//      an Event wait's timer, a call's timeout, a task pause's end
+//      (Scheduler::at_task, the `task` of at_message). Each reads whether
+//      its task still waits with its token, writes that task's reply or
+//      call end and state, and schedules that task's run at the same
+//      microsecond; both read, never write, the process's paused and dying
+//      flags, and a paused process holds both in arrival order, replayed in
+//      one event when the pause ends. Run in either order they leave the
+//      same state up to the scheduling order of the two tasks' runs (and of
+//      the held deliveries), which are themselves events due at one
+//      microsecond: every order of those is run from either state, so the
+//      traces from the two states are the same. A task's run (its fiber)
+//      counts as the whole process: it may pause the process, signal an
+//      Event, spawn or end tasks, and it shares the process's memory.
+// Ties that need no choice (persistent sets of one event, Godefroid 1996,
+// ch. 4; combined with sleep sets as in ch. 6). When no message arrives in
+// the microsecond it was sent (the plan's latency_min >= 1 us, as
+// generate_small_plan sets; Scheduler::set_chooser's messages_take_time),
+// what can run at the current microsecond t before a due event e is: the
+// other events due at t, and what they start at t. A server-side event
+// starts only messages (arriving after t) and no event of t; a client-side
+// event starts, at t, only events of its own process that are client-side
+// (a task's run, a crash, a zero timer). So if e is independent of every
+// other event due at t (the relation above, which treats a process's
+// client-side events alike once they are not case 4's), it is independent
+// of every event that can run at t before it, and {e} is a persistent set:
+// running e first covers every trace. The scheduler takes the first head
+// (in schedule order) for which that holds, without a choice point; when
+// it sleeps, the run is redundant and is cut (explored: persistent set
+// minus sleep set, empty). Because the scheduler's clock only moves on when
+// every event due at t ran, nothing later can come before e. A world with
+// latency 0 does not get this rule (a reply can come back within t, and a
+// command could then come in the same microsecond), only the sleep sets.
 // Every event's latency and fault choices are its own (a message's latency
 // is drawn when it is sent, a fault at its own process's fault point), so
 // independent events commute together with their choices: the sleep-set
