@@ -20,8 +20,9 @@ Lifecycle::Lifecycle(WorldOptions opts) : options_(std::move(opts)), root_(optio
   }
   if (options_.strategy.exhaustive()) {
     chooser_ = std::make_unique<Chooser>(options_.strategy.schedule);
-    sched_.set_chooser(chooser_.get(), options_.strategy.reduce);
     const FaultPlan& f = options_.faults;
+    sched_.set_chooser(chooser_.get(), options_.strategy.reduce,
+                       /*messages_take_time=*/f.latency_min.count() >= 1);
     footprints_ = options_.strategy.reduce && !f.partition_ppm && !f.delay_ppm &&
                   !f.server_crash_ppm && !f.failover_ppm && !f.server_clock_jump_ppm &&
                   options_.replicas == 0;

@@ -189,14 +189,15 @@ void Network::send_to_server(Link& link, std::function<void()> fn, std::string_v
   send(link, link.last_to_server_us, std::move(fn), what, std::move(footprint));
 }
 
-void Network::send_to_client(Link& link, std::function<void()> fn, std::string_view what) {
-  send(link, link.last_to_client_us, std::move(fn), what);
+void Network::send_to_client(Link& link, std::function<void()> fn, std::string_view what,
+                             TaskId task) {
+  send(link, link.last_to_client_us, std::move(fn), what, nullptr, task);
 }
 
 // `what` ("request", "reply", "push", "close") is always a string literal:
 // the message keeps the view until it arrives.
 void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
-                   std::string_view what, std::shared_ptr<const Footprint> footprint) {
+                   std::string_view what, std::shared_ptr<const Footprint> footprint, TaskId task) {
   if (link.broken) return;
   // A PCT step of the link's process (its change points demote it).
   if (life_.pct() != nullptr) life_.pct()->step(link.process->pid);
@@ -224,18 +225,22 @@ void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
         fn();
       },
       link.process->pid, reinterpret_cast<uintptr_t>(&last_arrival_us),
-      /*server_side=*/&last_arrival_us == &link.last_to_server_us, std::move(footprint));
+      /*server_side=*/&last_arrival_us == &link.last_to_server_us, std::move(footprint), task);
 }
 
 void Network::fail_call(Task& t, uint64_t token, CallEnd end, std::string error, int64_t at_us) {
-  life_.sched().at(at_us, [this, &t, token, end, error = std::move(error)]() mutable {
-    procs_.deliver(*t.process, [this, &t, token, end, error = std::move(error)]() mutable {
-      if (t.state != Task::State::kBlocked || t.block_token != token) return;
-      t.call_end = end;
-      t.call_error = std::move(error);
-      procs_.wake(t, token);
-    });
-  });
+  // Touches task t only (exhaustive.h, case 4).
+  life_.sched().at_task(
+      at_us,
+      [this, &t, token, end, error = std::move(error)]() mutable {
+        procs_.deliver(*t.process, [this, &t, token, end, error = std::move(error)]() mutable {
+          if (t.state != Task::State::kBlocked || t.block_token != token) return;
+          t.call_end = end;
+          t.call_error = std::move(error);
+          procs_.wake(t, token);
+        });
+      },
+      t.id);
 }
 
 resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
@@ -246,10 +251,30 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
   const uint64_t token = procs_.block(t);
   t.call_end = CallEnd::kReply;
   link.in_flight.push_back(InFlight{&t, token});
-  // Each draw only when its fault is on (chance(0) draws nothing).
-  bool lost = p.loss_rng.chance(plan.loss_ppm);
-  bool lost_after_run = lost && p.loss_rng.chance(plan.loss_executed_ppm);
-  bool reply_lost = !lost && p.lost_reply_rng.chance(plan.lost_reply_ppm);
+  bool lost = false, lost_after_run = false, reply_lost = false;
+  if (life_.chooser() != nullptr) {
+    // Exhaustive: the plan's loss and lost-reply faults are in its fixed
+    // fault set (explore/exhaustive.h): a reset (before the command ran,
+    // after it ran, or both options when the plan draws both), then a lost
+    // reply, each a choice point of this call when its fault is on.
+    if (plan.loss_ppm) {
+      const bool before = plan.loss_executed_ppm.parts() < Ppm::kMillion;
+      const bool after = plan.loss_executed_ppm.parts() > 0;
+      const uint32_t option = life_.choose(before && after ? 3 : 2);
+      lost = option > 0;
+      lost_after_run = option == 2 || (option == 1 && !before);
+    }
+    // A lost reply holds the caller for its whole timeout: offered only when
+    // the stall budget has room for it (as the random draw below is kept).
+    const int64_t held_us = timeout_us > 0 ? p.clock.true_duration(timeout_us) : 0;
+    const bool fits = !plan.stall_budget || (held_us > 0 && held_us <= procs_.stall_allowance(p));
+    if (!lost && plan.lost_reply_ppm && fits) reply_lost = life_.choose(2) == 1;
+  } else {
+    // Each draw only when its fault is on (chance(0) draws nothing).
+    lost = p.loss_rng.chance(plan.loss_ppm);
+    lost_after_run = lost && p.loss_rng.chance(plan.loss_executed_ppm);
+    reply_lost = !lost && p.lost_reply_rng.chance(plan.lost_reply_ppm);
+  }
   if (reply_lost && plan.stall_budget) {
     // The caller is held up for its whole timeout: within the budget or not at all.
     const int64_t held_us = timeout_us > 0 ? p.clock.true_duration(timeout_us) : 0;
@@ -338,16 +363,22 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
         } else {
           // The reply moves along (scheduler, pause hold, task): each
           // action runs once.
-          send_to_client(link, [this, &link, &t, token, reply = std::move(reply),
-                                on_arrival = std::move(on_arrival)]() mutable {
-            procs_.deliver(*link.process, [this, &t, token, reply = std::move(reply),
-                                           on_arrival = std::move(on_arrival)]() mutable {
-              if (t.state != Task::State::kBlocked || t.block_token != token) return;
-              if (on_arrival) on_arrival(reply);
-              t.reply = std::move(reply);
-              procs_.wake(t, token);
-            });
-          });
+          // A plain reply on the task's own connection touches that task
+          // only (exhaustive.h, case 4); an on_arrival hook may touch more.
+          const TaskId only = !on_arrival && link.task == t.id ? t.id : 0;
+          send_to_client(
+              link,
+              [this, &link, &t, token, reply = std::move(reply),
+               on_arrival = std::move(on_arrival)]() mutable {
+                procs_.deliver(*link.process, [this, &t, token, reply = std::move(reply),
+                                               on_arrival = std::move(on_arrival)]() mutable {
+                  if (t.state != Task::State::kBlocked || t.block_token != token) return;
+                  if (on_arrival) on_arrival(reply);
+                  t.reply = std::move(reply);
+                  procs_.wake(t, token);
+                });
+              },
+              "reply", only);
         }
         nodes_.serve_unblocked(node);
         nodes_.after_command(node);

@@ -124,7 +124,10 @@ class Network {
   // A latency draw of `link` (the plan's distribution; the strategy's).
   int64_t draw_latency(Link& link);
   // Sends `fn` to run at the client end of `link` after a latency (FIFO).
-  void send_to_client(Link& link, std::function<void()> fn, std::string_view what = "reply");
+  // `task`: the one task whose state the delivery touches (a plain reply to
+  // it, for the exhaustive reduction); 0: the whole process.
+  void send_to_client(Link& link, std::function<void()> fn, std::string_view what = "reply",
+                      TaskId task = 0);
   // Closes `link` from the client side (a process ending): the close travels
   // to the server like a request.
   void close_link(Link& link);
@@ -164,7 +167,7 @@ class Network {
   void record_message(const Link& link, EventKind kind, std::string text, int64_t value = 0);
   // Either direction: `last_arrival_us` is the link's last arrival time that way.
   void send(Link& link, int64_t& last_arrival_us, std::function<void()> fn, std::string_view what,
-            std::shared_ptr<const Footprint> footprint = nullptr);
+            std::shared_ptr<const Footprint> footprint = nullptr, TaskId task = 0);
   // Sends argv on `link` for task `t`, blocks t until the reply arrives and
   // returns it. `on_arrival` runs when the reply reaches the process (before
   // the task resumes). timeout_us (process clock) > 0: lock::TimeoutError

@@ -46,8 +46,10 @@ class SimEvent final : public lock::Event {
     });
     const uint64_t token = procs_.block(t);
     waiters_.push_back(Waiter{&t, token});
-    life_.sched().after(p_.clock.true_duration(timeout.count()),
-                        [procs = &procs_, task = &t, token] { procs->wake(*task, token); });
+    // Touches task t only (exhaustive.h, case 4).
+    life_.sched().after_task(
+        p_.clock.true_duration(timeout.count()),
+        [procs = &procs_, task = &t, token] { procs->wake(*task, token); }, t.id);
     procs_.suspend(t);
     return t.signaled;
   }
@@ -102,8 +104,10 @@ void ProcessEnv::sleep_for(lock::Micros d) {
     return;
   }
   const uint64_t token = procs.block(t);
-  rt_.life.sched().after(p_.clock.true_duration(d.count()),
-                         [procs = &procs, task = &t, token] { procs->wake(*task, token); });
+  // Touches task t only (exhaustive.h, case 4).
+  rt_.life.sched().after_task(
+      p_.clock.true_duration(d.count()),
+      [procs = &procs, task = &t, token] { procs->wake(*task, token); }, t.id);
   procs.suspend(t);
 }
 

@@ -340,7 +340,9 @@ void Processes::pause_task_at_fault_point(Process& p, Task& t, int64_t length, c
   e.text = "task paused for " + format_time_ms(length) + " (" + why + ")";
   life_.record(std::move(e));
   const uint64_t token = block(t);
-  life_.sched().after(length, [this, task = &t, token] { wake(*task, token); });
+  // Touches task t only (exhaustive.h, case 4).
+  life_.sched().after_task(
+      length, [this, task = &t, token] { wake(*task, token); }, t.id);
   suspend(t);
 }
 

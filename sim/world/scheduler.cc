@@ -112,8 +112,19 @@ void Scheduler::at(int64_t t_us, Action action, bool daemon, uint32_t owner) {
 }
 
 void Scheduler::at_message(int64_t t_us, Action action, uint32_t owner, uintptr_t channel,
-                           bool server_side, std::shared_ptr<const Footprint> footprint) {
-  push(t_us, Slot{owner, false, server_side, channel, std::move(action), std::move(footprint)});
+                           bool server_side, std::shared_ptr<const Footprint> footprint,
+                           uint64_t task) {
+  push(t_us, Slot{owner, false, server_side, channel, std::move(action), std::move(footprint),
+                  server_side ? 0 : task});
+}
+
+void Scheduler::at_task(int64_t t_us, Action action, uint64_t task) {
+  push(t_us, Slot{current_owner_, false, current_server_side_, 0, std::move(action), nullptr,
+                  current_server_side_ ? 0 : task});
+}
+
+void Scheduler::after_task(int64_t delay_us, Action action, uint64_t task) {
+  at_task(saturating_add(now_us_, std::max<int64_t>(delay_us, 0)), std::move(action), task);
 }
 
 void Scheduler::push(int64_t t_us, Slot slot) {
@@ -165,8 +176,12 @@ bool Scheduler::independent(const Asleep& a, const Slot& b) const {
   // explore/exhaustive.h has the argument. Events of no process (the active expiry
   // cycle, world-level faults) are dependent on everything.
   if (!reduce_ || a.owner == 0 || b.owner == 0) return false;
-  // Two client processes' own events.
-  if (!a.server_side && !b.server_side) return a.owner != b.owner;
+  // Two client processes' own events; or two events of one process that
+  // each touch only one task's state, different tasks, and run no code
+  // (exhaustive.h, case 4).
+  if (!a.server_side && !b.server_side) {
+    return a.owner != b.owner || (a.task != 0 && b.task != 0 && a.task != b.task);
+  }
   // Two commands: on different servers or disjoint keys (even of one process:
   // they travel on different connections and only schedule its replies).
   if (a.server_side && b.server_side) {
@@ -189,6 +204,7 @@ bool Scheduler::step_chosen() {
   std::sort(due.begin(), due.end(),
             [this](size_t a, size_t b) { return heap_[a].seq < heap_[b].seq; });
   std::vector<size_t> awake;
+  std::vector<size_t> heads;  // heads of their channels, asleep or not
   for (size_t k = 0; k < due.size(); ++k) {
     const Key& e = heap_[due[k]];
     const uintptr_t channel = slots_[e.slot].channel;
@@ -199,10 +215,31 @@ bool Scheduler::step_chosen() {
     // A channel's older message due later cannot be: arrivals are FIFO in time.
     const bool asleep =
         std::any_of(sleep_.begin(), sleep_.end(), [&e](const Asleep& a) { return a.seq == e.seq; });
+    if (head) heads.push_back(due[k]);
     if (head && !asleep) awake.push_back(due[k]);
   }
   if (awake.empty()) return false;
   uint32_t pick = 0;
+  if (awake.size() > 1 && reduce_ && messages_take_time_) {
+    // A persistent set of one event (exhaustive.h, "Ties that need no
+    // choice"): the first head independent of every other event due now.
+    // Nothing can run in this microsecond without it but those events and
+    // what they start here, which is independent of it too; so only this
+    // order needs running, and when it sleeps, none does.
+    for (size_t h : heads) {
+      const Slot& e = slots_[heap_[h].slot];
+      const Asleep as_asleep{heap_[h].seq, e.owner, e.server_side, e.footprint, e.task};
+      const bool alone = std::all_of(due.begin(), due.end(), [&](size_t d) {
+        return d == h || independent(as_asleep, slots_[heap_[d].slot]);
+      });
+      if (!alone) continue;
+      const bool asleep = std::any_of(sleep_.begin(), sleep_.end(),
+                                      [&](const Asleep& a) { return a.seq == heap_[h].seq; });
+      if (asleep) return false;
+      awake.assign(1, h);
+      break;
+    }
+  }
   if (awake.size() > 1) {
     pick = chooser_->choose(static_cast<uint32_t>(awake.size()), /*tie=*/true);
     // The orders that ran before this one (the DFS takes options in turn) sleep.
@@ -210,7 +247,7 @@ bool Scheduler::step_chosen() {
       for (uint32_t k = 0; k < pick; ++k) {
         const Key& e = heap_[awake[k]];
         const Slot& slot = slots_[e.slot];
-        sleep_.push_back(Asleep{e.seq, slot.owner, slot.server_side, slot.footprint});
+        sleep_.push_back(Asleep{e.seq, slot.owner, slot.server_side, slot.footprint, slot.task});
       }
     }
   }

@@ -77,14 +77,25 @@ class Scheduler {
   // whose messages the exhaustive strategy keeps FIFO; `server_side`: it runs
   // on a server (a request) rather than in a client process (a reply, a push).
   // `footprint`: what a server-side message may touch (null: anything).
+  // `task` (client-side messages): the one task of `owner` it touches, when
+  // it touches only that task's state (a plain reply); 0: the whole process.
   void at_message(int64_t t_us, Action action, uint32_t owner, uintptr_t channel, bool server_side,
-                  std::shared_ptr<const Footprint> footprint = nullptr);
+                  std::shared_ptr<const Footprint> footprint = nullptr, uint64_t task = 0);
+  // A timer of the running event's process that touches only task `task`'s
+  // state and runs no code (a sleep's or a call's timeout waking it): at
+  // now + delay_us. For the exhaustive reduction (explore/exhaustive.h).
+  void after_task(int64_t delay_us, Action action, uint64_t task);
+  void at_task(int64_t t_us, Action action, uint64_t task);
 
   // Exhaustive: ask `chooser` at every tie (not owned; null: off); with
   // `reduce`, skip the orders the sleep sets prove redundant.
-  void set_chooser(Chooser* chooser, bool reduce) {
+  // `messages_take_time`: no message arrives in the microsecond it was sent
+  // (the plan's latency_min >= 1 us), so a tie whose first independent
+  // event is alone needs no choice (explore/exhaustive.h).
+  void set_chooser(Chooser* chooser, bool reduce, bool messages_take_time = false) {
     chooser_ = chooser;
     reduce_ = reduce;
+    messages_take_time_ = messages_take_time;
   }
 
   // PCT: order same-time events by these priorities (not owned; null: off).
@@ -121,6 +132,7 @@ class Scheduler {
     uintptr_t channel = 0;     // messages: their connection direction; 0 otherwise
     Action action;
     std::shared_ptr<const Footprint> footprint = nullptr;  // server-side messages (exhaustive)
+    uint64_t task = 0;  // client-side: the only task of `owner` it touches; 0: any
   };
   // A sleeping event (exhaustive): what independence needs of it.
   struct Asleep {
@@ -128,6 +140,7 @@ class Scheduler {
     uint32_t owner;
     bool server_side;
     std::shared_ptr<const Footprint> footprint;
+    uint64_t task;
   };
   void push(int64_t t_us, Slot slot);
   // Runs the earliest event. Precondition: !heap_.empty().
@@ -147,6 +160,7 @@ class Scheduler {
   PctPriorities* priorities_ = nullptr;
   Chooser* chooser_ = nullptr;
   bool reduce_ = true;
+  bool messages_take_time_ = false;
   std::vector<Asleep> sleep_;
   std::vector<Key> heap_;  // a min-heap on (t_us, -priority, seq)
   std::vector<Slot> slots_;

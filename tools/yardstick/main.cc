@@ -6,7 +6,7 @@
 //                          [--strategies random,pct:1,pct:3,coverage]
 //   build/redsim_yardstick --zoo [--entries LIST] [--runs R] [--cap C] [--time-cap S]
 //   build/redsim_yardstick --exhaustive B [--seeds N] [--max-runs M] [--time-cap S]
-//                          [--kinds LIST] [--zoo [--entries LIST]]
+//                          [--kinds LIST] [--zoo [--entries LIST]] [--per-seed]
 //   build/redsim_yardstick --replay ENTRY PLAN [--whole]
 //
 // Sampling strategies (random, pct:D, coverage). R runs (default 20), each
@@ -37,7 +37,8 @@
 // runs (default 20000) per seed; the table gives the seeds with a
 // violation, the median and p90 over searched seeds of the schedules to the
 // counterexample (">M" when none), the schedules of each seed proved ("no
-// violation in all N schedules"), the seeds cut by M, and the seconds.
+// violation in all N schedules"), the seeds cut by M, and the seconds;
+// --per-seed prints each seed's answer on stderr.
 #include <rapidcheck.h>
 
 #include <algorithm>
@@ -80,6 +81,7 @@ struct Options {
   uint64_t max_runs = 20000;
   int bound = -1;
   bool zoo = false;
+  bool per_seed = false;  // --per-seed: each exhaustive seed's answer on stderr
   std::vector<std::string> kinds = {"get-del",        "blind-del", "setnx-expire", "redlock+clock",
                                     "fenced+restart", "simple",    "reentrant"};
   std::vector<std::string> entries;  // empty: every zoo entry
@@ -302,6 +304,16 @@ void exhaustive_row(const Options& o, const std::string& name,
   for (uint64_t s = 1; s <= o.seeds && since(t0) < o.time_cap_s; ++s) {
     const world::ExhaustiveResult r = search(s);
     ++searched;
+    if (o.per_seed) {
+      std::fprintf(stderr, "%s seed %llu: %s after %llu schedules (%llu placements, %llu pruned)\n",
+                   name.c_str(), static_cast<unsigned long long>(s),
+                   r.counterexample ? "violation"
+                   : r.complete     ? "proved"
+                                    : "cut",
+                   static_cast<unsigned long long>(r.schedules),
+                   static_cast<unsigned long long>(r.placements),
+                   static_cast<unsigned long long>(r.pruned));
+    }
     if (r.counterexample) {
       ++found;
       to_failure.push_back(r.schedules);
@@ -376,6 +388,10 @@ int main(int argc, char** argv) {
     const std::string_view flag = argv[i];
     if (flag == "--zoo") {
       o.zoo = true;
+      continue;
+    }
+    if (flag == "--per-seed") {
+      o.per_seed = true;
       continue;
     }
     if (i + 1 >= argc) {

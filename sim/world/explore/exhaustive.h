@@ -20,8 +20,14 @@
 //   - faults of the plan's fixed set, at each fault point of a client (every
 //     Env call): a crash (when crash_ppm > 0), a process pause and a task
 //     pause of pause_max_us, cut to the stall budget (when pause_ppm /
-//     task_pause_ppm > 0); option 0 is "no fault". Faults outside this set
-//     (loss, partitions, clock jumps, server faults) keep their seeded draws.
+//     task_pause_ppm > 0); and at each command sent (Network::round_trip): a
+//     connection reset (when loss_ppm > 0; options 1 and 2 are "before the
+//     command ran" and "after it ran" when loss_executed_ppm allows both,
+//     otherwise option 1 is the one it allows), then a lost reply (when
+//     lost_reply_ppm > 0 and, under a stall budget, the caller's timeout
+//     fits the budget left, as the random draw is kept); option 0 is "no
+//     fault". Faults outside this set (partitions, message delays, clock
+//     jumps, server faults) keep their seeded draws.
 // A schedule is the sequence of options taken, in the order the choice points
 // are met; every point past a given prefix takes option 0. A run is a pure
 // function of (plan, schedule), so a schedule replays from its printed text.
@@ -35,8 +41,40 @@
 // bound B" thus means: for this plan (its clients, attempts, think and work
 // times, lease), every interleaving of same-time events combined with every
 // choice of at most B extreme latencies and injected faults keeps the checked
-// properties. Timings between the extremes are not covered.
+// properties. Timings between the extremes are not covered. The small
+// worlds (generate_small_plan) take a latency of at least 1 us, not 0: a
+// message never arrives in the microsecond it was sent, which lets whole
+// microseconds of independent events run in one order (below).
 //
+// The order of the search, fault placements first (search_schedules). A
+// bug that needs one fault at the right call (a crash between SETNX and
+// EXPIRE, a lost reply to a watchdog's renewal) is one deviation away from
+// the default schedule, but a depth-first search backtracks at the deepest
+// point first: it ran every tie order and every pair of late deviations
+// before it moved a deviation to an early call (setnx-expire needed a
+// median of 2,114 schedules). So the search runs in two phases:
+//   1. placements: the default schedule, then every schedule with exactly
+//      one deviation and every tie at option 0, in the order the points
+//      are met (earliest first; a point's options in turn). This is "each
+//      fault of the fixed set tried at each decision point, fewest faults
+//      first", stopped at one fault: pairs would cost about P * P / 2 runs
+//      (P: the default run's deviation options) before phase 2 starts
+//      (get-del seed 3, a two-pause race: schedule 13,569 with pairs, 960
+//      with single placements, 725 with no phase 1), so bugs that need two
+//      deviations are left to phase 2. With every tie at option 0 no event
+//      sleeps, so no placement run is pruned.
+//   2. the whole bounded space, depth first as described above. Its runs
+//      whose schedule phase 1 ran (every tie at option 0, at most `bound`
+//      deviations) are not run again: phase 1 kept their choice points,
+//      which is all the backtracking needs, since a run is a pure function
+//      of its schedule.
+// Soundness: phase 2 alone is the search whose argument follows; phase 1
+// only judges some of its schedules earlier and adds none. So a search that
+// completes has judged every schedule of phase 2 exactly once, and the N of
+// "no violation in all N schedules" is the same N the depth-first search
+// alone gives (phase 1's schedules plus phase 2's other unpruned ones).
+// A counterexample's count ("schedules to the counterexample") is the
+// number of distinct schedules judged before and with it.
 // The reduction: sleep sets (Godefroid, "Partial-Order Methods for the
 // Verification of Concurrent Systems", LNCS 1032, 1996, ch. 5), not DPOR
 // (Flanagan, Godefroid, POPL 2005). Sleep sets need only a static
@@ -88,6 +126,41 @@
 //      no server crashes, failovers or server clock jumps, and no replicas
 //      (the replication stream keeps the order of commands); otherwise every
 //      server-side event is dependent on every event, as before.
+//   4. Two client-side events of one process that each touch only the
+//      state of one task, different tasks, and run no code: a plain reply
+//      reaching a task's own connection (no on_arrival hook), a sleep's or
+//      an Event wait's timer, a call's timeout, a task pause's end
+//      (Scheduler::at_task, the `task` of at_message). Each reads whether
+//      its task still waits with its token, writes that task's reply or
+//      call end and state, and schedules that task's run at the same
+//      microsecond; both read, never write, the process's paused and dying
+//      flags, and a paused process holds both in arrival order, replayed in
+//      one event when the pause ends. Run in either order they leave the
+//      same state up to the scheduling order of the two tasks' runs (and of
+//      the held deliveries), which are themselves events due at one
+//      microsecond: every order of those is run from either state, so the
+//      traces from the two states are the same. A task's run (its fiber)
+//      counts as the whole process: it may pause the process, signal an
+//      Event, spawn or end tasks, and it shares the process's memory.
+// Ties that need no choice (persistent sets of one event, Godefroid 1996,
+// ch. 4; combined with sleep sets as in ch. 6). When no message arrives in
+// the microsecond it was sent (the plan's latency_min >= 1 us, as
+// generate_small_plan sets; Scheduler::set_chooser's messages_take_time),
+// what can run at the current microsecond t before a due event e is: the
+// other events due at t, and what they start at t. A server-side event
+// starts only messages (arriving after t) and no event of t; a client-side
+// event starts, at t, only events of its own process that are client-side
+// (a task's run, a crash, a zero timer). So if e is independent of every
+// other event due at t (the relation above, which treats a process's
+// client-side events alike once they are not case 4's), it is independent
+// of every event that can run at t before it, and {e} is a persistent set:
+// running e first covers every trace. The scheduler takes the first head
+// (in schedule order) for which that holds, without a choice point; when
+// it sleeps, the run is redundant and is cut (explored: persistent set
+// minus sleep set, empty). Because the scheduler's clock only moves on when
+// every event due at t ran, nothing later can come before e. A world with
+// latency 0 does not get this rule (a reply can come back within t, and a
+// command could then come in the same microsecond), only the sleep sets.
 // Every event's latency and fault choices are its own (a message's latency
 // is drawn when it is sent, a fault at its own process's fault point), so
 // independent events commute together with their choices: the sleep-set
@@ -126,16 +199,19 @@ struct ScheduleRun {
 };
 
 struct ExhaustiveResult {
-  uint64_t schedules = 0;  // runs completed and judged (the N of "all N schedules")
-  uint64_t pruned = 0;     // runs the sleep sets cut short as redundant
-  bool complete = false;   // the whole bounded space was run (false: stopped by max_runs)
+  uint64_t schedules = 0;   // runs completed and judged (the N of "all N schedules")
+  uint64_t pruned = 0;      // runs the sleep sets cut short as redundant
+  bool complete = false;    // the whole bounded space was run (false: stopped by max_runs)
+  uint64_t placements = 0;  // of `schedules`, those phase 1 (placements first) judged
   std::optional<std::vector<uint32_t>> counterexample;  // the first failing schedule's choices
 };
 
-// Depth-first search over choice sequences with at most `bound` deviations:
-// runs `run(prefix)` from the empty prefix, then backtracks to the deepest
-// choice point with an untried option within the bound, until a run fails,
-// the space is exhausted, or `max_runs` runs were made.
+// The search over choice sequences with at most `bound` deviations, until
+// a run fails, the space is exhausted, or `max_runs` runs were made: first
+// the placements (every tie at option 0; no deviation, then each single
+// deviation, earliest first), then depth first from the empty prefix, backtracking to
+// the deepest choice point with an untried option within the bound (the
+// placements' schedules are not run twice). See "The order of the search".
 ExhaustiveResult search_schedules(
     int bound, const std::function<ScheduleRun(const std::vector<uint32_t>&)>& run,
     uint64_t max_runs = 1'000'000);

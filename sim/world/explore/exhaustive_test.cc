@@ -53,13 +53,48 @@ TEST(SearchSchedules, RunsEverySequenceUpToTheBound) {
   }
 }
 
+// Placements first: a failure that needs one deviation at point 7 of 12 is
+// the 9th schedule (the default, then points 0..7 in turn), where the
+// depth-first order alone runs every schedule of the deeper points first;
+// a failure that needs two deviations is left to the depth-first phase,
+// and a complete search still counts each schedule once.
+TEST(SearchSchedules, PlacementsComeFirst) {
+  auto world = [](std::vector<size_t> need) {
+    return [need](const std::vector<uint32_t>& prefix) {
+      Chooser c(prefix);
+      std::vector<size_t> took;
+      for (size_t i = 0; i < 12; ++i) {
+        if (c.choose(2, /*tie=*/false) == 1) took.push_back(i);
+      }
+      return ScheduleRun{.failed = took == need, .pruned = false, .points = c.points()};
+    };
+  };
+  const ExhaustiveResult one = search_schedules(2, world({7}));
+  ASSERT_TRUE(one.counterexample.has_value());
+  EXPECT_EQ(one.schedules, 9u);
+  EXPECT_EQ(one.placements, 9u);
+  EXPECT_EQ(*one.counterexample, (std::vector<uint32_t>{0, 0, 0, 0, 0, 0, 0, 1}));
+  const ExhaustiveResult two = search_schedules(2, world({2, 5}));
+  ASSERT_TRUE(two.counterexample.has_value());
+  EXPECT_EQ(two.placements, 13u);  // the default and the 12 single deviations, all clean
+  EXPECT_GT(two.schedules, two.placements);
+  EXPECT_EQ(*two.counterexample, (std::vector<uint32_t>{0, 0, 1, 0, 0, 1}));
+  const ExhaustiveResult none = search_schedules(2, world({}));  // fails only by default
+  EXPECT_EQ(none.schedules, 1u);
+  const ExhaustiveResult clean = search_schedules(2, world({1, 2, 3}));
+  EXPECT_TRUE(clean.complete);
+  EXPECT_EQ(clean.schedules, 1u + 12u + 66u);  // each sequence once, as without phase 1
+  EXPECT_EQ(clean.placements, 13u);
+}
+
 // Two processes, each sending one SET of `keys[i]`: fixed latency, no
 // faults, so only same-time ties are choices. Every schedule of this world.
-ExhaustiveResult tiny_world(bool reduce, std::array<const char*, 2> keys = {"a", "b"}) {
-  return search_schedules(0, [reduce, keys](const std::vector<uint32_t>& prefix) {
+ExhaustiveResult tiny_world(bool reduce, std::array<const char*, 2> keys = {"a", "b"},
+                            int64_t latency_us = 100) {
+  return search_schedules(0, [reduce, keys, latency_us](const std::vector<uint32_t>& prefix) {
     WorldOptions o;
     o.faults.latency_distribution = LatencyDistribution::kFixed;
-    o.faults.latency_min = Micros(100);
+    o.faults.latency_min = Micros(latency_us);
     o.strategy = Strategy{.bound = 0, .schedule = prefix, .reduce = reduce};
     World w(o);
     for (const char* key : keys) {
@@ -84,7 +119,16 @@ TEST(ExhaustiveReduction, TinyWorldCounts) {
   // drop sessions without subscriptions. Every tie (the processes starting,
   // the requests, the replies arriving, the closes) is run in one order.
   EXPECT_EQ(reduced.schedules, 1u);
-  EXPECT_GT(reduced.pruned, 0u);
+  // And since messages take time, each of those ties has a first event
+  // independent of everything due with it: no choice is made, so no run is
+  // cut short either (exhaustive.h, "Ties that need no choice").
+  EXPECT_EQ(reduced.pruned, 0u);
+  // At latency 0 a reply can tie with the events of the microsecond its
+  // request was sent in: the sleep sets alone cut the redundant orders.
+  const ExhaustiveResult zero = tiny_world(/*reduce=*/true, {"a", "b"}, 0);
+  ASSERT_TRUE(zero.complete);
+  EXPECT_EQ(zero.schedules, 1u);
+  EXPECT_GT(zero.pruned, 0u);
   // On one key the two SETs conflict: 2 orders.
   EXPECT_EQ(one_key.schedules, 2u);
   // Without the reduction: at t = 0 each process's start event wakes its
@@ -92,10 +136,10 @@ TEST(ExhaustiveReduction, TinyWorldCounts) {
   // orders; each reply's delivery wakes its task: 6 more; the 2 close orders.
   EXPECT_EQ(full.schedules, 6u * 2u * 6u * 2u);
   std::printf(
-      "tiny world: %llu schedules with sleep sets (%llu pruned; %llu on one key), %llu "
-      "without\n",
+      "tiny world: %llu schedules with sleep sets (%llu pruned; %llu pruned at latency 0; %llu on "
+      "one key), %llu without\n",
       static_cast<unsigned long long>(reduced.schedules),
-      static_cast<unsigned long long>(reduced.pruned),
+      static_cast<unsigned long long>(reduced.pruned), static_cast<unsigned long long>(zero.pruned),
       static_cast<unsigned long long>(one_key.schedules),
       static_cast<unsigned long long>(full.schedules));
 }
@@ -158,6 +202,56 @@ TEST(ExhaustiveSearch, FindsTheGetDelRaceAndItReplays) {
   // Without the schedule (every default) the same plan is fine.
   replay.strategy.schedule.clear();
   EXPECT_TRUE(run_plan(replay).violations.empty());
+}
+
+// A one-fault bug: setnx-expire's crash between SETNX and EXPIRE is one
+// placement away from the default schedule, so phase 1 finds it (it took a
+// median of 2,114 schedules depth first), and the schedule replays.
+TEST(ExhaustiveSearch, PlacementsFindTheSetnxExpireCrash) {
+  ExplorePlan plan = generate_small_plan(lock::LockKind::kSetnxExpire, 1);
+  plan.strategy = parse_strategy("exhaustive:2");
+  const ExhaustiveResult r = explore_exhaustive(plan);
+  ASSERT_TRUE(r.counterexample.has_value());
+  EXPECT_EQ(r.placements, r.schedules);
+  EXPECT_LE(r.schedules, 50u);
+  EXPECT_EQ(std::count_if(r.counterexample->begin(), r.counterexample->end(),
+                          [](uint32_t c) { return c > 0; }),
+            1);
+  ExplorePlan replay = plan;
+  replay.strategy = parse_strategy("exhaustive:2@" + format_schedule(*r.counterexample));
+  EXPECT_FALSE(run_plan(replay).violations.empty());
+}
+
+// Losses and lost replies are in the fixed fault set: each command gets a
+// choice point for each when the plan has them, and option 0 (no fault)
+// leaves the run as it was without them.
+TEST(ExhaustiveSearch, LossesAndLostRepliesAreChoicePoints) {
+  ExplorePlan plan = generate_small_plan(lock::LockKind::kSimple, 2);
+  plan.strategy = parse_strategy("exhaustive:1");
+  const ExploreOutcome quiet = run_plan(plan);
+  plan.faults.loss_ppm = Ppm(1);
+  plan.faults.lost_reply_ppm = Ppm(1);
+  plan.command_timeout = Micros{20'000};
+  const ExploreOutcome faulty = run_plan(plan);
+  EXPECT_EQ(quiet.commands, faulty.commands);
+  EXPECT_TRUE(faulty.violations.empty());
+  // Two more points per command: a reset (3 options: before or after the
+  // command ran) and a lost reply.
+  ASSERT_GE(faulty.choices.size(), quiet.choices.size() + 2 * quiet.commands);
+  size_t resets = 0, lost = 0;
+  for (const ChoicePoint& p : faulty.choices) {
+    resets += !p.tie && p.options == 3;
+  }
+  EXPECT_EQ(resets, quiet.commands);
+  // The first command's reset, before it ran: its connection breaks.
+  size_t first_reset = 0;
+  while (faulty.choices[first_reset].options != 3) ++first_reset;
+  std::vector<uint32_t> schedule(first_reset + 1, 0);
+  schedule.back() = 1;
+  plan.strategy.schedule = schedule;
+  const ExploreOutcome reset = run_plan(plan);
+  for (const HistoryEvent& e : reset.history.events()) lost += e.kind == EventKind::kMessageLost;
+  EXPECT_EQ(lost, 1u);
 }
 
 // A correct lock over a whole bounded space: no violation, and the sleep

@@ -176,8 +176,11 @@ ExplorePlan generate_plan(lock::LockKind kind, uint64_t seed, int clients = 0,
 
 // The small world the exhaustive strategy searches (exhaustive.h):
 // generate_plan(kind, seed, clients) with each client's attempts cut to the
-// first `attempts`. Bounds: clients in 1..3, attempts in 1..2 (throws
+// first `attempts`, and a latency of at least kSmallWorldLatencyMin (the
+// minimum the exhaustive strategy takes by default: 1 us, not 0, so fewer
+// events tie). Bounds: clients in 1..3, attempts in 1..2 (throws
 // std::invalid_argument otherwise).
+inline constexpr Micros kSmallWorldLatencyMin{1};
 ExplorePlan generate_small_plan(lock::LockKind kind, uint64_t seed, int clients = 2,
                                 int attempts = 2);
 
