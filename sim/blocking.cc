@@ -97,6 +97,7 @@ void Blocking::block(Server& server, Client client) {
     by_key_[{client.db, key}].push_back(id);
   }
   client.keys = std::move(unique);
+  SessionAccess::set_blocked(*client.session, true);
   clients_[id] = std::move(client);
 }
 
@@ -111,11 +112,12 @@ void Blocking::remove(Server& server, uint64_t session_id) {
     std::erase(q->second, session_id);
     if (q->second.empty()) by_key_.erase(q);
   }
+  SessionAccess::set_blocked(*it->second.session, false);
   clients_.erase(it);
 }
 
 bool Blocking::unblock(Server& server, Session& session, Reply reply) {
-  if (!blocked(session.id())) return false;
+  if (!session.blocked()) return false;
   remove(server, session.id());
   if (session.protocol() == resp::Protocol::kResp2 && reply.has_resp3()) {
     reply = resp::to_resp2(std::move(reply));

@@ -76,7 +76,8 @@ class Blocking {
     ValueType type = ValueType::kList;
   };
 
-  bool blocked(uint64_t session_id) const { return clients_.contains(session_id); }
+  // A client's Session::blocked() is true from block() until its block
+  // ends (unblock, timeout, forget): Server::call asks it for every command.
   size_t size() const { return clients_.size(); }
   void block(Server& server, Client client);
   // Ends the block of `session` with `reply` (queued for take_unblocked).

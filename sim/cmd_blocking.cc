@@ -21,30 +21,7 @@ using resp::Reply;
 
 namespace {
 
-enum class End { kHead, kTail };
-
 Reply score_double(double d) { return Reply::double_text(format_double(d)); }
-
-// Pops up to `count` elements of the list at `key` (present, non-empty),
-// with the notifications of LPOP / RPOP.
-std::vector<std::string> pop_list(CommandContext& ctx, const std::string& key, List& l, End end,
-                                  int64_t count) {
-  std::vector<std::string> out;
-  while (count-- > 0 && !l.empty()) {
-    if (end == End::kHead) {
-      out.push_back(std::move(l.front()));
-      l.pop_front();
-    } else {
-      out.push_back(std::move(l.back()));
-      l.pop_back();
-    }
-  }
-  bool empty = l.empty();
-  finish_write(current_db(ctx), key, empty);
-  notify_keyspace_event(ctx, notify::kList, end == End::kHead ? "lpop" : "rpop", key);
-  if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", key);
-  return out;
-}
 
 // Pops up to `count` members of the sorted set at `key` (present,
 // non-empty): the lowest scores (min) or the highest.
@@ -65,76 +42,52 @@ std::vector<Zset::Item> pop_zset(CommandContext& ctx, const std::string& key, Zs
   return out;
 }
 
-// BLPOP / BRPOP key [key ...] timeout: [key, element] from the first
-// non-empty list.
-Reply blocking_pop(CommandContext& ctx, End end) {
+// The end shared by BLPOP, BRPOP, BZPOPMIN, BZPOPMAX, BLMPOP, BZMPOP (and
+// LMPOP, ZMPOP, which never block): the reply of `pop(key, entry)` for the
+// first of `keys` that holds a `type` (WRONGTYPE when one before it holds
+// another type); when none does, blocks on them all until `deadline_ms`
+// (when `blocking`, see block_or_reply) or answers a null array.
+template <class Pop>
+Reply pop_first_or_block(CommandContext& ctx, const std::vector<std::string>& keys, ValueType type,
+                         bool blocking, std::optional<int64_t> deadline_ms, Pop pop) {
+  for (const std::string& key : keys) {
+    bool wrong = false;
+    Entry* e = lookup_typed(ctx, key, type, &wrong);
+    if (wrong) return errors::wrong_type();
+    if (e != nullptr) return pop(key, *e);
+  }
+  if (!blocking) return Reply::nil_array();
+  return block_or_reply(ctx, keys, deadline_ms, Reply::nil_array(), ctx.argv, type);
+}
+
+// BLPOP / BRPOP / BZPOPMIN / BZPOPMAX key [key ...] timeout: the timeout
+// first, then pop_first_or_block over the keys.
+template <class Pop>
+Reply blocking_pop_generic(CommandContext& ctx, ValueType type, Pop pop) {
   const Argv& argv = ctx.argv;
   std::optional<int64_t> deadline;
   Reply error;
   if (!parse_block_timeout(ctx, argv.back(), true, &deadline, &error)) return error;
-  std::vector<std::string> keys(argv.begin() + 1, argv.end() - 1);
-  for (const std::string& key : keys) {
-    bool wrong = false;
-    Entry* e = lookup_typed(ctx, key, ValueType::kList, &wrong);
-    if (wrong) return errors::wrong_type();
-    if (e == nullptr) continue;
-    std::vector<std::string> v = pop_list(ctx, key, e->list(), end, 1);
+  const std::vector<std::string> keys(argv.begin() + 1, argv.end() - 1);
+  return pop_first_or_block(ctx, keys, type, /*blocking=*/true, deadline, pop);
+}
+
+// BLPOP / BRPOP: [key, element] from the first non-empty list.
+Reply blocking_pop(CommandContext& ctx, ListEnd end) {
+  return blocking_pop_generic(ctx, ValueType::kList, [&](const std::string& key, Entry& e) {
+    std::vector<std::string> v = pop_list(ctx, key, e.list(), end, 1);
     return Reply::array({Reply::bulk(key), Reply::bulk(std::move(v[0]))});
-  }
-  return block_or_reply(ctx, keys, deadline, Reply::nil_array(), argv, ValueType::kList);
+  });
 }
 
-Reply blpop(CommandContext& ctx) { return blocking_pop(ctx, End::kHead); }
-Reply brpop(CommandContext& ctx) { return blocking_pop(ctx, End::kTail); }
+Reply blpop(CommandContext& ctx) { return blocking_pop(ctx, ListEnd::kHead); }
+Reply brpop(CommandContext& ctx) { return blocking_pop(ctx, ListEnd::kTail); }
 
-bool parse_end(std::string_view s, End* out) {
-  if (equals_ci(s, "left")) {
-    *out = End::kHead;
-  } else if (equals_ci(s, "right")) {
-    *out = End::kTail;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-// The move of BLMOVE once `src` holds a list: LMOVE's checks and effects,
-// in Redis's order (lmoveGenericCommand): pop from the source, push to the
-// destination, then delete the source if it is empty, so a source that is
-// its own destination (BRPOPLPUSH k k) keeps its element.
-Reply move_element(CommandContext& ctx, const std::string& src, List& from, End wherefrom,
-                   End whereto) {
-  const std::string& dst = ctx.argv[2];
-  bool wrong = false;
-  Entry* d = lookup_typed(ctx, dst, ValueType::kList, &wrong);
-  if (wrong) return errors::wrong_type();
-  std::string v = std::move(wherefrom == End::kHead ? from.front() : from.back());
-  if (wherefrom == End::kHead) {
-    from.pop_front();
-  } else {
-    from.pop_back();
-  }
-  Db& db = current_db(ctx);
-  // `from` is not used past here: adding the destination may move entries.
-  List* to = d == nullptr ? &db.add(dst, List()).list() : &d->list();
-  if (whereto == End::kHead) {
-    to->push_front(v);
-  } else {
-    to->push_back(v);
-  }
-  db.touch(dst);
-  notify_keyspace_event(ctx, notify::kList, whereto == End::kHead ? "lpush" : "rpush", dst);
-  notify_keyspace_event(ctx, notify::kList, wherefrom == End::kHead ? "lpop" : "rpop", src);
-  if (src != dst) {
-    Entry* s = lookup_typed(ctx, src, ValueType::kList, &wrong);
-    const bool empty = s == nullptr || s->list().empty();
-    finish_write(db, src, empty);
-    if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", src);
-  }
-  return Reply::bulk(std::move(v));
-}
-
-Reply blmove_generic(CommandContext& ctx, End wherefrom, End whereto, std::string_view timeout) {
+// BLMOVE / BRPOPLPUSH once the directions are read: the timeout, then
+// LMOVE's move (list_move) when the source holds a list, else a block on
+// the source (Redis 7.0 t_list.c blmoveGenericCommand).
+Reply blmove_generic(CommandContext& ctx, ListEnd wherefrom, ListEnd whereto,
+                     std::string_view timeout) {
   std::optional<int64_t> deadline;
   Reply error;
   if (!parse_block_timeout(ctx, timeout, true, &deadline, &error)) return error;
@@ -142,21 +95,23 @@ Reply blmove_generic(CommandContext& ctx, End wherefrom, End whereto, std::strin
   bool wrong = false;
   Entry* e = lookup_typed(ctx, src, ValueType::kList, &wrong);
   if (wrong) return errors::wrong_type();
-  if (e != nullptr) return move_element(ctx, src, e->list(), wherefrom, whereto);
+  if (e != nullptr) return list_move(ctx, src, e->list(), ctx.argv[2], wherefrom, whereto);
   return block_or_reply(ctx, {src}, deadline, Reply::nil(), ctx.argv, ValueType::kList);
 }
 
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout
 Reply blmove(CommandContext& ctx) {
-  End from = End::kHead;
-  End to = End::kHead;
-  if (!parse_end(ctx.argv[3], &from) || !parse_end(ctx.argv[4], &to)) return errors::syntax();
+  ListEnd from = ListEnd::kHead;
+  ListEnd to = ListEnd::kHead;
+  if (!parse_list_end(ctx.argv[3], &from) || !parse_list_end(ctx.argv[4], &to)) {
+    return errors::syntax();
+  }
   return blmove_generic(ctx, from, to, ctx.argv[5]);
 }
 
 // BRPOPLPUSH source destination timeout: BLMOVE ... RIGHT LEFT.
 Reply brpoplpush(CommandContext& ctx) {
-  return blmove_generic(ctx, End::kTail, End::kHead, ctx.argv[3]);
+  return blmove_generic(ctx, ListEnd::kTail, ListEnd::kHead, ctx.argv[3]);
 }
 
 // The common part of LMPOP / BLMPOP / ZMPOP / BZMPOP from argv[first]:
@@ -215,20 +170,15 @@ Reply mpop_list(CommandContext& ctx, bool blocking) {
   if (!parse_mpop(ctx.argv, first, "left", "right", &args, &error)) return error;
   std::optional<int64_t> deadline;
   if (blocking && !parse_block_timeout(ctx, ctx.argv[1], true, &deadline, &error)) return error;
-  End end = args.second_where ? End::kTail : End::kHead;
-  for (const std::string& key : args.keys) {
-    bool wrong = false;
-    Entry* e = lookup_typed(ctx, key, ValueType::kList, &wrong);
-    if (wrong) return errors::wrong_type();
-    if (e == nullptr) continue;
-    std::vector<Reply> items;
-    for (std::string& v : pop_list(ctx, key, e->list(), end, args.count)) {
-      items.push_back(Reply::bulk(std::move(v)));
-    }
-    return Reply::array({Reply::bulk(key), Reply::array(std::move(items))});
-  }
-  if (!blocking) return Reply::nil_array();
-  return block_or_reply(ctx, args.keys, deadline, Reply::nil_array(), ctx.argv, ValueType::kList);
+  const ListEnd end = args.second_where ? ListEnd::kTail : ListEnd::kHead;
+  return pop_first_or_block(
+      ctx, args.keys, ValueType::kList, blocking, deadline, [&](const std::string& key, Entry& e) {
+        std::vector<Reply> items;
+        for (std::string& v : pop_list(ctx, key, e.list(), end, args.count)) {
+          items.push_back(Reply::bulk(std::move(v)));
+        }
+        return Reply::array({Reply::bulk(key), Reply::array(std::move(items))});
+      });
 }
 
 Reply lmpop(CommandContext& ctx) { return mpop_list(ctx, false); }
@@ -236,21 +186,11 @@ Reply blmpop(CommandContext& ctx) { return mpop_list(ctx, true); }
 
 // BZPOPMIN / BZPOPMAX key [key ...] timeout: [key, member, score].
 Reply blocking_zpop(CommandContext& ctx, bool max) {
-  const Argv& argv = ctx.argv;
-  std::optional<int64_t> deadline;
-  Reply error;
-  if (!parse_block_timeout(ctx, argv.back(), true, &deadline, &error)) return error;
-  std::vector<std::string> keys(argv.begin() + 1, argv.end() - 1);
-  for (const std::string& key : keys) {
-    bool wrong = false;
-    Entry* e = lookup_typed(ctx, key, ValueType::kZset, &wrong);
-    if (wrong) return errors::wrong_type();
-    if (e == nullptr) continue;
-    std::vector<Zset::Item> items = pop_zset(ctx, key, e->zset(), max, 1);
+  return blocking_pop_generic(ctx, ValueType::kZset, [&](const std::string& key, Entry& e) {
+    std::vector<Zset::Item> items = pop_zset(ctx, key, e.zset(), max, 1);
     return Reply::array(
         {Reply::bulk(key), Reply::bulk(std::move(items[0].member)), score_double(items[0].score)});
-  }
-  return block_or_reply(ctx, keys, deadline, Reply::nil_array(), argv, ValueType::kZset);
+  });
 }
 
 Reply bzpopmin(CommandContext& ctx) { return blocking_zpop(ctx, false); }
@@ -265,20 +205,15 @@ Reply mpop_zset(CommandContext& ctx, bool blocking) {
   if (!parse_mpop(ctx.argv, first, "min", "max", &args, &error)) return error;
   std::optional<int64_t> deadline;
   if (blocking && !parse_block_timeout(ctx, ctx.argv[1], true, &deadline, &error)) return error;
-  for (const std::string& key : args.keys) {
-    bool wrong = false;
-    Entry* e = lookup_typed(ctx, key, ValueType::kZset, &wrong);
-    if (wrong) return errors::wrong_type();
-    if (e == nullptr) continue;
-    std::vector<Reply> items;
-    for (Zset::Item& item : pop_zset(ctx, key, e->zset(), args.second_where, args.count)) {
-      items.push_back(
-          Reply::array({Reply::bulk(std::move(item.member)), score_double(item.score)}));
-    }
-    return Reply::array({Reply::bulk(key), Reply::array(std::move(items))});
-  }
-  if (!blocking) return Reply::nil_array();
-  return block_or_reply(ctx, args.keys, deadline, Reply::nil_array(), ctx.argv, ValueType::kZset);
+  return pop_first_or_block(
+      ctx, args.keys, ValueType::kZset, blocking, deadline, [&](const std::string& key, Entry& e) {
+        std::vector<Reply> items;
+        for (Zset::Item& item : pop_zset(ctx, key, e.zset(), args.second_where, args.count)) {
+          items.push_back(
+              Reply::array({Reply::bulk(std::move(item.member)), score_double(item.score)}));
+        }
+        return Reply::array({Reply::bulk(key), Reply::array(std::move(items))});
+      });
 }
 
 Reply zmpop(CommandContext& ctx) { return mpop_zset(ctx, false); }

@@ -36,6 +36,9 @@ using resp::Reply;
 namespace {
 
 constexpr uint16_t kRdbVersion = 10;
+// rdb.h's RDB_TYPE_* numbers: the payload's format, not sim/keyspace.h's
+// ValueType (the order of Value's alternatives), though the first names
+// match; kList is 1 here and 2 there, kHash 4 here and 1 there.
 enum RdbType : uint8_t {
   kString = 0,
   kList = 1,

@@ -213,8 +213,10 @@ Reply geoadd(CommandContext& ctx) {
   return Reply::integer(ch ? added + changed : added);
 }
 
-// GEOPOS key member [...]: [lon, lat] or a nil array per member.
-Reply geopos(CommandContext& ctx) {
+// GEOPOS and GEOHASH: one reply per member argv[2..], `missing` for a
+// member (or key) that is not there, else `of` its decoded position.
+template <class Of>
+Reply per_member(CommandContext& ctx, const Reply& missing, Of of) {
   bool wrong = false;
   Zset* z = read_geo(ctx, ctx.argv[1], &wrong);
   if (wrong) return errors::wrong_type();
@@ -222,15 +224,22 @@ Reply geopos(CommandContext& ctx) {
   for (size_t j = 2; j < ctx.argv.size(); ++j) {
     const double* s = z == nullptr ? nullptr : z->score(ctx.argv[j]);
     if (s == nullptr) {
-      out.push_back(Reply::nil_array());
+      out.push_back(missing);
       continue;
     }
     double lon = 0;
     double lat = 0;
     decode(*s, &lon, &lat);
-    out.push_back(Reply::array({coord_reply(lon), coord_reply(lat)}));
+    out.push_back(of(lon, lat));
   }
   return Reply::array(std::move(out));
+}
+
+// GEOPOS key member [...]: [lon, lat] or a nil array per member.
+Reply geopos(CommandContext& ctx) {
+  return per_member(ctx, Reply::nil_array(), [](double lon, double lat) {
+    return Reply::array({coord_reply(lon), coord_reply(lat)});
+  });
 }
 
 // GEODIST key member1 member2 [M|KM|FT|MI]
@@ -259,33 +268,17 @@ Reply geodist(CommandContext& ctx) {
   return Reply::bulk(format_distance(distance(x1, y1, x2, y2) / to_meter));
 }
 
-// GEOHASH key member [...]
+// GEOHASH key member [...]: the 11-character geohash, or nil per member.
 Reply geohash(CommandContext& ctx) {
   static constexpr char kAlphabet[] = "0123456789bcdefghjkmnpqrstuvwxyz";
-  bool wrong = false;
-  Zset* z = read_geo(ctx, ctx.argv[1], &wrong);
-  if (wrong) return errors::wrong_type();
-  std::vector<Reply> out;
-  for (size_t j = 2; j < ctx.argv.size(); ++j) {
-    const double* s = z == nullptr ? nullptr : z->score(ctx.argv[j]);
-    if (s == nullptr) {
-      out.push_back(Reply::nil());
-      continue;
-    }
-    double lon = 0;
-    double lat = 0;
-    decode(*s, &lon, &lat);
+  return per_member(ctx, Reply::nil(), [](double lon, double lat) {
     std::optional<uint64_t> bits = encode(lon, lat, -90, 90);
-    if (!bits) {
-      out.push_back(Reply::nil());
-      continue;
-    }
+    if (!bits) return Reply::nil();
     std::string text(11, '0');
     for (int i = 0; i < 10; ++i)
       text[static_cast<size_t>(i)] = kAlphabet[(*bits >> (52 - (i + 1) * 5)) & 0x1f];
-    out.push_back(Reply::bulk(std::move(text)));
-  }
-  return Reply::array(std::move(out));
+    return Reply::bulk(std::move(text));
+  });
 }
 
 // ---- searches ---------------------------------------------------------------
@@ -621,22 +614,14 @@ Reply georadius_generic(CommandContext& ctx, size_t src_index, unsigned flags) {
     }
     return Reply::array(std::move(out));
   }
-  if (returned == 0) {
-    if (db.remove(*store)) notify_keyspace_event(ctx, notify::kGeneric, "del", *store);
-    return Reply::integer(0);
-  }
   const EncodingLimits& limits = ServerAccess::keyspace(ctx.server).limits();
   Zset result;
   for (const Point& p : found) {
     result.set(*p.member, storedist ? p.dist / shape.conversion : p.score, limits);
   }
-  Entry fresh;
-  fresh.value = std::move(result);
-  db.put(*store, std::move(fresh));
-  db.touch(*store);
-  notify_keyspace_event(ctx, notify::kZset, (flags & kSearch) ? "geosearchstore" : "georadiusstore",
-                        *store);
-  return Reply::integer(static_cast<int64_t>(returned));
+  // The reply counts the points found (Redis's returned_items), as stored.
+  return store_value(ctx, *store, Value(Boxed<Zset>(std::move(result))), returned, notify::kZset,
+                     (flags & kSearch) ? "geosearchstore" : "georadiusstore");
 }
 
 Reply georadius(CommandContext& ctx) { return georadius_generic(ctx, 1, kCoords); }

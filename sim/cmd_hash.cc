@@ -6,7 +6,6 @@
 // against redis-server 7.0.15.
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <string>
 
 #include "sim/args.h"
@@ -52,7 +51,8 @@ Reply hset_generic(CommandContext& ctx, std::string_view name, bool count_reply)
   if (h == nullptr) return errors::wrong_type();
   int64_t created = 0;
   for (size_t i = 2; i + 1 < ctx.argv.size(); i += 2) {
-    if (h->set(ctx.argv[i], ctx.argv[i + 1], ServerAccess::keyspace(ctx.server).limits())) ++created;
+    if (h->set(ctx.argv[i], ctx.argv[i + 1], ServerAccess::keyspace(ctx.server).limits()))
+      ++created;
   }
   db.touch(ctx.argv[1]);
   notify_keyspace_event(ctx, notify::kHash, "hset", ctx.argv[1]);  // HMSET too
@@ -214,9 +214,6 @@ Reply hstrlen(CommandContext& ctx) {
 // HRANDFIELD key [count [WITHVALUES]]: as SRANDMEMBER (a count at least the
 // size answers the whole hash in order); WITHVALUES interleaves values.
 Reply hrandfield(CommandContext& ctx) {
-  constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
-  // Beyond this the fake refuses instead of building a reply Redis could not send either.
-  constexpr uint64_t kMaxDraws = uint64_t{1} << 26;
   const Argv& argv = ctx.argv;
   bool wrong = false;
   if (argv.size() == 2) {
@@ -225,49 +222,28 @@ Reply hrandfield(CommandContext& ctx) {
     if (h == nullptr) return Reply::nil();
     return Reply::bulk(h->entries()[ctx.server.random_below(h->size())].first);
   }
-  int64_t count = 0;
-  if (!parse_int64(argv[2], &count)) return errors::not_integer();
-  if (count == std::numeric_limits<int64_t>::min()) {
-    return Reply::error(
-        "ERR value is out of range, value must between -9223372036854775807 and "
-        "9223372036854775807");
-  }
-  if (argv.size() > 4 || (argv.size() == 4 && !equals_ci(argv[3], "withvalues"))) {
-    return errors::syntax();
-  }
-  const bool withvalues = argv.size() == 4;
-  const uint64_t n = count < 0 ? static_cast<uint64_t>(-count) : static_cast<uint64_t>(count);
-  if (withvalues && n > static_cast<uint64_t>(kLongMax / 2)) {
-    return Reply::error("ERR value is out of range");
-  }
+  RandomCount rc;
+  Reply error;
+  if (!parse_random_count_with(argv, "withvalues", &rc, &error)) return error;
   Hash* h = read_hash(ctx, &wrong);
   if (wrong) return errors::wrong_type();
-  if (h == nullptr || count == 0) return Reply::array({});
-  std::vector<Reply> out;
+  if (h == nullptr || rc.count == 0) return Reply::array({});
+  std::vector<size_t> picked;
+  if (!random_positions(ctx.server, h->size(), rc.count, RandomPick{}, &picked)) {
+    return errors::not_integer();
+  }
   // WITHVALUES in RESP3: an array of [field, value] pairs (7.0 t_hash.c).
-  const bool pairs = withvalues && SessionAccess::protocol(ctx.session) == resp::Protocol::kResp3;
-  auto emit = [&](size_t i) {
+  const bool pairs = rc.with && SessionAccess::protocol(ctx.session) == resp::Protocol::kResp3;
+  std::vector<Reply> out;
+  out.reserve(picked.size() * (rc.with && !pairs ? 2 : 1));
+  for (size_t i : picked) {
     const auto& [field, value] = h->entries()[i];
     if (pairs) {
       out.push_back(Reply::array({Reply::bulk(field), Reply::bulk(value)}));
-      return;
+      continue;
     }
     out.push_back(Reply::bulk(field));
-    if (withvalues) out.push_back(Reply::bulk(value));
-  };
-  const size_t size = h->size();
-  if (count < 0) {
-    if (n > kMaxDraws) return errors::not_integer();
-    for (uint64_t i = 0; i < n; ++i) emit(static_cast<size_t>(ctx.server.random_below(size)));
-  } else if (n >= size) {
-    for (size_t i = 0; i < size; ++i) emit(i);
-  } else {
-    std::vector<size_t> pos(size);
-    std::iota(pos.begin(), pos.end(), size_t{0});
-    for (size_t i = 0; i < n; ++i) {
-      std::swap(pos[i], pos[i + static_cast<size_t>(ctx.server.random_below(size - i))]);
-      emit(pos[i]);
-    }
+    if (rc.with) out.push_back(Reply::bulk(value));
   }
   return Reply::array(std::move(out));
 }

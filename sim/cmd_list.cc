@@ -16,16 +16,82 @@ namespace {
 
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
-enum class End { kHead, kTail };
-
 // The list at argv[1] for reading; nullptr when absent (*wrong on type mismatch).
 List* read_list(CommandContext& ctx, std::string_view key, bool* wrong) {
   Entry* e = lookup_typed(ctx, key, ValueType::kList, wrong);
   return e == nullptr ? nullptr : &e->list();
 }
 
+}  // namespace
+
+std::string pop_list_end(List& l, ListEnd end) {
+  std::string v;
+  if (end == ListEnd::kHead) {
+    v = std::move(l.front());
+    l.pop_front();
+  } else {
+    v = std::move(l.back());
+    l.pop_back();
+  }
+  return v;
+}
+
+std::vector<std::string> pop_list(CommandContext& ctx, const std::string& key, List& l, ListEnd end,
+                                  int64_t count) {
+  std::vector<std::string> out;
+  while (count-- > 0 && !l.empty()) out.push_back(pop_list_end(l, end));
+  const bool empty = l.empty();
+  finish_write(current_db(ctx), key, empty);
+  notify_keyspace_event(ctx, notify::kList, end == ListEnd::kHead ? "lpop" : "rpop", key);
+  if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", key);
+  return out;
+}
+
+// Redis 7.0 t_list.c lmoveGenericCommand and lmoveHandlePush: the order
+// of the pop, the push, the events and the deletion of the source.
+Reply list_move(CommandContext& ctx, const std::string& src, List& from, const std::string& dst,
+                ListEnd wherefrom, ListEnd whereto) {
+  bool wrong = false;
+  List* to = read_list(ctx, dst, &wrong);
+  if (wrong) return errors::wrong_type();
+  std::string v = pop_list_end(from, wherefrom);
+  Db& db = current_db(ctx);
+  // lmoveHandlePush. Entries stay put when keys are added, so `from` is
+  // still the source's list after this.
+  if (to == nullptr) to = &db.add(dst, List()).list();
+  if (whereto == ListEnd::kHead) {
+    to->push_front(v);
+  } else {
+    to->push_back(v);
+  }
+  db.touch(dst);
+  notify_keyspace_event(ctx, notify::kList, whereto == ListEnd::kHead ? "lpush" : "rpush", dst);
+  notify_keyspace_event(ctx, notify::kList, wherefrom == ListEnd::kHead ? "lpop" : "rpop", src);
+  // Only now may the source be deleted: a move onto itself (src == dst)
+  // has just put its element back.
+  if (src != dst) {
+    const bool empty = from.empty();
+    finish_write(db, src, empty);
+    if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", src);
+  }
+  return Reply::bulk(std::move(v));
+}
+
+bool parse_list_end(std::string_view s, ListEnd* end) {
+  if (equals_ci(s, "left")) {
+    *end = ListEnd::kHead;
+  } else if (equals_ci(s, "right")) {
+    *end = ListEnd::kTail;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
 // LPUSH / RPUSH (create) and LPUSHX / RPUSHX (only_existing).
-Reply push_generic(CommandContext& ctx, End end, bool only_existing) {
+Reply push_generic(CommandContext& ctx, ListEnd end, bool only_existing) {
   Db& db = current_db(ctx);
   const std::string& key = ctx.argv[1];
   bool wrong = false;
@@ -36,37 +102,25 @@ Reply push_generic(CommandContext& ctx, End end, bool only_existing) {
     l = &db.add(key, List()).list();
   }
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
-    if (end == End::kHead) {
+    if (end == ListEnd::kHead) {
       l->push_front(ctx.argv[i]);
     } else {
       l->push_back(ctx.argv[i]);
     }
   }
   db.touch(key);
-  notify_keyspace_event(ctx, notify::kList, end == End::kHead ? "lpush" : "rpush", key);
+  notify_keyspace_event(ctx, notify::kList, end == ListEnd::kHead ? "lpush" : "rpush", key);
   return Reply::integer(static_cast<int64_t>(l->size()));
 }
 
-Reply lpush(CommandContext& ctx) { return push_generic(ctx, End::kHead, false); }
-Reply rpush(CommandContext& ctx) { return push_generic(ctx, End::kTail, false); }
-Reply lpushx(CommandContext& ctx) { return push_generic(ctx, End::kHead, true); }
-Reply rpushx(CommandContext& ctx) { return push_generic(ctx, End::kTail, true); }
-
-std::string pop_one(List& l, End end) {
-  std::string v;
-  if (end == End::kHead) {
-    v = std::move(l.front());
-    l.pop_front();
-  } else {
-    v = std::move(l.back());
-    l.pop_back();
-  }
-  return v;
-}
+Reply lpush(CommandContext& ctx) { return push_generic(ctx, ListEnd::kHead, false); }
+Reply rpush(CommandContext& ctx) { return push_generic(ctx, ListEnd::kTail, false); }
+Reply lpushx(CommandContext& ctx) { return push_generic(ctx, ListEnd::kHead, true); }
+Reply rpushx(CommandContext& ctx) { return push_generic(ctx, ListEnd::kTail, true); }
 
 // LPOP / RPOP key [count]: without a count one bulk (nil when absent); with
 // one an array (a null array when absent, empty for count 0).
-Reply pop_generic(CommandContext& ctx, End end, std::string_view name) {
+Reply pop_generic(CommandContext& ctx, ListEnd end, std::string_view name) {
   if (ctx.argv.size() > 3) return errors::arity(name);
   bool has_count = ctx.argv.size() == 3;
   int64_t count = 1;
@@ -79,25 +133,16 @@ Reply pop_generic(CommandContext& ctx, End end, std::string_view name) {
   if (wrong) return errors::wrong_type();
   if (l == nullptr) return has_count ? Reply::nil_array() : Reply::nil();
   if (has_count && count == 0) return Reply::array({});
-  auto finish = [&] {
-    bool empty = l->empty();
-    finish_write(current_db(ctx), key, empty);
-    notify_keyspace_event(ctx, notify::kList, name, key);
-    if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", key);
-  };
-  if (!has_count) {
-    Reply r = Reply::bulk(pop_one(*l, end));
-    finish();
-    return r;
-  }
+  std::vector<std::string> popped = pop_list(ctx, key, *l, end, count);
+  if (!has_count) return Reply::bulk(std::move(popped[0]));
   std::vector<Reply> out;
-  while (count-- > 0 && !l->empty()) out.push_back(Reply::bulk(pop_one(*l, end)));
-  finish();
+  out.reserve(popped.size());
+  for (std::string& v : popped) out.push_back(Reply::bulk(std::move(v)));
   return Reply::array(std::move(out));
 }
 
-Reply lpop(CommandContext& ctx) { return pop_generic(ctx, End::kHead, "lpop"); }
-Reply rpop(CommandContext& ctx) { return pop_generic(ctx, End::kTail, "rpop"); }
+Reply lpop(CommandContext& ctx) { return pop_generic(ctx, ListEnd::kHead, "lpop"); }
+Reply rpop(CommandContext& ctx) { return pop_generic(ctx, ListEnd::kTail, "rpop"); }
 
 Reply llen(CommandContext& ctx) {
   bool wrong = false;
@@ -277,51 +322,27 @@ Reply lpos(CommandContext& ctx) {
   return Reply::array(std::move(found));
 }
 
-// LMOVE / RPOPLPUSH: pops from `from` of source, pushes at `to` of
-// destination (which may be the same key). The destination's type is
-// checked before anything moves.
-Reply move_generic(CommandContext& ctx, End from, End to) {
-  Db& db = current_db(ctx);
-  const std::string& src_key = ctx.argv[1];
-  const std::string& dst_key = ctx.argv[2];
+// LMOVE source destination LEFT|RIGHT LEFT|RIGHT / RPOPLPUSH source
+// destination: nil when the source is absent.
+Reply lmove_generic(CommandContext& ctx, ListEnd from, ListEnd to) {
+  const std::string& src = ctx.argv[1];
   bool wrong = false;
-  List* src = read_list(ctx, src_key, &wrong);
+  List* l = read_list(ctx, src, &wrong);
   if (wrong) return errors::wrong_type();
-  if (src == nullptr) return Reply::nil();
-  List* dst = read_list(ctx, dst_key, &wrong);
-  if (wrong) return errors::wrong_type();
-  std::string v = pop_one(*src, from);
-  Reply reply = Reply::bulk(v);
-  if (dst == nullptr) dst = &db.add(dst_key, List()).list();
-  if (to == End::kHead) {
-    dst->push_front(std::move(v));
-  } else {
-    dst->push_back(std::move(v));
-  }
-  db.touch(dst_key);
-  if (src_key != dst_key) finish_write(db, src_key, src->empty());
-  return reply;
-}
-
-bool parse_end(std::string_view s, End* end) {
-  if (equals_ci(s, "left")) {
-    *end = End::kHead;
-  } else if (equals_ci(s, "right")) {
-    *end = End::kTail;
-  } else {
-    return false;
-  }
-  return true;
+  if (l == nullptr) return Reply::nil();
+  return list_move(ctx, src, *l, ctx.argv[2], from, to);
 }
 
 Reply lmove(CommandContext& ctx) {
-  End from = End::kHead;
-  End to = End::kHead;
-  if (!parse_end(ctx.argv[3], &from) || !parse_end(ctx.argv[4], &to)) return errors::syntax();
-  return move_generic(ctx, from, to);
+  ListEnd from = ListEnd::kHead;
+  ListEnd to = ListEnd::kHead;
+  if (!parse_list_end(ctx.argv[3], &from) || !parse_list_end(ctx.argv[4], &to)) {
+    return errors::syntax();
+  }
+  return lmove_generic(ctx, from, to);
 }
 
-Reply rpoplpush(CommandContext& ctx) { return move_generic(ctx, End::kTail, End::kHead); }
+Reply rpoplpush(CommandContext& ctx) { return lmove_generic(ctx, ListEnd::kTail, ListEnd::kHead); }
 
 // LTRIM key start stop: keeps the inclusive range (negative from the end);
 // an empty range deletes the key. OK for an absent key too.

@@ -117,6 +117,29 @@ TEST_F(ListTest, MoveAndRpoplpush) {
   EXPECT_EQ(run({"EXISTS", "l"}), Int(0));
 }
 
+// LMOVE and RPOPLPUSH share BLMOVE's move (Redis 7.0 lmoveGenericCommand):
+// the push's event, then the pop's, then "del" for an emptied source; what
+// redis-server 7.0.15 published for the same commands.
+TEST_F(ListTest, MoveNotifiesAsRedis) {
+  auto sub = server_->connect();
+  EXPECT_EQ(run({"CONFIG", "SET", "notify-keyspace-events", "Elg"}), Ok());
+  run(*sub, {"PSUBSCRIBE", "__keyevent*"});
+  sub->take_pushes();
+  EXPECT_EQ(run({"RPUSH", "s", "a"}), Int(1));
+  EXPECT_EQ(run({"LMOVE", "s", "d", "LEFT", "RIGHT"}), Bulk("a"));
+  EXPECT_EQ(run({"RPUSH", "t", "x", "y"}), Int(2));
+  EXPECT_EQ(run({"RPOPLPUSH", "t", "t"}), Bulk("y"));
+  std::vector<std::string> seen;
+  for (const resp::Reply& r : sub->take_pushes()) {
+    seen.push_back(r.elements()[2].str() + " " + r.elements()[3].str());
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"__keyevent@0__:rpush s", "__keyevent@0__:rpush d",
+                                            "__keyevent@0__:lpop s", "__keyevent@0__:del s",
+                                            "__keyevent@0__:rpush t", "__keyevent@0__:lpush t",
+                                            "__keyevent@0__:rpop t"}));
+  EXPECT_EQ(run({"LRANGE", "t", "0", "-1"}), Bulks({"y", "x"}));
+}
+
 TEST_F(ListTest, WrongTypeAndArity) {
   EXPECT_EQ(run({"SET", "s", "v"}), Ok());
   for (auto argv : std::vector<Argv>{{"LPUSH", "s", "a"},

@@ -21,11 +21,6 @@ using resp::Reply;
 
 namespace {
 
-constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
-// Larger replies than this are refused instead of exhausting memory (Redis
-// would try to build them and stall the server).
-constexpr uint64_t kMaxRandomReply = uint64_t{1} << 26;
-
 Set* read_set(CommandContext& ctx, bool* wrong) {
   Entry* e = lookup_typed(ctx, ctx.argv[1], ValueType::kSet, wrong);
   return e == nullptr ? nullptr : &e->set();
@@ -97,18 +92,6 @@ Reply scard(CommandContext& ctx) {
   return Reply::integer(s == nullptr ? 0 : static_cast<int64_t>(s->size()));
 }
 
-// `k` distinct positions of [0, n), drawn uniformly (a partial Fisher-Yates).
-std::vector<size_t> distinct_positions(Server& server, size_t n, size_t k) {
-  std::vector<size_t> pos(n);
-  std::iota(pos.begin(), pos.end(), size_t{0});
-  for (size_t i = 0; i < k; ++i) {
-    size_t j = i + static_cast<size_t>(server.random_below(n - i));
-    std::swap(pos[i], pos[j]);
-  }
-  pos.resize(k);
-  return pos;
-}
-
 // SPOP key [count]: without a count one random member (nil when absent);
 // with one an array. A count at least the size pops everything, in
 // SMEMBERS order, and deletes the key.
@@ -158,14 +141,8 @@ Reply srandmember(CommandContext& ctx) {
   if (ctx.argv.size() > 3) return errors::syntax();
   bool has_count = ctx.argv.size() == 3;
   int64_t count = 1;
-  if (has_count) {
-    if (!parse_int64(ctx.argv[2], &count)) return errors::not_integer();
-    if (count == kInt64Min) {
-      return Reply::error(
-          "ERR value is out of range, value must between -9223372036854775807 and "
-          "9223372036854775807");
-    }
-  }
+  Reply error;
+  if (has_count && !parse_random_count(ctx.argv[2], &count, &error)) return error;
   bool wrong = false;
   Set* s = read_set(ctx, &wrong);
   if (wrong) return errors::wrong_type();
@@ -173,20 +150,13 @@ Reply srandmember(CommandContext& ctx) {
   if (!has_count)
     return Reply::bulk(s->at(static_cast<size_t>(ctx.server.random_below(s->size()))));
   if (count == 0) return Reply::array({});
+  std::vector<size_t> picked;
+  if (!random_positions(ctx.server, s->size(), count, RandomPick{}, &picked)) {
+    return errors::not_integer();
+  }
   std::vector<Reply> out;
-  if (count < 0) {
-    uint64_t draws = static_cast<uint64_t>(-count);
-    if (draws > kMaxRandomReply) return errors::not_integer();
-    out.reserve(static_cast<size_t>(draws));
-    for (uint64_t i = 0; i < draws; ++i) {
-      out.push_back(Reply::bulk(s->at(static_cast<size_t>(ctx.server.random_below(s->size())))));
-    }
-    return Reply::array(std::move(out));
-  }
-  if (static_cast<uint64_t>(count) >= s->size()) return members_reply(*s);
-  for (size_t p : distinct_positions(ctx.server, s->size(), static_cast<size_t>(count))) {
-    out.push_back(Reply::bulk(s->at(p)));
-  }
+  out.reserve(picked.size());
+  for (size_t p : picked) out.push_back(Reply::bulk(s->at(p)));
   return Reply::array(std::move(out));
 }
 
@@ -215,23 +185,6 @@ bool read_sets(CommandContext& ctx, std::span<const std::string> keys,
     out->push_back(e == nullptr ? nullptr : &e->set());
   }
   return true;
-}
-
-// The end of a *STORE: an empty result deletes `dst` ("del"), else it
-// replaces whatever `dst` held (its TTL too) and `event` is notified.
-Reply store_set(CommandContext& ctx, const std::string& dst, Set result, std::string_view event) {
-  Db& db = current_db(ctx);
-  const int64_t n = static_cast<int64_t>(result.size());
-  if (n == 0) {
-    if (db.remove(dst)) notify_keyspace_event(ctx, notify::kGeneric, "del", dst);
-    return Reply::integer(0);
-  }
-  Entry fresh;
-  fresh.value = std::move(result);
-  db.put(dst, std::move(fresh));
-  db.touch(dst);
-  notify_keyspace_event(ctx, notify::kSet, event, dst);
-  return Reply::integer(n);
 }
 
 // sinterGenericCommand: the members of the smallest set found in all the
@@ -272,7 +225,8 @@ Reply sinter_generic(CommandContext& ctx, bool store) {
   if (!read_sets(ctx, std::span(ctx.argv).subspan(first), &sets)) return errors::wrong_type();
   uint64_t count = 0;
   Set result = intersect(sets, ServerAccess::keyspace(ctx.server).limits(), 0, &count);
-  if (store) return store_set(ctx, ctx.argv[1], std::move(result), "sinterstore");
+  if (store)
+    return store_collection(ctx, ctx.argv[1], std::move(result), notify::kSet, "sinterstore");
   return set_reply(result);
 }
 Reply sinter(CommandContext& ctx) { return sinter_generic(ctx, false); }
@@ -300,7 +254,8 @@ Reply sunion_diff(CommandContext& ctx, bool diff, bool store) {
     }
   }
   if (store) {
-    return store_set(ctx, ctx.argv[1], std::move(result), diff ? "sdiffstore" : "sunionstore");
+    return store_collection(ctx, ctx.argv[1], std::move(result), notify::kSet,
+                            diff ? "sdiffstore" : "sunionstore");
   }
   return set_reply(result);
 }
@@ -320,22 +275,15 @@ Reply sintercard(CommandContext& ctx) {
     return Reply::error("ERR Number of keys can't be greater than number of args");
   }
   int64_t limit = 0;
-  for (size_t i = 2 + static_cast<size_t>(numkeys); i < argv.size(); ++i) {
-    if (equals_ci(argv[i], "limit") && i + 1 < argv.size()) {
-      ++i;
-      if (!parse_int64(argv[i], &limit) || limit < 0) {
-        return Reply::error("ERR LIMIT can't be negative");
-      }
-    } else {
-      return errors::syntax();
-    }
-  }
+  Reply error;
+  if (!parse_intercard_limit(argv, 2 + static_cast<size_t>(numkeys), &limit, &error)) return error;
   std::vector<const Set*> sets;
   if (!read_sets(ctx, std::span(argv).subspan(2, static_cast<size_t>(numkeys)), &sets)) {
     return errors::wrong_type();
   }
   uint64_t count = 0;
-  intersect(sets, ServerAccess::keyspace(ctx.server).limits(), static_cast<uint64_t>(limit), &count);
+  intersect(sets, ServerAccess::keyspace(ctx.server).limits(), static_cast<uint64_t>(limit),
+            &count);
   return Reply::integer(static_cast<int64_t>(count));
 }
 

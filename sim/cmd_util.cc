@@ -6,12 +6,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 
 #include "sim/args.h"
 #include "sim/glob.h"
 
 namespace redsim::sim {
+
+using resp::Reply;
 
 Entry* lookup_typed(CommandContext& ctx, std::string_view key, ValueType type, bool* wrong_type) {
   *wrong_type = false;
@@ -30,6 +33,97 @@ void finish_write(Db& db, std::string_view key, bool now_empty) {
   } else {
     db.touch(key);
   }
+}
+
+Reply store_value(CommandContext& ctx, const std::string& dst, Value result, size_t size, int type,
+                  std::string_view event) {
+  Db& db = current_db(ctx);
+  if (size == 0) {
+    if (db.remove(dst)) notify_keyspace_event(ctx, notify::kGeneric, "del", dst);
+    return Reply::integer(0);
+  }
+  Entry fresh;
+  fresh.value = std::move(result);
+  db.put(dst, std::move(fresh));
+  db.touch(dst);
+  notify_keyspace_event(ctx, type, event, dst);
+  return Reply::integer(static_cast<int64_t>(size));
+}
+
+bool parse_random_count(std::string_view arg, int64_t* count, Reply* error) {
+  if (!parse_int64(arg, count)) {
+    *error = errors::not_integer();
+    return false;
+  }
+  if (*count == std::numeric_limits<int64_t>::min()) {
+    *error = Reply::error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
+    return false;
+  }
+  return true;
+}
+
+bool parse_random_count_with(const Argv& argv, std::string_view with_option, RandomCount* out,
+                             Reply* error) {
+  if (!parse_random_count(argv[2], &out->count, error)) return false;
+  if (argv.size() > 4 || (argv.size() == 4 && !equals_ci(argv[3], with_option))) {
+    *error = errors::syntax();
+    return false;
+  }
+  out->with = argv.size() == 4;
+  out->n = out->count < 0 ? static_cast<uint64_t>(-out->count) : static_cast<uint64_t>(out->count);
+  // The reply holds 2 * n elements: Redis refuses a count it cannot double.
+  if (out->with && out->n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max() / 2)) {
+    *error = Reply::error("ERR value is out of range");
+    return false;
+  }
+  return true;
+}
+
+std::vector<size_t> distinct_positions(Server& server, size_t n, size_t k) {
+  std::vector<size_t> pos(n);
+  std::iota(pos.begin(), pos.end(), size_t{0});
+  for (size_t i = 0; i < k; ++i) {
+    size_t j = i + static_cast<size_t>(server.random_below(n - i));
+    std::swap(pos[i], pos[j]);
+  }
+  pos.resize(k);
+  return pos;
+}
+
+bool random_positions(Server& server, size_t size, int64_t count, RandomPick pick,
+                      std::vector<size_t>* out) {
+  const uint64_t n = count < 0 ? static_cast<uint64_t>(-count) : static_cast<uint64_t>(count);
+  if (count < 0 || (n == 1 && pick.draw_one)) {
+    if (n > kMaxRandomReply) return false;
+    out->reserve(static_cast<size_t>(n));
+    for (uint64_t i = 0; i < n; ++i) out->push_back(static_cast<size_t>(server.random_below(size)));
+  } else if (n >= size) {
+    out->resize(size);
+    if (pick.whole_descending) {
+      for (size_t i = 0; i < size; ++i) (*out)[i] = size - 1 - i;
+    } else {
+      std::iota(out->begin(), out->end(), size_t{0});
+    }
+  } else {
+    *out = distinct_positions(server, size, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+bool parse_intercard_limit(const Argv& argv, size_t first, int64_t* limit, Reply* error) {
+  for (size_t i = first; i < argv.size(); i += 2) {
+    if (!equals_ci(argv[i], "limit") || i + 1 >= argv.size()) {
+      *error = errors::syntax();
+      return false;
+    }
+    if (!parse_int64(argv[i + 1], limit) || *limit < 0) {
+      *error = Reply::error("ERR LIMIT can't be negative");
+      return false;
+    }
+  }
+  return true;
 }
 
 bool parse_double(std::string_view s, double* out) {

@@ -47,6 +47,106 @@ resp::Reply remove_members(CommandContext& ctx, Collection* c, int type, std::st
   return resp::Reply::integer(removed);
 }
 
+// The end of a *STORE (SINTERSTORE, ZUNIONSTORE, ZRANGESTORE,
+// GEOSEARCHSTORE, SORT ... STORE, ...): `result`, a collection of `size`
+// elements, replaces whatever `dst` held (its TTL too), the key is touched
+// and `event` of class `type` is notified; an empty result deletes `dst`
+// instead ("del" when it was there). The reply: `size`. Source: Redis 7.0
+// t_set.c sinterGenericCommand / t_zset.c zunionInterDiffGenericCommand
+// (setKey or dbDelete, then the event).
+resp::Reply store_value(CommandContext& ctx, const std::string& dst, Value result, size_t size,
+                        int type, std::string_view event);
+template <class Collection>
+resp::Reply store_collection(CommandContext& ctx, const std::string& dst, Collection result,
+                             int type, std::string_view event) {
+  const size_t size = result.size();
+  return store_value(ctx, dst, Value(Boxed<Collection>(std::move(result))), size, type, event);
+}
+
+// ---- Random members: SRANDMEMBER, HRANDFIELD, ZRANDMEMBER -------------------
+
+// Larger replies than this are refused with "ERR value is not an integer
+// or out of range" instead of exhausting memory (Redis would try to build
+// them and stall the server).
+inline constexpr uint64_t kMaxRandomReply = uint64_t{1} << 26;
+
+// The count of SRANDMEMBER, HRANDFIELD and ZRANDMEMBER: an integer ("ERR
+// value is not an integer or out of range") other than INT64_MIN, whose
+// negation does not fit ("ERR value is out of range, value must between
+// -9223372036854775807 and 9223372036854775807"). Source: Redis 7.0
+// getRangeLongFromObjectOrReply(-LONG_MAX, LONG_MAX).
+bool parse_random_count(std::string_view arg, int64_t* count, resp::Reply* error);
+
+// HRANDFIELD key count [WITHVALUES] and ZRANDMEMBER key count [WITHSCORES]
+// (argv.size() >= 3), checked in Redis 7.0's order (hrandfieldCommand,
+// zrandmemberCommand): the count (above), at most one more argument and it
+// `with_option` (a syntax error otherwise), then with the option a count
+// whose doubled reply would overflow: "ERR value is out of range".
+struct RandomCount {
+  int64_t count = 0;  // negative: |count| draws that may repeat
+  uint64_t n = 0;     // |count|
+  bool with = false;  // WITHVALUES / WITHSCORES given
+};
+bool parse_random_count_with(const Argv& argv, std::string_view with_option, RandomCount* out,
+                             resp::Reply* error);
+
+// `k` distinct positions of [0, n), drawn uniformly with
+// Server::random_below (a partial Fisher-Yates), in draw order.
+std::vector<size_t> distinct_positions(Server& server, size_t n, size_t k);
+
+// How a random-members command answers a count (not 0) over a collection
+// of `size` (> 0) elements: the positions, in reply order. A negative
+// count: |count| independent draws (also a count of 1 when `draw_one`,
+// ZRANDMEMBER's case); a count at least `size`: every position, ascending
+// or, with `whole_descending`, from the last down (ZRANDMEMBER answers its
+// whole set from the highest rank); otherwise distinct_positions. False
+// (and nothing drawn) when the draws would exceed kMaxRandomReply.
+struct RandomPick {
+  bool draw_one = false;
+  bool whole_descending = false;
+};
+bool random_positions(Server& server, size_t size, int64_t count, RandomPick pick,
+                      std::vector<size_t>* out);
+
+// ---- Options shared across families ------------------------------------------
+
+// SINTERCARD and ZINTERCARD: the arguments from argv[first] on, each
+// "LIMIT limit" (a later one wins). *limit: 0 for none. A limit that is not
+// a non-negative integer: "ERR LIMIT can't be negative"; anything else: a
+// syntax error. Source: Redis 7.0 t_set.c sinterCardCommand, t_zset.c
+// zunionInterDiffGenericCommand (facts only).
+bool parse_intercard_limit(const Argv& argv, size_t first, int64_t* limit, resp::Reply* error);
+
+// ---- Lists: what the list commands and the blocking ones share ------------
+// (defined in cmd_list.cc)
+
+enum class ListEnd { kHead, kTail };
+
+// LEFT (the head) or RIGHT (the tail), any case; false otherwise (a syntax
+// error for the caller), as Redis's getListPositionFromObjectOrReply.
+bool parse_list_end(std::string_view s, ListEnd* out);
+
+// Removes and returns the element at `end` of `l` (non-empty).
+std::string pop_list_end(List& l, ListEnd end);
+
+// LPOP / RPOP key count and the pops of BLPOP, LMPOP, BLMPOP: up to
+// `count` elements from `end` of the list `l` at `key` (non-empty), in pop
+// order; then "lpop"/"rpop", and the key deleted ("del") if it emptied.
+std::vector<std::string> pop_list(CommandContext& ctx, const std::string& key, List& l, ListEnd end,
+                                  int64_t count);
+
+// The move of LMOVE / RPOPLPUSH / BLMOVE / BRPOPLPUSH (and a blocked
+// BLMOVE served again) once the source `src` holds the list `from`
+// (non-empty), to the list at `dst` (which may be `src`). In Redis 7.0's
+// order (t_list.c lmoveGenericCommand and lmoveHandlePush): WRONGTYPE when
+// `dst` holds another type (nothing moves); else pop at `wherefrom`, push
+// at `whereto` of `dst` (created when absent; touched; "lpush"/"rpush"),
+// then "lpop"/"rpop" on `src`, and only then `src` is deleted ("del") if
+// it is empty, so a move from a key onto itself keeps its element. The
+// reply: the element.
+resp::Reply list_move(CommandContext& ctx, const std::string& src, List& from,
+                      const std::string& dst, ListEnd wherefrom, ListEnd whereto);
+
 // Redis's string2d (getDoubleFromObject): strtod over the whole text, no
 // leading space, no NaN; "inf", "+inf", "-inf" accepted. False otherwise.
 bool parse_double(std::string_view s, double* out);

@@ -6,13 +6,14 @@
 // A sorted set whose last member goes is deleted. Source: Redis 7.0
 // command docs and src/t_zset.c behaviour, texts verified against
 // redis-server 7.0.15.
+#include "sim/cmd_zset.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -307,8 +308,7 @@ bool clamp_ranks(int64_t start, int64_t end, size_t size, size_t* first, size_t*
   return true;
 }
 
-enum class RangeType { kAuto, kRank, kScore, kLex };
-enum class Direction { kAuto, kForward, kReverse };
+}  // namespace
 
 // Members with their scores as Redis 7.0 sends a scored range: flat
 // [member, score, ...] in RESP2; with WITHSCORES in RESP3 an array of
@@ -339,19 +339,13 @@ Reply store_zset(CommandContext& ctx, const std::string& dst,
   const EncodingLimits& limits = ServerAccess::keyspace(ctx.server).limits();
   Zset result;
   for (const Zset::Item* item : items) result.set(item->member, item->score, limits);
-  Db& db = current_db(ctx);
-  const int64_t n = static_cast<int64_t>(result.size());
-  if (n == 0) {
-    if (db.remove(dst)) notify_keyspace_event(ctx, notify::kGeneric, "del", dst);
-    return Reply::integer(0);
-  }
-  Entry fresh;
-  fresh.value = std::move(result);
-  db.put(dst, std::move(fresh));
-  db.touch(dst);
-  notify_keyspace_event(ctx, notify::kZset, event, dst);
-  return Reply::integer(n);
+  return store_collection(ctx, dst, std::move(result), notify::kZset, event);
 }
+
+namespace {
+
+enum class RangeType { kAuto, kRank, kScore, kLex };
+enum class Direction { kAuto, kForward, kReverse };
 
 // zrangeGenericCommand: the options after min and max, the conflict
 // checks, the range parse, then the lookup.
@@ -595,194 +589,6 @@ Reply zscan(CommandContext& ctx) {
   });
 }
 
-// ---- algebra: ZUNION ZINTER ZDIFF, their STORE forms, ZINTERCARD ----------
-
-enum class SetOp { kUnion, kInter, kDiff };
-enum class Aggregate { kSum, kMin, kMax };
-
-// zunionInterAggregate: a NaN sum (inf + -inf) is 0.
-void aggregate_into(double* target, double value, Aggregate agg) {
-  switch (agg) {
-    case Aggregate::kSum:
-      *target += value;
-      if (std::isnan(*target)) *target = 0.0;
-      break;
-    case Aggregate::kMin:
-      *target = value < *target ? value : *target;
-      break;
-    case Aggregate::kMax:
-      *target = value > *target ? value : *target;
-      break;
-  }
-}
-
-// One input of the algebra: a sorted set, or a set whose members score 1.
-struct Source {
-  const Entry* entry = nullptr;  // nullptr: absent key (empty)
-  double weight = 1.0;
-  size_t size() const {
-    if (entry == nullptr) return 0;
-    return entry->is_zset() ? entry->zset().size() : entry->set().size();
-  }
-  template <typename Fn>
-  void for_each(Fn&& fn) const {
-    if (entry == nullptr) return;
-    if (entry->is_zset()) {
-      for (const Zset::Item& it : entry->zset().items()) fn(it.member, it.score);
-    } else {
-      for (const std::string& m : entry->set().members()) fn(m, 1.0);
-    }
-  }
-  const double* find(std::string_view member, double* one) const {
-    if (entry == nullptr) return nullptr;
-    if (entry->is_zset()) return entry->zset().score(member);
-    *one = 1.0;
-    return entry->set().contains(member) ? one : nullptr;
-  }
-};
-
-// zunionInterDiffGenericCommand. `numkeys_at` is the numkeys argument's
-// index; `dst` the STORE destination (nullptr: reply); `card_only` ZINTERCARD.
-Reply zset_algebra(CommandContext& ctx, SetOp op, size_t numkeys_at, const std::string* dst,
-                   bool card_only) {
-  const Argv& argv = ctx.argv;
-  int64_t setnum = 0;
-  if (!parse_int64(argv[numkeys_at], &setnum)) return errors::not_integer();
-  if (setnum < 1) {
-    std::string name = argv[0];
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return Reply::error("ERR at least 1 input key is needed for '" + name + "' command");
-  }
-  if (setnum > static_cast<int64_t>(argv.size() - numkeys_at - 1)) return errors::syntax();
-  std::vector<Source> src(static_cast<size_t>(setnum));
-  size_t j = numkeys_at + 1;
-  for (size_t i = 0; i < src.size(); ++i, ++j) {
-    Entry* e = current_db(ctx).lookup(argv[j], ctx.now_ms);
-    if (e != nullptr && !e->is_zset() && !e->is_set()) return errors::wrong_type();
-    src[i].entry = e;
-  }
-  Aggregate agg = Aggregate::kSum;
-  bool withscores = false;
-  int64_t limit = 0;
-  while (j < argv.size()) {
-    const size_t remaining = argv.size() - j;
-    if (op != SetOp::kDiff && !card_only && remaining >= src.size() + 1 &&
-        equals_ci(argv[j], "weights")) {
-      ++j;
-      for (Source& s : src) {
-        if (!parse_double(argv[j], &s.weight)) {
-          return Reply::error("ERR weight value is not a float");
-        }
-        ++j;
-      }
-    } else if (op != SetOp::kDiff && !card_only && remaining >= 2 &&
-               equals_ci(argv[j], "aggregate")) {
-      const std::string& a = argv[j + 1];
-      if (equals_ci(a, "sum")) {
-        agg = Aggregate::kSum;
-      } else if (equals_ci(a, "min")) {
-        agg = Aggregate::kMin;
-      } else if (equals_ci(a, "max")) {
-        agg = Aggregate::kMax;
-      } else {
-        return errors::syntax();
-      }
-      j += 2;
-    } else if (dst == nullptr && !card_only && equals_ci(argv[j], "withscores")) {
-      withscores = true;
-      ++j;
-    } else if (card_only && remaining >= 2 && equals_ci(argv[j], "limit")) {
-      if (!parse_int64(argv[j + 1], &limit) || limit < 0) {
-        return Reply::error("ERR LIMIT can't be negative");
-      }
-      j += 2;
-    } else {
-      return errors::syntax();
-    }
-  }
-  // The result, ordered as Redis's skiplist orders it.
-  std::vector<std::pair<std::string, double>> acc;
-  std::unordered_map<std::string, size_t> where;
-  int64_t cardinality = 0;
-  if (op == SetOp::kInter) {
-    std::vector<Source> by_size = src;
-    std::stable_sort(by_size.begin(), by_size.end(),
-                     [](const Source& a, const Source& b) { return a.size() < b.size(); });
-    if (by_size[0].size() > 0) {
-      bool done = false;
-      by_size[0].for_each([&](const std::string& m, double v) {
-        if (done) return;
-        double score = by_size[0].weight * v;
-        if (std::isnan(score)) score = 0;
-        for (size_t k = 1; k < by_size.size(); ++k) {
-          double one = 0;
-          const double* other =
-              by_size[k].entry == by_size[0].entry ? &v : by_size[k].find(m, &one);
-          if (other == nullptr) return;
-          aggregate_into(&score, *other * by_size[k].weight, agg);
-        }
-        if (card_only) {
-          ++cardinality;
-          if (limit != 0 && cardinality >= limit) done = true;
-          return;
-        }
-        acc.emplace_back(m, score);
-      });
-    }
-  } else if (op == SetOp::kUnion) {
-    for (const Source& s : src) {
-      s.for_each([&](const std::string& m, double v) {
-        double score = s.weight * v;
-        if (std::isnan(score)) score = 0;
-        auto [it, added] = where.try_emplace(m, acc.size());
-        if (added) {
-          acc.emplace_back(m, score);
-        } else {
-          aggregate_into(&acc[it->second].second, score, agg);
-        }
-      });
-    }
-  } else if (src[0].size() > 0) {
-    src[0].for_each([&](const std::string& m, double v) {
-      for (size_t k = 1; k < src.size(); ++k) {
-        double one = 0;
-        if (src[k].find(m, &one) != nullptr) return;
-      }
-      acc.emplace_back(m, v);
-    });
-  }
-  if (card_only) return Reply::integer(cardinality);
-  std::vector<Zset::Item> items;
-  items.reserve(acc.size());
-  for (auto& [m, score] : acc) items.push_back(Zset::Item{score, std::move(m)});
-  std::sort(items.begin(), items.end(), [](const Zset::Item& a, const Zset::Item& b) {
-    return a.score != b.score ? a.score < b.score : a.member < b.member;
-  });
-  std::vector<const Zset::Item*> ptrs;
-  ptrs.reserve(items.size());
-  for (const Zset::Item& it : items) ptrs.push_back(&it);
-  if (dst != nullptr) {
-    const char* event =
-        op == SetOp::kUnion ? "zunionstore" : (op == SetOp::kInter ? "zinterstore" : "zdiffstore");
-    return store_zset(ctx, *dst, ptrs, event);
-  }
-  return scored_reply(ctx, ptrs, withscores);
-}
-
-Reply zunion(CommandContext& ctx) { return zset_algebra(ctx, SetOp::kUnion, 1, nullptr, false); }
-Reply zinter(CommandContext& ctx) { return zset_algebra(ctx, SetOp::kInter, 1, nullptr, false); }
-Reply zdiff(CommandContext& ctx) { return zset_algebra(ctx, SetOp::kDiff, 1, nullptr, false); }
-Reply zunionstore(CommandContext& ctx) {
-  return zset_algebra(ctx, SetOp::kUnion, 2, &ctx.argv[1], false);
-}
-Reply zinterstore(CommandContext& ctx) {
-  return zset_algebra(ctx, SetOp::kInter, 2, &ctx.argv[1], false);
-}
-Reply zdiffstore(CommandContext& ctx) {
-  return zset_algebra(ctx, SetOp::kDiff, 2, &ctx.argv[1], false);
-}
-Reply zintercard(CommandContext& ctx) { return zset_algebra(ctx, SetOp::kInter, 1, nullptr, true); }
-
 // ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count].
 Reply zrangestore(CommandContext& ctx) {
   return zrange_generic(ctx, RangeType::kAuto, Direction::kAuto, /*store=*/true);
@@ -806,47 +612,49 @@ bool lex_ranks(const Zset& z, const LexRange& lr, size_t* first, size_t* last) {
   return true;
 }
 
-std::optional<Reply> read_lex_range_and_zset(CommandContext& ctx, LexRange* lr, Zset** z) {
-  if (!parse_lex_bound(ctx.argv[2], &lr->min) || !parse_lex_bound(ctx.argv[3], &lr->max)) {
+// ZLEXCOUNT / ZREMRANGEBYLEX key min max: the range (its errors first),
+// then the key; `z` stays nullptr when the key is absent or nothing is in
+// the range, else [first, last] are the ranks in it.
+struct LexHit {
+  Zset* z = nullptr;
+  size_t first = 0;
+  size_t last = 0;
+  int64_t count() const { return z == nullptr ? 0 : static_cast<int64_t>(last - first + 1); }
+};
+std::optional<Reply> read_lex_hit(CommandContext& ctx, LexHit* hit) {
+  LexRange lr;
+  if (!parse_lex_bound(ctx.argv[2], &lr.min) || !parse_lex_bound(ctx.argv[3], &lr.max)) {
     return Reply::error("ERR min or max not valid string range item");
   }
   bool wrong = false;
-  *z = read_zset(ctx, &wrong);
+  Zset* z = read_zset(ctx, &wrong);
   if (wrong) return errors::wrong_type();
+  if (z != nullptr && lex_ranks(*z, lr, &hit->first, &hit->last)) hit->z = z;
   return std::nullopt;
 }
 
 Reply zlexcount(CommandContext& ctx) {
-  LexRange lr;
-  Zset* z = nullptr;
-  if (std::optional<Reply> error = read_lex_range_and_zset(ctx, &lr, &z)) return *error;
-  size_t first = 0;
-  size_t last = 0;
-  if (z == nullptr || !lex_ranks(*z, lr, &first, &last)) return Reply::integer(0);
-  return Reply::integer(static_cast<int64_t>(last - first + 1));
+  LexHit hit;
+  if (std::optional<Reply> error = read_lex_hit(ctx, &hit)) return *error;
+  return Reply::integer(hit.count());
 }
 
 Reply zremrangebylex(CommandContext& ctx) {
-  LexRange lr;
-  Zset* z = nullptr;
-  if (std::optional<Reply> error = read_lex_range_and_zset(ctx, &lr, &z)) return *error;
-  size_t first = 0;
-  size_t last = 0;
-  if (z == nullptr || !lex_ranks(*z, lr, &first, &last)) return Reply::integer(0);
-  z->erase_ranks(first, last + 1);
-  const bool empty = z->empty();
+  LexHit hit;
+  if (std::optional<Reply> error = read_lex_hit(ctx, &hit)) return *error;
+  if (hit.z == nullptr) return Reply::integer(0);
+  hit.z->erase_ranks(hit.first, hit.last + 1);
+  const bool empty = hit.z->empty();
   finish_write(current_db(ctx), ctx.argv[1], empty);
   notify_keyspace_event(ctx, notify::kZset, "zremrangebylex", ctx.argv[1]);
   if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", ctx.argv[1]);
-  return Reply::integer(static_cast<int64_t>(last - first + 1));
+  return Reply::integer(hit.count());
 }
 
 // ZRANDMEMBER key [count [WITHSCORES]], as SRANDMEMBER: a positive count
 // distinct members (the whole set, highest first, when count >= size), a negative
 // one |count| independent draws.
 Reply zrandmember(CommandContext& ctx) {
-  constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
-  constexpr uint64_t kMaxDraws = uint64_t{1} << 26;
   const Argv& argv = ctx.argv;
   bool wrong = false;
   if (argv.size() == 2) {
@@ -855,43 +663,23 @@ Reply zrandmember(CommandContext& ctx) {
     if (z == nullptr) return Reply::nil();
     return Reply::bulk(z->at(static_cast<size_t>(ctx.server.random_below(z->size()))).member);
   }
-  int64_t count = 0;
-  if (!parse_int64(argv[2], &count)) return errors::not_integer();
-  if (count == std::numeric_limits<int64_t>::min()) {
-    return Reply::error(
-        "ERR value is out of range, value must between -9223372036854775807 and "
-        "9223372036854775807");
-  }
-  if (argv.size() > 4 || (argv.size() == 4 && !equals_ci(argv[3], "withscores"))) {
-    return errors::syntax();
-  }
-  const bool withscores = argv.size() == 4;
-  const uint64_t n = count < 0 ? static_cast<uint64_t>(-count) : static_cast<uint64_t>(count);
-  if (withscores && n > static_cast<uint64_t>(kLongMax / 2)) {
-    return Reply::error("ERR value is out of range");
-  }
+  RandomCount rc;
+  Reply error;
+  if (!parse_random_count_with(argv, "withscores", &rc, &error)) return error;
   Zset* z = read_zset(ctx, &wrong);
   if (wrong) return errors::wrong_type();
-  if (z == nullptr || count == 0) return Reply::array({});
-  std::vector<const Zset::Item*> picked;
-  const size_t size = z->size();
-  if (count < 0 || n == 1) {
-    if (n > kMaxDraws) return errors::not_integer();
-    for (uint64_t i = 0; i < n; ++i) {
-      picked.push_back(&z->at(static_cast<size_t>(ctx.server.random_below(size))));
-    }
-  } else if (n >= size) {
-    // The whole sorted set, from the highest rank down (as 7.0.15 answers).
-    for (size_t i = size; i > 0; --i) picked.push_back(&z->at(i - 1));
-  } else {
-    std::vector<size_t> pos(size);
-    std::iota(pos.begin(), pos.end(), size_t{0});
-    for (size_t i = 0; i < n; ++i) {
-      std::swap(pos[i], pos[i + static_cast<size_t>(ctx.server.random_below(size - i))]);
-      picked.push_back(&z->at(pos[i]));
-    }
+  if (z == nullptr || rc.count == 0) return Reply::array({});
+  std::vector<size_t> positions;
+  // A count of 1 is a draw, and the whole sorted set comes from the highest
+  // rank down (as 7.0.15 answers).
+  if (!random_positions(ctx.server, z->size(), rc.count,
+                        RandomPick{.draw_one = true, .whole_descending = true}, &positions)) {
+    return errors::not_integer();
   }
-  return scored_reply(ctx, picked, withscores);
+  std::vector<const Zset::Item*> picked;
+  picked.reserve(positions.size());
+  for (size_t i : positions) picked.push_back(&z->at(i));
+  return scored_reply(ctx, picked, rc.with);
 }
 
 }  // namespace

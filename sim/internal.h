@@ -44,6 +44,8 @@ struct Session::Internal {
     s.reply_skip_next_ = skip;
   }
   static std::optional<Session::BlockedWait>& blocked_wait(Session& s) { return s.blocked_wait_; }
+  // Session::blocked(): set and cleared by Blocking (sim/blocking.cc) only.
+  static void set_blocked(Session& s, bool blocked) { s.blocked_ = blocked; }
   // CLIENT KILL (sim/cmd_connection.cc); with ServerAccess::note_kill_requests.
   static void request_kill(Session& s) { s.kill_requested_ = true; }
 };

@@ -78,8 +78,6 @@ bool arity_ok(int arity, size_t argc) {
 
 Session::~Session() { server_.disconnect(*this); }
 
-bool Session::blocked() const { return server_.blocking_->blocked(id_); }
-
 size_t Session::subscription_count() const { return channels_.size() + patterns_.size(); }
 
 void Session::set_push_handler(std::function<void(const resp::Reply&)> handler) {
@@ -340,8 +338,7 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
   }
   // A blocked command counts once, when its block ends with a reply
   // (Redis's updateStatsOnUnblock).
-  const bool parked =
-      blocking_->rerunning ? blocking_->still_blocked : blocking_->blocked(session.id());
+  const bool parked = blocking_->rerunning ? blocking_->still_blocked : session.blocked_;
   if (parked) return reply;
   CommandStats& stats = stats_of(command, argv);
   ++stats.calls;

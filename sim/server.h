@@ -216,8 +216,9 @@ class Session {
   // placeholder that must not be sent, and the connection must not be
   // served until Server::take_unblocked() hands over the real reply (see
   // "Blocked clients" there). Inside MULTI or a script a blocking command
-  // never blocks (it answers as on timeout).
-  bool blocked() const;
+  // never blocks (it answers as on timeout). O(1): a flag the server's
+  // blocked-client table sets and clears.
+  bool blocked() const { return blocked_; }
 
   // sim/'s own access to a session's state (the command families, pub/sub):
   // defined in sim/internal.h, which is not installed; not part of the API.
@@ -265,6 +266,7 @@ class Session {
   // replication
   uint64_t repl_offset_ = 0;
   std::optional<BlockedWait> blocked_wait_;
+  bool blocked_ = false;  // in the server's blocked clients (sim/blocking.h)
 };
 
 // What a server tells a replication model, and asks it (WAIT). Without hooks
