@@ -72,6 +72,11 @@ struct Server::Internal {
                                          bool read_only) {
     return server.execute_from_script(s, argv, read_only);
   }
+  static resp::Reply execute_from_script(Server& server, Session& s,
+                                         const CommandTable::Lookup& command, const Argv& argv,
+                                         bool read_only) {
+    return server.execute_from_script(s, command, argv, read_only);
+  }
 };
 using ServerAccess = Server::Internal;
 

@@ -173,9 +173,19 @@ resp::Reply Server::execute_from_script(Session& session, const Argv& argv, bool
   return dispatch(session, argv, /*in_script=*/true, read_only);
 }
 
+resp::Reply Server::execute_from_script(Session& session, const CommandTable::Lookup& command,
+                                        const Argv& argv, bool read_only) {
+  return dispatch(session, command, argv, /*in_script=*/true, read_only);
+}
+
 resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script, bool read_only) {
   const CommandTable::Lookup command =
       argv.empty() ? CommandTable::Lookup{} : commands_.lookup(argv[0]);
+  return dispatch(session, command, argv, in_script, read_only);
+}
+
+resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& command,
+                             const Argv& argv, bool in_script, bool read_only) {
   const CommandSpec* spec = command.spec;
   if (in_script) {
     // Redis 7.0 scriptCall's checks, in its order; the Lua engine appends

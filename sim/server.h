@@ -495,12 +495,18 @@ class Server {
   // with the script rules applied (no-script commands refused, writes refused
   // when `read_only`), at the script's frozen time (Internal, for sim/lua).
   resp::Reply execute_from_script(Session& session, const Argv& argv, bool read_only);
+  // The same with argv[0] already looked up in commands() (`command.spec`
+  // non-null): redis.call keeps the lookup of each command name it sees.
+  resp::Reply execute_from_script(Session& session, const CommandTable::Lookup& command,
+                                  const Argv& argv, bool read_only);
   // processCommand's maxmemory check: the -OOM reply when `argv` must be
   // refused, else nullopt (also records script_oom_ for EVAL).
   std::optional<resp::Reply> check_oom(Session& session, const CommandSpec& spec, const Argv& argv);
   // processCommand (client) or scriptCall (redis.call): lookup, arity and
   // the state checks, then call().
   resp::Reply dispatch(Session& session, const Argv& argv, bool in_script, bool read_only);
+  resp::Reply dispatch(Session& session, const CommandTable::Lookup& command, const Argv& argv,
+                       bool in_script, bool read_only);
   // Runs the handler with the time frozen (read once by the outermost call).
   resp::Reply call(Session& session, const CommandTable::Lookup& command, const Argv& argv,
                    bool in_script);

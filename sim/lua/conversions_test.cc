@@ -109,6 +109,23 @@ TEST_F(ConversionTest, NumberArgumentsUsePercent17g) {
                    "inf", "42"}));
 }
 
+// Integral floats below 10^17 (10^14 for tostring's %.14g) print as their
+// digits without the C library's float formatting: the same text as %g.
+TEST_F(ConversionTest, IntegralFloatsPrintAsPercentG) {
+  EXPECT_EQ(eval("redis.call('set','a', 1e16) redis.call('set','b', 2^53) "
+                 "redis.call('set','c', -2^53) redis.call('set','d', 1e17) "
+                 "redis.call('set','e', -1e17 + 16) redis.call('set','f', 123456789012345.0) "
+                 "redis.call('set','g', 2^53 + 2) redis.call('set','h', 0.0) "
+                 "redis.call('set','i', 3.0) "
+                 "return redis.call('mget','a','b','c','d','e','f','g','h','i')"),
+            Bulks({"10000000000000000", "9007199254740992", "-9007199254740992", "1e+17",
+                   "-99999999999999984", "123456789012345", "9007199254740994", "0", "3"}));
+  EXPECT_EQ(eval("return {tostring(1e13), tostring(1e14), tostring(99999999999999.0), "
+                 "tostring(-0.0), tostring(2^40), tostring(-2^45)}"),
+            Bulks({"10000000000000", "1e+14", "99999999999999", "-0", "1099511627776",
+                   "-35184372088832"}));
+}
+
 TEST_F(ConversionTest, HalfOfAnArgvNumberWorksAsPexpire) {
   run({"SET", "lock", "v"});
   EXPECT_EQ(eval("return redis.call('pexpire', KEYS[1], ARGV[1] / 2)", {"lock"}, {"30000"}),

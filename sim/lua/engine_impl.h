@@ -22,9 +22,11 @@ namespace redsim::sim {
 namespace script_detail {
 
 // Fixed slots at the bottom of the state's stack.
-constexpr int kHandlerIndex = 1;  // the error handler
-constexpr int kGlobalsIndex = 2;  // the real globals table (KEYS, ARGV are set here)
-constexpr int kBaseTop = kGlobalsIndex;
+constexpr int kHandlerIndex = 1;   // the error handler
+constexpr int kGlobalsIndex = 2;   // the real globals table (KEYS, ARGV are set here)
+constexpr int kKeysNameIndex = 3;  // the string "KEYS" (kept: no interning per script)
+constexpr int kArgvNameIndex = 4;  // the string "ARGV"
+constexpr int kBaseTop = kArgvNameIndex;
 
 // The script cache is keyed by lower-case hex SHA1s: their first 16 digits
 // are already uniformly spread, so every EVALSHA need not hash all 40 bytes.
@@ -108,6 +110,8 @@ struct ScriptEngine::Impl {
     lua::install_sandbox(L);
     lua_pushcfunction(L, lua::error_handler);  // slot kHandlerIndex
     lua::push_real_globals(L);                 // slot kGlobalsIndex
+    lua_pushliteral(L, "KEYS");                // slot kKeysNameIndex
+    lua_pushliteral(L, "ARGV");                // slot kArgvNameIndex
   }
 
   void close() {
@@ -181,14 +185,18 @@ struct ScriptEngine::Impl {
     return it == scripts.end() ? nullptr : &it->second;
   }
 
-  // Sets global `name` to a table holding exactly argv[from, from + count)
+  // Sets the global named at `name_index` to a table holding exactly argv[from, from + count)
   // as an array. The table is the one this script had on its last call
   // when the script left nothing else in it (no extra keys, no metatable):
   // indistinguishable from the fresh table Redis creates, since no script
   // can keep a reference from one call to the next (globals and libraries
   // are read-only), and elements already equal are not pushed again. The
   // lock scripts call with the same key, lease and owner over and over.
-  void fill_array(int& ref, const char* name, const Argv& argv, size_t from, size_t count) {
+  // `name_index` is the stack slot of the global's name (kKeysNameIndex,
+  // kArgvNameIndex); the globals table has the field already and no
+  // __newindex, so a raw set is what lua_setfield would do.
+  void fill_array(int& ref, int name_index, const Argv& argv, size_t from, size_t count) {
+    lua_pushvalue(L, name_index);
     bool fresh = ref == LUA_NOREF;
     if (!fresh) {
       lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
@@ -241,7 +249,7 @@ struct ScriptEngine::Impl {
       lua_pushvalue(L, -1);
       ref = luaL_ref(L, LUA_REGISTRYINDEX);
     }
-    lua_setfield(L, kGlobalsIndex, name);
+    lua_rawset(L, kGlobalsIndex);
   }
 
   resp::Reply run(CommandContext& ctx, CachedScript& script, std::string_view sha, size_t numkeys,
@@ -249,8 +257,8 @@ struct ScriptEngine::Impl {
     const Argv& argv = ctx.argv;
     lua_settop(L, kBaseTop);
     lua_checkstack(L, 8);
-    fill_array(script.keys_ref, "KEYS", argv, 3, numkeys);
-    fill_array(script.argv_ref, "ARGV", argv, 3 + numkeys, argv.size() - 3 - numkeys);
+    fill_array(script.keys_ref, kKeysNameIndex, argv, 3, numkeys);
+    fill_array(script.argv_ref, kArgvNameIndex, argv, 3 + numkeys, argv.size() - 3 - numkeys);
     lua_rawgeti(L, LUA_REGISTRYINDEX, script.ref);
     return call(ctx, 0, sha, read_only);
   }

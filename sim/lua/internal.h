@@ -44,7 +44,13 @@ struct EngineState {
   // Redis (redis-server 7.0.15's first math.random() after start is
   // 0.39646477363839, then 0.84048536971234, from script to script).
   uint64_t rand48 = 0x1234ABCD330EULL;
-  Argv argv;                    // scratch argv reused by redis.call
+  Argv argv;  // scratch argv reused by redis.call
+  // redis.call's command lookups, indexed by the address of the name's Lua
+  // string (a script's literal 'hincrby' is one interned string for as long
+  // as its chunk lives). A hit is checked against the command's own name, so
+  // an address reused by another string costs a lookup, never a wrong command.
+  static constexpr size_t kCommandHints = 32;  // a power of two
+  CommandTable::Lookup command_hints[kCommandHints];
   std::deque<std::string> log;  // redis.log lines, newest last, bounded
   ScriptRun run;                // reset when a script starts
   int resp = 2;                 // redis.setresp: how redis.call replies reach the script

@@ -22,8 +22,10 @@ constexpr int kReplAll = 3;
 
 // Fills state.argv from the Lua arguments. Returns false when one of them
 // is neither a string nor a number.
-bool collect_argv(lua_State* L, int argc, Argv& argv) {
+// `first` gets the address of argument 1's Lua string (null if a number).
+bool collect_argv(lua_State* L, int argc, Argv& argv, const char** first = nullptr) {
   argv.resize(static_cast<size_t>(argc));
+  if (first != nullptr) *first = nullptr;
   for (int i = 1; i <= argc; ++i) {
     std::string& arg = argv[static_cast<size_t>(i - 1)];
     switch (lua_type(L, i)) {
@@ -31,6 +33,7 @@ bool collect_argv(lua_State* L, int argc, Argv& argv) {
         size_t len = 0;
         const char* s = lua_tolstring(L, i, &len);
         arg.assign(s, len);
+        if (i == 1 && first != nullptr) *first = s;
         break;
       }
       case LUA_TNUMBER:
@@ -51,21 +54,46 @@ int fail(lua_State* L, bool raise, std::string_view text) {
   return 1;
 }
 
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// The command argv[0] names (spec null: unknown), through st's hints; `name`
+// is the Lua string argv[0] was copied from.
+CommandTable::Lookup find_command(EngineState& st, const char* name, const std::string& argv0) {
+  size_t slot = (reinterpret_cast<uintptr_t>(name) >> 4) & (EngineState::kCommandHints - 1);
+  CommandTable::Lookup& hint = st.command_hints[slot];
+  if (hint.spec != nullptr) {
+    std::string_view lower = hint.spec->name;  // registered in lower case
+    bool same = lower.size() == argv0.size();
+    for (size_t i = 0; same && i < lower.size(); ++i) same = ascii_lower(argv0[i]) == lower[i];
+    if (same) return hint;
+  }
+  CommandTable::Lookup command = st.server->commands().lookup(argv0);
+  if (command.spec != nullptr) hint = command;
+  return command;
+}
+
 int generic_call(lua_State* L, bool raise) {
   EngineState& st = state_of(L);
   int argc = lua_gettop(L);
   if (argc == 0) {
     return fail(L, raise, "ERR Please specify at least one argument for this redis lib call");
   }
-  if (!collect_argv(L, argc, st.argv)) {
+  const char* name = nullptr;  // argv[0]'s Lua string
+  if (!collect_argv(L, argc, st.argv, &name)) {
     return fail(L, raise, "ERR Lua redis lib command arguments must be strings or integers");
   }
   if (st.server == nullptr || st.session == nullptr) {
     return fail(L, raise, "ERR redis.call() used outside of a running script");
   }
+  CommandTable::Lookup command = find_command(st, name, st.argv[0]);
   resp::Reply reply;
   try {
-    reply = ServerAccess::execute_from_script(*st.server, *st.session, st.argv, st.read_only);
+    if (command.spec != nullptr) {
+      reply = ServerAccess::execute_from_script(*st.server, *st.session, command, st.argv,
+                                                st.read_only);
+    } else {
+      reply = ServerAccess::execute_from_script(*st.server, *st.session, st.argv, st.read_only);
+    }
   } catch (const std::exception& e) {
     // A bug in a command must not unwind through the Lua VM as a foreign
     // exception; report it as an error reply instead.

@@ -28,6 +28,25 @@ TEST_F(ScriptEngineTest, EvalCachesSoEvalshaWorks) {
   EXPECT_EQ(ServerAccess::scripts(*server_).script_count(), 1u);
 }
 
+// redis.call keeps each command name's lookup by the address of its Lua
+// string (sim/lua/redis_lib.cc): names built afresh, collected and built
+// again (addresses reused by other names), in any case, still run the
+// command they name; an unknown name is never taken for a cached one.
+TEST_F(ScriptEngineTest, CommandNamesBuiltAtRunTimeRunTheirCommand) {
+  EXPECT_EQ(eval("local names = {'incr', 'DECR', 'InCr', 'incrby'} "
+                 "for i = 1, 400 do "
+                 "  local n = names[(i % 4) + 1] "
+                 "  local fresh = string.sub(n .. string.rep('x', i % 7), 1, #n) "
+                 "  if fresh == 'incrby' then redis.call(fresh, 'c', 10) "
+                 "  else redis.call(fresh, 'c') end "
+                 "  if i % 50 == 0 then collectgarbage('collect') end "
+                 "end "
+                 "local ok = redis.pcall(string.sub('incrx', 1, 5), 'c') "
+                 "local unknown = string.find(ok['err'], 'Unknown Redis command', 1, true) ~= nil "
+                 "return {tonumber(redis.call('get', 'c')), unknown}"),
+            Arr({Int(1100), Int(1)}));
+}
+
 TEST_F(ScriptEngineTest, ScriptLoadExistsFlush) {
   EXPECT_EQ(run({"SCRIPT", "LOAD", "return 1"}), Bulk(kReturnOneSha));
   EXPECT_EQ(run({"script", "load", "return 1"}), Bulk(kReturnOneSha));
