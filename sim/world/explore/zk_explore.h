@@ -11,7 +11,9 @@
 // (plan.wait_ms, 6000 ms), the work inside the section, release. A client
 // whose acquire or release fails (ConnectionLoss after Curator's retries,
 // SessionExpired) records the error and stops; its process ends, which closes
-// its session (its znodes go). The fenced kind writes its token, the
+// its session (its znodes go: what Curator's LockInternals.deleteOurPath,
+// a delete().guaranteed() retried in the background, achieves for a failed
+// release). The fenced kind writes its token, the
 // znode's sequence number, to a FencedResource at the end of its work.
 //
 // Faults (draw_faults with the session timeout as the lease; explore.h has
