@@ -143,7 +143,11 @@ struct ZkWorld::State : std::enable_shared_from_this<ZkWorld::State> {
     const int64_t latency =
         cs->rng.uniform(options.latency_min.count(), options.latency_max.count());
     int64_t& last = to_server ? cs->to_server_us : cs->to_client_us;
-    const int64_t arrival = std::max(sent + latency, last);
+    // Strictly after the previous message of that direction: two messages
+    // due in the same microsecond would be same-time events, which PCT and
+    // the exhaustive strategy may reorder (a watch notification overtaking
+    // the answer that registers its watcher).
+    const int64_t arrival = std::max(sent + latency, last + 1);
     last = arrival;
     auto self = shared_from_this();
     world.at(Micros{arrival}, [self, cs, gen, sent, arrival, fn = std::move(fn)] {

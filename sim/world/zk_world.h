@@ -17,7 +17,9 @@
 // - every request, reply and watch notification is a message with a
 //   one-way latency drawn in [latency_min, latency_max] from the client's own
 //   stream (a sub-seed of the world's seed and the process id); messages of
-//   one session never overtake each other (ZooKeeper's per-session FIFO);
+//   one session never overtake each other (ZooKeeper's per-session FIFO:
+//   each arrives at least 1 us after the one before it in its direction, so
+//   no strategy can reorder them as same-time events);
 // - the node runs a request when it arrives: it touches the session (any
 //   request or ping renews it), runs the operation, and answers;
 // - a session expires at last-heard + timeout on the node's clock (true

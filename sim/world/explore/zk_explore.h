@@ -19,14 +19,18 @@
 // Faults (draw_faults with the session timeout as the lease; explore.h has
 // the ranges):
 // - without a FaultSet: the budgeted profile of pause, latency, loss,
-//   lost-reply, partition and crash. Pauses stay within FaultPlan's stall
-//   budget (a fifth of the session timeout per timeout), one-way latency at
-//   most a twentieth, partitions at most a fifth and at most one network
-//   fault per process in two session timeouts (ZkWorldOptions::
-//   network_fault_gap): a live client's session never goes unheard for its
-//   timeout (ping after a third, reconnect after two thirds, plus a pause
-//   and two latencies: under 0.97 of it), so a correct recipe must show
-//   nothing. Judged: mutual exclusion, liveness, and fencing for the fenced kind.
+//   lost-reply and crash. Pauses stay within FaultPlan's stall budget (a
+//   fifth of the session timeout per timeout), one-way latency at most a
+//   twentieth, at most one lost or reset request per process in two
+//   session timeouts (ZkWorldOptions::network_fault_gap): a live client's
+//   session never goes unheard for its timeout (a reset is seen one latency
+//   later and the client reconnects at once), so a correct recipe must show
+//   nothing. No partitions: here a partition stalls the connection until
+//   the client's read timeout, which counts from the last message the
+//   client heard (notifications too), so one lost ping can leave the node
+//   without news of a live client for a whole timeout (TCP would retransmit
+//   through a short partition). Judged: mutual exclusion, liveness, and
+//   fencing for the fenced kind.
 // - with a FaultSet (`--faults`): exactly those faults, unbounded (pauses up
 //   to 3 session timeouts, partitions up to 2). Judged: mutual exclusion
 //   (the unfenced kinds) or fencing (the fenced kind), and liveness unless
