@@ -149,12 +149,19 @@ std::expected<bool, ZkCode> InterProcessMutex::lock_loop(EnvTime start, std::opt
                                                          const std::string& ours) {
   const std::string our_name = ours.substr(path_.size() + 1);
   std::shared_ptr<Event> woken = env_.make_event();
+  std::string waiting_for;  // the predecessor last traced
   auto fail = [&](ZkCode c) -> std::expected<bool, ZkCode> {
     delete_ours(ours);
     return std::unexpected(c);
   };
   for (;;) {
-    auto kids = retrying([&] { return zk_.get_children(path_); });
+    ZkWatcher watcher = [woken](const ZkEvent&) { woken->signal(); };
+    // The herd recipe watches the parent with the same read that decides:
+    // a separate read to set the watch could miss a release between the two
+    // (or one hidden by a lost answer) and wait for a change that never comes.
+    auto kids = retrying([&] {
+      return options_.watch_parent ? zk_.get_children(path_, watcher) : zk_.get_children(path_);
+    });
     if (!kids) return fail(kids.error());
     std::vector<std::string> names;
     for (std::string& k : *kids) {
@@ -167,11 +174,11 @@ std::expected<bool, ZkCode> InterProcessMutex::lock_loop(EnvTime start, std::opt
     // validateOurIndex: our znode is gone (the session expired).
     if (at == names.end()) return std::unexpected(ZkCode::kNoNode);
     if (at == names.begin()) return true;
-    ZkWatcher watcher = [woken](const ZkEvent&) { woken->signal(); };
-    if (options_.watch_parent) {
-      auto again = retrying([&] { return zk_.get_children(path_, watcher); });
-      if (!again) return fail(again.error());
-    } else {
+    if (env_.tracing() && *(at - 1) != waiting_for) {
+      waiting_for = *(at - 1);
+      env_.trace("zk-mutex: " + our_name + " waits for " + waiting_for);
+    }
+    if (!options_.watch_parent) {
       auto pred = retrying([&] { return zk_.get_data(path_ + "/" + *(at - 1), watcher); });
       if (!pred && pred.error() == ZkCode::kNoNode) continue;  // released meanwhile
       if (!pred) return fail(pred.error());

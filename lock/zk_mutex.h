@@ -63,8 +63,9 @@ struct ZkMutexOptions {
   int max_retries = 3;
   Micros retry_sleep{10'000};
   // The herd recipe for contrast (ZooKeeper's "Locks" recipe notes the herd
-  // effect): wait on a child watch of the parent instead of the
-  // predecessor's znode, so every release wakes every waiter.
+  // effect): wait on a child watch of the parent, set by the getChildren
+  // that decides (a separate read could miss the release between the two),
+  // instead of the predecessor's znode, so every change wakes every waiter.
   bool watch_parent = false;
 };
 

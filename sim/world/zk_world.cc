@@ -25,6 +25,9 @@ using lock::ZkWatcher;
 struct ClientState {
   ProcessId pid = 0;
   Prng rng{0};
+  Prng fault_rng{0};          // ZkWorldOptions' random network faults
+  int64_t next_fault_us = 0;  // no random network fault before (network_fault_gap)
+  uint64_t dead_conn = 0;     // connections up to this one lost a message to a partition
   zk::SessionId session = 0;
   int64_t timeout_us = 0;
   ZkState state = ZkState::kSuspended;
@@ -136,18 +139,59 @@ struct ZkWorld::State : std::enable_shared_from_this<ZkWorld::State> {
   // partition of the process covers any instant of its way.
   void send(const std::shared_ptr<ClientState>& cs, bool to_server, std::function<void()> fn) {
     const int64_t sent = now();
+    const uint64_t gen = to_server ? cs->conn : cs->server_conn;
     const int64_t latency =
         cs->rng.uniform(options.latency_min.count(), options.latency_max.count());
     int64_t& last = to_server ? cs->to_server_us : cs->to_client_us;
-    const int64_t arrival = std::max(sent + latency, last);
+    // Strictly after the previous message of that direction: two messages
+    // due in the same microsecond would be same-time events, which PCT and
+    // the exhaustive strategy may reorder (a watch notification overtaking
+    // the answer that registers its watcher).
+    const int64_t arrival = std::max(sent + latency, last + 1);
     last = arrival;
     auto self = shared_from_this();
-    world.at(Micros{arrival}, [self, pid = cs->pid, sent, arrival, fn = std::move(fn)] {
+    world.at(Micros{arrival}, [self, cs, gen, sent, arrival, fn = std::move(fn)] {
+      // A stalled connection delivers nothing after the message it lost.
+      if (gen != 0 && gen <= cs->dead_conn) return;
       for (const Window& w : self->partitions) {
-        if (w.pid == pid && w.from_us <= arrival && w.to_us > sent) return;
+        if (w.pid == cs->pid && w.from_us <= arrival && w.to_us > sent) {
+          cs->dead_conn = std::max(cs->dead_conn, gen);
+          return;
+        }
       }
       fn();
     });
+  }
+
+  // The random network fault of a request (or, with `ping`, a ping: only
+  // partitions) `cs` sends now (ZkWorldOptions): a partition starting now
+  // (recorded as a window), or a loss.
+  std::optional<ZkLoss> draw_request_fault(ClientState& cs, bool ping) {
+    const ZkWorldOptions& o = options;
+    if (!o.partition_ppm && (ping || (!o.lost_reply_ppm && !o.loss_ppm))) return std::nullopt;
+    const int64_t t = now();
+    if (t < cs.next_fault_us) return std::nullopt;
+    std::optional<ZkLoss> loss;
+    if (cs.fault_rng.chance(o.partition_ppm)) {
+      const int64_t len = cs.fault_rng.uniform(o.partition_min.count(), o.partition_max.count());
+      partitions.push_back(Window{cs.pid, t, t + len, ZkLoss::kRequest});
+      cs.env->trace("zk: cut from the node for " + std::to_string(len / 1000) + " ms");
+    } else if (ping) {
+      return std::nullopt;
+    } else if (cs.fault_rng.chance(o.lost_reply_ppm)) {
+      loss = ZkLoss::kReplyAfterRun;
+    } else if (cs.fault_rng.chance(o.loss_ppm)) {
+      loss = cs.fault_rng.chance(o.loss_executed_ppm) ? ZkLoss::kReplyAfterRun : ZkLoss::kRequest;
+    } else {
+      return std::nullopt;
+    }
+    if (loss) {
+      cs.env->trace(loss == ZkLoss::kRequest
+                        ? "zk: connection reset before the request ran"
+                        : "zk: connection reset after the request ran (its answer lost)");
+    }
+    cs.next_fault_us = t + o.network_fault_gap.count();
+    return loss;
   }
 
   std::optional<ZkLoss> loss_at(ProcessId pid, int64_t t) const {
@@ -277,7 +321,8 @@ Got exchange(State& st, const std::shared_ptr<ClientState>& cs, ProcessEnv& env,
   std::shared_ptr<lock::Event> event = env.make_event();
   auto outcome = std::make_shared<int>(kWaiting);
   const uint64_t gen = connect ? ++cs->conn : cs->conn;
-  const std::optional<ZkLoss> loss = connect ? std::nullopt : st.loss_at(cs->pid, st.now());
+  std::optional<ZkLoss> loss = connect ? std::nullopt : st.loss_at(cs->pid, st.now());
+  if (!connect && !loss) loss = st.draw_request_fault(*cs, false);
   zk::CoordinationNode::WatchSet watches;
   if (connect) {
     for (auto& [p, ws] : cs->data) watches.data.push_back(p);
@@ -364,6 +409,7 @@ void send_ping(State& st, const std::shared_ptr<ClientState>& cs, ProcessEnv& en
   auto self = st.shared_from_this();
   const uint64_t gen = cs->conn;
   cs->last_sent_us = env.now().time_since_epoch().count();
+  (void)st.draw_request_fault(*cs, true);
   st.send(cs, true, [self, cs, gen] {
     if (gen != cs->server_conn) return;
     const bool alive = self->node.touch(cs->session, self->now());
@@ -418,7 +464,14 @@ class SimZkClient final : public lock::ZkClient {
       *made = n.create(s, path, data, mode_of(mode));
       return std::function<void()>{};
     });
-    if (g != Got::kAnswer) return std::unexpected(fail(g));
+    if (g != Got::kAnswer) {
+      // For the reader of the timeline (the client cannot know): what the
+      // request whose answer was lost made on the node.
+      if (made->err == zk::Err::kOk && !made->path.empty()) {
+        env_.trace("zk: unseen by the client, the lost create made " + made->path);
+      }
+      return std::unexpected(fail(g));
+    }
     if (made->err != zk::Err::kOk) return std::unexpected(code_of(made->err));
     return made->path;
   }
@@ -526,7 +579,9 @@ ZkWorld::~ZkWorld() = default;
 std::unique_ptr<lock::ZkClient> ZkWorld::connect(ProcessEnv& env, Micros session_timeout) {
   auto cs = std::make_shared<ClientState>();
   cs->pid = env.process_id();
-  cs->rng = st_->root.fork(cs->pid).fork(st_->clients_made[cs->pid]++);
+  const uint64_t nth = st_->clients_made[cs->pid]++;
+  cs->rng = st_->root.fork(cs->pid).fork(nth);
+  cs->fault_rng = st_->root.fork("faults").fork(cs->pid).fork(nth);
   cs->timeout_us = session_timeout.count();
   cs->env = &env;
   State& st = *st_;

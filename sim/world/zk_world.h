@@ -17,7 +17,9 @@
 // - every request, reply and watch notification is a message with a
 //   one-way latency drawn in [latency_min, latency_max] from the client's own
 //   stream (a sub-seed of the world's seed and the process id); messages of
-//   one session never overtake each other (ZooKeeper's per-session FIFO);
+//   one session never overtake each other (ZooKeeper's per-session FIFO:
+//   each arrives at least 1 us after the one before it in its direction, so
+//   no strategy can reorder them as same-time events);
 // - the node runs a request when it arrives: it touches the session (any
 //   request or ping renews it), runs the operation, and answers;
 // - a session expires at last-heard + timeout on the node's clock (true
@@ -45,11 +47,15 @@
 // - network faults between a process and the node are ZkWorld's own, in the
 //   World's manner (World::partition and lose_messages name Redis servers):
 //   partition() loses every message either way in its window (the client
-//   notices by its read timeout), lose_messages() resets the connection
+//   notices by its read timeout: as a TCP connection that stalls, a
+//   connection that lost a message to a partition carries nothing more, so
+//   the client's next message after the window does not revive it; the
+//   client reconnects), lose_messages() resets the connection
 //   before or after a request runs (the client sees kConnectionLoss one
 //   latency later; pings are not requests and are not lost this way).
 // The world's FaultPlan (its random latency, loss, delays and partitions,
-// which are drawn per Redis connection) does not reach the node; its random
+// which are drawn per Redis connection) does not reach the node (ZkWorldOptions
+// has the node's own random network faults); its random
 // pauses and crashes of processes do, as they stop the clients' tasks.
 // Not modelled: the node's crash and quorum (see coordination_node.h for how
 // a leader change would show), the client's event thread as a paused thread
@@ -73,6 +79,31 @@ struct ZkWorldOptions {
   Micros latency_min{1000};
   Micros latency_max{1000};
   zk::NodeOptions node;
+
+  // Random network faults between the clients and the node (`redsim check
+  // --lock zk-mutex --faults loss,lost-reply,partition`), drawn for each
+  // request a client sends (not for pings or reconnects) from the client's
+  // own fault stream, so the latencies drawn stay those of a run without
+  // them (partitions are drawn for pings too: a partition may start while
+  // a holder works). With every chance zero nothing is drawn. The names and units are
+  // FaultPlan's (world.h), whose own network faults reach Redis
+  // connections only:
+  // - lost_reply_ppm: the request runs, then the connection resets (its
+  //   answer is lost; ZkLoss::kReplyAfterRun);
+  // - loss_ppm: the connection resets, after the request ran with chance
+  //   loss_executed_ppm, before otherwise (kRequest);
+  // - partition_ppm: the process is cut from the node (partition()) from
+  //   the request's send for a length drawn in [partition_min, partition_max].
+  Ppm lost_reply_ppm{0};
+  Ppm loss_ppm{0};
+  Ppm loss_executed_ppm{500000};
+  Ppm partition_ppm{0};
+  Micros partition_min{0};
+  Micros partition_max{0};
+  // At most one random network fault per process in any stretch this long
+  // (0: no limit). The budgeted profile of `check` sets it so that a live
+  // session never goes unheard for its timeout.
+  Micros network_fault_gap{0};
 };
 
 // What ZkWorld::lose_messages does to a request sent in its window.

@@ -41,12 +41,12 @@ void sleep_until(ProcessEnv& env, Micros t) {
   if (left > Micros::zero()) env.sleep_for(left);
 }
 
-// Random schedules (the start of `redsim check --lock zk-mutex`, which does
-// not exist yet): 2..4 clients with 2..4 attempts each at 0.5..1.5 ms
-// latency; each client's connection resets after a request ran (its answer
-// lost) in a random 5 ms window with chance 1/2. Judged by mutual exclusion
-// and by liveness with the session timeout as bound. A client whose acquire
-// fails with an error stops, as `check` does under faults.
+// Random schedules, a small fixed form of `redsim check --lock zk-mutex`
+// (sim/world/explore/zk_explore.h, which explores with the world's faults): 2..4 clients with 2..4
+// attempts each at 0.5..1.5 ms latency; each client's connection resets after a request ran (its
+// answer lost) in a random 5 ms window with chance 1/2. Judged by mutual exclusion and by liveness
+// with the session timeout as bound. A client whose acquire fails with an error stops, as `check`
+// does under faults.
 struct RandomRun {
   size_t mutual_exclusion = 0;
   size_t liveness = 0;

@@ -6,6 +6,7 @@
 
 #include "sim/world/explore/exhaustive.h"
 #include "sim/world/explore/explore.h"
+#include "sim/world/explore/zk_explore.h"
 #include "sim/world/testing/harness.h"
 #include "sim/world/timeline_svg.h"
 #include "tools/cli/json.h"
@@ -45,6 +46,7 @@ std::string shell_word(const std::string& word) {
 std::string lock_flag(const CheckOptions& options) {
   if (!options.script_lock_dir.empty())
     return "--script-lock " + shell_word(options.script_lock_dir);
+  if (options.zk_kind) return "--lock " + std::string(world::zk_lock_kind_name(*options.zk_kind));
   return "--lock " + std::string(lock::lock_kind_name(options.kind));
 }
 
@@ -174,8 +176,16 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
       return 2;
     }
   }
-  const std::string kind_name =
-      manifest ? manifest->spec->name : std::string(lock::lock_kind_name(options.kind));
+  const std::string kind_name = manifest ? manifest->spec->name
+                                : options.zk_kind
+                                    ? std::string(world::zk_lock_kind_name(*options.zk_kind))
+                                    : std::string(lock::lock_kind_name(options.kind));
+  if (options.zk_kind && options.faults) {
+    if (const std::string problem = world::zk_fault_problem(*options.faults); !problem.empty()) {
+      err << "redsim: --faults " << problem << "\n";
+      return 2;
+    }
+  }
   // "lock simple", "script lock set-nx-px (examples/script-locks/correct)".
   const std::string label = manifest
                                 ? "script lock " + kind_name + " (" + options.script_lock_dir + ")"
@@ -183,6 +193,8 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
   auto make_plan = [&](uint64_t seed) {
     world::ExplorePlan plan =
         manifest ? script_lock_plan(*manifest, seed, options.clients, options.faults)
+        : options.zk_kind
+            ? world::generate_zk_plan(*options.zk_kind, seed, options.clients, options.faults)
         : options.strategy.exhaustive()
             ? world::generate_small_plan(options.kind, seed,
                                          options.clients > 0 ? options.clients : 2)
@@ -198,9 +210,9 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
   };
 
   if (options.strategy.exhaustive() && options.strategy.schedule.empty()) {
-    if (manifest || options.faults || options.clients > 3) {
-      err << "redsim: --strategy exhaustive searches the built-in kinds' plain worlds of 1..3 "
-             "clients (no --script-lock, no --faults)\n";
+    if (manifest || options.zk_kind || options.faults || options.clients > 3) {
+      err << "redsim: --strategy exhaustive searches the built-in Redis kinds' plain worlds of "
+             "1..3 clients (no --script-lock, no ZooKeeper kind, no --faults)\n";
       return 2;
     }
     return check_exhaustive(options, first, last, out, err);
@@ -279,6 +291,11 @@ int check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
       if (world::find_expire_then_delete(small.history, world::kExploreKey) >= 0) {
         out << "diagnosis: expire-then-delete: a client's DEL removed a lock another client had "
                "taken after the first one's had expired\n";
+      }
+      if (options.zk_kind) {
+        if (auto orphan = world::find_orphan_wait(small.history)) {
+          out << "diagnosis: " << *orphan << "\n";
+        }
       }
       out << "timeline of the shrunk run:\n" << timeline << "\n";
       out << "replay: " << replay << "\n";

@@ -11,6 +11,16 @@
 //
 //   redsim check --script-lock examples/script-locks/correct --faults crash,loss
 //
+// With --lock zk-mutex (zk-mutex-fenced, zk-mutex-unprotected, zk-mutex-herd)
+// the lock is Curator's InterProcessMutex on the simulated ZooKeeper node
+// (sim/world/explore/zk_explore.h): the same plans, shrinking, replay line,
+// --json, --svg and random/PCT strategies; the faults it takes are pause,
+// latency, loss, lost-reply, partition and crash (others: exit 2).
+//
+//   redsim check --lock zk-mutex --faults pause          # two holders
+//   redsim check --lock zk-mutex-fenced --faults pause   # safe
+//   redsim check --lock zk-mutex-unprotected --faults lost-reply  # the orphan znode
+//
 // With --script-lock DIR the lock is the user's Lua scripts described by
 // DIR/lock.json (tools/cli/script_lock_manifest.h), explored through the
 // public harness (tools/cli/script_lock_check.h) with the same plans, faults,
@@ -29,6 +39,8 @@ namespace redsim::cli {
 
 struct CheckOptions {
   lock::LockKind kind = lock::LockKind::kSimple;
+  // set: this ZooKeeper kind (zk-mutex, ...; sim/world/explore/zk_explore.h) instead of `kind`
+  std::optional<world::ZkLockKind> zk_kind;
   std::string script_lock_dir;            // non-empty: this script lock instead of `kind`
   int clients = 0;                        // 0: drawn per seed in 2..8
   int seeds = 1000;                       // seeds 1..seeds, unless `seed` is set
@@ -63,7 +75,7 @@ struct CheckOptions {
 // (sim/world/explore/exhaustive.h); prints "no violation in all N schedules up to
 // bound B: ..." or the first failing schedule, shrunk, with a replay line
 // whose --strategy exhaustive:B@SCHEDULE runs that one schedule. Only the
-// built-in kinds without --faults, 1..3 clients (else 2). JSON: "lock",
+// built-in Redis kinds without --faults, 1..3 clients (else 2). JSON: "lock",
 // "strategy", "violation", "schedules", "pruned", and "seed", "replay",
 // "shrink_runs", "plan", "violations", "timeline" on a violation, or
 // "first_seed", "last_seed", "clients", "elapsed_seconds" without.

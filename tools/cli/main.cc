@@ -13,6 +13,7 @@
 
 #include "lock/lock.h"
 #include "sim/world/explore/explore.h"
+#include "sim/world/explore/zk_explore.h"
 #include "tools/cli/check_cmd.h"
 #include "tools/cli/difftest_cmd.h"
 #include "tools/cli/merge_cmd.h"
@@ -89,6 +90,11 @@ int main(int argc, char** argv) {
   for (redsim::lock::LockKind kind : redsim::lock::all_lock_kinds()) {
     kind_names.emplace_back(redsim::lock::lock_kind_name(kind));
     kind_list += (kind_list.empty() ? "" : ", ") + kind_names.back();
+  }
+  // The ZooKeeper kinds (sim/world/explore/zk_explore.h).
+  for (redsim::world::ZkLockKind kind : redsim::world::kZkLockKinds) {
+    kind_names.emplace_back(redsim::world::zk_lock_kind_name(kind));
+    kind_list += ", " + kind_names.back();
   }
   auto* lock_opt = check->add_option("--lock", lock_name, "A built-in lock kind: " + kind_list)
                        ->check(CLI::IsMember(kind_names));
@@ -171,7 +177,11 @@ int main(int argc, char** argv) {
     if (lock_name.empty() == check_options.script_lock_dir.empty()) {
       throw CLI::ValidationError("check", "give one of --lock KIND or --script-lock DIR");
     }
-    if (!lock_name.empty()) check_options.kind = *redsim::lock::parse_lock_kind(lock_name);
+    if (auto zk = redsim::world::parse_zk_lock_kind(lock_name)) {
+      check_options.zk_kind = zk;
+    } else if (!lock_name.empty()) {
+      check_options.kind = *redsim::lock::parse_lock_kind(lock_name);
+    }
     if (seed_opt->count() > 0) check_options.seed = seed;
     if (faults_opt->count() > 0) check_options.faults = redsim::world::parse_fault_set(faults_list);
     if (shard_opt->count() > 0) {

@@ -12,6 +12,7 @@
 #include "lock/read_write_lock.h"
 #include "lock/reentrant_lock.h"
 #include "lock/spin_lock.h"
+#include "sim/world/explore/zk_explore.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/prng.h"
 
@@ -362,6 +363,7 @@ uint64_t pct_steps(const ExplorePlan& plan) {
 }
 
 ExploreOutcome run_plan(const ExplorePlan& plan) {
+  if (plan.zk) return run_zk_plan(plan);
   WorldOptions options;
   options.seed = plan.seed;
   options.strategy = plan.strategy;
@@ -502,8 +504,13 @@ ExplorePlan shrink_plan(const ExplorePlan& plan,
 
 std::string describe_plan(const ExplorePlan& plan) {
   std::ostringstream out;
-  out << "lock " << lock::lock_kind_name(plan.kind) << ", seed " << plan.seed << ", lease "
-      << plan.lease_ms << " ms, wait " << plan.wait_ms << " ms\n";
+  if (plan.zk) {
+    out << "lock " << zk_lock_kind_name(*plan.zk) << ", seed " << plan.seed << ", session timeout "
+        << plan.lease_ms << " ms, wait " << plan.wait_ms << " ms\n";
+  } else {
+    out << "lock " << lock::lock_kind_name(plan.kind) << ", seed " << plan.seed << ", lease "
+        << plan.lease_ms << " ms, wait " << plan.wait_ms << " ms\n";
+  }
   out << "faults: latency " << plan.faults.latency_min.count() / 1000.0 << ".."
       << plan.faults.latency_max.count() / 1000.0 << " ms, pause " << plan.faults.pause_ppm
       << " ppm per blocking call (" << plan.faults.pause_min.count() / 1000.0 << ".."

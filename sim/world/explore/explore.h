@@ -128,11 +128,22 @@ enum ExploreCheck : uint32_t {
   kCheckAll = 63,
 };
 
+// The ZooKeeper kinds (Curator's InterProcessMutex in a ZkWorld;
+// sim/world/explore/zk_explore.h): a plan with `zk` set runs them instead of
+// `kind`.
+enum class ZkLockKind : uint8_t {
+  kMutex,        // zk-mutex: protected mode, the predecessor watch
+  kFenced,       // zk-mutex-fenced: writes with its znode's sequence number as token
+  kUnprotected,  // zk-mutex-unprotected: no protected mode (the orphan after a lost create)
+  kHerd,         // zk-mutex-herd: a child watch on the parent (every release wakes all)
+};
+
 struct ExplorePlan {
   lock::LockKind kind = lock::LockKind::kSimple;
-  uint64_t seed = 1;       // the world's seed (latency draws, random faults, client ids)
-  int64_t lease_ms = 100;  // string kinds: the PX; reentrant: lock_watchdog_timeout
-  int64_t wait_ms = 2000;  // try_lock_for budget of every attempt
+  std::optional<ZkLockKind> zk;  // set: this ZooKeeper kind instead of `kind`
+  uint64_t seed = 1;             // the world's seed (latency draws, random faults, client ids)
+  int64_t lease_ms = 100;        // string kinds: the PX; reentrant: lock_watchdog_timeout
+  int64_t wait_ms = 2000;        // try_lock_for budget of every attempt
   int64_t retry_backoff_max_us = 10000;  // string kinds' polling backoff cap
   FaultPlan faults;
   std::vector<ClientPlan> clients;

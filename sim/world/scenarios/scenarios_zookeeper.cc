@@ -13,6 +13,7 @@
 // /locks/orders; the critical sections are recorded under kKey as the
 // Redis scenarios do, so the same checkers judge them.
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,9 +55,11 @@ bool zk_acquire(ProcessEnv& env, lock::InterProcessMutex& m, Micros wait) {
   return *got;
 }
 
-void zk_release(ProcessEnv& env, lock::InterProcessMutex& m) {
+// Releases; "ok" or the error's name, also recorded.
+std::string zk_release(ProcessEnv& env, lock::InterProcessMutex& m) {
   auto r = m.release();
   env.record(r ? "released" : "release failed: " + zk_error(r.error()));
+  return r ? "ok" : zk_error(r.error());
 }
 
 // Sleeps until true time `t` (process clocks do not drift here).
@@ -65,10 +68,49 @@ void sleep_until(ProcessEnv& env, Micros t) {
   if (left > Micros::zero()) env.sleep_for(left);
 }
 
-struct Holder {
-  bool still_inside_after_pause = false;
-  std::string release;
+// What a client does while it holds the lock (the skeleton releases after).
+using ZkHold = std::function<void(ProcessEnv&, lock::ZkClient&, lock::InterProcessMutex&)>;
+
+// The holder-and-waiter skeleton of the scenarios below: A connects, makes
+// the lock's parents and takes the lock at once (acquire(0)); B connects at
+// t=50 ms and waits up to 5 s for it. Each runs its `holds` while holding,
+// then releases. The scenario then puts its fault on A (`a`).
+struct ZkPair {
+  std::shared_ptr<ZkWorld> zk;
+  ProcessId a = 0;
+  std::shared_ptr<std::string> a_release;  // A's release: "ok" or the error; "" if none
 };
+
+ZkPair spawn_zk_pair(World& world, ZkHold a_holds, ZkHold b_holds) {
+  ZkPair pair{std::make_shared<ZkWorld>(world), 0, std::make_shared<std::string>()};
+  auto zk = pair.zk;
+  auto a_release = pair.a_release;
+  pair.a = world.spawn_process("A", [zk, a_release, a_holds](ProcessEnv& env) {
+    auto client = zk->connect(env, kSessionTimeout);
+    make_parents(*client);
+    lock::InterProcessMutex m(env, *client, kZkPath);
+    if (!zk_acquire(env, m, Micros(0))) return;
+    a_holds(env, *client, m);
+    *a_release = zk_release(env, m);
+  });
+  world.spawn_process(
+      "B",
+      [zk, b_holds](ProcessEnv& env) {
+        auto client = zk->connect(env, kSessionTimeout);
+        lock::InterProcessMutex m(env, *client, kZkPath);
+        if (!zk_acquire(env, m, ms(5000))) return;
+        b_holds(env, *client, m);
+        zk_release(env, m);
+      },
+      ms(50));
+  return pair;
+}
+
+// A hold that only works `d` inside the critical section.
+ZkHold works(Micros d) {
+  return
+      [d](ProcessEnv& env, lock::ZkClient&, lock::InterProcessMutex&) { critical_section(env, d); };
+}
 
 // zk-pause-past-session: A takes the lock at t=10 ms and works 3 s; it is
 // paused at t=100 ms for 2 s (a GC pause: its ping task stops with it). The
@@ -80,35 +122,13 @@ struct Holder {
 ScenarioResult run_zk_pause(Verdict expected, uint64_t seed) {
   SimRunner runner(scenario_options(seed));
   World& world = runner.world();
-  auto zk = std::make_shared<ZkWorld>(world);
-  auto h = std::make_shared<Holder>();
-  ProcessId a = world.spawn_process("A", [zk, h](ProcessEnv& env) {
-    auto client = zk->connect(env, kSessionTimeout);
-    make_parents(*client);
-    lock::InterProcessMutex m(env, *client, kZkPath);
-    if (!zk_acquire(env, m, Micros(0))) return;
-    critical_section(env, ms(3000));
-    h->still_inside_after_pause = true;
-    auto r = m.release();
-    h->release = r ? "ok" : zk_error(r.error());
-    env.record("release: " + h->release);
-  });
-  world.spawn_process(
-      "B",
-      [zk](ProcessEnv& env) {
-        auto client = zk->connect(env, kSessionTimeout);
-        lock::InterProcessMutex m(env, *client, kZkPath);
-        if (!zk_acquire(env, m, ms(5000))) return;
-        critical_section(env, ms(1500));
-        zk_release(env, m);
-      },
-      ms(50));
-  world.pause_process(a, ms(100), ms(2000));
+  const ZkPair pair = spawn_zk_pair(world, works(ms(3000)), works(ms(1500)));
+  world.pause_process(pair.a, ms(100), ms(2000));
   world.run();
   Judged j;
-  j.findings.push_back("sessions expired: " + std::to_string(zk->sessions_expired()) +
-                       "; A's release after its pause: " + h->release);
-  if (zk->sessions_expired() < 1) j.extra.push_back(expectation_failed("A's session lived"));
+  j.findings.push_back("sessions expired: " + std::to_string(pair.zk->sessions_expired()) +
+                       "; A's release after its pause: " + *pair.a_release);
+  if (pair.zk->sessions_expired() < 1) j.extra.push_back(expectation_failed("A's session lived"));
   return judge(runner, expected, kLivenessBound, std::move(j));
 }
 
@@ -120,19 +140,14 @@ ScenarioResult run_zk_pause(Verdict expected, uint64_t seed) {
 ScenarioResult run_zk_pause_fenced(Verdict expected, uint64_t seed) {
   SimRunner runner(scenario_options(seed));
   World& world = runner.world();
-  auto zk = std::make_shared<ZkWorld>(world);
   auto storage = std::make_shared<FencedResource>("storage");
   struct Shared {
     int64_t a_token = -1, b_token = -1;
     bool a_rejected = false, b_accepted = false;
   };
   auto s = std::make_shared<Shared>();
-  auto client = [zk, storage, s](bool is_a) {
-    return [zk, storage, s, is_a](ProcessEnv& env) {
-      auto c = zk->connect(env, kSessionTimeout);
-      if (is_a) make_parents(*c);
-      lock::InterProcessMutex m(env, *c, kZkPath);
-      if (!zk_acquire(env, m, is_a ? Micros(0) : ms(5000))) return;
+  auto writer = [storage, s](bool is_a) -> ZkHold {
+    return [storage, s, is_a](ProcessEnv& env, lock::ZkClient&, lock::InterProcessMutex& m) {
       const int64_t token = m.token().value_or(-1);
       (is_a ? s->a_token : s->b_token) = token;
       env.sleep_for(is_a ? ms(3000) : ms(10));  // A's sleep is where the pause hits
@@ -141,12 +156,10 @@ ScenarioResult run_zk_pause_fenced(Verdict expected, uint64_t seed) {
       env.record("write with token " + std::to_string(token) +
                  (ok ? ": accepted" : ": rejected (stale token)"));
       if (!is_a) env.sleep_for(ms(1500));
-      zk_release(env, m);
     };
   };
-  ProcessId a = world.spawn_process("A", client(true));
-  world.spawn_process("B", client(false), ms(50));
-  world.pause_process(a, ms(100), ms(2000));
+  const ZkPair pair = spawn_zk_pair(world, writer(true), writer(false));
+  world.pause_process(pair.a, ms(100), ms(2000));
   world.run();
   Judged j;
   j.extra = check_fencing(runner.history());
@@ -276,16 +289,12 @@ ScenarioResult run_zk_herd(bool watch_parent, Verdict expected, uint64_t seed) {
 ScenarioResult run_zk_partition(bool listener, Verdict expected, uint64_t seed) {
   SimRunner runner(scenario_options(seed));
   World& world = runner.world();
-  auto zk = std::make_shared<ZkWorld>(world);
   auto stopped_at = std::make_shared<int64_t>(-1);
-  ProcessId a = world.spawn_process("A", [zk, listener, stopped_at](ProcessEnv& env) {
-    auto client = zk->connect(env, kSessionTimeout);
-    make_parents(*client);
-    lock::InterProcessMutex m(env, *client, kZkPath);
-    if (!zk_acquire(env, m, Micros(0))) return;
+  ZkHold a_works = [listener, stopped_at](ProcessEnv& env, lock::ZkClient& client,
+                                          lock::InterProcessMutex&) {
     env.enter_critical(kKey);
     for (int slice = 0; slice < 60; ++slice) {
-      if (listener && client->state() != lock::ZkState::kConnected) {
+      if (listener && client.state() != lock::ZkState::kConnected) {
         *stopped_at = env.now().time_since_epoch().count();
         env.record("connection SUSPENDED: stop working, the lock may be lost");
         break;
@@ -293,27 +302,17 @@ ScenarioResult run_zk_partition(bool listener, Verdict expected, uint64_t seed) 
       env.sleep_for(ms(50));
     }
     env.leave_critical(kKey);
-    zk_release(env, m);
-  });
-  world.spawn_process(
-      "B",
-      [zk](ProcessEnv& env) {
-        auto client = zk->connect(env, kSessionTimeout);
-        lock::InterProcessMutex m(env, *client, kZkPath);
-        if (!zk_acquire(env, m, ms(5000))) return;
-        critical_section(env, ms(500));
-        zk_release(env, m);
-      },
-      ms(50));
-  zk->partition(a, ms(100), ms(2500));
+  };
+  const ZkPair pair = spawn_zk_pair(world, a_works, works(ms(500)));
+  pair.zk->partition(pair.a, ms(100), ms(2500));
   world.run();
   Judged j;
-  j.findings.push_back("sessions expired: " + std::to_string(zk->sessions_expired()) +
+  j.findings.push_back("sessions expired: " + std::to_string(pair.zk->sessions_expired()) +
                        (listener
                             ? "; A stopped on SUSPENDED at " +
                                   (*stopped_at < 0 ? std::string("never") : fmt_ms(*stopped_at))
                             : std::string("; A ignored its connection state")));
-  if (zk->sessions_expired() < 1) j.extra.push_back(expectation_failed("A's session lived"));
+  if (pair.zk->sessions_expired() < 1) j.extra.push_back(expectation_failed("A's session lived"));
   return judge(runner, expected, kLivenessBound, std::move(j));
 }
 
@@ -325,31 +324,16 @@ ScenarioResult run_zk_partition(bool listener, Verdict expected, uint64_t seed) 
 ScenarioResult run_zk_crash(Verdict expected, uint64_t seed) {
   SimRunner runner(scenario_options(seed));
   World& world = runner.world();
-  auto zk = std::make_shared<ZkWorld>(world);
   auto b_at = std::make_shared<int64_t>(-1);
-  ProcessId a = world.spawn_process("A", [zk](ProcessEnv& env) {
-    auto client = zk->connect(env, kSessionTimeout);
-    make_parents(*client);
-    lock::InterProcessMutex m(env, *client, kZkPath);
-    if (!zk_acquire(env, m, Micros(0))) return;
-    critical_section(env, ms(3000));
-    zk_release(env, m);
-  });
-  world.spawn_process(
-      "B",
-      [zk, b_at](ProcessEnv& env) {
-        auto client = zk->connect(env, kSessionTimeout);
-        lock::InterProcessMutex m(env, *client, kZkPath);
-        if (!zk_acquire(env, m, ms(5000))) return;
-        *b_at = env.now().time_since_epoch().count();
-        critical_section(env, ms(100));
-        zk_release(env, m);
-      },
-      ms(50));
-  world.crash_process(a, ms(100));
+  ZkHold b_works = [b_at](ProcessEnv& env, lock::ZkClient&, lock::InterProcessMutex&) {
+    *b_at = env.now().time_since_epoch().count();
+    critical_section(env, ms(100));
+  };
+  const ZkPair pair = spawn_zk_pair(world, works(ms(3000)), b_works);
+  world.crash_process(pair.a, ms(100));
   world.run();
   Judged j;
-  j.findings.push_back("sessions expired: " + std::to_string(zk->sessions_expired()) +
+  j.findings.push_back("sessions expired: " + std::to_string(pair.zk->sessions_expired()) +
                        "; B acquired at " + (*b_at < 0 ? std::string("never") : fmt_ms(*b_at)));
   if (*b_at < 0) j.extra.push_back(expectation_failed("B never took the lock"));
   return judge(runner, expected, kLivenessBound, std::move(j));
