@@ -136,6 +136,10 @@ void Session::push(resp::Reply reply) {
   if (protocol_ == resp::Protocol::kResp2 && reply.has_resp3()) {
     reply = resp::to_resp2(std::move(reply));
   }
+  if (server_.deferring_ == this) {
+    server_.deferred_pushes_[id_].push_back(std::move(reply));
+    return;
+  }
   if (push_handler_) {
     push_handler_(reply);
   } else {
@@ -192,6 +196,7 @@ std::unique_ptr<Session> Server::connect() {
 void Server::disconnect(Session& session) {
   sessions_.erase(session.id());
   tracking_->disable(session.id());
+  deferred_pushes_.erase(session.id());
   if (current_ == &session) current_ = nullptr;
   monitor_->monitors.remove(&session);
   blocking_->forget(*this, session);
@@ -394,7 +399,23 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
     bool changed_before = std::exchange(script_changed_db_, false);
     const Argv* caller_argv_before = std::exchange(caller_argv_, &argv);
     const CommandSpec* caller_spec_before = std::exchange(caller_spec_, &spec);
+    // A blocked client's command served now runs as Redis's current_client
+    // (handleClientsBlockedOnKeys), its own invalidations following its reply.
+    const bool served = blocking_->rerunning && tracking_->table_created();
+    Session* current_before = current_;
+    std::vector<std::optional<std::string>> outer_pending;
+    if (served) {
+      current_ = &session;
+      outer_pending = tracking_->take_pending();
+    }
     reply = spec.handler(ctx);
+    if (served) {
+      deferring_ = &session;
+      tracking_->send_pending(*this, &session);
+      deferring_ = nullptr;
+      tracking_->restore_pending(std::move(outer_pending));
+      current_ = current_before;
+    }
     caller_argv_ = caller_argv_before;
     caller_spec_ = caller_spec_before;
     if (script_changed_db_) session.db_ = db_before;
@@ -603,7 +624,18 @@ uint64_t Server::random_below(uint64_t n) {
   return base::lemire_below(n, [this] { return base::splitmix64(random_state_); });
 }
 
-std::vector<Server::Unblocked> Server::take_unblocked() { return blocking_->take_unblocked(); }
+std::vector<Server::Unblocked> Server::take_unblocked() {
+  std::vector<Unblocked> out = blocking_->take_unblocked();
+  if (!deferred_pushes_.empty()) {
+    for (Unblocked& u : out) {
+      auto it = deferred_pushes_.find(u.session->id());
+      if (it == deferred_pushes_.end()) continue;
+      u.pushes = std::move(it->second);
+      deferred_pushes_.erase(it);
+    }
+  }
+  return out;
+}
 
 std::optional<int64_t> Server::next_block_deadline_ms() const {
   return blocking_->next_deadline_ms();

@@ -435,6 +435,11 @@ class Server {
   struct Unblocked {
     Session* session = nullptr;
     resp::Reply reply;
+    // Pushes the session gets right after `reply`: the CLIENT TRACKING
+    // invalidations its own unblocked command caused (Redis sends them
+    // after the reply, afterCommand); in the session's protocol. Usually
+    // empty.
+    std::vector<resp::Reply> pushes = {};
   };
   std::vector<Unblocked> take_unblocked();
   std::optional<int64_t> next_block_deadline_ms() const;
@@ -564,6 +569,10 @@ class Server {
   // (nullptr inside a script, as Redis's lua client), for CLIENT TRACKING.
   Session* current_ = nullptr;
   Session* writer_ = nullptr;
+  // While a blocked client's command is served, its own pushes are held
+  // here for Unblocked::pushes (Session::push looks).
+  Session* deferring_ = nullptr;
+  std::map<uint64_t, std::vector<resp::Reply>> deferred_pushes_;
   // The argv of the innermost command a client sent (EXEC's queued
   // command, EVAL): the keys a read in a script makes tracked.
   const Argv* caller_argv_ = nullptr;

@@ -39,6 +39,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/resp/reply.h"
@@ -104,6 +105,12 @@ class Tracking {
   // trackingHandlePendingKeyInvalidations: the messages held for
   // `current`, after its command.
   void send_pending(Server& server, Session* current);
+  // The held messages, taken out and put back around a blocked client's
+  // command served inside another's (each is the current client's).
+  std::vector<std::optional<std::string>> take_pending() { return std::exchange(pending_, {}); }
+  void restore_pending(std::vector<std::optional<std::string>> pending) {
+    pending_ = std::move(pending);
+  }
   // trackingBroadcastInvalidationMessages: the keys each prefix gathered.
   void broadcast(Server& server);
   // trackingLimitUsedSlots: while the table has more than `max_keys` keys

@@ -54,10 +54,13 @@ TEST_F(TrackingTest, Resp2RedirectGetsOneMessagePerKeyReadThenWritten) {
   // Once sent, the key left the table: the next write says nothing.
   run(*other_, {"INCR", "a"});
   EXPECT_TRUE(redir_->take_pushes().empty());
-  // MGET tracks each of its keys; DEL invalidates.
+  // MGET tracks each of its keys; DEL invalidates those it deleted (a
+  // missing key is not modified: c stays tracked until written).
   run({"MGET", "a", "b", "c"});
   run(*other_, {"DEL", "a", "c"});
-  EXPECT_EQ(redir_->take_pushes(), (Pushes{InvalidateMessage({"a"}), InvalidateMessage({"c"})}));
+  EXPECT_EQ(redir_->take_pushes(), Pushes{InvalidateMessage({"a"})});
+  run(*other_, {"SET", "c", "1"});
+  EXPECT_EQ(redir_->take_pushes(), Pushes{InvalidateMessage({"c"})});
   EXPECT_EQ(run({"CLIENT", "TRACKING", "off"}), Ok());
   run(*other_, {"SET", "b", "2"});
   EXPECT_TRUE(redir_->take_pushes().empty());
@@ -324,6 +327,22 @@ TEST_F(TrackingTest, TableLimitInvalidatesKeysAsIfWritten) {
   Pushes got = redir_->take_pushes();
   ASSERT_EQ(got.size(), 149u);
   EXPECT_EQ(got.front(), InvalidateMessage({"key1000"}));
+}
+
+TEST_F(TrackingTest, UnblockedClientGetsItsOwnInvalidationAfterItsReply) {
+  hello3(*s_);
+  run({"RPUSH", "list2", "a"});
+  run({"CLIENT", "TRACKING", "on"});
+  run({"LRANGE", "list2", "0", "-1"});
+  run({"BLMOVE", "list1", "list2", "LEFT", "LEFT", "0"});
+  ASSERT_TRUE(s_->blocked());
+  EXPECT_EQ(run(*other_, {"RPUSH", "list1", "foo"}), Int(1));
+  EXPECT_TRUE(s_->take_pushes().empty());
+  std::vector<Server::Unblocked> done = server_->take_unblocked();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].session, s_.get());
+  EXPECT_EQ(done[0].reply, Bulk("foo"));
+  EXPECT_EQ(done[0].pushes, Pushes{Invalidate({"list2"})});
 }
 
 // ---- keyspace events of expiry ---------------------------------------------
