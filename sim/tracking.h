@@ -23,6 +23,13 @@
 // command is held until the command (a whole EXEC or script) ended, so it
 // follows the command's reply.
 //
+// Ordering differences from Redis: BCAST keys are sent after each top-level
+// command (and after each active expiry cycle), not once per event-loop
+// pass, so pipelined commands give one message each. In the simulated
+// world a process's command connection has no push handler: invalidations
+// reach a world process only as RESP2 messages through REDIRECT to its
+// pub/sub connection.
+//
 // Sources (facts, not code): Redis 7.0.15 src/tracking.c (enableTracking,
 // disableTracking, checkPrefixCollisionsOrReply, trackingRememberKeys,
 // sendTrackingMessage, trackingInvalidateKey, trackingInvalidateKeysOnFlush,
