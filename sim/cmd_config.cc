@@ -68,6 +68,7 @@ constexpr Param kParams[] = {
     {"slowlog-log-slower-than", ParamKind::kInt, false, "", -1, INT64_MAX},
     {"slowlog-max-len", ParamKind::kInt, false, "", 0, INT64_MAX},
     {"latency-monitor-threshold", ParamKind::kInt, false, "", 0, INT64_MAX},
+    {"tracking-table-max-keys", ParamKind::kInt, false, "", 0, LONG_MAX},
     {"lazyfree-lazy-user-del", ParamKind::kBool, false, "no"},
     {"lazyfree-lazy-user-flush", ParamKind::kBool, false, "no"},
     {"enable-debug-command", ParamKind::kEnum, true, "yes", 0, 0, "no, yes, local"},
@@ -145,6 +146,7 @@ std::string param_value(Server& server, const Param& p) {
   if (n == "slowlog-max-len") return std::to_string(c.slowlog_max_len);
   if (n == "latency-monitor-threshold") return std::to_string(c.latency_monitor_threshold_ms);
   if (n == "timeout") return std::to_string(c.timeout_s);
+  if (n == "tracking-table-max-keys") return std::to_string(c.tracking_table_max_keys);
   if (n == "proto-max-bulk-len") return std::to_string(c.proto_max_bulk_len);
   if (n == "client-query-buffer-limit") return std::to_string(c.client_query_buffer_limit);
   if (size_t* limit = limit_of(server, n)) return std::to_string(*limit);
@@ -305,6 +307,8 @@ void apply_param(Server& server, const Param& p, const std::string& value, int64
     c.latency_monitor_threshold_ms = number;
   } else if (n == "timeout") {
     c.timeout_s = number;
+  } else if (n == "tracking-table-max-keys") {
+    c.tracking_table_max_keys = number;
   } else if (n == "maxmemory-policy") {
     c.maxmemory_noeviction = value == "noeviction";
     c.others[std::string(n)] = value;

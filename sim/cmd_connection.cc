@@ -114,11 +114,15 @@ size_t request_bytes(const Argv& argv) {
 // approximations: qbuf and argv-mem are the running request's RESP size and
 // argument bytes, tot-mem a fixed per-client base plus those; output
 // buffers are the transport's and shown as empty.
-std::string client_line(const Session& s, int64_t now_ms, const Argv* running) {
+std::string client_line(Server& server, const Session& s, int64_t now_ms, const Argv* running) {
+  const Tracking::Client* tracking = ServerAccess::tracking(server).find(s.id());
   std::string flags;
   if (s.subscribed()) flags += 'P';
   if (s.in_multi()) flags += 'x';
   if (s.blocked()) flags += 'b';
+  if (tracking != nullptr) flags += 't';
+  if (tracking != nullptr && tracking->broken_redirect) flags += 'R';
+  if (tracking != nullptr && tracking->bcast) flags += 'B';
   if (SessionAccess::watch_dirty(s)) flags += 'd';
   if (flags.empty()) flags = "N";
   std::string cmd(SessionAccess::last_command(s));
@@ -150,8 +154,9 @@ std::string client_line(const Session& s, int64_t now_ms, const Argv* running) {
                 kClientBaseBytes + qbuf + argv_mem + multi_mem);
   return "id=" + std::to_string(s.id()) + " addr=" + s.peer().addr + " laddr=" + s.peer().laddr +
          " fd=" + std::to_string(s.peer().fd) + " name=" + s.name() + buf + cmd +
-         " user=default redir=-1 resp=" + (s.protocol() == resp::Protocol::kResp3 ? "3" : "2") +
-         "\n";
+         " user=default redir=" +
+         std::to_string(tracking != nullptr ? static_cast<int64_t>(tracking->redirect) : -1) +
+         " resp=" + (s.protocol() == resp::Protocol::kResp3 ? "3" : "2") + "\n";
 }
 
 // Redis's getClientTypeByName: -1 when unknown. Sessions are normal or
@@ -193,7 +198,7 @@ Reply client_list(CommandContext& ctx) {
   for (const auto& [id, s] : ctx.server.sessions()) {
     if (!ids.empty() && !ids.contains(id)) continue;
     if (type && client_type(*s) != *type) continue;
-    out += client_line(*s, ctx.now_ms, s == &ctx.session ? &argv : nullptr);
+    out += client_line(ctx.server, *s, ctx.now_ms, s == &ctx.session ? &argv : nullptr);
   }
   return Reply::bulk(std::move(out));
 }
@@ -267,6 +272,128 @@ Reply client_kill(CommandContext& ctx) {
   return Reply::integer(killed);
 }
 
+// CLIENT TRACKING (ON|OFF) [REDIRECT id] [BCAST] [PREFIX p ...] [OPTIN]
+// [OPTOUT] [NOLOOP], as Redis 7.0.15's clientCommand: the options parsed
+// first (syntax errors), then checked against each other and the client's
+// state in Redis's order, with its texts (sim/tracking.h).
+Reply client_tracking(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  int64_t redirect = 0;
+  bool bcast = false, optin = false, optout = false, noloop = false;
+  std::vector<std::string> prefixes;
+  for (size_t j = 3; j < argv.size(); ++j) {
+    bool more = j + 1 < argv.size();
+    if (equals_ci(argv[j], "redirect") && more) {
+      ++j;
+      if (redirect != 0)
+        return Reply::error("ERR A client can only redirect to a single other client");
+      if (!parse_int64(argv[j], &redirect)) return errors::not_integer();
+      if (redirect <= 0 || !ctx.server.sessions().contains(static_cast<uint64_t>(redirect))) {
+        return Reply::error("ERR The client ID you want redirect to does not exist");
+      }
+    } else if (equals_ci(argv[j], "bcast")) {
+      bcast = true;
+    } else if (equals_ci(argv[j], "optin")) {
+      optin = true;
+    } else if (equals_ci(argv[j], "optout")) {
+      optout = true;
+    } else if (equals_ci(argv[j], "noloop")) {
+      noloop = true;
+    } else if (equals_ci(argv[j], "prefix") && more) {
+      prefixes.push_back(argv[++j]);
+    } else {
+      return errors::syntax();
+    }
+  }
+  Tracking& tracking = ServerAccess::tracking(ctx.server);
+  uint64_t id = ctx.session.id();
+  if (equals_ci(argv[2], "off")) {
+    tracking.disable(id);
+    return Reply::ok();
+  }
+  if (!equals_ci(argv[2], "on")) return errors::syntax();
+  if (!bcast && !prefixes.empty()) {
+    return Reply::error("ERR PREFIX option requires BCAST mode to be enabled");
+  }
+  const Tracking::Client* now = tracking.find(id);
+  if (now != nullptr && now->bcast != bcast) {
+    return Reply::error(
+        "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and "
+        "then re-enabling it with a different mode.");
+  }
+  if (bcast && (optin || optout)) {
+    return Reply::error("ERR OPTIN and OPTOUT are not compatible with BCAST");
+  }
+  if (optin && optout) {
+    return Reply::error("ERR You can't specify both OPTIN mode and OPTOUT mode");
+  }
+  if (now != nullptr && ((optin && now->optout) || (optout && now->optin))) {
+    return Reply::error(
+        "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and "
+        "then re-enabling it with a different mode.");
+  }
+  if (bcast) {
+    if (std::optional<std::string> error = tracking.prefix_collision(id, prefixes)) {
+      return Reply::error(std::move(*error));
+    }
+  }
+  tracking.enable(id, static_cast<uint64_t>(redirect), bcast, optin, optout, noloop, prefixes);
+  // From now on every write looks its key up in the tracking table.
+  ServerAccess::keyspace(ctx.server).hooks().tracking = true;
+  return Reply::ok();
+}
+
+// CLIENT CACHING yes|no: the next command's keys are (OPTIN) or are not
+// (OPTOUT) remembered.
+Reply client_caching(CommandContext& ctx) {
+  Tracking::Client* c = ServerAccess::tracking(ctx.server).find(ctx.session.id());
+  if (c == nullptr) {
+    return Reply::error(
+        "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or "
+        "OPTOUT mode enabled");
+  }
+  if (equals_ci(ctx.argv[2], "yes")) {
+    if (!c->optin) {
+      return Reply::error(
+          "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.");
+    }
+  } else if (equals_ci(ctx.argv[2], "no")) {
+    if (!c->optout) {
+      return Reply::error(
+          "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.");
+    }
+  } else {
+    return errors::syntax();
+  }
+  c->caching = true;
+  return Reply::ok();
+}
+
+// CLIENT TRACKINGINFO: a map of flags (a set), redirect and prefixes.
+Reply client_trackinginfo(CommandContext& ctx) {
+  const Tracking::Client* c = ServerAccess::tracking(ctx.server).find(ctx.session.id());
+  std::vector<Reply> flags;
+  flags.push_back(Reply::bulk(c != nullptr ? "on" : "off"));
+  std::vector<Reply> prefixes;
+  if (c != nullptr) {
+    if (c->bcast) flags.push_back(Reply::bulk("bcast"));
+    if (c->optin) {
+      flags.push_back(Reply::bulk("optin"));
+      if (c->caching) flags.push_back(Reply::bulk("caching-yes"));
+    }
+    if (c->optout) {
+      flags.push_back(Reply::bulk("optout"));
+      if (c->caching) flags.push_back(Reply::bulk("caching-no"));
+    }
+    if (c->noloop) flags.push_back(Reply::bulk("noloop"));
+    if (c->broken_redirect) flags.push_back(Reply::bulk("broken_redirect"));
+    for (const std::string& p : c->prefixes) prefixes.push_back(Reply::bulk(p));
+  }
+  return Reply::map({Reply::bulk("flags"), Reply::set(std::move(flags)), Reply::bulk("redirect"),
+                     Reply::integer(c != nullptr ? static_cast<int64_t>(c->redirect) : -1),
+                     Reply::bulk("prefixes"), Reply::array(std::move(prefixes))});
+}
+
 Reply client(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
   std::string sub = lower(argv[1]);
@@ -277,10 +404,27 @@ Reply client(CommandContext& ctx) {
   }
   if (sub == "info") {
     if (argc != 2) return sub_arity("client", sub);
-    return Reply::bulk(client_line(ctx.session, ctx.now_ms, &argv));
+    return Reply::bulk(client_line(ctx.server, ctx.session, ctx.now_ms, &argv));
   }
   if (sub == "list") return client_list(ctx);
   if (sub == "kill") return client_kill(ctx);
+  if (sub == "tracking") {
+    if (argc < 3) return sub_arity("client", sub);
+    return client_tracking(ctx);
+  }
+  if (sub == "caching") {
+    if (argc != 3) return sub_arity("client", sub);
+    return client_caching(ctx);
+  }
+  if (sub == "getredir") {
+    if (argc != 2) return sub_arity("client", sub);
+    const Tracking::Client* c = ServerAccess::tracking(ctx.server).find(ctx.session.id());
+    return Reply::integer(c != nullptr ? static_cast<int64_t>(c->redirect) : -1);
+  }
+  if (sub == "trackinginfo") {
+    if (argc != 2) return sub_arity("client", sub);
+    return client_trackinginfo(ctx);
+  }
   if (sub == "getname") {
     if (argc != 2) return sub_arity("client", sub);
     if (ctx.session.name().empty()) return Reply::nil();

@@ -76,7 +76,7 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     line("cluster_connections", "0");
     line("maxclients", "10000");
     line("blocked_clients", std::to_string(server.blocked_clients()));
-    line("tracking_clients", "0");
+    line("tracking_clients", std::to_string(ServerAccess::tracking(server).clients()));
     line("clients_in_timeout_table", "0");
   } else if (section == "stats") {
     out = "# Stats\r\n";
@@ -91,6 +91,10 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     line("pubsub_patterns", std::to_string(ServerAccess::pubsub(server).pattern_count()));
     line("latest_fork_usec", "0");
     line("total_forks", "0");
+    const Tracking& tracking = ServerAccess::tracking(server);
+    line("tracking_total_keys", std::to_string(tracking.total_keys()));
+    line("tracking_total_items", std::to_string(tracking.total_items()));
+    line("tracking_total_prefixes", std::to_string(tracking.total_prefixes()));
   } else if (section == "keyspace") {
     out = "# Keyspace\r\n";
     Keyspace& ks = ServerAccess::keyspace(server);

@@ -51,12 +51,16 @@ bool flush_args_ok(const Argv& argv) {
 Reply flushdb(CommandContext& ctx) {
   if (!flush_args_ok(ctx.argv)) return errors::syntax();
   current_db(ctx).clear(ctx.now_ms);
+  // signalFlushedDb's trackingInvalidateKeysOnFlush: a null to every
+  // tracking client.
+  ServerAccess::tracking(ctx.server).invalidate_all(ctx.server, ServerAccess::current(ctx.server));
   return Reply::ok();
 }
 
 Reply flushall(CommandContext& ctx) {
   if (!flush_args_ok(ctx.argv)) return errors::syntax();
   ServerAccess::keyspace(ctx.server).clear(ctx.now_ms);
+  ServerAccess::tracking(ctx.server).invalidate_all(ctx.server, ServerAccess::current(ctx.server));
   return Reply::ok();
 }
 
@@ -156,6 +160,7 @@ Reply quit(CommandContext&) { return Reply::ok(); }
 
 // RESET: back to a fresh connection's state.
 Reply reset(CommandContext& ctx) {
+  ServerAccess::tracking(ctx.server).disable(ctx.session.id());
   discard_transaction(ctx.session);
   unwatch_all(ctx.session);
   drop_subscriptions(ctx.session);

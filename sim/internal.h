@@ -11,6 +11,7 @@
 #include "sim/monitor.h"
 #include "sim/pubsub.h"
 #include "sim/server.h"
+#include "sim/tracking.h"
 
 namespace redsim::sim {
 
@@ -67,6 +68,11 @@ struct Server::Internal {
   static Monitor& monitor(Server& server) { return *server.monitor_; }
   static void note_kill_requests(Server& server) { server.kill_requests_ = true; }
   static Blocking& blocking(Server& server) { return *server.blocking_; }
+  static Tracking& tracking(Server& server) { return *server.tracking_; }
+  // Redis's server.current_client (nullptr between commands).
+  static Session* current(Server& server) { return server.current_; }
+  // The client whose command writes now (nullptr in a script).
+  static Session* writer(Server& server) { return server.writer_; }
   // redis.call / redis.pcall (sim/lua/redis_lib.cc): Server::execute_from_script.
   static resp::Reply execute_from_script(Server& server, Session& s, const Argv& argv,
                                          bool read_only) {
@@ -90,6 +96,9 @@ inline Db& current_db(CommandContext& ctx) {
 // `key` on "__keyevent@<db>__:<event>" (E), db being the command's db.
 void notify_keyspace_event(CommandContext& ctx, int type, std::string_view event,
                            std::string_view key);
+// The same for db `db`, outside any command too (expiry).
+void publish_keyspace_event(Server& server, int db, int type, std::string_view event,
+                            std::string_view key);
 
 // WATCH bookkeeping (cmd_multi.cc).
 void watch_key(Session& s, Db& db, std::string_view key, int64_t now_ms);

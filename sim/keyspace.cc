@@ -258,6 +258,7 @@ Db::Map::iterator Db::find_or_insert(std::string_view key) {
   if (it != map_.end()) return it;
   it = map_.try_emplace(std::string(key)).first;
   order_.emplace(OrderPos{scan_hash(it->first), &it->first}, &it->second);
+  if (hooks_ != nullptr && hooks_->created != nullptr) hooks_->created(hooks_->owner, index_, key);
   return it;
 }
 
@@ -379,7 +380,10 @@ void Db::erase(Map::iterator it, TouchKind kind) {
     if (v != volatile_.end()) volatile_.erase(v);
   }
   order_.erase(OrderPos{scan_hash(it->first), &it->first});
-  if (watchers_.empty()) {
+  const bool expired_hook =
+      hooks_ != nullptr && kind == TouchKind::kExpired && hooks_->expired != nullptr;
+  const bool tracking_hook = hooks_ != nullptr && hooks_->tracking && !expired_hook;
+  if (watchers_.empty() && !expired_hook && !tracking_hook) {
     map_.erase(it);
     return;
   }
@@ -387,7 +391,12 @@ void Db::erase(Map::iterator it, TouchKind kind) {
   // dbDelete; keep the key's name alive past the erase.
   std::string key = it->first;
   map_.erase(it);
-  notify(key, kind);
+  if (!watchers_.empty()) notify(key, kind);
+  if (expired_hook) {
+    hooks_->expired(hooks_->owner, index_, key);
+  } else if (tracking_hook) {
+    hooks_->modified(hooks_->owner, index_, key);
+  }
 }
 
 // Drops every key and gives back the indexes' memory too: clear() would
@@ -520,7 +529,7 @@ void Db::notify(std::string_view key, TouchKind kind) {
 
 Keyspace::Keyspace(int databases, WatchTouchFn on_touch) {
   dbs_.reserve(static_cast<size_t>(databases));
-  for (int i = 0; i < databases; ++i) dbs_.emplace_back(i, on_touch, ready_.get());
+  for (int i = 0; i < databases; ++i) dbs_.emplace_back(i, on_touch, ready_.get(), hooks_.get());
 }
 
 std::vector<std::pair<int, std::string>> Keyspace::take_ready_keys() {

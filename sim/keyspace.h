@@ -288,6 +288,27 @@ enum class TouchKind : uint8_t {
 // Called for every session watching a touched key. Installed by the Server.
 using WatchTouchFn = void (*)(Session& session, int db, std::string_view key, TouchKind kind);
 
+// What the server hears of key changes besides WATCH: client-side caching
+// (sim/tracking.h) and the "expired" keyspace event. Installed by the
+// Server, shared by its dbs; a Db without hooks (tests) calls nothing.
+struct KeyHooks {
+  void* owner = nullptr;
+  // Redis's trackingInvalidateKey from signalModifiedKey: called for every
+  // touch() and every deletion, only while `tracking` is set (the server
+  // sets it once a client turned tracking on), so writes cost nothing more
+  // before.
+  bool tracking = false;
+  void (*modified)(void* owner, int db, std::string_view key) = nullptr;
+  // deleteExpiredKeyAndPropagate: `key` was deleted because its deadline
+  // passed (lazy or active expiry), after the deletion and the WATCH
+  // signal. Called for every such deletion when set (it publishes the
+  // "expired" event when notify-keyspace-events asks, and invalidates).
+  void (*expired)(void* owner, int db, std::string_view key) = nullptr;
+  // dbAdd's "new" event: `key` was just created (before its value is
+  // stored). Called for every key created when set.
+  void (*created)(void* owner, int db, std::string_view key) = nullptr;
+};
+
 // Keys a write made ready for the clients blocked on them (Redis's
 // server.ready_keys): (db, key) in the order they were signalled, each once
 // until taken. Filled by Db, emptied by the server (sim/blocking.h).
@@ -298,8 +319,8 @@ struct ReadyKeys {
 
 class Db {
  public:
-  Db(int index, WatchTouchFn on_touch, ReadyKeys* ready = nullptr)
-      : index_(index), on_touch_(on_touch), ready_(ready) {}
+  Db(int index, WatchTouchFn on_touch, ReadyKeys* ready = nullptr, KeyHooks* hooks = nullptr)
+      : index_(index), on_touch_(on_touch), ready_(ready), hooks_(hooks) {}
   // Movable (the map's nodes, which the key order points into, move along),
   // not copyable.
   Db(Db&&) = default;
@@ -344,9 +365,11 @@ class Db {
   // Sets or clears (deadline_ms == Entry::kNoExpire) the deadline of the
   // stored entry `e` of `key`. Does not touch: commands call touch().
   void set_expire(std::string_view key, Entry& e, int64_t deadline_ms);
-  // Redis's signalModifiedKey: every session watching `key` is told.
+  // Redis's signalModifiedKey: every session watching `key` is told, and
+  // client-side caching (KeyHooks::modified).
   void touch(std::string_view key) {
     if (!watchers_.empty()) notify(key, TouchKind::kWrite);
+    if (hooks_ != nullptr && hooks_->tracking) hooks_->modified(hooks_->owner, index_, key);
   }
   // FLUSHDB at `now_ms`: removes everything; watchers of stored keys are
   // told (kFlush for a live key, kExpired for one past its deadline).
@@ -428,6 +451,7 @@ class Db {
   bool has_cursor_ = false;
   std::unordered_map<std::string, std::vector<Session*>, StringHash, std::equal_to<>> watchers_;
   ReadyKeys* ready_;
+  KeyHooks* hooks_;
   std::map<std::string, int, std::less<>> blocking_;  // key -> blocked clients
 };
 
@@ -453,9 +477,12 @@ class Keyspace {
   // The keys signalled ready since the last call, in signal order.
   bool has_ready_keys() const { return !ready_->keys.empty(); }
   std::vector<std::pair<int, std::string>> take_ready_keys();
+  // The hooks every db of this keyspace calls (see KeyHooks).
+  KeyHooks& hooks() { return *hooks_; }
 
  private:
   std::unique_ptr<ReadyKeys> ready_ = std::make_unique<ReadyKeys>();
+  std::unique_ptr<KeyHooks> hooks_ = std::make_unique<KeyHooks>();
   std::vector<Db> dbs_;
   EncodingLimits limits_;
 };

@@ -209,14 +209,19 @@ std::string flags_string(int flags) {
 
 void notify_keyspace_event(CommandContext& ctx, int type, std::string_view event,
                            std::string_view key) {
-  int flags = ctx.server.config().notify_keyspace_events;
+  publish_keyspace_event(ctx.server, ctx.session.db(), type, event, key);
+}
+
+void publish_keyspace_event(Server& server, int db_index, int type, std::string_view event,
+                            std::string_view key) {
+  int flags = server.config().notify_keyspace_events;
   if (!(flags & type)) return;
-  std::string db = std::to_string(ctx.session.db());
+  std::string db = std::to_string(db_index);
   if (flags & notify::kKeyspace) {
-    ServerAccess::pubsub(ctx.server).publish("__keyspace@" + db + "__:" + std::string(key), event);
+    ServerAccess::pubsub(server).publish("__keyspace@" + db + "__:" + std::string(key), event);
   }
   if (flags & notify::kKeyevent) {
-    ServerAccess::pubsub(ctx.server).publish("__keyevent@" + db + "__:" + std::string(event), key);
+    ServerAccess::pubsub(server).publish("__keyevent@" + db + "__:" + std::string(event), key);
   }
 }
 

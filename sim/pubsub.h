@@ -36,8 +36,11 @@ class Session;
 // names: SET/SETNX/SETEX/PSETEX "set" (+ "expire" with a deadline), DEL "del", EXPIRE family
 // "expire" (or "del" for a past deadline), LPUSH/RPUSH(X) "lpush"/"rpush", LPOP/RPOP "lpop"/"rpop",
 // SADD "sadd", SREM "srem", ZADD "zadd"/"zincr", ZINCRBY "zincr", ZREM "zrem", HSET/HMSET "hset",
-// HINCRBY "hincrby", and "del" when a pop or removal empties the key. Not yet: the other write
-// commands, "new", "expired", "evicted", "keymiss".
+// HINCRBY "hincrby", and "del" when a pop or removal empties the key; "expired" (class x) when
+// lazy or active expiry deletes a key (deleteExpiredKeyAndPropagate, in the key's db, outside
+// any command for the active cycle), "new" (class n) when a key is created (dbAdd). Not yet:
+// the other write commands, "keymiss"; never "evicted": the fake evicts nothing (maxmemory's
+// other policies are reported only, see ServerConfig).
 namespace notify {
 inline constexpr int kKeyspace = 1 << 0;
 inline constexpr int kKeyevent = 1 << 1;

@@ -9,11 +9,13 @@
 #include "base/hash.h"
 #include "sim/args.h"
 #include "sim/blocking.h"
+#include "sim/command_facts.h"
 #include "sim/internal.h"
 #include "sim/keyspace.h"
 #include "sim/lua/script_engine.h"
 #include "sim/monitor.h"
 #include "sim/pubsub.h"
+#include "sim/tracking.h"
 
 namespace redsim::sim {
 
@@ -68,6 +70,43 @@ bool allowed_while_busy(const CommandSpec& spec, const Argv& argv) {
   return false;
 }
 
+// KeyHooks (sim/keyspace.h): signalModifiedKey's trackingInvalidateKey.
+void on_key_modified(void* owner, int /*db*/, std::string_view key) {
+  Server& server = *static_cast<Server*>(owner);
+  ServerAccess::tracking(server).invalidate_key(server, key, ServerAccess::writer(server),
+                                                ServerAccess::current(server));
+}
+
+// deleteExpiredKeyAndPropagate: the "expired" event (class x), then the
+// invalidation, with no client as the writer.
+void on_key_expired(void* owner, int db, std::string_view key) {
+  Server& server = *static_cast<Server*>(owner);
+  publish_keyspace_event(server, db, notify::kExpired, "expired", key);
+  Tracking& tracking = ServerAccess::tracking(server);
+  if (tracking.table_created()) {
+    tracking.invalidate_key(server, key, nullptr, ServerAccess::current(server));
+  }
+}
+
+// dbAdd's "new" event (class n).
+void on_key_created(void* owner, int db, std::string_view key) {
+  Server& server = *static_cast<Server*>(owner);
+  if (server.config().notify_keyspace_events & notify::kNew) {
+    publish_keyspace_event(server, db, notify::kNew, "new", key);
+  }
+}
+
+// A word of a space-separated list ("readonly fast").
+bool has_word(std::string_view words, std::string_view word) {
+  while (!words.empty()) {
+    size_t space = words.find(' ');
+    if (words.substr(0, space) == word) return true;
+    if (space == std::string_view::npos) break;
+    words.remove_prefix(space + 1);
+  }
+  return false;
+}
+
 bool arity_ok(int arity, size_t argc) {
   return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
 }
@@ -95,6 +134,10 @@ void Session::push(resp::Reply reply) {
   if (protocol_ == resp::Protocol::kResp2 && reply.has_resp3()) {
     reply = resp::to_resp2(std::move(reply));
   }
+  if (server_.deferring_ == this) {
+    server_.deferred_pushes_[id_].push_back(std::move(reply));
+    return;
+  }
   if (push_handler_) {
     push_handler_(reply);
   } else {
@@ -111,6 +154,7 @@ Server::Server(Clock& clock, ServerOptions options)
       pubsub_(std::make_unique<PubSub>()),
       monitor_(std::make_unique<Monitor>()),
       blocking_(std::make_unique<Blocking>()),
+      tracking_(std::make_unique<Tracking>()),
       start_ms_(clock.now_us() / 1000),
       // A fixed tag keeps this stream apart from other users of the seed.
       random_state_(options.seed ^ 0x5EED5E12F0DA7A00ULL) {
@@ -131,6 +175,11 @@ Server::Server(Clock& clock, ServerOptions options)
   register_blocking_commands(commands_);
   register_stream_commands(commands_);
   scripts_ = std::make_unique<ScriptEngine>(*this);
+  KeyHooks& hooks = keyspace_->hooks();
+  hooks.owner = this;
+  hooks.modified = &on_key_modified;
+  hooks.expired = &on_key_expired;
+  hooks.created = &on_key_created;
 }
 
 Server::~Server() = default;
@@ -144,6 +193,9 @@ std::unique_ptr<Session> Server::connect() {
 
 void Server::disconnect(Session& session) {
   sessions_.erase(session.id());
+  tracking_->disable(session.id());
+  deferred_pushes_.erase(session.id());
+  if (current_ == &session) current_ = nullptr;
   monitor_->monitors.remove(&session);
   blocking_->forget(*this, session);
   drop_subscriptions(session);
@@ -224,6 +276,22 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
     return reply;
   }
 
+  // Redis's server.current_client for this command (a busy script's
+  // handler runs other clients' commands inside the script's).
+  struct Current {
+    Server& server;
+    Session* outer;
+    Session& session;
+    const Argv& argv;
+    ~Current() {
+      if (server.tracking_->table_created()) server.finish_tracking(session, argv);
+      server.current_ = outer;
+    }
+  } current{*this, std::exchange(current_, &session), session, argv};
+  if (tracking_->clients() > 0) {
+    tracking_->limit_used_slots(*this, &session,
+                                static_cast<uint64_t>(config_.tracking_table_max_keys));
+  }
   if (spec != nullptr) {
     session.last_command_ = spec->name;
     if ((spec->flags & kCmdContainer) && argv.size() > 1) {
@@ -330,16 +398,39 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
   if (script_first) {
     monitor_->monitors.feed(clock_.now_us(), session.db_, session.peer_.addr, argv);
   }
+  Session* writer_before = std::exchange(writer_, in_script ? nullptr : &session);
   if (in_script) {
     reply = spec.handler(ctx);
   } else {
     session.last_command_ms_ = frozen_ms_;
     int db_before = session.db_;
     bool changed_before = std::exchange(script_changed_db_, false);
+    const Argv* caller_argv_before = std::exchange(caller_argv_, &argv);
+    const CommandSpec* caller_spec_before = std::exchange(caller_spec_, &spec);
+    // A blocked client's command served now runs as Redis's current_client
+    // (handleClientsBlockedOnKeys), its own invalidations following its reply.
+    const bool served = blocking_->rerunning && tracking_->table_created();
+    Session* current_before = current_;
+    std::vector<std::optional<std::string>> outer_pending;
+    if (served) {
+      current_ = &session;
+      outer_pending = tracking_->take_pending();
+    }
     reply = spec.handler(ctx);
+    if (served) {
+      deferring_ = &session;
+      tracking_->send_pending(*this, &session);
+      deferring_ = nullptr;
+      tracking_->restore_pending(std::move(outer_pending));
+      current_ = current_before;
+    }
+    caller_argv_ = caller_argv_before;
+    caller_spec_ = caller_spec_before;
     if (script_changed_db_) session.db_ = db_before;
     script_changed_db_ = changed_before;
   }
+  writer_ = writer_before;
+  if (tracking_->clients() > 0) remember_tracked_keys(session, spec, argv, in_script);
   // The stats are looked up after the run: the handler may have cleared
   // them (CONFIG RESETSTAT), which Redis then counts as its first call.
   if (monitored && !monitor_->monitors.empty()) {
@@ -358,6 +449,42 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
     record_duration(session, spec, argv, stats, end_us, std::max<int64_t>(0, end_us - start_us));
   }
   return reply;
+}
+
+void Server::remember_tracked_keys(Session& session, const CommandSpec& spec, const Argv& argv,
+                                   bool in_script) {
+  const Tracking::Client* client = tracking_->find(session.id());
+  if (client == nullptr || client->bcast) return;
+  // call(): a read-only command other than EVAL_RO, EVALSHA_RO and
+  // FCALL_RO; inside a script, the keys of the command that ran the script.
+  std::string name = full_name(spec, argv);
+  const CommandFact* fact = find_command_fact(name);
+  if (fact == nullptr || !has_word(fact->flags, "readonly")) return;
+  if (name == "eval_ro" || name == "evalsha_ro" || name == "fcall_ro") return;
+  const Argv* keys_argv = &argv;
+  if (in_script) {
+    if (caller_argv_ == nullptr || caller_spec_ == nullptr) return;
+    keys_argv = caller_argv_;
+    fact = find_command_fact(full_name(*caller_spec_, *caller_argv_));
+    if (fact == nullptr) return;
+  }
+  // Shard channels are keys to COMMAND, not to tracking.
+  if (has_word(fact->flags, "pubsub")) return;
+  std::vector<std::string_view> keys;
+  for (const KeyRef& ref : command_keys(*fact, *keys_argv)) {
+    if (ref.index < keys_argv->size()) keys.push_back((*keys_argv)[ref.index]);
+  }
+  if (!keys.empty()) tracking_->remember_keys(session.id(), keys);
+}
+
+void Server::finish_tracking(Session& session, const Argv& argv) {
+  // resetClient: CLIENT CACHING holds for the next command (or the next
+  // transaction) only.
+  if (!session.in_multi_ && (argv.empty() || !equals_ci(argv[0], "client"))) {
+    tracking_->clear_caching(session.id());
+  }
+  tracking_->send_pending(*this, &session);  // afterCommand
+  tracking_->broadcast(*this);               // beforeSleep
 }
 
 void Server::record_duration(Session& session, const CommandSpec& spec, const Argv& argv,
@@ -476,6 +603,17 @@ int64_t Server::used_memory_bytes() {
 }
 
 size_t Server::active_expire_cycle() {
+  // serverCron's trackingLimitUsedSlots, beforeSleep's broadcast.
+  struct Broadcast {
+    Server& server;
+    ~Broadcast() {
+      if (server.tracking_->table_created()) server.tracking_->broadcast(server);
+    }
+  } broadcast{*this};
+  if (tracking_->clients() > 0) {
+    tracking_->limit_used_slots(*this, nullptr,
+                                static_cast<uint64_t>(config_.tracking_table_max_keys));
+  }
   if (!config_.active_expire_enabled) return 0;
   if (config_.latency_monitor_threshold_ms <= 0) {
     return keyspace_->active_expire(now_ms(), options_.active_expire_keys_per_cycle);
@@ -493,7 +631,18 @@ uint64_t Server::random_below(uint64_t n) {
   return base::lemire_below(n, [this] { return base::splitmix64(random_state_); });
 }
 
-std::vector<Server::Unblocked> Server::take_unblocked() { return blocking_->take_unblocked(); }
+std::vector<Server::Unblocked> Server::take_unblocked() {
+  std::vector<Unblocked> out = blocking_->take_unblocked();
+  if (!deferred_pushes_.empty()) {
+    for (Unblocked& u : out) {
+      auto it = deferred_pushes_.find(u.session->id());
+      if (it == deferred_pushes_.end()) continue;
+      u.pushes = std::move(it->second);
+      deferred_pushes_.erase(it);
+    }
+  }
+  return out;
+}
 
 std::optional<int64_t> Server::next_block_deadline_ms() const {
   return blocking_->next_deadline_ms();

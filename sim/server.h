@@ -35,6 +35,7 @@ namespace redsim::sim {
 class Keyspace;
 class ScriptEngine;
 class PubSub;
+class Tracking;  // CLIENT TRACKING (sim/tracking.h, internal)
 struct Monitor;  // SLOWLOG and LATENCY (sim/monitor.h, internal)
 
 // A copy of one stored key, as Server::peek sees it: shapes as the read
@@ -122,6 +123,9 @@ struct ServerConfig {
   int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
   // notify-keyspace-events as notify::k* flags (sim/pubsub.h); 0: off.
   int notify_keyspace_events = 0;
+  // tracking-table-max-keys: the most keys CLIENT TRACKING remembers
+  // (0: no limit); beyond it keys are invalidated as if written.
+  int64_t tracking_table_max_keys = 1'000'000;
   // SLOWLOG: a command a client sent that ran at least this long (us) is
   // logged (< 0: none, 0: all), the newest slowlog_max_len kept.
   int64_t slowlog_log_slower_than_us = 10000;
@@ -340,8 +344,12 @@ class Server {
   // One active expiry cycle (Redis's activeExpireCycle, made deterministic):
   // examines up to options.active_expire_keys_per_cycle keys with a TTL per
   // db, in key order from a rotating cursor, and deletes those expired.
-  // Returns the number of keys deleted; does nothing after
-  // DEBUG SET-ACTIVE-EXPIRE 0.
+  // Returns the number of keys deleted; deletes nothing after
+  // DEBUG SET-ACTIVE-EXPIRE 0. Each deletion publishes the "expired"
+  // keyspace event when notify-keyspace-events enables it (x with K or E).
+  // It is also the server's cron for client-side caching: the tracking
+  // table is cut to tracking-table-max-keys, and BCAST invalidations of
+  // what it deleted are sent (Redis: serverCron and beforeSleep).
   size_t active_expire_cycle();
 
   // The time commands see, in ms: frozen while a command (or script) runs,
@@ -429,6 +437,11 @@ class Server {
   struct Unblocked {
     Session* session = nullptr;
     resp::Reply reply;
+    // Pushes the session gets right after `reply`: the CLIENT TRACKING
+    // invalidations its own unblocked command caused (Redis sends them
+    // after the reply, afterCommand); in the session's protocol. Usually
+    // empty.
+    std::vector<resp::Reply> pushes = {};
   };
   std::vector<Unblocked> take_unblocked();
   std::optional<int64_t> next_block_deadline_ms() const;
@@ -517,6 +530,12 @@ class Server {
   void record_duration(Session& session, const CommandSpec& spec, const Argv& argv,
                        CommandStats& stats, int64_t end_us, int64_t duration_us);
   void disconnect(Session& session);
+  // After a command ran (call()): CLIENT TRACKING's trackingRememberKeys.
+  void remember_tracked_keys(Session& session, const CommandSpec& spec, const Argv& argv,
+                             bool in_script);
+  // After a top-level command: CLIENT CACHING's flag ends, held
+  // invalidations go out, BCAST messages are sent.
+  void finish_tracking(Session& session, const Argv& argv);
 
   Clock& clock_;
   ServerOptions options_;
@@ -526,6 +545,7 @@ class Server {
   std::unique_ptr<ScriptEngine> scripts_;
   std::unique_ptr<Monitor> monitor_;  // SLOWLOG, LATENCY
   std::unique_ptr<Blocking> blocking_;
+  std::unique_ptr<Tracking> tracking_;
   ServerConfig config_;
   std::map<uint64_t, Session*> sessions_;
   int64_t start_ms_;
@@ -552,6 +572,19 @@ class Server {
   bool kill_requests_ = false;  // see take_kill_requests()
   // Redis's server.script_oom: out of memory when the running EVAL started.
   bool script_oom_ = false;
+  // Redis's server.current_client: the session whose top-level command runs
+  // (nullptr between commands); and the client whose command writes now
+  // (nullptr inside a script, as Redis's lua client), for CLIENT TRACKING.
+  Session* current_ = nullptr;
+  Session* writer_ = nullptr;
+  // While a blocked client's command is served, its own pushes are held
+  // here for Unblocked::pushes (Session::push looks).
+  Session* deferring_ = nullptr;
+  std::map<uint64_t, std::vector<resp::Reply>> deferred_pushes_;
+  // The argv of the innermost command a client sent (EXEC's queued
+  // command, EVAL): the keys a read in a script makes tracked.
+  const Argv* caller_argv_ = nullptr;
+  const CommandSpec* caller_spec_ = nullptr;
 };
 
 }  // namespace redsim::sim

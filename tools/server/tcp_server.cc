@@ -613,6 +613,8 @@ void TcpServer::serve_unblocked() {
       if (c.doomed) continue;
       sim::Session& s = *c.session;
       if (!s.reply_suppressed()) resp::encode_to(c.out, u.reply, s.protocol());
+      // Pushes ignore CLIENT REPLY OFF/SKIP (see pushed_reply).
+      for (const resp::Reply& push : u.pushes) resp::encode_to(c.out, push, s.protocol());
       s.command_done();
       if (!c.in.empty()) {
         size_t pos = 0;
