@@ -138,6 +138,7 @@ TEST_F(HllReal, AddsCrossingSparseToDenseAreByteIdentical) {
     both({"PFADD", key, "fresh-" + std::to_string(n)});
     same_value(key);
     both({"PFDEBUG", "DECODE", key});
+    both({"DUMP", key});  // LZF-compressed above 20 bytes, as Redis's DUMP
   }
   // Empty, binary and long elements.
   pfadd("odd", {"", std::string("\0\x01\xff", 3), std::string(1000, 'x'), "12345678", "123456789"});
@@ -294,6 +295,24 @@ TEST_F(HllReal, CorruptedValues) {
     same_value(key);
     both({"PFCOUNT", key});
   }
+}
+
+// DUMP of strings: integers, raw up to 20 bytes, LZF above (when it saves
+// 4 bytes or more), byte for byte.
+TEST_F(HllReal, StringDumpsAreByteIdentical) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    const size_t n = round < 40 ? static_cast<size_t>(round) : rng() % 5000;
+    const int alphabet = 1 + static_cast<int>(rng() % 40);
+    std::string v(n, '\0');
+    for (char& c : v) c = static_cast<char>(rng() % 4 == 0 ? 0 : 'a' + rng() % alphabet);
+    both({"SET", "s", v});
+    both({"DUMP", "s"});
+  }
+  both({"SET", "s", "12345678901"});
+  both({"DUMP", "s"});
+  both({"SET", "s", std::string(100000, 'x')});
+  both({"DUMP", "s"});
 }
 
 }  // namespace
