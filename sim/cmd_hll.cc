@@ -15,10 +15,17 @@
 //   the least significant bit of each byte; 12304 bytes in all.
 // - Sparse: opcodes ZERO (00xxxxxx, 1..64 zero registers), XZERO (01xxxxxx
 //   yyyyyyyy, 1..16384 zero registers) and VAL (1vvvvvxx, 1..4 registers of
-//   value 1..32). A new HLL is one XZERO of 16384 (20 bytes). A register set above 32, or a split
-//   that would take the string past hll-sparse-max-bytes (CONFIG, default 3000), converts it to
-//   dense; after each update up to five opcodes from the previous one are scanned to merge adjacent
-//   equal VALs.
+//   value 1..32). A new HLL is one XZERO of 16384 (20 bytes). A register
+//   set above 32, or a split that would take the string past
+//   hll-sparse-max-bytes (CONFIG, default 3000), converts it to dense;
+//   after each update up to five opcodes from the previous one are scanned
+//   to merge adjacent equal VALs.
+// - PFCOUNT of one key answers the cached cardinality when it is valid,
+//   else computes it, writes it into the header and signals the key
+//   (WATCH); PFADD and PFMERGE mark it stale. PFMERGE's destination is one
+//   of its inputs and is converted to dense when any input is dense.
+// - PFSELFTEST runs Redis's two checks from a fixed-seed generator (Redis
+//   uses rand()), so its run is deterministic; it answers OK.
 // - An element hashes with MurmurHash64A (seed 0xadc83b19): the low 14 bits
 //   pick the register, the count is 1 + the trailing zeros of the rest
 //   (at most 51).
