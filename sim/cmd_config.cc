@@ -95,6 +95,8 @@ constexpr Param kParams[] = {
     // Read by the stream commands (sim/cmd_stream.cc) from `others`.
     {"stream-node-max-bytes", ParamKind::kMemory, false, "4096", 0, INT64_MAX},
     {"stream-node-max-entries", ParamKind::kInt, false, "100", 0, INT64_MAX},
+    // Read by the HyperLogLog commands (sim/cmd_hll.cc) from `others`.
+    {"hll-sparse-max-bytes", ParamKind::kMemory, false, "3000", 0, LONG_MAX},
 };
 
 // The Keyspace::limits field a threshold parameter (or its alias) sets.

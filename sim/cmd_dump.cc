@@ -4,19 +4,22 @@
 // before it as 8 little-endian bytes.
 //
 // What DUMP writes: strings as RDB strings (integers up to 32 bits in
-// Redis's integer encodings, the rest raw, never LZF-compressed); lists,
+// Redis's integer encodings, over 20 bytes LZF-compressed when that saves
+// at least 4 bytes, else raw); lists,
 // sets, hashes and sorted sets in the plain RDB types (LIST, SET, HASH,
-// ZSET_2), which redis-server 7.0 loads. So a string up to 20 bytes dumps
-// byte for byte as Redis dumps it; collections do not (Redis writes its
+// ZSET_2), which redis-server 7.0 loads. So a string dumps byte for byte
+// as Redis dumps it (an HLL too); collections do not (Redis writes its
 // listpack/intset/quicklist encodings).
 // What RESTORE reads: those, plus Redis's own 7.0 encodings (LZF strings,
 // intset, hash/zset listpacks, quicklist 2, ziplist-free), so the payloads
 // redis-server 7.0.15 dumps restore here.
 //
 // Source: Redis 7.0 rdb.h/rdb.c (type numbers, length and string
-// encodings), listpack.c (entry encodings), intset.c, lzf_d.c, crc64.c,
+// encodings, rdbSaveRawString, rdbSaveLzfStringObject), listpack.c (entry
+// encodings), intset.c, lzf_d.c, lzf_c.c and lzfP.h (lzf_compress), crc64.c,
 // cluster.c dumpCommand/restoreCommand/verifyDumpPayload (behaviour and
 // error texts); facts only.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -83,8 +86,107 @@ void put_le(std::string* out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
-// rdbSaveRawString without compression: up to 11 bytes that are a
-// canonical integer within 32 bits use the integer encodings.
+// lzf_compress as the liblzf Debian's redis-server 7.0.15 links (3.6, the
+// settings Redis's own copy uses too: HLOG 16, VERY_FAST, 16-bit literal
+// and back-reference opcodes), with an empty hash table. Returns false when
+// the result would not fit in `limit` bytes (liblzf returns 0 then).
+// Redis leaves the table uninitialised, so a stale slot from an earlier
+// compression could in principle make it pick another (valid) match; with
+// an empty table the output is the one a fresh process gives.
+bool lzf_compress(std::string_view in, size_t limit, std::string* out) {
+  constexpr int kHlog = 16;
+  constexpr uint32_t kHsize = 1u << kHlog;
+  constexpr size_t kMaxOff = 1u << 13;
+  constexpr size_t kMaxRef = (1u << 8) + (1u << 3);
+  constexpr int kMaxLit = 1 << 5;
+  const size_t n = in.size();
+  if (n < 3 || limit == 0) return false;
+  std::vector<uint32_t> htab(kHsize, 0);  // input positions; 0 never matches
+  auto at = [&](size_t i) { return static_cast<uint8_t>(in[i]); };
+  auto slot = [](uint32_t h) { return ((h >> (24 - kHlog)) - h * 5) & (kHsize - 1); };
+  std::string o(limit + 8, '\0');
+  size_t op = 1;  // a literal run's length byte goes at op - lit - 1
+  size_t ip = 0;
+  int lit = 0;
+  uint32_t hval = (static_cast<uint32_t>(at(0)) << 8) | at(1);
+  while (ip + 2 < n) {
+    hval = (hval << 8) | at(ip + 2);
+    const size_t ref = htab[slot(hval)];
+    htab[slot(hval)] = static_cast<uint32_t>(ip);
+    const size_t off = ip - ref - 1;
+    if (ref > 0 && ref < ip && off < kMaxOff && at(ref + 2) == at(ip + 2) && at(ref) == at(ip) &&
+        at(ref + 1) == at(ip + 1)) {
+      size_t len = 2;
+      const size_t maxlen = std::min(n - ip - len, kMaxRef);
+      if (op + 3 + 1 >= limit && op - (lit == 0 ? 1 : 0) + 3 + 1 >= limit) return false;
+      o[op - static_cast<size_t>(lit) - 1] = static_cast<char>(lit - 1);
+      if (lit == 0) --op;
+      // Up to 16 bytes compared without the length bound first, as liblzf
+      // does when more than 16 may match.
+      bool stopped = false;
+      if (maxlen > 16) {
+        for (int k = 0; k < 16 && !stopped; ++k) {
+          ++len;
+          stopped = at(ref + len) != at(ip + len);
+        }
+      }
+      if (!stopped) {
+        do {
+          ++len;
+        } while (len < maxlen && at(ref + len) == at(ip + len));
+      }
+      len -= 2;
+      ++ip;
+      if (len < 7) {
+        o[op++] = static_cast<char>((off >> 8) + (len << 5));
+      } else {
+        o[op++] = static_cast<char>((off >> 8) + (7 << 5));
+        o[op++] = static_cast<char>(len - 7);
+      }
+      o[op++] = static_cast<char>(off & 0xff);
+      lit = 0;
+      ++op;
+      ip += len + 1;
+      if (ip + 2 >= n) break;
+      ip -= 2;
+      hval = (static_cast<uint32_t>(at(ip)) << 8) | at(ip + 1);
+      for (int k = 0; k < 2; ++k) {
+        hval = (hval << 8) | at(ip + 2);
+        htab[slot(hval)] = static_cast<uint32_t>(ip);
+        ++ip;
+      }
+    } else {
+      if (op >= limit) return false;
+      ++lit;
+      o[op++] = in[ip++];
+      if (lit == kMaxLit) {
+        o[op - static_cast<size_t>(lit) - 1] = static_cast<char>(lit - 1);
+        lit = 0;
+        ++op;
+      }
+    }
+  }
+  if (op + 3 > limit) return false;
+  while (ip < n) {
+    ++lit;
+    o[op++] = in[ip++];
+    if (lit == kMaxLit) {
+      o[op - static_cast<size_t>(lit) - 1] = static_cast<char>(lit - 1);
+      lit = 0;
+      ++op;
+    }
+  }
+  o[op - static_cast<size_t>(lit) - 1] = static_cast<char>(lit - 1);
+  if (lit == 0) --op;
+  o.resize(op);
+  *out = std::move(o);
+  return true;
+}
+
+// rdbSaveRawString (rdbcompression yes): up to 11 bytes that are a
+// canonical integer within 32 bits use the integer encodings; over 20 bytes
+// the LZF form (0xc3, compressed length, length, data) when it compresses
+// to at most length - 4 bytes; else the raw bytes.
 void put_string(std::string* out, std::string_view s) {
   int64_t v = 0;
   if (s.size() <= 11 && parse_int64(s, &v) && std::to_string(v) == s) {
@@ -103,6 +205,14 @@ void put_string(std::string* out, std::string_view s) {
       put_le(out, static_cast<uint64_t>(v), 4);
       return;
     }
+  }
+  std::string packed;
+  if (s.size() > 20 && lzf_compress(s, s.size() - 4, &packed)) {
+    out->push_back(static_cast<char>(0xc3));
+    put_len(out, packed.size());
+    put_len(out, s.size());
+    out->append(packed);
+    return;
   }
   put_len(out, s.size());
   out->append(s);

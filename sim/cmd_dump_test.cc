@@ -73,5 +73,12 @@ TEST_F(DumpTest, RestoreOptionsAndErrors) {
   EXPECT_EQ(run({"EXISTS", "gone"}), Int(0));
 }
 
+// unit/dump's "MIGRATE cached connections are released after some time"
+// reads this INFO field.
+TEST_F(DumpTest, InfoReportsNoCachedMigrateSockets) {
+  resp::Reply info = run({"INFO", "stats"});
+  EXPECT_NE(info.str().find("migrate_cached_sockets:0\r\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace redsim::sim

@@ -91,6 +91,7 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     line("pubsub_patterns", std::to_string(ServerAccess::pubsub(server).pattern_count()));
     line("latest_fork_usec", "0");
     line("total_forks", "0");
+    line("migrate_cached_sockets", "0");  // no MIGRATE connection is ever cached
     const Tracking& tracking = ServerAccess::tracking(server);
     line("tracking_total_keys", std::to_string(tracking.total_keys()));
     line("tracking_total_items", std::to_string(tracking.total_items()));

@@ -578,6 +578,7 @@ Reply getbit(CommandContext& ctx) {
 
 void register_string_commands(CommandTable& table) {
   register_bitmap_commands(table);
+  register_hll_commands(table);
   table.add({"set", -3, kCmdWrite | kCmdDenyOom, &set});
   table.add({"setnx", 3, kCmdWrite | kCmdDenyOom | kCmdFast, &setnx});
   table.add({"setex", 4, kCmdWrite | kCmdDenyOom, &setex});

@@ -221,5 +221,7 @@ void register_dump_commands(CommandTable& table);
 // register_zset_commands.
 void register_geo_commands(CommandTable& table);
 void register_bitmap_commands(CommandTable& table);
+// PFADD PFCOUNT PFMERGE PFDEBUG PFSELFTEST (cmd_hll.cc) from register_string_commands.
+void register_hll_commands(CommandTable& table);
 
 }  // namespace redsim::sim

@@ -75,7 +75,8 @@ struct GenOptions {
   // Families to draw from; empty = all. Names: "string", "hash", "list",
   // "set", "zset", "keys", "more" (KEYS, SCAN, RENAME, COPY, GETEX, SETBIT,
   // HRANDFIELD, OBJECT, ...), "expire", "multi", "pubsub", "script", "data"
-  // (set/sorted-set algebra, LTRIM, SORT, LCS, bitmaps, MOVE, SWAPDB).
+  // (set/sorted-set algebra, LTRIM, SORT, LCS, bitmaps, MOVE, SWAPDB), "hll"
+  // (PFADD, PFCOUNT, PFMERGE, PFDEBUG, and GET of the bytes).
   std::vector<std::string> families;
 };
 

@@ -41,10 +41,11 @@ TEST(Generate, CoversEveryFamily) {
   g.commands = 5000;
   std::set<std::string> names;
   for (const Step& s : generate(g)) names.insert(s.argv[0]);
-  for (const char* n : {"SET",       "HSET",    "EXPIRE",     "PTTL",    "MULTI",  "EXEC",  "WATCH",
-                        "SUBSCRIBE", "PUBLISH", "EVAL",       "EVALSHA", "SCRIPT", "DEBUG", "LPUSH",
-                        "LMOVE",     "SADD",    "SPOP",       "ZADD",    "ZRANGE", "KEYS",  "SCAN",
-                        "COPY",      "GETEX",   "HRANDFIELD", "OBJECT"}) {
+  for (const char* n :
+       {"SET",       "HSET",    "EXPIRE",     "PTTL",    "MULTI",  "EXEC",    "WATCH",
+        "SUBSCRIBE", "PUBLISH", "EVAL",       "EVALSHA", "SCRIPT", "DEBUG",   "LPUSH",
+        "LMOVE",     "SADD",    "SPOP",       "ZADD",    "ZRANGE", "KEYS",    "SCAN",
+        "COPY",      "GETEX",   "HRANDFIELD", "OBJECT",  "PFADD",  "PFCOUNT", "PFMERGE"}) {
     EXPECT_TRUE(names.contains(n)) << n;
   }
 }

@@ -711,6 +711,43 @@ void add_data(Gen& g, std::vector<Step>& out) {
   out.push_back(std::move(s));
 }
 
+// HyperLogLog: PFADD (a few elements, or a batch of numbered ones so the
+// value crosses from sparse to dense), PFCOUNT of one key (the cached
+// cardinality) or several, PFMERGE, PFDEBUG; the keys are the shared pool,
+// so other commands read and damage HLL values too.
+void add_hll(Gen& g, std::vector<Step>& out) {
+  Step s;
+  const std::string k = g.key();
+  switch (g.below(6)) {
+    case 0:
+      s.argv = {"PFADD", k};
+      for (uint64_t n = g.below(4); n > 0; --n) s.argv.push_back(member(g));
+      break;
+    case 1: {
+      s.argv = {"PFADD", k};
+      const int64_t base = g.range(0, 5000);
+      for (int64_t i = 0; i < 200; ++i) s.argv.push_back("e" + std::to_string(base + i));
+      break;
+    }
+    case 2:
+      s.argv = {"PFCOUNT", k};
+      if (g.chance(40)) s.argv.push_back(g.key());
+      break;
+    case 3:
+      s.argv = {"PFMERGE", k, g.key()};
+      if (g.chance(50)) s.argv.push_back(g.key());
+      break;
+    case 4:
+      s.argv = {"PFDEBUG", g.pick(std::array<std::string, 4>{"ENCODING", "DECODE", "TODENSE", "X"}),
+                k};
+      break;
+    default:
+      s.argv = {g.chance(50) ? "GET" : "STRLEN", k};
+      break;
+  }
+  out.push_back(std::move(s));
+}
+
 }  // namespace
 
 std::vector<Step> generate(const GenOptions& options) {
@@ -718,7 +755,7 @@ std::vector<Step> generate(const GenOptions& options) {
   std::vector<std::string> families = options.families;
   if (families.empty()) {
     families = {"string", "string", "hash", "hash", "keys", "expire", "multi", "pubsub",
-                "script", "script", "list", "set",  "zset", "more",   "data"};
+                "script", "script", "list", "set",  "zset", "more",   "data",  "hll"};
   }
   std::vector<Step> out;
   std::vector<std::string> loaded;
@@ -749,6 +786,8 @@ std::vector<Step> generate(const GenOptions& options) {
       add_more(g, out);
     } else if (f == "data") {
       add_data(g, out);
+    } else if (f == "hll") {
+      add_hll(g, out);
     }
     // Single-command steps go to any plain connection.
     if (out.size() == before + 1 && f != "pubsub" && f != "script") {
