@@ -55,6 +55,8 @@ constexpr Param kParams[] = {
      "volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, "
      "allkeys-random, noeviction"},
     {"maxmemory-samples", ParamKind::kInt, false, "5", 1, 64},
+    {"lfu-log-factor", ParamKind::kInt, false, "", 0, INT_MAX},
+    {"lfu-decay-time", ParamKind::kInt, false, "", 0, INT_MAX},
     {"maxclients", ParamKind::kInt, false, "10000", 1, UINT_MAX},
     {"timeout", ParamKind::kInt, false, "0", 0, INT_MAX},
     {"tcp-keepalive", ParamKind::kInt, false, "300", 0, INT_MAX},
@@ -72,6 +74,10 @@ constexpr Param kParams[] = {
     {"lazyfree-lazy-user-flush", ParamKind::kBool, false, "no"},
     {"enable-debug-command", ParamKind::kEnum, true, "yes", 0, 0, "no, yes, local"},
     {"replica-read-only", ParamKind::kBool, false, "yes"},
+    {"min-replicas-to-write", ParamKind::kInt, false, "", 0, INT_MAX},
+    {"min-slaves-to-write", ParamKind::kInt, false, "", 0, INT_MAX},
+    {"min-replicas-max-lag", ParamKind::kInt, false, "", 0, INT_MAX},
+    {"min-slaves-max-lag", ParamKind::kInt, false, "", 0, INT_MAX},
     {"cluster-enabled", ParamKind::kBool, true, "no"},
     {"io-threads", ParamKind::kInt, true, "1", 1, 128},
     // The encoding thresholds (Keyspace::limits), each under its 7.0 name
@@ -145,6 +151,18 @@ std::string param_value(Server& server, const Param& p) {
   if (n == "slowlog-max-len") return std::to_string(c.slowlog_max_len);
   if (n == "latency-monitor-threshold") return std::to_string(c.latency_monitor_threshold_ms);
   if (n == "timeout") return std::to_string(c.timeout_s);
+  if (n == "lfu-log-factor") {
+    return std::to_string(ServerAccess::keyspace(server).access().lfu_log_factor);
+  }
+  if (n == "lfu-decay-time") {
+    return std::to_string(ServerAccess::keyspace(server).access().lfu_decay_time_min);
+  }
+  if (n == "min-replicas-to-write" || n == "min-slaves-to-write") {
+    return std::to_string(c.min_replicas_to_write);
+  }
+  if (n == "min-replicas-max-lag" || n == "min-slaves-max-lag") {
+    return std::to_string(c.min_replicas_max_lag_s);
+  }
   if (n == "proto-max-bulk-len") return std::to_string(c.proto_max_bulk_len);
   if (n == "client-query-buffer-limit") return std::to_string(c.client_query_buffer_limit);
   if (size_t* limit = limit_of(server, n)) return std::to_string(*limit);
@@ -305,8 +323,17 @@ void apply_param(Server& server, const Param& p, const std::string& value, int64
     c.latency_monitor_threshold_ms = number;
   } else if (n == "timeout") {
     c.timeout_s = number;
+  } else if (n == "lfu-log-factor") {
+    ServerAccess::keyspace(server).access().lfu_log_factor = number;
+  } else if (n == "lfu-decay-time") {
+    ServerAccess::keyspace(server).access().lfu_decay_time_min = number;
+  } else if (n == "min-replicas-to-write" || n == "min-slaves-to-write") {
+    c.min_replicas_to_write = number;
+  } else if (n == "min-replicas-max-lag" || n == "min-slaves-max-lag") {
+    c.min_replicas_max_lag_s = number;
   } else if (n == "maxmemory-policy") {
     c.maxmemory_noeviction = value == "noeviction";
+    ServerAccess::keyspace(server).access().lfu = value.ends_with("-lfu");
     c.others[std::string(n)] = value;
   } else if (n == "proto-max-bulk-len") {
     c.proto_max_bulk_len = number;

@@ -306,10 +306,12 @@ TEST_F(ConnectionCommandsTest, InfoCpuMemoryReplicationAndDefaultVersusAll) {
                  "used_cpu_sys_main_thread:0.000000\r\nused_cpu_user_main_thread:0.000000\r\n"));
   // An empty fake counts Server::kBaseUsedMemoryBytes: 876000 B = 855.47K.
   EXPECT_EQ(run({"INFO", "memory"}),
-            Bulk("# Memory\r\nused_memory:876000\r\nused_memory_human:855.47K\r\n"));
+            Bulk("# Memory\r\nused_memory:876000\r\nused_memory_human:855.47K\r\n"
+                 "number_of_cached_scripts:0\r\n"));
   run({"SET", "k", std::string(2000, 'v')});
   EXPECT_EQ(run({"INFO", "memory"}),
-            Bulk("# Memory\r\nused_memory:878057\r\nused_memory_human:857.48K\r\n"));
+            Bulk("# Memory\r\nused_memory:878057\r\nused_memory_human:857.48K\r\n"
+                 "number_of_cached_scripts:0\r\n"));
   EXPECT_EQ(run({"INFO", "replication"}),
             Bulk("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n"
                  "master_failover_state:no-failover\r\nmaster_repl_offset:0\r\n"
