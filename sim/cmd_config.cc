@@ -34,6 +34,7 @@ struct Param {
   int64_t min = 0;
   int64_t max = INT64_MAX;
   std::string_view choices = "";  // kEnum: ", "-separated, in Redis's order
+  bool hidden = false;  // Redis's HIDDEN_CONFIG: only CONFIG GET by its exact name shows it
 };
 
 // The parameters CONFIG GET knows. Those backed by ServerConfig or
@@ -55,6 +56,14 @@ constexpr Param kParams[] = {
      "volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, "
      "allkeys-random, noeviction"},
     {"maxmemory-samples", ParamKind::kInt, false, "5", 1, 64},
+    // Bytes, or a percentage of maxmemory ("10%"); stored and echoed.
+    {"maxmemory-clients", ParamKind::kMemory, false, "0", 0, INT64_MAX},
+    {"repl-backlog-size", ParamKind::kMemory, false, "1048576", 1, INT64_MAX},
+    // A master's address when this server is a replica: none (stored and echoed).
+    {"replicaof", ParamKind::kString, true, ""},
+    {"slaveof", ParamKind::kString, true, ""},
+    // A debugging knob Redis hides from patterns; stored and echoed.
+    {"key-load-delay", ParamKind::kInt, false, "0", INT_MIN, INT_MAX, "", true},
     {"lfu-log-factor", ParamKind::kInt, false, "", 0, INT_MAX},
     {"lfu-decay-time", ParamKind::kInt, false, "", 0, INT_MAX},
     {"maxclients", ParamKind::kInt, false, "10000", 1, UINT_MAX},
@@ -253,6 +262,16 @@ std::optional<Reply> check_param(const Param& p, const std::string& arg, std::st
     }
     case ParamKind::kMemory: {
       int64_t v = 0;
+      if (p.name == "maxmemory-clients" && arg.ends_with('%')) {
+        // Redis's PERCENT_CONFIG: a percentage up to 100.
+        if (!parse_int64(std::string_view(arg).substr(0, arg.size() - 1), &v) || v < 0) {
+          return config_failed(p.name, "argument must be a memory or percent value");
+        }
+        if (v > 100) return config_failed(p.name, "percentage argument must be less or equal to 100");
+        *number = v;
+        *value = arg;
+        return std::nullopt;
+      }
       if (!parse_memory(arg, &v)) return config_failed(p.name, "argument must be a memory value");
       if (v < p.min || v > p.max) {
         return config_failed(p.name, "argument must be between " + std::to_string(p.min) + " and " +
@@ -363,6 +382,7 @@ Reply config(CommandContext& ctx) {
       std::string pattern = lower(argv[j]);
       for (const Param& p : kParams) {
         if (seen.contains(p.name) || !glob_match(pattern, p.name)) continue;
+        if (p.hidden && pattern != p.name) continue;
         seen.insert(p.name);
         out.push_back(Reply::bulk(std::string(p.name)));
         out.push_back(Reply::bulk(param_value(ctx.server, p)));

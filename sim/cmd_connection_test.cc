@@ -178,7 +178,7 @@ TEST_F(ConnectionCommandsTest, ConfigGet) {
             Bulks({"busy-reply-threshold", "5000", "hz", "10"}));
   resp::Reply glob = run({"CONFIG", "GET", "maxmemory*"});
   ASSERT_TRUE(glob.is_array());
-  EXPECT_EQ(glob.elements().size(), 6u);  // maxmemory, -policy, -samples
+  EXPECT_EQ(glob.elements().size(), 8u);  // maxmemory, -policy, -samples, -clients
   EXPECT_EQ(run({"CONFIG", "GET"}), Err("ERR wrong number of arguments for 'config|get' command"));
   EXPECT_EQ(run({"CONFIG"}), Err("ERR wrong number of arguments for 'config' command"));
   EXPECT_EQ(run({"CONFIG", "bogus"}), Err("ERR unknown subcommand 'bogus'. Try CONFIG HELP."));
