@@ -92,6 +92,7 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     line("pubsub_patterns", std::to_string(ServerAccess::pubsub(server).pattern_count()));
     line("latest_fork_usec", "0");
     line("total_error_replies", std::to_string(server.total_error_replies()));
+    line("migrate_cached_sockets", "0");  // MIGRATE opens no connection
     line("total_forks", "0");
   } else if (section == "keyspace") {
     out = "# Keyspace\r\n";
@@ -117,6 +118,8 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     int64_t used = server.used_memory_bytes();
     line("used_memory", std::to_string(used));
     line("used_memory_human", bytes_to_human(used));
+    // The allocator whose size classes MEMORY USAGE models (sim/cmd_memory.cc).
+    line("mem_allocator", "jemalloc-5.3.0");
     // The EVAL script cache, as Redis's INFO memory counts it.
     line("number_of_cached_scripts", std::to_string(ServerAccess::scripts(server).script_count()));
   } else if (section == "cpu") {

@@ -167,6 +167,14 @@ TEST_F(MemoryCommandTest, ErrorstatsCountReplyErrorsByCode) {
   run({"INCR", "s"});
   run({"EXEC"});
   EXPECT_NE(info("errorstats").find("errorstat_ERR:count=2\r\n"), std::string::npos);
+  // A block that ends in an error counts when the server hands it out.
+  run({"XGROUP", "CREATE", "st", "g", "$", "MKSTREAM"});
+  auto b = server_->connect();
+  run(*b, {"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "st", ">"});
+  run({"XGROUP", "DESTROY", "st", "g"});
+  ASSERT_EQ(server_->take_unblocked().size(), 1u);
+  EXPECT_NE(info("errorstats").find("errorstat_NOGROUP:count=1\r\n"), std::string::npos);
+  EXPECT_NE(info("stats").find("migrate_cached_sockets:0\r\n"), std::string::npos);
 }
 
 TEST_F(MemoryCommandTest, ClusterSupportDisabled) {

@@ -616,7 +616,15 @@ uint64_t Server::random_below(uint64_t n) {
   return base::lemire_below(n, [this] { return base::splitmix64(random_state_); });
 }
 
-std::vector<Server::Unblocked> Server::take_unblocked() { return blocking_->take_unblocked(); }
+std::vector<Server::Unblocked> Server::take_unblocked() {
+  std::vector<Unblocked> out = blocking_->take_unblocked();
+  // A block that ends in an error (XGROUP DESTROY's NOGROUP) is an error
+  // reply to its client (INFO errorstats).
+  for (const Unblocked& u : out) {
+    if (u.reply.is_error()) count_error(u.reply.str());
+  }
+  return out;
+}
 
 std::optional<int64_t> Server::next_block_deadline_ms() const {
   return blocking_->next_deadline_ms();
