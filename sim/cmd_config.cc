@@ -267,7 +267,8 @@ std::optional<Reply> check_param(const Param& p, const std::string& arg, std::st
         if (!parse_int64(std::string_view(arg).substr(0, arg.size() - 1), &v) || v < 0) {
           return config_failed(p.name, "argument must be a memory or percent value");
         }
-        if (v > 100) return config_failed(p.name, "percentage argument must be less or equal to 100");
+        if (v > 100)
+          return config_failed(p.name, "percentage argument must be less or equal to 100");
         *number = v;
         *value = arg;
         return std::nullopt;

@@ -1,6 +1,6 @@
 // Replication commands: WAIT, CLUSTER as a server without cluster support
-// answers it, and MIGRATE, whose target a fake never reaches. Arity, flags and texts as Redis 7.0.15 (the
-// WAIT command page; texts checked against redis-server 7.0.15).
+// answers it, and MIGRATE, whose target a fake never reaches. Arity, flags and texts as
+// Redis 7.0.15 (the WAIT command page; texts checked against redis-server 7.0.15).
 //
 // WAIT numreplicas timeout answers the number of replicas that acknowledged
 // every write this connection made so far (its repl_offset). Redis blocks
