@@ -37,6 +37,7 @@ resp::Reply command(CommandContext& ctx);          // cmd_introspection.cc
 resp::Reply slowlog(CommandContext& ctx);          // cmd_monitor.cc
 resp::Reply monitor_command(CommandContext& ctx);  // cmd_monitor.cc: MONITOR
 resp::Reply acl(CommandContext& ctx);              // cmd_acl.cc
+void register_acl_commands(CommandTable& table);   // cmd_acl.cc: ACL and AUTH
 resp::Reply latency(CommandContext& ctx);          // cmd_monitor.cc
 
 }  // namespace redsim::sim::admin

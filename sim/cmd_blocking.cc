@@ -222,7 +222,9 @@ Reply bzmpop(CommandContext& ctx) { return mpop_zset(ctx, true); }
 }  // namespace
 
 void register_blocking_commands(CommandTable& table) {
-  constexpr uint32_t kBlockingWrite = kCmdWrite;  // and "blocking"
+  // Redis 7.0 flags them "noscript" (7.2 lets scripts run them without
+  // blocking): a script gets "This Redis command is not allowed from script".
+  constexpr uint32_t kBlockingWrite = kCmdWrite | kCmdNoScript;  // and "blocking"
   table.add({"blpop", -3, kBlockingWrite, &blpop});
   table.add({"brpop", -3, kBlockingWrite, &brpop});
   table.add({"blmove", 6, kBlockingWrite | kCmdDenyOom, &blmove});

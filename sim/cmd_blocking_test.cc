@@ -107,7 +107,11 @@ TEST_F(BlockingTest, InsideMultiAndScriptsNeverBlocks) {
   run({"BZPOPMIN", "z", "0"});
   run({"BLMOVE", "q", "r", "LEFT", "LEFT", "0"});
   EXPECT_EQ(run({"EXEC"}), Arr({resp::Reply::nil_array(), resp::Reply::nil_array(), Nil()}));
-  EXPECT_EQ(run({"EVAL", "return redis.call('blpop', 'q', 0)", "0"}), Nil());
+  // Redis 7.0's blocking commands are "noscript".
+  EXPECT_EQ(run({"EVAL", "return redis.pcall('blpop', 'q', 0)", "0"}),
+            Err("ERR This Redis command is not allowed from script"));
+  EXPECT_EQ(run({"EVAL", "return redis.pcall('bzpopmax', 'z', 0)", "0"}),
+            Err("ERR This Redis command is not allowed from script"));
   EXPECT_FALSE(s_->blocked());
 }
 

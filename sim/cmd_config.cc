@@ -34,6 +34,7 @@ struct Param {
   int64_t min = 0;
   int64_t max = INT64_MAX;
   std::string_view choices = "";  // kEnum: ", "-separated, in Redis's order
+  bool hidden = false;  // Redis's HIDDEN_CONFIG: only CONFIG GET by its exact name shows it
 };
 
 // The parameters CONFIG GET knows. Those backed by ServerConfig or
@@ -55,6 +56,16 @@ constexpr Param kParams[] = {
      "volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, "
      "allkeys-random, noeviction"},
     {"maxmemory-samples", ParamKind::kInt, false, "5", 1, 64},
+    // Bytes, or a percentage of maxmemory ("10%"); stored and echoed.
+    {"maxmemory-clients", ParamKind::kMemory, false, "0", 0, INT64_MAX},
+    {"repl-backlog-size", ParamKind::kMemory, false, "1048576", 1, INT64_MAX},
+    // A master's address when this server is a replica: none (stored and echoed).
+    {"replicaof", ParamKind::kString, true, ""},
+    {"slaveof", ParamKind::kString, true, ""},
+    // A debugging knob Redis hides from patterns; stored and echoed.
+    {"key-load-delay", ParamKind::kInt, false, "0", INT_MIN, INT_MAX, "", true},
+    {"lfu-log-factor", ParamKind::kInt, false, "", 0, INT_MAX},
+    {"lfu-decay-time", ParamKind::kInt, false, "", 0, INT_MAX},
     {"maxclients", ParamKind::kInt, false, "10000", 1, UINT_MAX},
     {"timeout", ParamKind::kInt, false, "0", 0, INT_MAX},
     {"tcp-keepalive", ParamKind::kInt, false, "300", 0, INT_MAX},
@@ -73,6 +84,10 @@ constexpr Param kParams[] = {
     {"lazyfree-lazy-user-flush", ParamKind::kBool, false, "no"},
     {"enable-debug-command", ParamKind::kEnum, true, "yes", 0, 0, "no, yes, local"},
     {"replica-read-only", ParamKind::kBool, false, "yes"},
+    {"min-replicas-to-write", ParamKind::kInt, false, "", 0, INT_MAX},
+    {"min-slaves-to-write", ParamKind::kInt, false, "", 0, INT_MAX},
+    {"min-replicas-max-lag", ParamKind::kInt, false, "", 0, INT_MAX},
+    {"min-slaves-max-lag", ParamKind::kInt, false, "", 0, INT_MAX},
     {"cluster-enabled", ParamKind::kBool, true, "no"},
     {"io-threads", ParamKind::kInt, true, "1", 1, 128},
     // The encoding thresholds (Keyspace::limits), each under its 7.0 name
@@ -149,6 +164,18 @@ std::string param_value(Server& server, const Param& p) {
   if (n == "latency-monitor-threshold") return std::to_string(c.latency_monitor_threshold_ms);
   if (n == "timeout") return std::to_string(c.timeout_s);
   if (n == "tracking-table-max-keys") return std::to_string(c.tracking_table_max_keys);
+  if (n == "lfu-log-factor") {
+    return std::to_string(ServerAccess::keyspace(server).access().lfu_log_factor);
+  }
+  if (n == "lfu-decay-time") {
+    return std::to_string(ServerAccess::keyspace(server).access().lfu_decay_time_min);
+  }
+  if (n == "min-replicas-to-write" || n == "min-slaves-to-write") {
+    return std::to_string(c.min_replicas_to_write);
+  }
+  if (n == "min-replicas-max-lag" || n == "min-slaves-max-lag") {
+    return std::to_string(c.min_replicas_max_lag_s);
+  }
   if (n == "proto-max-bulk-len") return std::to_string(c.proto_max_bulk_len);
   if (n == "client-query-buffer-limit") return std::to_string(c.client_query_buffer_limit);
   if (size_t* limit = limit_of(server, n)) return std::to_string(*limit);
@@ -239,6 +266,17 @@ std::optional<Reply> check_param(const Param& p, const std::string& arg, std::st
     }
     case ParamKind::kMemory: {
       int64_t v = 0;
+      if (p.name == "maxmemory-clients" && arg.ends_with('%')) {
+        // Redis's PERCENT_CONFIG: a percentage up to 100.
+        if (!parse_int64(std::string_view(arg).substr(0, arg.size() - 1), &v) || v < 0) {
+          return config_failed(p.name, "argument must be a memory or percent value");
+        }
+        if (v > 100)
+          return config_failed(p.name, "percentage argument must be less or equal to 100");
+        *number = v;
+        *value = arg;
+        return std::nullopt;
+      }
       if (!parse_memory(arg, &v)) return config_failed(p.name, "argument must be a memory value");
       if (v < p.min || v > p.max) {
         return config_failed(p.name, "argument must be between " + std::to_string(p.min) + " and " +
@@ -311,8 +349,17 @@ void apply_param(Server& server, const Param& p, const std::string& value, int64
     c.timeout_s = number;
   } else if (n == "tracking-table-max-keys") {
     c.tracking_table_max_keys = number;
+  } else if (n == "lfu-log-factor") {
+    ServerAccess::keyspace(server).access().lfu_log_factor = number;
+  } else if (n == "lfu-decay-time") {
+    ServerAccess::keyspace(server).access().lfu_decay_time_min = number;
+  } else if (n == "min-replicas-to-write" || n == "min-slaves-to-write") {
+    c.min_replicas_to_write = number;
+  } else if (n == "min-replicas-max-lag" || n == "min-slaves-max-lag") {
+    c.min_replicas_max_lag_s = number;
   } else if (n == "maxmemory-policy") {
     c.maxmemory_noeviction = value == "noeviction";
+    ServerAccess::keyspace(server).access().lfu = value.ends_with("-lfu");
     c.others[std::string(n)] = value;
   } else if (n == "proto-max-bulk-len") {
     c.proto_max_bulk_len = number;
@@ -342,6 +389,7 @@ Reply config(CommandContext& ctx) {
       std::string pattern = lower(argv[j]);
       for (const Param& p : kParams) {
         if (seen.contains(p.name) || !glob_match(pattern, p.name)) continue;
+        if (p.hidden && pattern != p.name) continue;
         seen.insert(p.name);
         out.push_back(Reply::bulk(std::string(p.name)));
         out.push_back(Reply::bulk(param_value(ctx.server, p)));

@@ -581,12 +581,6 @@ constexpr SubcommandSpec kLatencySubcommands[] = {
     {"histogram", -2, kCmdNoScript}, {"history", 3, kCmdNoScript}, {"latest", 2, kCmdNoScript},
     {"reset", -2, kCmdNoScript},
 };
-constexpr SubcommandSpec kAclSubcommands[] = {
-    {"cat", -2, kCmdNoScript},    {"deluser", -3, kCmdNoScript},
-    {"getuser", 3, kCmdNoScript}, {"help", 2, 0},
-    {"list", 2, kCmdNoScript},    {"users", 2, kCmdNoScript},
-    {"whoami", 2, kCmdNoScript},
-};
 
 }  // namespace
 
@@ -600,8 +594,7 @@ void register_connection_commands(CommandTable& table) {
   table.add({"slowlog", -2, kCmdContainer, &admin::slowlog});
   table.add({"monitor", 1, kCmdNoScript, &admin::monitor_command});
   table.add({"latency", -2, kCmdContainer, &admin::latency});
-  table.add({"acl", -2, kCmdContainer, &admin::acl});
-  table.add_subcommands("acl", kAclSubcommands);
+  admin::register_acl_commands(table);  // ACL, AUTH (cmd_acl.cc)
   table.add_subcommands("slowlog", kSlowlogSubcommands);
   table.add_subcommands("latency", kLatencySubcommands);
   table.add_subcommands("client", kClientSubcommands);

@@ -178,7 +178,7 @@ TEST_F(ConnectionCommandsTest, ConfigGet) {
             Bulks({"busy-reply-threshold", "5000", "hz", "10"}));
   resp::Reply glob = run({"CONFIG", "GET", "maxmemory*"});
   ASSERT_TRUE(glob.is_array());
-  EXPECT_EQ(glob.elements().size(), 6u);  // maxmemory, -policy, -samples
+  EXPECT_EQ(glob.elements().size(), 8u);  // maxmemory, -policy, -samples, -clients
   EXPECT_EQ(run({"CONFIG", "GET"}), Err("ERR wrong number of arguments for 'config|get' command"));
   EXPECT_EQ(run({"CONFIG"}), Err("ERR wrong number of arguments for 'config' command"));
   EXPECT_EQ(run({"CONFIG", "bogus"}), Err("ERR unknown subcommand 'bogus'. Try CONFIG HELP."));
@@ -306,10 +306,12 @@ TEST_F(ConnectionCommandsTest, InfoCpuMemoryReplicationAndDefaultVersusAll) {
                  "used_cpu_sys_main_thread:0.000000\r\nused_cpu_user_main_thread:0.000000\r\n"));
   // An empty fake counts Server::kBaseUsedMemoryBytes: 876000 B = 855.47K.
   EXPECT_EQ(run({"INFO", "memory"}),
-            Bulk("# Memory\r\nused_memory:876000\r\nused_memory_human:855.47K\r\n"));
+            Bulk("# Memory\r\nused_memory:876000\r\nused_memory_human:855.47K\r\n"
+                 "mem_allocator:jemalloc-5.3.0\r\nnumber_of_cached_scripts:0\r\n"));
   run({"SET", "k", std::string(2000, 'v')});
   EXPECT_EQ(run({"INFO", "memory"}),
-            Bulk("# Memory\r\nused_memory:878057\r\nused_memory_human:857.48K\r\n"));
+            Bulk("# Memory\r\nused_memory:878057\r\nused_memory_human:857.48K\r\n"
+                 "mem_allocator:jemalloc-5.3.0\r\nnumber_of_cached_scripts:0\r\n"));
   EXPECT_EQ(run({"INFO", "replication"}),
             Bulk("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n"
                  "master_failover_state:no-failover\r\nmaster_repl_offset:0\r\n"

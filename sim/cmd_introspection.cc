@@ -18,6 +18,7 @@
 #include "sim/command_facts.h"
 #include "sim/glob.h"
 #include "sim/internal.h"
+#include "sim/lua/script_engine.h"
 #include "sim/pubsub.h"
 
 namespace redsim::sim::admin {
@@ -90,6 +91,8 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     line("pubsub_channels", std::to_string(ServerAccess::pubsub(server).channel_count()));
     line("pubsub_patterns", std::to_string(ServerAccess::pubsub(server).pattern_count()));
     line("latest_fork_usec", "0");
+    line("total_error_replies", std::to_string(server.total_error_replies()));
+    line("migrate_cached_sockets", "0");  // MIGRATE opens no connection
     line("total_forks", "0");
     line("migrate_cached_sockets", "0");  // no MIGRATE connection is ever cached
     const Tracking& tracking = ServerAccess::tracking(server);
@@ -120,6 +123,10 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     int64_t used = server.used_memory_bytes();
     line("used_memory", std::to_string(used));
     line("used_memory_human", bytes_to_human(used));
+    // The allocator whose size classes MEMORY USAGE models (sim/cmd_memory.cc).
+    line("mem_allocator", "jemalloc-5.3.0");
+    // The EVAL script cache, as Redis's INFO memory counts it.
+    line("number_of_cached_scripts", std::to_string(ServerAccess::scripts(server).script_count()));
   } else if (section == "cpu") {
     // The fake measures no CPU time (a simulated run must not depend on
     // it): Redis's fields, all zero.
@@ -153,11 +160,18 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
                ",usec=0,usec_per_call=0.00,rejected_calls=" + std::to_string(stats.rejected_calls) +
                ",failed_calls=" + std::to_string(stats.failed_calls));
     }
+  } else if (section == "errorstats") {
+    // Error replies by code (Server::error_stats), in name order.
+    out = "# Errorstats\r\n";
+    for (const auto& [code, count] : server.error_stats()) {
+      line("errorstat_" + code, "count=" + std::to_string(count));
+    }
   } else {
     // Sections Redis has and the fake has nothing to report in: the header only.
     static constexpr std::pair<std::string_view, std::string_view> kEmpty[] = {
-        {"persistence", "# Persistence\r\n"},   {"modules", "# Modules\r\n"},
-        {"errorstats", "# Errorstats\r\n"},     {"cluster", "# Cluster\r\ncluster_enabled:0\r\n"},
+        {"persistence", "# Persistence\r\n"},
+        {"modules", "# Modules\r\n"},
+        {"cluster", "# Cluster\r\ncluster_enabled:0\r\n"},
         {"latencystats", "# Latencystats\r\n"},
     };
     for (const auto& [name, text] : kEmpty) {

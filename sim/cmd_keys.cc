@@ -22,7 +22,7 @@ constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
 Reply type(CommandContext& ctx) {
-  Entry* e = current_db(ctx).lookup(ctx.argv[1], ctx.now_ms);
+  Entry* e = current_db(ctx).lookup(ctx.argv[1], ctx.now_ms, /*touch=*/false);
   return Reply::status(std::string(e == nullptr ? "none" : type_name(e->type())));
 }
 
@@ -30,7 +30,7 @@ Reply exists(CommandContext& ctx) {
   Db& db = current_db(ctx);
   int64_t count = 0;
   for (size_t i = 1; i < ctx.argv.size(); ++i) {
-    if (db.lookup(ctx.argv[i], ctx.now_ms) != nullptr) ++count;
+    if (db.lookup(ctx.argv[i], ctx.now_ms, /*touch=*/false) != nullptr) ++count;
   }
   return Reply::integer(count);
 }
@@ -115,7 +115,7 @@ Reply pexpireat(CommandContext& ctx) { return expire_generic(ctx, "pexpireat", 0
 
 // TTL and PTTL: -2 no key, -1 no deadline; TTL rounds to the nearest second.
 Reply ttl_generic(CommandContext& ctx, bool ms) {
-  Entry* e = current_db(ctx).lookup(ctx.argv[1], ctx.now_ms);
+  Entry* e = current_db(ctx).lookup(ctx.argv[1], ctx.now_ms, /*touch=*/false);
   if (e == nullptr) return Reply::integer(-2);
   if (!e->has_expire()) return Reply::integer(-1);
   int64_t left = e->expire_ms - ctx.now_ms;
@@ -128,7 +128,7 @@ Reply pttl(CommandContext& ctx) { return ttl_generic(ctx, true); }
 
 // EXPIRETIME and PEXPIRETIME: the absolute deadline, -2 / -1 as TTL.
 Reply expiretime_generic(CommandContext& ctx, bool ms) {
-  Entry* e = current_db(ctx).lookup(ctx.argv[1], ctx.now_ms);
+  Entry* e = current_db(ctx).lookup(ctx.argv[1], ctx.now_ms, /*touch=*/false);
   if (e == nullptr) return Reply::integer(-2);
   if (!e->has_expire()) return Reply::integer(-1);
   return Reply::integer(ms ? e->expire_ms : (e->expire_ms + 500) / 1000);
@@ -324,9 +324,9 @@ Reply touch(CommandContext& ctx) {
   return Reply::integer(count);
 }
 
-// OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key, OBJECT HELP. The fake keeps
-// no access clock: IDLETIME is 0. REFCOUNT is Redis's INT_MAX for the shared
-// integers 0..9999, 1 otherwise.
+// OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key, OBJECT HELP. IDLETIME and
+// FREQ read the key's access record (AccessClock in sim/keyspace.h). REFCOUNT is Redis's INT_MAX
+// for the shared integers 0..9999, 1 otherwise.
 Reply object(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
   const std::string& sub = argv[1];
@@ -358,16 +358,27 @@ Reply object(CommandContext& ctx) {
         one_line("ERR unknown subcommand '" + sub.substr(0, 128) + "'. Try OBJECT HELP."));
   }
   if (Reply r = arity(3, name); r.is_error()) return r;
-  Entry* e = current_db(ctx).lookup(argv[2], ctx.now_ms);
+  Entry* e = current_db(ctx).lookup(argv[2], ctx.now_ms, /*touch=*/false);
   if (e == nullptr) return Reply::nil();
   std::string_view which = name;
   if (which == "encoding") return Reply::bulk(std::string(encoding_name(*e)));
-  if (which == "idletime") return Reply::integer(0);
+  const AccessClock& clock = ServerAccess::keyspace(ctx.server).access();
+  if (which == "idletime") {
+    if (clock.lfu) {
+      return Reply::error(
+          "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+          "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+    }
+    return Reply::integer(clock.idle_s(*e));
+  }
   if (which == "freq") {
-    return Reply::error(
-        "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
-        "that when switching between policies at runtime LRU and LFU data will take some time to "
-        "adjust.");
+    if (!clock.lfu) {
+      return Reply::error(
+          "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please "
+          "note that when switching between policies at runtime LRU and LFU data will take some "
+          "time to adjust.");
+    }
+    return Reply::integer(clock.lfu_decayed(*e));
   }
   int64_t v = 0;
   bool shared = e->is_string() && encoding_name(*e) == "int" && parse_int64(e->str(), &v) &&

@@ -1,5 +1,6 @@
-// Replication commands: WAIT. Arity, flags and texts as Redis 7.0.15 (the
-// WAIT command page; texts checked against redis-server 7.0.15).
+// Replication commands: WAIT, CLUSTER as a server without cluster support
+// answers it, and MIGRATE, whose target a fake never reaches. Arity, flags and texts as
+// Redis 7.0.15 (the WAIT command page; texts checked against redis-server 7.0.15).
 //
 // WAIT numreplicas timeout answers the number of replicas that acknowledged
 // every write this connection made so far (its repl_offset). Redis blocks
@@ -9,6 +10,7 @@
 // itself: it answers the current count and leaves a Session::BlockedWait for
 // the world, which holds the reply.
 #include "sim/args.h"
+#include "sim/cmd_admin.h"
 #include "sim/internal.h"
 
 namespace redsim::sim {
@@ -36,10 +38,104 @@ Reply wait(CommandContext& ctx) {
   return Reply::integer(acked);
 }
 
+// Redis 7.0.15's CLUSTER subcommands (COMMAND INFO): only RESET is
+// noscript. Every one of them answers as cluster-enabled no does.
+constexpr SubcommandSpec kClusterSubcommands[] = {
+    {"addslots", -3, 0},
+    {"addslotsrange", -4, 0},
+    {"bumpepoch", 2, 0},
+    {"count-failure-reports", 3, 0},
+    {"countkeysinslot", 3, 0},
+    {"delslots", -3, 0},
+    {"delslotsrange", -4, 0},
+    {"failover", -2, 0},
+    {"flushslots", 2, 0},
+    {"forget", 3, 0},
+    {"getkeysinslot", 4, 0},
+    {"help", 2, 0},
+    {"info", 2, 0},
+    {"keyslot", 3, 0},
+    {"links", 2, 0},
+    {"meet", -4, 0},
+    {"myid", 2, 0},
+    {"nodes", 2, 0},
+    {"replicas", 3, 0},
+    {"replicate", 3, 0},
+    {"reset", -2, kCmdNoScript},
+    {"saveconfig", 2, 0},
+    {"set-config-epoch", 3, 0},
+    {"setslot", -4, 0},
+    {"shards", 2, 0},
+    {"slaves", 3, 0},
+    {"slots", 2, 0},
+};
+
+// CLUSTER <sub> ...: processCommand's unknown-subcommand and arity errors
+// first, then clusterCommand's refusal (HELP included).
+Reply cluster(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  std::string sub = admin::lower(argv[1]);
+  const SubcommandSpec* spec = nullptr;
+  for (const SubcommandSpec& s : kClusterSubcommands) {
+    if (s.name == sub) spec = &s;
+  }
+  if (spec == nullptr) return admin::unknown_subcommand(argv[1], "CLUSTER");
+  if (!(spec->arity > 0 ? argv.size() == static_cast<size_t>(spec->arity)
+                        : argv.size() >= static_cast<size_t>(-spec->arity))) {
+    return admin::sub_arity("cluster", sub);
+  }
+  return Reply::error("ERR This instance has cluster support disabled");
+}
+
+// MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE]
+// [AUTH password] [AUTH2 username password] [KEYS key ...]: the arguments
+// checked as migrateCommand checks them, NOKEY when no key exists, else the
+// IOERR Redis answers when the target cannot be written to (the fake opens
+// no connection).
+Reply migrate(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  size_t first_key = 3;
+  size_t num_keys = 1;
+  for (size_t j = 6; j < argv.size(); ++j) {
+    size_t more = argv.size() - j - 1;
+    if (equals_ci(argv[j], "copy") || equals_ci(argv[j], "replace")) continue;
+    if (equals_ci(argv[j], "auth") && more >= 1) {
+      ++j;
+    } else if (equals_ci(argv[j], "auth2") && more >= 2) {
+      j += 2;
+    } else if (equals_ci(argv[j], "keys")) {
+      if (!argv[3].empty()) {
+        return Reply::error(
+            "ERR When using MIGRATE KEYS option, the key argument must be set to the empty "
+            "string");
+      }
+      first_key = j + 1;
+      num_keys = argv.size() - j - 1;
+      break;
+    } else {
+      return Reply::error("ERR syntax error");
+    }
+  }
+  int64_t timeout = 0;
+  int64_t dbid = 0;
+  if (!parse_int64(argv[5], &timeout) || !parse_int64(argv[4], &dbid)) {
+    return errors::not_integer();
+  }
+  bool any = false;
+  for (size_t j = first_key; j < first_key + num_keys; ++j) {
+    any = any || current_db(ctx).lookup(argv[j], ctx.now_ms) != nullptr;
+  }
+  if (!any) return Reply::status("NOKEY");
+  return Reply::error("IOERR error or timeout writing to target instance");
+}
+
 }  // namespace
 
 void register_replication_commands(CommandTable& table) {
+  table.add({"migrate", -6, kCmdWrite, &migrate});
   table.add({"wait", 3, kCmdNoScript, &wait});
+  table.add({"cluster", -2, kCmdContainer, &cluster});
+  table.add_subcommands("cluster", kClusterSubcommands);
 }
 
 }  // namespace redsim::sim

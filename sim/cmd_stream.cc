@@ -430,6 +430,12 @@ Reply xread_generic(CommandContext& ctx, bool group_mode) {
   for (size_t i = 1; i < argv.size(); ++i) {
     size_t left = argv.size() - i - 1;
     if (equals_ci(argv[i], "block") && left >= 1) {
+      // Redis 7.0's xreadCommand refuses BLOCK from a script outright (the
+      // command name as the script spelled it).
+      if (ctx.in_script) {
+        return Reply::error("ERR " + argv[0] +
+                            " command is not allowed with BLOCK option from scripts");
+      }
       if (!parse_block_timeout(ctx, argv[i + 1], false, &deadline, &error)) return error;
       block = true;
       ++i;

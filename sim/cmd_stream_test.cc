@@ -95,6 +95,9 @@ TEST_F(StreamTest, ReadAndBlockingRead) {
                 "<group> <consumer> option."));
   EXPECT_EQ(run({"XREAD", "BLOCK", "x", "STREAMS", "s", "0"}),
             Err("ERR timeout is not an integer or out of range"));
+  // Redis 7.0 refuses BLOCK from scripts, naming the command as the script did.
+  EXPECT_EQ(run({"EVAL", "return redis.pcall('xread','BLOCK',0,'STREAMS','s','$')", "0"}),
+            Err("ERR xread command is not allowed with BLOCK option from scripts"));
   EXPECT_EQ(run({"XREAD", "STREAMS", "s", "t", "0"}),
             Err("ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must "
                 "be specified."));

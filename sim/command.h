@@ -157,5 +157,6 @@ void register_blocking_commands(CommandTable& table);
 void register_stream_commands(CommandTable& table);
 // WAIT (cmd_replication.cc).
 void register_replication_commands(CommandTable& table);
+void register_memory_commands(CommandTable& table);  // MEMORY (sim/cmd_memory.cc)
 
 }  // namespace redsim::sim

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/acl.h"
 #include "sim/command.h"
 #include "sim/keyspace.h"
 #include "sim/monitor.h"
@@ -20,6 +21,7 @@ namespace redsim::sim {
 // friend declaration in the public header.
 struct Session::Internal {
   static Server& server(Session& s) { return s.server_; }
+  static std::string& user(Session& s) { return s.user_; }
   static int& db(Session& s) { return s.db_; }
   static bool& in_multi(Session& s) { return s.in_multi_; }
   static bool& multi_dirty(Session& s) { return s.multi_dirty_; }
@@ -73,6 +75,12 @@ struct Server::Internal {
   static Session* current(Server& server) { return server.current_; }
   // The client whose command writes now (nullptr in a script).
   static Session* writer(Server& server) { return server.writer_; }
+  static AclUsers& acl(Server& server) { return *server.acl_; }
+  // redis.acl_check_cmd: may `s`'s user run argv (a known command)?
+  static bool acl_allows(Server& server, const Session& s, const Argv& argv) {
+    CommandTable::Lookup command = server.commands_.lookup(argv[0]);
+    return command.spec != nullptr && server.acl_check(s, command, argv) == AclVerdict::kOk;
+  }
   // redis.call / redis.pcall (sim/lua/redis_lib.cc): Server::execute_from_script.
   static resp::Reply execute_from_script(Server& server, Session& s, const Argv& argv,
                                          bool read_only) {

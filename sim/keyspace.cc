@@ -262,14 +262,41 @@ Db::Map::iterator Db::find_or_insert(std::string_view key) {
   return it;
 }
 
-Entry* Db::lookup(std::string_view key, int64_t now_ms) {
+Entry* Db::lookup(std::string_view key, int64_t now_ms, bool touch) {
   auto it = map_.find(key);
   if (it == map_.end()) return nullptr;
   if (it->second.expired_at(now_ms)) {
     erase(it, TouchKind::kExpired);
     return nullptr;
   }
+  if (touch && access_ != nullptr) access_->touched(it->second);
   return &it->second;
+}
+
+void AccessClock::touched(Entry& e) {
+  if (!lfu) {
+    e.access_s = now_s();
+    return;
+  }
+  int counter = lfu_decayed(e);
+  if (counter < 255) {
+    rng += 0x9E3779B97F4A7C15ULL;  // splitmix64
+    uint64_t z = rng;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    double r = static_cast<double>(z >> 11) * 0x1.0p-53;
+    double base = std::max(0, counter - 5);
+    if (r < 1.0 / (base * static_cast<double>(lfu_log_factor) + 1)) ++counter;
+  }
+  e.lfu_counter = static_cast<uint8_t>(counter);
+  e.access_s = now_s();
+}
+
+uint8_t AccessClock::lfu_decayed(const Entry& e) const {
+  int64_t minutes = std::max<int64_t>(0, int64_t{now_s()} / 60 - int64_t{e.access_s} / 60);
+  int64_t periods = lfu_decay_time_min > 0 ? minutes / lfu_decay_time_min : 0;
+  return periods >= e.lfu_counter ? 0 : static_cast<uint8_t>(e.lfu_counter - periods);
 }
 
 Entry* Db::peek(std::string_view key) {
@@ -280,6 +307,7 @@ Entry* Db::peek(std::string_view key) {
 Entry& Db::add(std::string_view key, Value value) {
   auto it = find_or_insert(key);
   it->second.value = std::move(value);
+  if (access_ != nullptr) access_->created(it->second);
   if (!blocking_.empty()) signal_ready(key);
   return it->second;
 }
@@ -294,6 +322,7 @@ Entry& Db::set_string(std::string_view key, std::string value, bool keep_ttl) {
   if (!blocking_.empty()) signal_ready(key);  // the type may change
   Entry& e = it->second;
   e.str_encoding = StringEncoding::kByContent;
+  if (access_ != nullptr) access_->created(e);  // a new object, as SET makes
   if (e.is_string()) {
     e.str() = std::move(value);
   } else {
@@ -317,6 +346,11 @@ Entry& Db::put(std::string_view key, Entry entry) {
   int64_t deadline = entry.expire_ms;
   e.value = std::move(entry.value);
   e.str_encoding = entry.str_encoding;
+  // A moved value keeps its access record (RENAME, MOVE); a new one (never
+  // stamped) is accessed now.
+  e.lfu_counter = entry.lfu_counter;
+  e.access_s = entry.access_s;
+  if (access_ != nullptr && e.access_s == 0) access_->created(e);
   set_expire(key, e, deadline);
   if (!blocking_.empty()) signal_ready(key);
   return e;
@@ -529,7 +563,9 @@ void Db::notify(std::string_view key, TouchKind kind) {
 
 Keyspace::Keyspace(int databases, WatchTouchFn on_touch) {
   dbs_.reserve(static_cast<size_t>(databases));
-  for (int i = 0; i < databases; ++i) dbs_.emplace_back(i, on_touch, ready_.get(), hooks_.get());
+  for (int i = 0; i < databases; ++i) {
+    dbs_.emplace_back(i, on_touch, ready_.get(), hooks_.get(), access_.get());
+  }
 }
 
 std::vector<std::pair<int, std::string>> Keyspace::take_ready_keys() {

@@ -247,6 +247,10 @@ struct Entry {
   Value value;
   int64_t expire_ms = kNoExpire;  // absolute deadline in ms on the server's clock
   StringEncoding str_encoding = StringEncoding::kByContent;  // strings only
+  // Redis's robj lru field (see AccessClock): the LFU counter, and the
+  // server-clock second of the last access (LRU) or last decrement (LFU).
+  uint8_t lfu_counter = 5;
+  uint32_t access_s = 0;
 
   ValueType type() const { return static_cast<ValueType>(value.index()); }
   bool is_string() const { return value.index() == 0; }
@@ -277,6 +281,37 @@ struct Entry {
 // "quicklist", sets "intset" / "hashtable", sorted sets "listpack" / "skiplist",
 // streams "stream".
 std::string_view encoding_name(const Entry& e);
+
+// Key access bookkeeping for OBJECT IDLETIME and OBJECT FREQ, as Redis 7.0
+// keeps it in each object's 24-bit lru field (evict.c, object.c): under an
+// LRU (or no eviction) policy, the second of the last access on the server
+// clock (Redis's LRU clock has 1 s resolution); under an LFU policy
+// (maxmemory-policy *-lfu), a logarithmic counter that starts at 5, grows by
+// one with probability 1 / ((counter - 5) * lfu-log-factor + 1) on each
+// access and decays by one per lfu-decay-time minutes without access. A
+// command's lookup counts as an access, except those Redis makes with
+// LOOKUP_NOTOUCH (TYPE, TTL and its family, EXISTS, OBJECT). The draws come
+// from this clock's own fixed-seed generator, so runs stay deterministic.
+struct AccessClock {
+  int64_t now_ms = 0;  // the running command's time (Server::call sets it)
+  bool lfu = false;    // maxmemory-policy is allkeys-lfu or volatile-lfu
+  int64_t lfu_log_factor = 10;
+  int64_t lfu_decay_time_min = 1;
+  uint64_t rng = 0x1F0DA7A5EED5E12ULL;
+
+  uint32_t now_s() const { return static_cast<uint32_t>(now_ms / 1000); }
+  // A new value: accessed now, counter at LFU_INIT_VAL.
+  void created(Entry& e) const {
+    e.access_s = now_s();
+    e.lfu_counter = 5;
+  }
+  // An access (Redis's updateLFU, or lru = LRU_CLOCK()).
+  void touched(Entry& e);
+  // LFUDecrAndReturn: the counter with the decay due by now applied.
+  uint8_t lfu_decayed(const Entry& e) const;
+  // OBJECT IDLETIME: whole seconds since the last access.
+  int64_t idle_s(const Entry& e) const { return int64_t{now_s()} - int64_t{e.access_s}; }
+};
 
 // Why a watched key is signalled; decides what it means for a WATCH.
 enum class TouchKind : uint8_t {
@@ -319,8 +354,9 @@ struct ReadyKeys {
 
 class Db {
  public:
-  Db(int index, WatchTouchFn on_touch, ReadyKeys* ready = nullptr, KeyHooks* hooks = nullptr)
-      : index_(index), on_touch_(on_touch), ready_(ready), hooks_(hooks) {}
+  Db(int index, WatchTouchFn on_touch, ReadyKeys* ready = nullptr, KeyHooks* hooks = nullptr,
+     AccessClock* access = nullptr)
+      : index_(index), on_touch_(on_touch), ready_(ready), hooks_(hooks), access_(access) {}
   // Movable (the map's nodes, which the key order points into, move along),
   // not copyable.
   Db(Db&&) = default;
@@ -333,8 +369,9 @@ class Db {
   size_t size() const { return map_.size(); }
 
   // Every command's lookup: the live entry, or nullptr when the key is
-  // absent or expired at `now_ms` (an expired key is deleted first).
-  Entry* lookup(std::string_view key, int64_t now_ms);
+  // absent or expired at `now_ms` (an expired key is deleted first). An
+  // access for OBJECT IDLETIME/FREQ unless !touch (Redis's LOOKUP_NOTOUCH).
+  Entry* lookup(std::string_view key, int64_t now_ms, bool touch = true);
   // The stored entry whether or not it is expired, no side effects.
   Entry* peek(std::string_view key);
 
@@ -346,7 +383,7 @@ class Db {
   Entry& set_string(std::string_view key, std::string value, bool keep_ttl);
   // Deletes `key` if stored (expired or not); true when it was. Touches it.
   bool remove(std::string_view key);
-  // Stores `entry` (value, deadline, encoding) at `key`, replacing whatever
+  // Stores `entry` (value, deadline, encoding, access record) at `key`, replacing whatever
   // is stored there. Does not touch: the caller does (RENAME, COPY, MOVE).
   Entry& put(std::string_view key, Entry entry);
   // A uniformly drawn stored key (expired or not) given a draw `r` in
@@ -452,6 +489,7 @@ class Db {
   std::unordered_map<std::string, std::vector<Session*>, StringHash, std::equal_to<>> watchers_;
   ReadyKeys* ready_;
   KeyHooks* hooks_;
+  AccessClock* access_;  // the keyspace's; nullptr: accesses not recorded
   std::map<std::string, int, std::less<>> blocking_;  // key -> blocked clients
 };
 
@@ -479,10 +517,13 @@ class Keyspace {
   std::vector<std::pair<int, std::string>> take_ready_keys();
   // The hooks every db of this keyspace calls (see KeyHooks).
   KeyHooks& hooks() { return *hooks_; }
+  // The clock and policy of key accesses (OBJECT IDLETIME/FREQ).
+  AccessClock& access() { return *access_; }
 
  private:
   std::unique_ptr<ReadyKeys> ready_ = std::make_unique<ReadyKeys>();
   std::unique_ptr<KeyHooks> hooks_ = std::make_unique<KeyHooks>();
+  std::unique_ptr<AccessClock> access_ = std::make_unique<AccessClock>();
   std::vector<Db> dbs_;
   EncodingLimits limits_;
 };

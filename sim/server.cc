@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/hash.h"
+#include "sim/acl.h"
 #include "sim/args.h"
 #include "sim/blocking.h"
 #include "sim/command_facts.h"
@@ -155,6 +156,7 @@ Server::Server(Clock& clock, ServerOptions options)
       monitor_(std::make_unique<Monitor>()),
       blocking_(std::make_unique<Blocking>()),
       tracking_(std::make_unique<Tracking>()),
+      acl_(std::make_unique<AclUsers>()),
       start_ms_(clock.now_us() / 1000),
       // A fixed tag keeps this stream apart from other users of the seed.
       random_state_(options.seed ^ 0x5EED5E12F0DA7A00ULL) {
@@ -172,6 +174,7 @@ Server::Server(Clock& clock, ServerOptions options)
   // After the connection commands: FUNCTION's registration there is a stub.
   register_function_commands(commands_);
   register_replication_commands(commands_);
+  register_memory_commands(commands_);
   register_blocking_commands(commands_);
   register_stream_commands(commands_);
   scripts_ = std::make_unique<ScriptEngine>(*this);
@@ -205,6 +208,7 @@ void Server::disconnect(Session& session) {
 
 resp::Reply Server::execute(Session& session, const Argv& argv) {
   resp::Reply reply = dispatch(session, argv, /*in_script=*/false, /*read_only=*/false);
+  note_client_reply(argv, reply);
   if (session.protocol() == resp::Protocol::kResp2 && reply.has_resp3()) {
     return resp::to_resp2(std::move(reply));
   }
@@ -218,7 +222,49 @@ resp::Reply Server::execute_consuming(Session& session, Argv& argv) {
     Argv* value;
     ~Restore() { slot = value; }
   } restore{consumable_, outer};
-  return dispatch(session, argv, /*in_script=*/false, /*read_only=*/false);
+  // Before the run: a command queued by MULTI is moved out of argv.
+  bool exec = argv.size() == 1 && equals_ci(argv[0], "exec");
+  resp::Reply reply = dispatch(session, argv, /*in_script=*/false, /*read_only=*/false);
+  note_client_reply(exec, reply);
+  return reply;
+}
+
+// Redis's afterErrorReply: the code is the error's first word when it has
+// one within its first 32 bytes, else ERR.
+void Server::count_error(std::string_view text) {
+  ++total_error_replies_;
+  size_t space = text.substr(0, 31).find(' ');
+  std::string code = space == std::string_view::npos || space == 0
+                         ? std::string("ERR")
+                         : std::string(text.substr(0, space));
+  ++error_stats_[code];
+}
+
+resp::Reply Server::note_script_error(resp::Reply reply) {
+  count_error(reply.str());
+  script_errors_.emplace_back(reply.str());
+  return reply;
+}
+
+void Server::note_client_reply(bool exec, const resp::Reply& reply) {
+  if (reply.is_error()) {
+    // An error a script's redis.call met was counted there (Redis's
+    // ERR_REPLY_FLAG_NO_STATS_UPDATE for the script's error reply).
+    bool counted = false;
+    for (const std::string& inner : script_errors_)
+      counted = counted || reply.str().starts_with(inner);
+    if (!counted) count_error(reply.str());
+  } else if (exec && reply.is_array()) {
+    // EXEC's queued commands reply one by one in Redis.
+    for (const resp::Reply& element : reply.elements()) {
+      if (element.is_error()) count_error(element.str());
+    }
+  }
+  script_errors_.clear();
+}
+
+void Server::note_client_reply(const Argv& argv, const resp::Reply& reply) {
+  note_client_reply(argv.size() == 1 && equals_ci(argv[0], "exec"), reply);
 }
 
 resp::Reply Server::execute_from_script(Session& session, const Argv& argv, bool read_only) {
@@ -242,7 +288,15 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
   if (in_script) {
     // Redis 7.0 scriptCall's checks, in its order; the Lua engine appends
     // the " script: ..." suffix.
-    if (spec == nullptr) return resp::Reply::error("ERR Unknown Redis command called from script");
+    // Errors count in INFO errorstats where they happen (note_script_error),
+    // and a refusal after the arity check in the command's rejected_calls.
+    auto refused = [&](std::string_view text) {
+      ++stats_of(command, argv).rejected_calls;
+      return note_script_error(resp::Reply::error(std::string(text)));
+    };
+    if (spec == nullptr) {
+      return note_script_error(resp::Reply::error("ERR Unknown Redis command called from script"));
+    }
     // Redis looks a container's subcommand up as a command of its own
     // (lookupCommand): its arity and flags decide, CONFIG HELP runs and
     // CONFIG GET is refused, and an unknown subcommand is an unknown command.
@@ -250,29 +304,55 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
     uint32_t flags = spec->flags;
     if (argv.size() > 1 && command.container) {
       const SubcommandSpec* sub = commands_.find_subcommand(*spec, argv[1]);
-      if (sub == nullptr) return resp::Reply::error("ERR Unknown Redis command called from script");
+      if (sub == nullptr) {
+        return note_script_error(
+            resp::Reply::error("ERR Unknown Redis command called from script"));
+      }
       arity = sub->arity;
       flags = sub->flags;
     }
     if (!arity_ok(arity, argv.size())) {
-      return resp::Reply::error("ERR Wrong number of args calling Redis command from script");
+      return note_script_error(
+          resp::Reply::error("ERR Wrong number of args calling Redis command from script"));
     }
     if (flags & kCmdNoScript) {
-      return resp::Reply::error("ERR This Redis command is not allowed from script");
+      return refused("ERR This Redis command is not allowed from script");
+    }
+    // scriptVerifyACL: the script runs as its caller's user.
+    if (session.user_ != "default" || !acl_default_all_) {
+      switch (acl_check(session, command, argv)) {
+        case AclVerdict::kOk:
+          break;
+        case AclVerdict::kCommand:
+          return refused("ERR The user executing the script can't run this command or subcommand");
+        case AclVerdict::kKey:
+          return refused(
+              "ERR The user executing the script can't access at least one of the keys "
+              "mentioned in the command arguments");
+        case AclVerdict::kChannel:
+          return refused(
+              "ERR The user executing the script can't publish to the channel mentioned in the "
+              "command");
+      }
     }
     if (read_only && (flags & (kCmdWrite | kCmdMayReplicate))) {
-      return resp::Reply::error("ERR Write commands are not allowed from read-only scripts.");
+      return refused("ERR Write commands are not allowed from read-only scripts.");
+    }
+    // scriptVerifyWriteCommandAllow: until the script's first write.
+    if ((flags & kCmdWrite) && !scripts_->wrote() && lacks_good_replicas()) {
+      return refused(kNoReplicasError);
     }
     // scriptVerifyOOM: a script that has not written yet may not run a
     // denyoom command when memory was over maxmemory as it started.
     if (script_oom_ && (flags & kCmdDenyOom) && !scripts_->wrote() && !scripts_->allows_oom()) {
-      return resp::Reply::error(std::string(kOomError));
+      return refused(kOomError);
     }
     // Redis's SCRIPT_WRITE_DIRTY: from here on SCRIPT KILL is refused.
     if (flags & kCmdWrite) scripts_->note_write();
     int db_before = session.db_;
     resp::Reply reply = call(session, command, argv, /*in_script=*/true);
     if (session.db_ != db_before) script_changed_db_ = true;
+    if (reply.is_error()) note_script_error(reply);
     return reply;
   }
 
@@ -309,8 +389,41 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
     return reject(session, spec, std::move(error));
   };
   if (!arity_ok(spec->arity, argv.size())) return refuse(errors::arity(spec->name));
+  // ACLCheckAllPerm, for a user that is not the unrestricted default one.
+  if (session.user_ != "default" || !acl_default_all_) {
+    switch (acl_check(session, command, argv)) {
+      case AclVerdict::kOk:
+        break;
+      case AclVerdict::kCommand:
+        return refuse(resp::Reply::error("NOPERM this user has no permissions to run the '" +
+                                         full_name(*spec, argv) + "' command"));
+      case AclVerdict::kKey:
+        return refuse(resp::Reply::error(
+            "NOPERM this user has no permissions to access one of the keys used as arguments"));
+      case AclVerdict::kChannel:
+        return refuse(resp::Reply::error(
+            "NOPERM this user has no permissions to access one of the channels used as "
+            "arguments"));
+    }
+  }
   if (std::optional<resp::Reply> oom = check_oom(session, *spec, argv)) {
     return refuse(std::move(*oom));
+  }
+  // processCommand: a write (EXEC of a queued write) needs good replicas.
+  if (lacks_good_replicas()) {
+    bool write = (spec->flags & kCmdWrite) != 0;
+    if (argv.size() > 1 && command.container) {
+      if (const SubcommandSpec* sub = commands_.find_subcommand(*spec, argv[1])) {
+        write = (sub->flags & kCmdWrite) != 0;
+      }
+    }
+    if (spec->name == "exec") {
+      for (const Argv& queued : session.queued_) {
+        const CommandSpec* q = commands_.find(queued[0]);
+        if (q != nullptr && (q->flags & kCmdWrite)) write = true;
+      }
+    }
+    if (write) return refuse(resp::Reply::error(std::string(kNoReplicasError)));
   }
   // RESP2: a subscribed connection may only (un)subscribe, ping, quit, reset
   // (RESP3 may run anything: processCommand checks c->resp == 2).
@@ -374,6 +487,7 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
   if (freeze.outer) {
     start_us = clock_.now_us();
     frozen_ms_ = start_us / 1000;
+    keyspace_->access().now_ms = frozen_ms_;
   } else if (!in_script) {
     start_us = clock_.now_us();
   }
@@ -504,6 +618,22 @@ void Server::record_duration(Session& session, const CommandSpec& spec, const Ar
   }
   monitor_->latency.add_if_needed((spec.flags & kCmdFast) ? "fast-command" : "command", unix_s,
                                   duration_us / 1000, config_.latency_monitor_threshold_ms);
+}
+
+AclVerdict Server::acl_check(const Session& session, const CommandTable::Lookup& command,
+                             const Argv& argv) const {
+  const CommandSpec& spec = *command.spec;
+  // AUTH and HELLO are Redis's no_auth commands: every user may run them.
+  if (spec.name == "auth" || spec.name == "hello") return AclVerdict::kOk;
+  std::string full = full_name(spec, argv);
+  std::string_view container = full.size() > spec.name.size() ? spec.name : std::string_view();
+  return acl_->check(session.user_, full, container, argv);
+}
+
+void Server::note_acl_change() {
+  const AclUser* d = acl_->find("default");
+  acl_default_all_ = d != nullptr && d->all_keys && d->all_channels &&
+                     d->command_rules.size() == 1 && d->command_rules[0] == "+@all";
 }
 
 std::string Server::full_name(const CommandSpec& spec, const Argv& argv) const {
@@ -640,6 +770,11 @@ std::vector<Server::Unblocked> Server::take_unblocked() {
       u.pushes = std::move(it->second);
       deferred_pushes_.erase(it);
     }
+  }
+  // A block that ends in an error (XGROUP DESTROY's NOGROUP) is an error
+  // reply to its client (INFO errorstats).
+  for (const Unblocked& u : out) {
+    if (u.reply.is_error()) count_error(u.reply.str());
   }
   return out;
 }

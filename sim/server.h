@@ -36,6 +36,8 @@ class Keyspace;
 class ScriptEngine;
 class PubSub;
 class Tracking;  // CLIENT TRACKING (sim/tracking.h, internal)
+class AclUsers;  // sim/acl.h
+enum class AclVerdict;
 struct Monitor;  // SLOWLOG and LATENCY (sim/monitor.h, internal)
 
 // A copy of one stored key, as Server::peek sees it: shapes as the read
@@ -132,6 +134,12 @@ struct ServerConfig {
   int64_t slowlog_max_len = 128;
   // LATENCY: events of at least this many ms are recorded; 0: off.
   int64_t latency_monitor_threshold_ms = 0;
+  // min-replicas-to-write (alias min-slaves-to-write): with N > 0 and
+  // min-replicas-max-lag > 0, write commands (and scripts that may write)
+  // are refused with NOREPLICAS, as a master without N good replicas does
+  // (Redis's checkGoodReplicasStatus; the fake has no replicas).
+  int64_t min_replicas_to_write = 0;
+  int64_t min_replicas_max_lag_s = 10;
   // Other parameters CONFIG SET stored (reported back by CONFIG GET only).
   std::map<std::string, std::string, std::less<>> others;
 };
@@ -180,6 +188,8 @@ class Session {
   const Peer& peer() const { return peer_; }
   // CLIENT SETNAME / HELLO SETNAME; empty when unnamed.
   const std::string& name() const { return name_; }
+  // The ACL user the connection is authenticated as (AUTH; "default").
+  const std::string& user() const { return user_; }
   // HELLO's protover (RESP2 until HELLO 3; RESET goes back to RESP2). The
   // replies and pushes of a RESP2 session come in their RESP2 forms
   // (resp::to_resp2); a transport encodes with this protocol.
@@ -258,6 +268,7 @@ class Session {
   // connection facts (see set_peer) and CLIENT settings
   Peer peer_;
   std::string name_;
+  std::string user_ = "default";
   resp::Protocol protocol_ = resp::Protocol::kResp2;
   int64_t created_ms_;
   int64_t last_command_ms_;
@@ -409,7 +420,16 @@ class Server {
   void reset_stats() {
     command_stats_.clear();
     stats_by_index_.clear();
+    error_stats_.clear();
+    total_error_replies_ = 0;
   }
+  // INFO errorstats and total_error_replies: error replies by their code
+  // (the first word: "ERR", "WRONGTYPE"), counted where Redis counts them:
+  // a client's error reply, each failed command EXEC ran, and an error a
+  // script's redis.call / redis.pcall met (once: the script's own error
+  // reply that carries it is not counted again).
+  const std::map<std::string, uint64_t, std::less<>>& error_stats() const { return error_stats_; }
+  uint64_t total_error_replies() const { return total_error_replies_; }
   ServerConfig& config() { return config_; }
   // The connected sessions by id (CLIENT LIST, INFO clients).
   const std::map<uint64_t, Session*>& sessions() const { return sessions_; }
@@ -486,6 +506,16 @@ class Server {
   // Redis's server.script_oom: used memory was over maxmemory (noeviction)
   // when the running EVAL was dispatched.
   bool script_oom() const { return script_oom_; }
+  // Redis's !checkGoodReplicasStatus(): min-replicas-to-write asks for
+  // replicas this server does not have, so writes are refused with
+  // kNoReplicasError.
+  bool lacks_good_replicas() const {
+    return config_.min_replicas_to_write > 0 && config_.min_replicas_max_lag_s > 0;
+  }
+  // After ACL SETUSER / DELUSER: whether commands need an ACL check.
+  void note_acl_change();
+  static constexpr std::string_view kNoReplicasError =
+      "NOREPLICAS Not enough good replicas to write.";
   // Server-clock time (ms) the server was created: INFO's uptime.
   int64_t start_ms() const { return start_ms_; }
   uint64_t connections_received() const { return next_session_id_ - 1; }
@@ -523,6 +553,13 @@ class Server {
   // Runs the handler with the time frozen (read once by the outermost call).
   resp::Reply call(Session& session, const CommandTable::Lookup& command, const Argv& argv,
                    bool in_script);
+  void count_error(std::string_view text);
+  resp::Reply note_script_error(resp::Reply reply);
+  void note_client_reply(bool exec, const resp::Reply& reply);
+  void note_client_reply(const Argv& argv, const resp::Reply& reply);
+  // The ACL verdict on `session`'s user running argv (sim/acl.h).
+  AclVerdict acl_check(const Session& session, const CommandTable::Lookup& command,
+                       const Argv& argv) const;
   // "get", "config|get": a container's known subcommand joined to it.
   std::string full_name(const CommandSpec& spec, const Argv& argv) const;
   // After a client's command ran for duration_us: its latency histogram,
@@ -546,6 +583,11 @@ class Server {
   std::unique_ptr<Monitor> monitor_;  // SLOWLOG, LATENCY
   std::unique_ptr<Blocking> blocking_;
   std::unique_ptr<Tracking> tracking_;
+  std::unique_ptr<AclUsers> acl_;  // ACL SETUSER's users (sim/acl.h)
+  bool acl_default_all_ = true;    // "default" may run anything: no check needed
+  std::map<std::string, uint64_t, std::less<>> error_stats_;
+  uint64_t total_error_replies_ = 0;
+  std::vector<std::string> script_errors_;  // counted in the running command's scripts
   ServerConfig config_;
   std::map<uint64_t, Session*> sessions_;
   int64_t start_ms_;

@@ -548,6 +548,9 @@ resp::Reply ScriptEngine::fcall(CommandContext& ctx, bool read_only) {
   bool no_writes = (fn->flags & lua::kScriptFlagNoWrites) != 0;
   bool allow_oom = (fn->flags & lua::kScriptFlagAllowOom) != 0;
   // scriptPrepareForRun: functions are never in EVAL's compatibility mode.
+  if (!no_writes && !read_only && ctx.server.lacks_good_replicas()) {
+    return resp::Reply::error(std::string(Server::kNoReplicasError));
+  }
   if (!allow_oom && !no_writes && ctx.server.script_oom()) {
     return resp::Reply::error("OOM command not allowed when used memory > 'maxmemory'.");
   }

@@ -215,7 +215,9 @@ int redis_acl_check_cmd(lua_State* L) {
   if (st.server == nullptr || st.server->commands().find(argv[0]) == nullptr) {
     raise_error_table(L, "ERR Invalid command passed to redis.acl_check_cmd()");
   }
-  lua_pushboolean(L, 1);  // redsim has no ACLs: the default user may run anything
+  // The script's caller's user (sim/acl.h); outside a call, the default one.
+  bool allowed = st.session == nullptr || ServerAccess::acl_allows(*st.server, *st.session, argv);
+  lua_pushboolean(L, allowed ? 1 : 0);
   return 1;
 }
 

@@ -255,6 +255,10 @@ resp::Reply ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only)
   if (read_only && script->shebang && !no_writes) {
     return resp::Reply::error("ERR Can not execute a script with write flag using *_ro command.");
   }
+  // A shebang script that may write is a write command (evalGetCommandFlags).
+  if (script->shebang && !no_writes && ctx.server.lacks_good_replicas()) {
+    return resp::Reply::error(std::string(Server::kNoReplicasError));
+  }
   // Redis makes such an EVAL a denyoom command (scriptFlagsToCmdFlags):
   // the dispatcher found memory over maxmemory as it started.
   if (script->shebang && !no_writes && !allow_oom && ctx.server.script_oom()) {
