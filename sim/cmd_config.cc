@@ -68,6 +68,9 @@ constexpr Param kParams[] = {
     {"slowlog-log-slower-than", ParamKind::kInt, false, "", -1, INT64_MAX},
     {"slowlog-max-len", ParamKind::kInt, false, "", 0, INT64_MAX},
     {"latency-monitor-threshold", ParamKind::kInt, false, "", 0, INT64_MAX},
+    // The default user's password (Server::requirepass; AUTH in
+    // sim/cmd_connection.cc). Sessions already connected stay authenticated.
+    {"requirepass", ParamKind::kString, false, ""},
     {"lazyfree-lazy-user-del", ParamKind::kBool, false, "no"},
     {"lazyfree-lazy-user-flush", ParamKind::kBool, false, "no"},
     {"enable-debug-command", ParamKind::kEnum, true, "yes", 0, 0, "no, yes, local"},

@@ -50,14 +50,43 @@ bool valid_client_name(std::string_view name) {
 const char* kBadClientName =
     "ERR Client names cannot contain spaces, newlines or special characters.";
 
+// ---- AUTH ------------------------------------------------------------------
+
+// ACLCheckUserCredentials for the one user the fake has: "default", whose
+// password is requirepass (none: any password is accepted). On success the
+// session is authenticated.
+bool authenticate(CommandContext& ctx, const std::string& user, const std::string& pass) {
+  const std::string& required = ctx.server.requirepass();
+  if (user != "default" || (!required.empty() && pass != required)) return false;
+  SessionAccess::authenticated(ctx.session) = true;
+  return true;
+}
+
+constexpr const char* kWrongPass = "WRONGPASS invalid username-password pair or user is disabled.";
+
+// AUTH [username] password (Redis 7.0 authCommand): the one-argument form
+// is refused when the default user has no password.
+Reply auth(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  if (argv.size() > 3) return Reply::error("ERR syntax error");
+  if (argv.size() == 2 && ctx.server.requirepass().empty()) {
+    return Reply::error(
+        "ERR AUTH <password> called without any password configured for the default user. Are "
+        "you sure your configuration is correct?");
+  }
+  const std::string user = argv.size() == 2 ? std::string("default") : argv[1];
+  if (!authenticate(ctx, user, argv.back())) return Reply::error(kWrongPass);
+  return Reply::status("OK");
+}
+
 // ---- HELLO -----------------------------------------------------------------
 
 // HELLO [protover [AUTH username password] [SETNAME name]]: protover 2 or
 // 3 switches the session's protocol (others: NOPROTO), after AUTH and
 // SETNAME were checked, as Redis 7.0's helloCommand; the reply is the
-// server's map in the new protocol (a flat array in RESP2). AUTH succeeds
-// for the "default" user (Redis's default user has no password), fails with
-// WRONGPASS for any other.
+// server's map in the new protocol (a flat array in RESP2). AUTH checks the
+// credentials as the AUTH command (WRONGPASS on a wrong pair); without AUTH
+// an unauthenticated session gets NOAUTH.
 Reply hello(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
   int64_t ver = 0;
@@ -68,11 +97,13 @@ Reply hello(CommandContext& ctx) {
     if (ver < 2 || ver > 3) return Reply::error("NOPROTO unsupported protocol version");
   }
   const std::string* user = nullptr;
+  const std::string* pass = nullptr;
   const std::string* name = nullptr;
   for (size_t j = 2; j < argv.size(); ++j) {
     size_t more = argv.size() - 1 - j;
     if (equals_ci(argv[j], "auth") && more >= 2) {
       user = &argv[j + 1];
+      pass = &argv[j + 2];
       j += 2;
     } else if (equals_ci(argv[j], "setname") && more >= 1) {
       name = &argv[j + 1];
@@ -82,8 +113,13 @@ Reply hello(CommandContext& ctx) {
       return Reply::error(one_line("ERR Syntax error in HELLO option '" + argv[j] + "'"));
     }
   }
-  if (user != nullptr && *user != "default") {
-    return Reply::error("WRONGPASS invalid username-password pair or user is disabled.");
+  if (user != nullptr && !authenticate(ctx, *user, *pass)) return Reply::error(kWrongPass);
+  if (!ctx.session.authenticated()) {
+    return Reply::error(
+        "NOAUTH HELLO must be called with the client already authenticated, "
+        "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
+        "authenticate the client and select the RESP protocol version at the "
+        "same time");
   }
   if (name != nullptr) SessionAccess::name(ctx.session) = *name;
   if (ver != 0) {
@@ -448,6 +484,7 @@ constexpr SubcommandSpec kAclSubcommands[] = {
 
 void register_connection_commands(CommandTable& table) {
   table.add({"hello", -1, kCmdNoScript | kCmdFast, &admin::hello});
+  table.add({"auth", -2, kCmdNoScript | kCmdFast, &admin::auth});
   table.add({"client", -2, kCmdNoScript | kCmdContainer, &admin::client});
   table.add({"config", -2, kCmdContainer, &admin::config});
   table.add({"info", -1, 0, &admin::info});

@@ -163,6 +163,8 @@ Reply reset(CommandContext& ctx) {
   SessionAccess::name(ctx.session).clear();
   SessionAccess::reply_flags(ctx.session, false, false);
   SessionAccess::protocol(ctx.session) = resp::Protocol::kResp2;
+  // Back to the default user: unauthenticated when it has a password.
+  SessionAccess::authenticated(ctx.session) = ctx.server.requirepass().empty();
   return Reply::status("RESET");
 }
 

@@ -46,6 +46,7 @@ struct Session::Internal {
   static std::optional<Session::BlockedWait>& blocked_wait(Session& s) { return s.blocked_wait_; }
   // CLIENT KILL (sim/cmd_connection.cc); with ServerAccess::note_kill_requests.
   static void request_kill(Session& s) { s.kill_requested_ = true; }
+  static bool& authenticated(Session& s) { return s.authenticated_; }
 };
 using SessionAccess = Session::Internal;
 

@@ -9,6 +9,7 @@
 #include "base/hash.h"
 #include "sim/args.h"
 #include "sim/blocking.h"
+#include "sim/command_facts.h"
 #include "sim/internal.h"
 #include "sim/keyspace.h"
 #include "sim/lua/script_engine.h"
@@ -66,6 +67,11 @@ bool allowed_while_busy(const CommandSpec& spec, const Argv& argv) {
     if (spec.name == name) return true;
   }
   return false;
+}
+
+bool no_auth(const CommandSpec& spec) {
+  const CommandFact* fact = find_command_fact(spec.name);
+  return fact != nullptr && fact->flags.find("no_auth") != std::string_view::npos;
 }
 
 bool arity_ok(int arity, size_t argc) {
@@ -137,10 +143,18 @@ Server::Server(Clock& clock, ServerOptions options)
 
 Server::~Server() = default;
 
+const std::string& Server::requirepass() const {
+  static const std::string kNone;
+  auto it = config_.others.find("requirepass");
+  return it == config_.others.end() ? kNone : it->second;
+}
+
 std::unique_ptr<Session> Server::connect() {
   auto session =
       std::unique_ptr<Session>(new Session(*this, next_session_id_++, clock_.now_us() / 1000));
   sessions_.emplace(session->id(), session.get());
+  // createClient: authenticated when the default user needs no password.
+  session->authenticated_ = requirepass().empty();
   return session;
 }
 
@@ -233,6 +247,11 @@ resp::Reply Server::dispatch(Session& session, const Argv& argv, bool in_script,
     return reject(session, spec, std::move(error));
   };
   if (!arity_ok(spec->arity, argv.size())) return refuse(errors::arity(spec->name));
+  // authRequired: only the no_auth commands (AUTH, HELLO, QUIT, RESET) run
+  // before the password was given.
+  if (!session.authenticated_ && !requirepass().empty() && !no_auth(*spec)) {
+    return refuse(resp::Reply::error("NOAUTH Authentication required."));
+  }
   if (std::optional<resp::Reply> oom = check_oom(session, *spec, argv)) {
     return refuse(std::move(*oom));
   }

@@ -193,6 +193,8 @@ class Session {
   // Redis's CLIENT_CLOSE_AFTER_REPLY). Server::take_kill_requests() tells a
   // transport when to look. An in-process session keeps answering.
   bool kill_requested() const { return kill_requested_; }
+  // False until AUTH / HELLO AUTH when requirepass was set as it connected.
+  bool authenticated() const { return authenticated_; }
   // Server-clock times (ms) for CLIENT LIST's age= and idle=.
   int64_t created_ms() const { return created_ms_; }
   int64_t last_command_ms() const { return last_command_ms_; }
@@ -262,6 +264,9 @@ class Session {
   bool reply_skip_ = false;
   bool reply_skip_next_ = false;
   bool kill_requested_ = false;
+  // AUTH: false while the default user has a password (requirepass) this
+  // connection has not given (Redis's c->authenticated).
+  bool authenticated_ = true;
   // replication
   uint64_t repl_offset_ = 0;
   std::optional<BlockedWait> blocked_wait_;
@@ -401,6 +406,9 @@ class Server {
     stats_by_index_.clear();
   }
   ServerConfig& config() { return config_; }
+  // The default user's password (CONFIG SET requirepass, redsim server's
+  // --requirepass); empty: none, every connection is authenticated.
+  const std::string& requirepass() const;
   // The connected sessions by id (CLIENT LIST, INFO clients).
   const std::map<uint64_t, Session*>& sessions() const { return sessions_; }
   // True once after CLIENT KILL marked sessions (Session::kill_requested).
