@@ -117,9 +117,8 @@ Reply hello(CommandContext& ctx) {
   if (!ctx.session.authenticated()) {
     return Reply::error(
         "NOAUTH HELLO must be called with the client already authenticated, "
-        "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
-        "authenticate the client and select the RESP protocol version at the "
-        "same time");
+        "otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client "
+        "and select the RESP protocol version at the same time");
   }
   if (name != nullptr) SessionAccess::name(ctx.session) = *name;
   if (ver != 0) {
