@@ -55,6 +55,7 @@ Reply auth(CommandContext& ctx) {
     return Reply::error("WRONGPASS invalid username-password pair or user is disabled.");
   }
   SessionAccess::user(ctx.session) = user;
+  SessionAccess::authenticated(ctx.session) = true;
   return Reply::ok();
 }
 

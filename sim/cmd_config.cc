@@ -80,6 +80,9 @@ constexpr Param kParams[] = {
     {"slowlog-max-len", ParamKind::kInt, false, "", 0, INT64_MAX},
     {"latency-monitor-threshold", ParamKind::kInt, false, "", 0, INT64_MAX},
     {"tracking-table-max-keys", ParamKind::kInt, false, "", 0, LONG_MAX},
+    // The default user's password (Server::requirepass; AUTH in
+    // sim/cmd_connection.cc). Sessions already connected stay authenticated.
+    {"requirepass", ParamKind::kString, false, ""},
     {"lazyfree-lazy-user-del", ParamKind::kBool, false, "no"},
     {"lazyfree-lazy-user-flush", ParamKind::kBool, false, "no"},
     {"enable-debug-command", ParamKind::kEnum, true, "yes", 0, 0, "no, yes, local"},
@@ -369,6 +372,13 @@ void apply_param(Server& server, const Param& p, const std::string& value, int64
     c.port = static_cast<int>(number);  // reported only: the listener stays where it is
   } else if (n == "bind") {
     c.bind = value;
+  } else if (n == "requirepass") {
+    // Redis 7.0 config.c updateRequirePass / ACLUpdateDefaultUserPassword:
+    // the default user's passwords become this one ("": nopass).
+    c.others[std::string(n)] = value;
+    ServerAccess::acl(server).set_user(
+        "default", {"resetpass", value.empty() ? std::string("nopass") : ">" + value});
+    server.note_acl_change();
   } else if (size_t* limit = limit_of(server, n)) {
     *limit = static_cast<size_t>(number);
   } else {

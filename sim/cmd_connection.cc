@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "sim/acl.h"
 #include "sim/args.h"
 #include "sim/blocking.h"
 #include "sim/cmd_admin.h"
@@ -50,14 +51,28 @@ bool valid_client_name(std::string_view name) {
 const char* kBadClientName =
     "ERR Client names cannot contain spaces, newlines or special characters.";
 
+// ---- HELLO's AUTH -----------------------------------------------------------
+
+// ACLAuthenticateUser: the pair must name an enabled user that takes the
+// password (sim/acl.h); the session then runs as that user. AUTH itself is
+// in sim/cmd_acl.cc.
+bool authenticate(CommandContext& ctx, const std::string& user, const std::string& pass) {
+  if (!ServerAccess::acl(ctx.server).authenticates(user, pass)) return false;
+  SessionAccess::user(ctx.session) = user;
+  SessionAccess::authenticated(ctx.session) = true;
+  return true;
+}
+
+constexpr const char* kWrongPass = "WRONGPASS invalid username-password pair or user is disabled.";
+
 // ---- HELLO -----------------------------------------------------------------
 
 // HELLO [protover [AUTH username password] [SETNAME name]]: protover 2 or
 // 3 switches the session's protocol (others: NOPROTO), after AUTH and
 // SETNAME were checked, as Redis 7.0's helloCommand; the reply is the
-// server's map in the new protocol (a flat array in RESP2). AUTH succeeds
-// for the "default" user (Redis's default user has no password), fails with
-// WRONGPASS for any other.
+// server's map in the new protocol (a flat array in RESP2). AUTH checks the
+// credentials as the AUTH command (WRONGPASS on a wrong pair); without AUTH
+// an unauthenticated session gets NOAUTH.
 Reply hello(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
   int64_t ver = 0;
@@ -68,11 +83,13 @@ Reply hello(CommandContext& ctx) {
     if (ver < 2 || ver > 3) return Reply::error("NOPROTO unsupported protocol version");
   }
   const std::string* user = nullptr;
+  const std::string* pass = nullptr;
   const std::string* name = nullptr;
   for (size_t j = 2; j < argv.size(); ++j) {
     size_t more = argv.size() - 1 - j;
     if (equals_ci(argv[j], "auth") && more >= 2) {
       user = &argv[j + 1];
+      pass = &argv[j + 2];
       j += 2;
     } else if (equals_ci(argv[j], "setname") && more >= 1) {
       name = &argv[j + 1];
@@ -82,8 +99,12 @@ Reply hello(CommandContext& ctx) {
       return Reply::error(one_line("ERR Syntax error in HELLO option '" + argv[j] + "'"));
     }
   }
-  if (user != nullptr && *user != "default") {
-    return Reply::error("WRONGPASS invalid username-password pair or user is disabled.");
+  if (user != nullptr && !authenticate(ctx, *user, *pass)) return Reply::error(kWrongPass);
+  if (!ctx.session.authenticated()) {
+    return Reply::error(
+        "NOAUTH HELLO must be called with the client already authenticated, "
+        "otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client "
+        "and select the RESP protocol version at the same time");
   }
   if (name != nullptr) SessionAccess::name(ctx.session) = *name;
   if (ver != 0) {

@@ -36,6 +36,41 @@ TEST_F(ConnectionCommandsTest, Hello) {
   EXPECT_EQ(run({"CLIENT", "GETNAME"}), Bulk("me"));
 }
 
+// requirepass and AUTH as redis-server 7.0.15 answered them (redis-cli).
+TEST_F(ConnectionCommandsTest, AuthAndRequirepass) {
+  EXPECT_EQ(run({"AUTH", "foo"}),
+            Err("ERR AUTH <password> called without any password configured for the default "
+                "user. Are you sure your configuration is correct?"));
+  EXPECT_EQ(run({"AUTH", "a", "b", "c"}), Err("ERR syntax error"));
+  EXPECT_EQ(run({"AUTH", "default", "anything"}), Status("OK"));  // nopass: any password
+  EXPECT_EQ(run({"AUTH", "alice", "x"}),
+            Err("WRONGPASS invalid username-password pair or user is disabled."));
+  EXPECT_EQ(run({"CONFIG", "SET", "requirepass", std::string("p\0w", 3)}), Status("OK"));
+  EXPECT_EQ(run({"CONFIG", "GET", "requirepass"}),
+            Arr({Bulk("requirepass"), Bulk(std::string("p\0w", 3))}));
+  EXPECT_EQ(run({"PING"}), Status("PONG"));  // connected before: still authenticated
+  auto fresh = server_->connect();
+  const auto on_fresh = [&](const Argv& argv) { return server_->execute(*fresh, argv); };
+  EXPECT_FALSE(fresh->authenticated());
+  EXPECT_EQ(on_fresh({"PING"}), Err("NOAUTH Authentication required."));
+  EXPECT_EQ(on_fresh({"GET"}), Err("ERR wrong number of arguments for 'get' command"));
+  EXPECT_EQ(on_fresh({"HELLO", "3"}),
+            Err("NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+                "HELLO AUTH <user> <pass> option can be used to authenticate the client and select "
+                "the RESP protocol version at the same time"));
+  EXPECT_EQ(on_fresh({"AUTH", "pw"}),
+            Err("WRONGPASS invalid username-password pair or user is disabled."));
+  EXPECT_EQ(on_fresh({"AUTH", std::string("p\0w", 3)}), Status("OK"));
+  EXPECT_EQ(on_fresh({"PING"}), Status("PONG"));
+  EXPECT_EQ(on_fresh({"RESET"}), Status("RESET"));  // back to an unauthenticated default user
+  EXPECT_EQ(on_fresh({"PING"}), Err("NOAUTH Authentication required."));
+  EXPECT_EQ(on_fresh({"HELLO", "2", "AUTH", "default", std::string("p\0w", 3)}),
+            HelloMap(static_cast<int64_t>(fresh->id())));
+  EXPECT_EQ(on_fresh({"PING"}), Status("PONG"));
+  EXPECT_EQ(run({"CONFIG", "SET", "requirepass", ""}), Status("OK"));
+  EXPECT_TRUE(server_->connect()->authenticated());
+}
+
 // HELLO 3 as redis-server 7.0.15 answers it (bytes read off a socket):
 // the map, then the RESP3 forms of the replies that change with the
 // protocol; HELLO 2 and RESET go back to RESP2.

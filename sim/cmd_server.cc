@@ -168,6 +168,9 @@ Reply reset(CommandContext& ctx) {
   SessionAccess::name(ctx.session).clear();
   SessionAccess::reply_flags(ctx.session, false, false);
   SessionAccess::protocol(ctx.session) = resp::Protocol::kResp2;
+  // Back to the default user: unauthenticated when it has a password.
+  SessionAccess::user(ctx.session) = "default";
+  SessionAccess::authenticated(ctx.session) = !ctx.server.auth_required();
   return Reply::status("RESET");
 }
 

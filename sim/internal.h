@@ -51,6 +51,7 @@ struct Session::Internal {
   static void set_blocked(Session& s, bool blocked) { s.blocked_ = blocked; }
   // CLIENT KILL (sim/cmd_connection.cc); with ServerAccess::note_kill_requests.
   static void request_kill(Session& s) { s.kill_requested_ = true; }
+  static bool& authenticated(Session& s) { return s.authenticated_; }
 };
 using SessionAccess = Session::Internal;
 

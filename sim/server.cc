@@ -108,6 +108,11 @@ bool has_word(std::string_view words, std::string_view word) {
   return false;
 }
 
+bool no_auth(const CommandSpec& spec) {
+  const CommandFact* fact = find_command_fact(spec.name);
+  return fact != nullptr && fact->flags.find("no_auth") != std::string_view::npos;
+}
+
 bool arity_ok(int arity, size_t argc) {
   return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
 }
@@ -187,10 +192,18 @@ Server::Server(Clock& clock, ServerOptions options)
 
 Server::~Server() = default;
 
+const std::string& Server::requirepass() const {
+  static const std::string kNone;
+  auto it = config_.others.find("requirepass");
+  return it == config_.others.end() ? kNone : it->second;
+}
+
 std::unique_ptr<Session> Server::connect() {
   auto session =
       std::unique_ptr<Session>(new Session(*this, next_session_id_++, clock_.now_us() / 1000));
   sessions_.emplace(session->id(), session.get());
+  // createClient: authenticated when the default user needs no password.
+  session->authenticated_ = !auth_required_;
   return session;
 }
 
@@ -389,6 +402,11 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
     return reject(session, spec, std::move(error));
   };
   if (!arity_ok(spec->arity, argv.size())) return refuse(errors::arity(spec->name));
+  // authRequired: only the no_auth commands (AUTH, HELLO, QUIT, RESET) run
+  // before the password was given.
+  if (!session.authenticated_ && auth_required_ && !no_auth(*spec)) {
+    return refuse(resp::Reply::error("NOAUTH Authentication required."));
+  }
   // ACLCheckAllPerm, for a user that is not the unrestricted default one.
   if (session.user_ != "default" || !acl_default_all_) {
     switch (acl_check(session, command, argv)) {
@@ -634,6 +652,7 @@ void Server::note_acl_change() {
   const AclUser* d = acl_->find("default");
   acl_default_all_ = d != nullptr && d->all_keys && d->all_channels &&
                      d->command_rules.size() == 1 && d->command_rules[0] == "+@all";
+  auth_required_ = d == nullptr || !d->enabled || !d->nopass;
 }
 
 std::string Server::full_name(const CommandSpec& spec, const Argv& argv) const {

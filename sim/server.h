@@ -207,6 +207,8 @@ class Session {
   // Redis's CLIENT_CLOSE_AFTER_REPLY). Server::take_kill_requests() tells a
   // transport when to look. An in-process session keeps answering.
   bool kill_requested() const { return kill_requested_; }
+  // False until AUTH / HELLO AUTH when requirepass was set as it connected.
+  bool authenticated() const { return authenticated_; }
   // Server-clock times (ms) for CLIENT LIST's age= and idle=.
   int64_t created_ms() const { return created_ms_; }
   int64_t last_command_ms() const { return last_command_ms_; }
@@ -278,6 +280,9 @@ class Session {
   bool reply_skip_ = false;
   bool reply_skip_next_ = false;
   bool kill_requested_ = false;
+  // AUTH: false while the default user has a password (requirepass) this
+  // connection has not given (Redis's c->authenticated).
+  bool authenticated_ = true;
   // replication
   uint64_t repl_offset_ = 0;
   std::optional<BlockedWait> blocked_wait_;
@@ -431,6 +436,13 @@ class Server {
   const std::map<std::string, uint64_t, std::less<>>& error_stats() const { return error_stats_; }
   uint64_t total_error_replies() const { return total_error_replies_; }
   ServerConfig& config() { return config_; }
+  // The default user's password (CONFIG SET requirepass, redsim server's
+  // --requirepass); empty: none, every connection is authenticated.
+  const std::string& requirepass() const;
+  // Redis 7.0 authRequired: a new or RESET connection must AUTH first,
+  // because the default user has a password (requirepass, ACL SETUSER
+  // default >pw) or is off.
+  bool auth_required() const { return auth_required_; }
   // The connected sessions by id (CLIENT LIST, INFO clients).
   const std::map<uint64_t, Session*>& sessions() const { return sessions_; }
   // True once after CLIENT KILL marked sessions (Session::kill_requested).
@@ -585,6 +597,7 @@ class Server {
   std::unique_ptr<Tracking> tracking_;
   std::unique_ptr<AclUsers> acl_;  // ACL SETUSER's users (sim/acl.h)
   bool acl_default_all_ = true;    // "default" may run anything: no check needed
+  bool auth_required_ = false;     // see auth_required()
   std::map<std::string, uint64_t, std::less<>> error_stats_;
   uint64_t total_error_replies_ = 0;
   std::vector<std::string> script_errors_;  // counted in the running command's scripts

@@ -10,12 +10,17 @@
 # alone) and cached in $REDSIM_CACHE (default ~/.cache/redsim), never in
 # the repository. Needs tclsh (Debian: tcl), dpkg-dev and redis-server.
 #
-# Usage: tools/redis_test_suite.sh [--redsim BIN] [--check] [--all | UNIT...]
+# Usage: tools/redis_test_suite.sh [--redsim BIN] [--check] [--started] [--all | UNIT...]
 #   UNIT is a path under tests/ without .tcl (unit/type/string, unit/expire);
 #   the default is issue 12's units; --all runs every unit/ and unit/type/ one.
 #   --check: exit 1 when, in any unit, redsim passes fewer tests than Redis
 #   or Redis passes none (a broken run must not look like a match); ctest's
-#   RedisTestSuiteFastUnits runs the fast units this way. Without the suite
+#   RedisTestSuiteFastUnits runs the fast units this way.
+#   --started: the suite starts each server itself, as in Redis's own CI
+#   (units tagged external:skip run: auth, acl, info, limits, pubsubshard):
+#   each run's private copy of the suite gets a src/redis-server shim that
+#   execs the real redis-server, or `redsim server "$@"` (the config file the
+#   suite writes, then --name value options). Without the suite
 #   (no network for apt-get source) the script fails, whatever the mode.
 # Environment: REDSIM_SUITE_TIMEOUT_S (per unit and server, default 600),
 #   REDSIM_SUITE_TAGS (default: the tags below), REDSIM_CACHE.
@@ -25,12 +30,14 @@ redsim=$repo/build/redsim
 units=()
 all=0
 check=0
+started=0
 while (($#)); do
   case $1 in
     --redsim) redsim=$2; shift 2 ;;
     --all) all=1; shift ;;
     --check) check=1; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --started) started=1; shift ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) units+=("$1"); shift ;;
   esac
 done
@@ -88,6 +95,8 @@ fi
 if ((all)); then
   mapfile -t units < <(cd "$suite/tests" && find unit -maxdepth 2 -name '*.tcl' -not -path '*/moduleapi/*' \
                          -not -path '*/cluster/*' | sed 's/\.tcl$//' | sort)
+elif ((${#units[@]} == 0 && started)); then
+  units=(unit/auth unit/acl unit/info unit/limits unit/pubsubshard unit/other unit/quit)
 elif ((${#units[@]} == 0)); then
   units=(unit/type/string unit/type/incr unit/type/hash unit/expire unit/pubsub unit/pubsubshard
          unit/multi unit/keyspace unit/scripting unit/functions unit/tracking unit/introspection
@@ -137,8 +146,12 @@ run_unit() {
   local name=$1 unit=$2
   local dir=$work/$name port out baseport rc attempt
   [ -d "$dir" ] || cp -r "$suite" "$dir"
-  port=$(free_port)
   out=$work/${name}_${unit//\//_}
+  if ((started)); then
+    run_unit_started "$name" "$unit" "$dir" "$out"
+    return
+  fi
+  port=$(free_port)
   start_server "$name" "$port" "$out.server.log" || { echo "[exception]: server did not start" >"$out.log"; return; }
   server_pid=${pids[-1]}  # global: the EXIT trap below reads it after run_unit returns
   trap 'kill "$server_pid" 2>/dev/null' EXIT  # run_unit runs in its own subshell
@@ -156,6 +169,28 @@ run_unit() {
   done
   kill "$server_pid" 2>/dev/null || true
   wait "$server_pid" 2>/dev/null || true
+}
+
+# run_unit_started <name> <unit> <dir> <out>: the suite starts the servers
+# through <dir>/src/redis-server, a shim in this run's private copy (never in
+# the repository).
+run_unit_started() {
+  local name=$1 unit=$2 dir=$3 out=$4 baseport attempt rc
+  mkdir -p "$dir/src"
+  if [ "$name" = redis ]; then
+    printf '#!/bin/sh\nexec %q "$@"\n' "$(command -v redis-server)" >"$dir/src/redis-server"
+  else
+    printf '#!/bin/sh\nexec %q server "$@"\n' "$redsim" >"$dir/src/redis-server"
+  fi
+  chmod +x "$dir/src/redis-server"
+  for attempt in 1 2 3; do
+    baseport=$((12000 + (RANDOM % 600) * 64))
+    (cd "$dir" && TERM=dumb timeout "$timeout_s" tclsh tests/test_helper.tcl \
+       --baseport "$baseport" --portcount 32 --clients 1 --tags "$tags" --single "$unit" \
+       >"$out.log" 2>&1) ||
+      { rc=$?; if ((rc == 124)); then echo "[timeout]: after $timeout_s s" >>"$out.log"; fi; }
+    grep -q "^couldn't open socket: address already in use" "$out.log" || break
+  done
 }
 
 # Test names of one outcome in a run's log ("[ok]: name (12 ms)"), sorted

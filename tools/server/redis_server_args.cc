@@ -46,6 +46,20 @@ constexpr std::string_view kAcceptedOnly[] = {
     "lazyfree-lazy-server-del",
     "replica-lazy-flush",
     "dynamic-hz",
+    // Replication, protection and module switches of the test suite's
+    // tests/assets/default.conf: the fake has no replicas, no modules, and
+    // every config is settable.
+    "repl-diskless-sync",
+    "repl-diskless-sync-delay",
+    "repl-diskless-load",
+    "repl-ping-replica-period",
+    "repl-timeout",
+    "repl-backlog-size",
+    "slave-serve-stale-data",
+    "replica-serve-stale-data",
+    "enable-protected-configs",
+    "enable-module-command",
+    "propagation-error-behavior",
 };
 
 std::string lower(std::string_view s) {
@@ -64,6 +78,21 @@ std::string fatal(int line_number, const std::string& line, std::string_view why
 std::string join(std::span<const std::string> words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+// A command-line option as Redis quotes it in its config text (main() adds
+// each value with sdscatrepr): name "value" ...
+std::string quoted_option(std::span<const std::string> words) {
+  std::string out = words.empty() ? "" : words[0];
+  for (size_t i = 1; i < words.size(); ++i) {
+    out += " \"";
+    for (char c : words[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
   return out;
 }
 
@@ -93,7 +122,8 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
   if (name == "port") {
     int64_t port = 0;
     if (auto e = one_arg()) return e;
-    if (!parse_int(args[0], &port) || port < 0 || port > 65535) {
+    if (!parse_int(args[0], &port)) return "argument couldn't be parsed into an integer";
+    if (port < 0 || port > 65535) {
       return "argument must be between 0 and 65535 inclusive";
     }
     o.port = static_cast<int>(port);
@@ -167,11 +197,21 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
     return std::nullopt;
   }
   if (name == "unixsocket" || name == "unixsocketperm") {
-    return "redsim serves TCP only: unixsocket is not supported (connect to --port instead)";
+    // Redis's test suite always names a socket; its clients use TCP.
+    if (auto e = one_arg()) return e;
+    if (name == "unixsocket") {
+      launch->warnings.push_back("unixsocket " + args[0] + ": redsim serves TCP only");
+    }
+    return std::nullopt;
   }
-  if (name == "requirepass" || name == "masterauth" || name == "aclfile" || name == "user") {
-    if (name == "requirepass" && value.empty()) return std::nullopt;  // no password: the default
-    return "redsim has no authentication: " + name + " is not supported";
+  if (name == "requirepass") {
+    // The default user's password (sim/cmd_connection.cc AUTH); "" is none.
+    if (auto e = one_arg()) return e;
+    o.config.emplace_back("requirepass", args[0]);
+    return std::nullopt;
+  }
+  if (name == "masterauth" || name == "aclfile" || name == "user") {
+    return "redsim has no ACL users: " + name + " is not supported";
   }
   if (name == "cluster-enabled") {
     bool on = false;
@@ -281,7 +321,7 @@ std::expected<RedisServerLaunch, std::string> parse_redis_server_args(
   for (const std::vector<std::string>& words : options) {
     ++line_number;
     if (auto why = apply(words, &launch)) {
-      return std::unexpected(fatal(line_number, join(words), *why));
+      return std::unexpected(fatal(line_number, quoted_option(words), *why));
     }
   }
   return launch;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -70,15 +71,20 @@ TEST(RedisServerArgs, ConfigFromStdin) {
 }
 
 TEST(RedisServerArgs, RefusedWithRedisBanner) {
-  auto launch = parse({"--port", "0", "--unixsocket", "/tmp/r.sock"});
+  // redis-server 7.0.15 --port 0 --port abc, byte for byte.
+  auto launch = parse({"--port", "0", "--port", "abc"});
   ASSERT_FALSE(launch.has_value());
   EXPECT_EQ(launch.error(),
             "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\n"
             "Reading the configuration file, at line 2\n"
-            ">>> 'unixsocket /tmp/r.sock'\n"
-            "redsim serves TCP only: unixsocket is not supported (connect to --port instead)");
-  EXPECT_FALSE(parse({"--requirepass", "pw"}).has_value());
-  EXPECT_TRUE(parse({"--requirepass", ""}).has_value());
+            ">>> 'port \"abc\"'\n"
+            "argument couldn't be parsed into an integer");
+  auto two = parse({"--requirepass", "a", "b"});
+  ASSERT_FALSE(two.has_value());
+  EXPECT_NE(two.error().find(">>> 'requirepass \"a\" \"b\"'\nwrong number of arguments"),
+            std::string::npos)
+      << two.error();
+  EXPECT_FALSE(parse({"--user", "alice on"}).has_value());
   EXPECT_FALSE(parse({"--port", "70000"}).has_value());
   EXPECT_FALSE(parse({"--daemonize", "maybe"}).has_value());
   EXPECT_FALSE(parse({"--cluster-enabled", "yes"}).has_value());
@@ -92,6 +98,37 @@ TEST(RedisServerArgs, RefusedWithRedisBanner) {
             "Fatal error, can't open config file '/nonexistent/redis.conf': No such file or "
             "directory");
   EXPECT_FALSE(parse({"stray", "args"}).has_value());
+}
+
+// tests/assets/default.conf of Redis's test suite, plus what its
+// start_server adds (unixsocket, requirepass overrides): all accepted.
+TEST(RedisServerArgs, RedisTestSuiteConfig) {
+  std::string conf =
+      "always-show-logo yes\nnotify-keyspace-events KEA\ndaemonize no\n"
+      "pidfile /var/run/redis.pid\nport 21111\ntimeout 0\nbind 127.0.0.1\n"
+      "loglevel verbose\nlogfile ''\ndatabases 16\nlatency-monitor-threshold 1\n"
+      "repl-diskless-sync-delay 0\nsave 900 1\nrdbcompression yes\ndbfilename dump.rdb\n"
+      "dir ./\nslave-serve-stale-data yes\nappendonly no\nappendfsync everysec\n"
+      "no-appendfsync-on-rewrite no\nactiverehashing yes\nenable-protected-configs yes\n"
+      "enable-debug-command yes\nenable-module-command yes\n"
+      "propagation-error-behavior panic\nunixsocket /tmp/x/socket\nrequirepass foobar\n"
+      "maxclients 10\n";
+  auto launch = parse({"-", "--port", "21112"}, conf);
+  ASSERT_TRUE(launch.has_value()) << launch.error();
+  EXPECT_EQ(launch->options.port, 21112);
+  EXPECT_EQ(launch->options.bind, "127.0.0.1");
+  EXPECT_EQ(launch->options.logfile, "");
+  EXPECT_EQ(launch->options.dir, "./");
+  const Pairs& c = launch->options.config;
+  EXPECT_NE(
+      std::find(c.begin(), c.end(), std::pair<std::string, std::string>{"requirepass", "foobar"}),
+      c.end());
+  EXPECT_NE(std::find(c.begin(), c.end(), std::pair<std::string, std::string>{"maxclients", "10"}),
+            c.end());
+  bool socket_noted = false;
+  for (const std::string& w : launch->warnings)
+    socket_noted = socket_noted || w.starts_with("unixsocket");
+  EXPECT_TRUE(socket_noted);
 }
 
 TEST(RedisServerArgs, WhichSyntax) {

@@ -99,6 +99,7 @@ RequestParser::Status RequestParser::parse(std::string_view buf, size_t* pos) {
     if (!sim::parse_int64(buf.substr(*pos + 1, cr - *pos - 1), &n) || n > INT_MAX) {
       return fail("invalid multibulk length");
     }
+    if (unauthenticated_ && n > 10) return fail("unauthenticated multibulk length");
     *pos = cr + 2;
     if (n <= 0) continue;  // an empty request
     multibulk_left_ = n;
@@ -126,6 +127,10 @@ RequestParser::Status RequestParser::parse(std::string_view buf, size_t* pos) {
           len > max_bulk_len_) {
         multibulk_left_ = 0;
         return fail("invalid bulk length");
+      }
+      if (unauthenticated_ && len > 16384) {
+        multibulk_left_ = 0;
+        return fail("unauthenticated bulk length");
       }
       *pos = cr + 2;
       bulk_len_ = len;

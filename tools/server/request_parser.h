@@ -85,11 +85,17 @@ class RequestParser {
   // reader size its next read for a big argument.
   size_t pending_bulk_bytes(size_t available) const;
   void set_max_bulk_len(int64_t n) { max_bulk_len_ = n; }
+  // A client that has not authenticated yet (requirepass) may send at most
+  // 10 arguments of at most 16384 bytes each (Redis 7.0 networking.c,
+  // processMultibulkBuffer): "unauthenticated multibulk length" / "...
+  // bulk length" errors beyond.
+  void set_unauthenticated(bool on) { unauthenticated_ = on; }
 
  private:
   Status fail(std::string text);
 
   int64_t max_bulk_len_;
+  bool unauthenticated_ = false;
   int64_t multibulk_left_ = 0;  // arguments still to read of the current multibulk
   int64_t bulk_len_ = -1;       // length of the bulk being read, -1 before its header
   std::vector<std::string> argv_;

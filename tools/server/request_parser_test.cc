@@ -110,6 +110,29 @@ TEST(RequestParser, BinaryArgumentsKeepEveryByte) {
   EXPECT_EQ(p.argv()[1], value);
 }
 
+// tests/unit/auth.tcl: before AUTH, at most 10 arguments of 16384 bytes.
+TEST(RequestParser, UnauthenticatedLimits) {
+  RequestParser p;
+  p.set_unauthenticated(true);
+  size_t pos = 0;
+  EXPECT_EQ(p.parse("*100\r\n", &pos), Status::kError);
+  EXPECT_EQ(p.error(), "Protocol error: unauthenticated multibulk length");
+  RequestParser q;
+  q.set_unauthenticated(true);
+  pos = 0;
+  EXPECT_EQ(q.parse("*1\r\n$100000000\r\n", &pos), Status::kError);
+  EXPECT_EQ(q.error(), "Protocol error: unauthenticated bulk length");
+  RequestParser ok;
+  ok.set_unauthenticated(true);
+  pos = 0;
+  std::string ten = "*10\r\n";
+  for (int i = 0; i < 10; ++i) ten += "$16384\r\n" + std::string(16384, 'x') + "\r\n";
+  EXPECT_EQ(ok.parse(ten, &pos), Status::kCommand);
+  ok.set_unauthenticated(false);
+  pos = 0;
+  EXPECT_EQ(ok.parse("*11\r\n$1\r\na\r\n", &pos), Status::kNeedMore);  // allowed once authenticated
+}
+
 TEST(RequestParser, Errors) {
   struct Case {
     std::string in;

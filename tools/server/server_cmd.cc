@@ -119,7 +119,9 @@ int run_server(const ServerCmdOptions& options, std::ostream& out_stream,
       err << "Failed to write PID file: " << std::strerror(errno) << "\n";  // Redis goes on too
     }
   }
-  out << "redsim server (Redis 7.0.15 fake), pid " << getpid() << ", clock " << options.clock
+  // " PID: <pid>" is what Redis's test suite waits for (Redis prints it in
+  // its logo, tests/support/server.tcl wait_server_started).
+  out << "redsim server (Redis 7.0.15 fake), PID: " << getpid() << ", clock " << options.clock
       << "\n"
       << "Ready to accept connections tcp " << options.bind << ":" << port << std::endl;
   tcp.run();

@@ -516,6 +516,7 @@ void TcpServer::read_big_arg(Conn& c) {
 
 void TcpServer::process_input(Conn& c, std::string_view buf, size_t& pos) {
   while (!c.close_after_reply && !c.doomed && !c.blocked && !server_.shutdown_requested()) {
+    c.parser.set_unauthenticated(!c.session->authenticated());
     RequestParser::Status s = c.parser.parse(buf, &pos);
     if (s == RequestParser::Status::kNeedMore) break;
     if (s == RequestParser::Status::kError) {
@@ -590,6 +591,12 @@ void TcpServer::run_command(Conn& c) {
     if (c.own_pushes.capacity() > kReplyChunkBytes) std::string().swap(c.own_pushes);
   }
   c.out_peak = std::max(c.out_peak, c.out.size());
+  if (!s.authenticated() && c.out.size() - c.out_pos > kUnauthenticatedOutputLimitBytes) {
+    // An unauthenticated client that does not read its NOAUTH errors is
+    // closed before its output grows (Redis's auth.tcl "For unauthenticated
+    // clients output buffer is limited": a few MB at most).
+    doom(c);
+  }
   s.command_done();
   if (server_.take_kill_requests()) close_killed(c);
   if (flush_all) {

@@ -21,7 +21,10 @@
 //   suppress replies and pushes.
 // - A subscribed connection whose unsent output exceeds
 //   kPubSubOutputLimitBytes (Redis's client-output-buffer-limit pubsub hard
-//   limit, 32 MB) is disconnected. Normal connections have no limit.
+//   limit, 32 MB) is disconnected. Normal connections have no limit, but
+//   one that has not authenticated (requirepass) is disconnected past
+//   kUnauthenticatedOutputLimitBytes, and may send at most 10 arguments of
+//   16 KiB (request_parser.h).
 // - The active expiry cycle runs every 1000 / hz ms of the server clock
 //   (CONFIG SET hz). On a virtual clock the loop sleeps without a timeout
 //   and runs the cycles the clock has passed after each batch of commands;
@@ -90,6 +93,9 @@ struct TcpServerOptions {
 class TcpServer {
  public:
   static constexpr size_t kPubSubOutputLimitBytes = 32 * 1024 * 1024;
+  // The fake's bound on an unauthenticated client's unsent output (Redis
+  // keeps such a client to "a few MB" at most; tests/unit/auth.tcl).
+  static constexpr size_t kUnauthenticatedOutputLimitBytes = 1024 * 1024;
 
   TcpServer(sim::Server& server, TcpServerOptions options);
   ~TcpServer();
