@@ -368,6 +368,23 @@ std::vector<Case> table() {
          "redis.call('SET', KEYS[1], 'v'); redis.call('LPUSH', KEYS[2], 'x'); "
          "return redis.call('DEL', KEYS[1], KEYS[2])",
          "2", "a", "l"}}},
+      // another db, and class filters (K/E and the type letters)
+      {{{"SELECT", "1"}},
+       {{"LPUSH", "l", "x"}, {"SET", "s", "1"}, {"RENAME", "s", "r"}, {"SELECT", "0"}}},
+      {{},
+       {{"CONFIG", "SET", "notify-keyspace-events", "Elz"},
+        {"SET", "a", "1"},
+        {"LPUSH", "l", "x"},
+        {"ZADD", "z", "1", "a"},
+        {"DEL", "l"},
+        {"CONFIG", "SET", "notify-keyspace-events", "Kg$"},
+        {"SET", "a", "2"},
+        {"INCR", "n"},
+        {"LPUSH", "l", "x"},
+        {"EXPIRE", "a", "100"},
+        {"CONFIG", "SET", "notify-keyspace-events", "Kh"},
+        {"HSET", "h", "f", "v"},
+        {"HDEL", "h", "f"}}},
       // transactions: the events of the queued commands, in order
       {{}, {{"MULTI"}, {"SET", "a", "1"}, {"LPUSH", "l", "x"}, {"DEL", "a"}, {"EXEC"}}},
   };
