@@ -385,6 +385,13 @@ std::vector<Case> table() {
         {"CONFIG", "SET", "notify-keyspace-events", "Kh"},
         {"HSET", "h", "f", "v"},
         {"HDEL", "h", "f"}}},
+      // HyperLogLog
+      {{},
+       {{"PFADD", "p", "a"},
+        {"PFADD", "p", "a"},
+        {"PFADD", "q"},
+        {"PFMERGE", "d", "p", "q"},
+        {"PFCOUNT", "p", "d"}}},
       // transactions: the events of the queued commands, in order
       {{}, {{"MULTI"}, {"SET", "a", "1"}, {"LPUSH", "l", "x"}, {"DEL", "a"}, {"EXEC"}}},
   };
