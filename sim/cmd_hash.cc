@@ -69,6 +69,7 @@ Reply hsetnx(CommandContext& ctx) {
   if (h->find(ctx.argv[2]) != nullptr) return Reply::integer(0);
   h->set(ctx.argv[2], ctx.argv[3], ServerAccess::keyspace(ctx.server).limits());
   db.touch(ctx.argv[1]);
+  notify_keyspace_event(ctx, notify::kHash, "hset", ctx.argv[1]);
   return Reply::integer(1);
 }
 
@@ -108,11 +109,14 @@ Reply hdel(CommandContext& ctx) {
   }
   if (deleted > 0) {
     Db& db = current_db(ctx);
-    if (h->empty()) {
+    const bool empty = h->empty();
+    if (empty) {
       db.remove(ctx.argv[1]);
     } else {
       db.touch(ctx.argv[1]);
     }
+    notify_keyspace_event(ctx, notify::kHash, "hdel", ctx.argv[1]);
+    if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", ctx.argv[1]);
   }
   return Reply::integer(deleted);
 }
@@ -200,6 +204,7 @@ Reply hincrbyfloat(CommandContext& ctx) {
   std::string text = format_long_double(value);
   h->set(ctx.argv[2], text, ServerAccess::keyspace(ctx.server).limits());
   db.touch(ctx.argv[1]);
+  notify_keyspace_event(ctx, notify::kHash, "hincrbyfloat", ctx.argv[1]);
   return Reply::bulk(std::move(text));
 }
 

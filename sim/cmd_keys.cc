@@ -144,6 +144,7 @@ Reply persist(CommandContext& ctx) {
   if (e == nullptr || !e->has_expire()) return Reply::integer(0);
   db.set_expire(key, *e, Entry::kNoExpire);
   db.touch(key);
+  notify_keyspace_event(ctx, notify::kGeneric, "persist", key);
   return Reply::integer(1);
 }
 
@@ -199,6 +200,9 @@ Reply rename_generic(CommandContext& ctx, bool nx) {
   db.remove(src);
   db.put(dst, std::move(moved));
   db.touch(dst);
+  // renameGenericCommand: no "del" for an overwritten destination.
+  notify_keyspace_event(ctx, notify::kGeneric, "rename_from", src);
+  notify_keyspace_event(ctx, notify::kGeneric, "rename_to", dst);
   return nx ? Reply::integer(1) : Reply::ok();
 }
 
@@ -214,6 +218,20 @@ Reply randomkey(CommandContext& ctx) {
     if (db.lookup(key, ctx.now_ms) != nullptr) return Reply::bulk(std::move(key));
   }
   return Reply::nil();
+}
+
+// notifyKeyspaceEvent for a db other than the command's (MOVE's move_to,
+// COPY's copy_to).
+void notify_in_db(CommandContext& ctx, int db, std::string_view event, std::string_view key) {
+  int flags = ctx.server.config().notify_keyspace_events;
+  if (!(flags & notify::kGeneric)) return;
+  std::string id = std::to_string(db);
+  if (flags & notify::kKeyspace) {
+    ServerAccess::pubsub(ctx.server).publish("__keyspace@" + id + "__:" + std::string(key), event);
+  }
+  if (flags & notify::kKeyevent) {
+    ServerAccess::pubsub(ctx.server).publish("__keyevent@" + id + "__:" + std::string(event), key);
+  }
 }
 
 // COPY source destination [DB index] [REPLACE]: the copy keeps the
@@ -256,20 +274,8 @@ Reply copy(CommandContext& ctx) {
   dup.str_encoding = e->str_encoding;
   dst.put(argv[2], std::move(dup));
   dst.touch(argv[2]);
+  notify_in_db(ctx, static_cast<int>(dbid), "copy_to", argv[2]);
   return Reply::integer(1);
-}
-
-// notifyKeyspaceEvent for a db other than the command's (MOVE's move_to).
-void notify_in_db(CommandContext& ctx, int db, std::string_view event, std::string_view key) {
-  int flags = ctx.server.config().notify_keyspace_events;
-  if (!(flags & notify::kGeneric)) return;
-  std::string id = std::to_string(db);
-  if (flags & notify::kKeyspace) {
-    ServerAccess::pubsub(ctx.server).publish("__keyspace@" + id + "__:" + std::string(key), event);
-  }
-  if (flags & notify::kKeyevent) {
-    ServerAccess::pubsub(ctx.server).publish("__keyevent@" + id + "__:" + std::string(event), key);
-  }
 }
 
 // A db index argument as getIntFromObjectOrReply reads it.

@@ -206,6 +206,7 @@ Reply lset(CommandContext& ctx) {
   if (!resolve_index(*l, index, &pos)) return Reply::error("ERR index out of range");
   (*l)[pos] = ctx.argv[3];
   current_db(ctx).touch(ctx.argv[1]);
+  notify_keyspace_event(ctx, notify::kList, "lset", ctx.argv[1]);
   return Reply::ok();
 }
 
@@ -238,7 +239,12 @@ Reply lrem(CommandContext& ctx) {
       }
     }
   }
-  if (removed > 0) finish_write(current_db(ctx), ctx.argv[1], l->empty());
+  if (removed > 0) {
+    const bool empty = l->empty();
+    finish_write(current_db(ctx), ctx.argv[1], empty);
+    notify_keyspace_event(ctx, notify::kList, "lrem", ctx.argv[1]);
+    if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", ctx.argv[1]);
+  }
   return Reply::integer(removed);
 }
 
@@ -259,6 +265,7 @@ Reply linsert(CommandContext& ctx) {
     if (*it == ctx.argv[3]) {
       l->insert(after ? it + 1 : it, ctx.argv[4]);
       current_db(ctx).touch(ctx.argv[1]);
+      notify_keyspace_event(ctx, notify::kList, "linsert", ctx.argv[1]);
       return Reply::integer(static_cast<int64_t>(l->size()));
     }
   }

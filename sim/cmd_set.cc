@@ -112,12 +112,18 @@ Reply spop(CommandContext& ctx) {
   if (!has_count) {
     std::string m = s->at(static_cast<size_t>(ctx.server.random_below(s->size())));
     s->erase(m);
-    finish_write(db, key, s->empty());
+    const bool empty = s->empty();
+    finish_write(db, key, empty);
+    notify_keyspace_event(ctx, notify::kSet, "spop", key);
+    if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", key);
     return Reply::bulk(std::move(m));
   }
   if (static_cast<uint64_t>(count) >= s->size()) {
     Reply all = members_reply(*s);
     db.remove(key);
+    // spopWithCountCommand: "spop", then "del" for the whole set.
+    notify_keyspace_event(ctx, notify::kSet, "spop", key);
+    notify_keyspace_event(ctx, notify::kGeneric, "del", key);
     return all;
   }
   std::vector<size_t> picks = distinct_positions(ctx.server, s->size(), static_cast<size_t>(count));
@@ -131,6 +137,7 @@ Reply spop(CommandContext& ctx) {
     out.push_back(Reply::bulk(std::move(m)));
   }
   finish_write(db, key, s->empty());
+  notify_keyspace_event(ctx, notify::kSet, "spop", key);
   return Reply::array(std::move(out));
 }
 

@@ -168,6 +168,7 @@ Reply getset(CommandContext& ctx) {
     old_value = Reply::bulk(e->str());
   }
   db.set_string(ctx.argv[1], ctx.take_arg(2), /*keep_ttl=*/false);
+  notify_keyspace_event(ctx, notify::kString, "set", ctx.argv[1]);
   return old_value;
 }
 
@@ -178,6 +179,7 @@ Reply getdel(CommandContext& ctx) {
   if (!e->is_string()) return errors::wrong_type();
   Reply value = Reply::bulk(std::move(e->str()));
   db.remove(ctx.argv[1]);
+  notify_keyspace_event(ctx, notify::kGeneric, "del", ctx.argv[1]);
   return value;
 }
 
@@ -198,6 +200,7 @@ Reply mset(CommandContext& ctx) {
   Db& db = current_db(ctx);
   for (size_t i = 1; i + 1 < ctx.argv.size(); i += 2) {
     db.set_string(ctx.argv[i], ctx.argv[i + 1], /*keep_ttl=*/false);
+    notify_keyspace_event(ctx, notify::kString, "set", ctx.argv[i]);
   }
   return Reply::ok();
 }
@@ -224,6 +227,8 @@ Reply incr_by(CommandContext& ctx, int64_t by) {
   } else {
     db.set_string(key, std::to_string(value), /*keep_ttl=*/false);
   }
+  // incrDecrCommand: "incrby" for INCR, DECR, INCRBY and DECRBY alike.
+  notify_keyspace_event(ctx, notify::kString, "incrby", key);
   return Reply::integer(value);
 }
 
@@ -251,6 +256,7 @@ Reply append(CommandContext& ctx) {
   Entry* e = db.lookup(key, ctx.now_ms);
   if (e == nullptr) {
     db.set_string(key, tail, /*keep_ttl=*/false);
+    notify_keyspace_event(ctx, notify::kString, "append", key);
     return Reply::integer(static_cast<int64_t>(tail.size()));
   }
   if (!e->is_string()) return errors::wrong_type();
@@ -260,6 +266,7 @@ Reply append(CommandContext& ctx) {
   e->str() += tail;
   e->str_encoding = StringEncoding::kRaw;  // dbUnshareStringValue
   db.touch(key);
+  notify_keyspace_event(ctx, notify::kString, "append", key);
   return Reply::integer(static_cast<int64_t>(e->str().size()));
 }
 
@@ -302,14 +309,17 @@ Reply getex(CommandContext& ctx) {
   Reply value = Reply::bulk(e->str());
   if ((flags & (kSetExAt | kSetPxAt)) && deadline <= ctx.now_ms) {
     db.remove(key);  // checkAlreadyExpired
+    notify_keyspace_event(ctx, notify::kGeneric, "del", key);
   } else if (persist) {
     if (e->has_expire()) {
       db.set_expire(key, *e, Entry::kNoExpire);
       db.touch(key);
+      notify_keyspace_event(ctx, notify::kGeneric, "persist", key);
     }
   } else if (expire_arg != nullptr) {
     db.set_expire(key, *e, deadline);
     db.touch(key);
+    notify_keyspace_event(ctx, notify::kGeneric, "expire", key);
   }
   return value;
 }
@@ -323,6 +333,7 @@ Reply msetnx(CommandContext& ctx) {
   }
   for (size_t i = 1; i + 1 < ctx.argv.size(); i += 2) {
     db.set_string(ctx.argv[i], ctx.argv[i + 1], /*keep_ttl=*/false);
+    notify_keyspace_event(ctx, notify::kString, "set", ctx.argv[i]);
   }
   return Reply::integer(1);
 }
@@ -352,6 +363,7 @@ Reply incrbyfloat(CommandContext& ctx) {
     e = &db.set_string(key, text, /*keep_ttl=*/false);
   }
   e->str_encoding = StringEncoding::kNotInt;
+  notify_keyspace_event(ctx, notify::kString, "incrbyfloat", key);
   return Reply::bulk(std::move(text));
 }
 
@@ -513,6 +525,7 @@ Reply setrange(CommandContext& ctx) {
   s.replace(at, value.size(), value);
   e->str_encoding = StringEncoding::kRaw;
   db.touch(key);
+  notify_keyspace_event(ctx, notify::kString, "setrange", key);
   return Reply::integer(static_cast<int64_t>(s.size()));
 }
 
@@ -556,7 +569,10 @@ Reply setbit(CommandContext& ctx) {
   c = static_cast<unsigned char>(on ? (c | mask) : (c & ~mask));
   s[byte] = static_cast<char>(c);
   e->str_encoding = StringEncoding::kRaw;  // unshared either way, as dbUnshareStringValue does
-  if (dirty || old != on) db.touch(key);
+  if (dirty || old != on) {
+    db.touch(key);
+    notify_keyspace_event(ctx, notify::kString, "setbit", key);
+  }
   return Reply::integer(old);
 }
 

@@ -501,6 +501,17 @@ Reply zcount(CommandContext& ctx) {
   return Reply::integer(count);
 }
 
+// The end of a removal from the sorted set at argv[1]: the key is touched
+// (or deleted when emptied), `event` is notified, then "del" when the key
+// went away. Source: Redis 7.0 t_zset.c zremrangeGenericCommand and
+// genericZpopCommand (the event, then dbDelete and "del").
+void finish_removal(CommandContext& ctx, const Zset& z, std::string_view event) {
+  const bool empty = z.empty();
+  finish_write(current_db(ctx), ctx.argv[1], empty);
+  notify_keyspace_event(ctx, notify::kZset, event, ctx.argv[1]);
+  if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", ctx.argv[1]);
+}
+
 Reply zremrangebyscore(CommandContext& ctx) {
   ScoreRange sr{};
   Zset* z = nullptr;
@@ -513,7 +524,7 @@ Reply zremrangebyscore(CommandContext& ctx) {
   while (last < z->size() && sr.contains(z->at(last).score)) ++last;
   if (last == first) return Reply::integer(0);
   z->erase_ranks(first, last);
-  finish_write(current_db(ctx), ctx.argv[1], z->empty());
+  finish_removal(ctx, *z, "zremrangebyscore");
   return Reply::integer(static_cast<int64_t>(last - first));
 }
 
@@ -530,7 +541,7 @@ Reply zremrangebyrank(CommandContext& ctx) {
   size_t last = 0;
   if (z == nullptr || !clamp_ranks(start, end, z->size(), &first, &last)) return Reply::integer(0);
   z->erase_ranks(first, last + 1);
-  finish_write(current_db(ctx), ctx.argv[1], z->empty());
+  finish_removal(ctx, *z, "zremrangebyrank");
   return Reply::integer(static_cast<int64_t>(last - first + 1));
 }
 
@@ -564,7 +575,7 @@ Reply zpop_generic(CommandContext& ctx, bool max) {
   } else {
     z->erase_ranks(0, k);
   }
-  finish_write(current_db(ctx), ctx.argv[1], z->empty());
+  if (k > 0) finish_removal(ctx, *z, max ? "zpopmax" : "zpopmin");
   return Reply::array(std::move(out));
 }
 

@@ -38,9 +38,11 @@ class Session;
 // SADD "sadd", SREM "srem", ZADD "zadd"/"zincr", ZINCRBY "zincr", ZREM "zrem", HSET/HMSET "hset",
 // HINCRBY "hincrby", and "del" when a pop or removal empties the key; "expired" (class x) when
 // lazy or active expiry deletes a key (deleteExpiredKeyAndPropagate, in the key's db, outside
-// any command for the active cycle), "new" (class n) when a key is created (dbAdd). Not yet:
-// the other write commands, "keymiss"; never "evicted": the fake evicts nothing (maxmemory's
-// other policies are reported only, see ServerConfig).
+// any command for the active cycle), "new" (class n) when a key is created (dbAdd). Every other
+// write command publishes Redis 7.0's events in Redis's order
+// (tools/difftest/keyspace_events_test.cc compares a table of them with a live redis-server).
+// Not yet: "keymiss"; never "evicted": the fake evicts nothing (maxmemory's other policies are
+// reported only, see ServerConfig).
 namespace notify {
 inline constexpr int kKeyspace = 1 << 0;
 inline constexpr int kKeyevent = 1 << 1;
