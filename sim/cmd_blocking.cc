@@ -143,7 +143,10 @@ Reply blmove_generic(CommandContext& ctx, End wherefrom, End whereto, std::strin
   Entry* e = lookup_typed(ctx, src, ValueType::kList, &wrong);
   if (wrong) return errors::wrong_type();
   if (e != nullptr) return move_element(ctx, src, e->list(), wherefrom, whereto);
-  return block_or_reply(ctx, {src}, deadline, Reply::nil(), ctx.argv, ValueType::kList);
+  // Timed out, Redis answers a null array (replyToBlockedClientTimedOut);
+  // where it may not block (MULTI), a null bulk.
+  Reply timeout_reply = may_block(ctx) ? Reply::nil_array() : Reply::nil();
+  return block_or_reply(ctx, {src}, deadline, std::move(timeout_reply), ctx.argv, ValueType::kList);
 }
 
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout

@@ -402,16 +402,16 @@ Reply xlen(CommandContext& ctx) {
 
 // XDEL key id [id ...]
 Reply xdel(CommandContext& ctx) {
+  bool wrong = false;
+  Stream* s = read_stream(ctx, ctx.argv[1], &wrong);
+  if (wrong) return errors::wrong_type();
+  if (s == nullptr) return Reply::integer(0);  // xdelCommand parses the ids after this
   std::vector<StreamId> ids;
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
     StreamId id;
     if (!parse_id(ctx.argv[i], 0, false, &id)) return bad_id();
     ids.push_back(id);
   }
-  bool wrong = false;
-  Stream* s = read_stream(ctx, ctx.argv[1], &wrong);
-  if (wrong) return errors::wrong_type();
-  if (s == nullptr) return Reply::integer(0);
   int64_t deleted = 0;
   for (StreamId id : ids) {
     if (!s->entries.contains(id)) continue;
@@ -475,7 +475,8 @@ Reply range_generic(CommandContext& ctx, bool rev) {
   bool wrong = false;
   Stream* s = read_stream(ctx, argv[1], &wrong);
   if (wrong) return errors::wrong_type();
-  if (s == nullptr || count == 0) return Reply::array({});
+  if (s == nullptr) return Reply::array({});
+  if (count == 0) return Reply::nil_array();  // xrangeGenericCommand: a stream, COUNT 0
   std::vector<Reply> out;
   for (auto& [id, f] : range(*s, start, end, rev, count < 0 ? 0 : count)) {
     out.push_back(entry_reply(id, *f));
@@ -490,6 +491,8 @@ Reply xrevrange(CommandContext& ctx) { return range_generic(ctx, true); }
 
 bool has_tombstones(const Stream& s, StreamId start) {
   if (s.entries.empty() || s.max_deleted_id == StreamId{}) return false;
+  if (s.max_deleted_id < s.first_id())
+    return false;  // the latest tombstone is before the first entry
   return !(s.max_deleted_id < start);
 }
 
@@ -624,6 +627,7 @@ Reply xgroup(CommandContext& ctx) {
     return Reply::error("NOGROUP No such consumer group '" + name + "' for key name '" + key + "'");
   };
   if (sub == "create" || sub == "setid") {
+    if (sub == "setid" && g == nullptr) return nogroup();  // before the id, as xgroupCommand
     StreamId id;
     if (argv[4] == "$") {
       id = s == nullptr ? StreamId{} : s->last_id;
@@ -823,10 +827,11 @@ Reply xread_generic(CommandContext& ctx, bool group_mode) {
           if (count > 0 && static_cast<int64_t>(entries.size()) >= count) break;
           auto e = t.s->entries.find(*it);
           if (e == t.s->entries.end()) {
-            entries.push_back(Reply::array({id_reply(*it), Reply::nil()}));
-          } else {
-            entries.push_back(entry_reply(e->first, e->second));
+            // A deleted entry: its id and a null array; its NACK is left as it is.
+            entries.push_back(Reply::array({id_reply(*it), Reply::nil_array()}));
+            continue;
           }
+          entries.push_back(entry_reply(e->first, e->second));
           StreamNack& nack = g.pending[*it];
           nack.delivery_time_ms = ctx.now_ms;
           ++nack.delivery_count;
@@ -886,16 +891,16 @@ Reply nogroup(const std::string& key, const std::string& group) {
 
 // XACK key group id [id ...]
 Reply xack(CommandContext& ctx) {
+  bool wrong = false;
+  StreamGroup* g = find_group(ctx, ctx.argv[1], ctx.argv[2], nullptr, &wrong);
+  if (wrong) return errors::wrong_type();
+  if (g == nullptr) return Reply::integer(0);  // xackCommand parses the ids after this
   std::vector<StreamId> ids;
   for (size_t i = 3; i < ctx.argv.size(); ++i) {
     StreamId id;
     if (!parse_id(ctx.argv[i], 0, false, &id)) return bad_id();
     ids.push_back(id);
   }
-  bool wrong = false;
-  StreamGroup* g = find_group(ctx, ctx.argv[1], ctx.argv[2], nullptr, &wrong);
-  if (wrong) return errors::wrong_type();
-  if (g == nullptr) return Reply::integer(0);
   int64_t acked = 0;
   for (StreamId id : ids) {
     auto it = g->pending.find(id);
@@ -1140,7 +1145,7 @@ Reply xautoclaim(CommandContext& ctx) {
     --count;
     ++it;
   }
-  if (c == nullptr) consumer_of(ctx, argv[1], *g, name);
+  // The consumer is created only when an entry is claimed (7.0.15, as XCLAIM).
   StreamId cursor = it == g->pending.end() ? StreamId{} : it->first;
   current_db(ctx).touch(argv[1]);
   return Reply::array(
@@ -1180,13 +1185,14 @@ Reply xsetid(CommandContext& ctx) {
   Stream* s = read_stream(ctx, argv[1], &wrong);
   if (wrong) return errors::wrong_type();
   if (s == nullptr) return Reply::error("ERR no such key");
-  if (entries_added >= 0 && static_cast<uint64_t>(entries_added) < s->size()) {
-    return Reply::error(
-        "ERR The entries_added specified in XSETID is smaller than the target stream length");
-  }
+  // The top item first, then entries_added (xsetidCommand's order).
   if (!s->entries.empty() && id < s->entries.rbegin()->first) {
     return Reply::error(
         "ERR The ID specified in XSETID is smaller than the target stream top item");
+  }
+  if (entries_added >= 0 && static_cast<uint64_t>(entries_added) < s->size()) {
+    return Reply::error(
+        "ERR The entries_added specified in XSETID is smaller than the target stream length");
   }
   s->last_id = id;
   if (entries_added >= 0) s->entries_added = static_cast<uint64_t>(entries_added);
