@@ -636,26 +636,29 @@ Reply xgroup(CommandContext& ctx) {
     }
     if (sub == "create") {
       if (g != nullptr) return Reply::error("BUSYGROUP Consumer Group name already exists");
-      if (s == nullptr) s = &db.add(key, Stream()).stream();
+      // Redis 7.0.15 signals no modified key for XGROUP, XSETID, XACK,
+      // XCLAIM, XAUTOCLAIM or XREADGROUP (a WATCH survives them), but for a
+      // stream MKSTREAM creates.
+      if (s == nullptr) {
+        s = &db.add(key, Stream()).stream();
+        db.touch(key);
+      }
       StreamGroup group;
       group.last_id = id;
       group.entries_read = entries_read;
       s->groups.emplace(name, std::move(group));
-      db.touch(key);
       notify_keyspace_event(ctx, notify::kStream, "xgroup-create", key);
       return Reply::ok();
     }
     if (g == nullptr) return nogroup();
     g->last_id = id;
     g->entries_read = entries_read;
-    db.touch(key);
     notify_keyspace_event(ctx, notify::kStream, "xgroup-setid", key);
     return Reply::ok();
   }
   if (sub == "destroy") {
     if (g == nullptr) return Reply::integer(0);
     s->groups.erase(name);
-    db.touch(key);
     db.signal_ready(key);  // its blocked XREADGROUP clients get NOGROUP
     notify_keyspace_event(ctx, notify::kStream, "xgroup-destroy", key);
     return Reply::integer(1);
@@ -665,7 +668,6 @@ Reply xgroup(CommandContext& ctx) {
   if (sub == "createconsumer") {
     if (g->consumers.contains(consumer)) return Reply::integer(0);
     consumer_of(ctx, key, *g, consumer);
-    db.touch(key);
     return Reply::integer(1);
   }
   // delconsumer: its pending entries go with it.
@@ -674,7 +676,6 @@ Reply xgroup(CommandContext& ctx) {
   int64_t pending = static_cast<int64_t>(it->second.pending.size());
   for (StreamId id : it->second.pending) g->pending.erase(id);
   g->consumers.erase(it);
-  db.touch(key);
   notify_keyspace_event(ctx, notify::kStream, "xgroup-delconsumer", key);
   return Reply::integer(pending);
 }
@@ -778,7 +779,6 @@ Reply xread_generic(CommandContext& ctx, bool group_mode) {
     keys.push_back(t.key);
   }
   std::vector<Reply> out;  // [key, entries] pairs
-  bool wrote = false;
   for (Target& t : targets) {
     std::vector<Reply> entries;
     if (!group_mode) {
@@ -816,7 +816,6 @@ Reply xread_generic(CommandContext& ctx, bool group_mode) {
         }
         entries.push_back(entry_reply(id, *f));
       }
-      wrote = true;
     } else {
       // History: this consumer's pending entries after the id.
       StreamGroup& g = *t.g;
@@ -840,11 +839,6 @@ Reply xread_generic(CommandContext& ctx, bool group_mode) {
     }
     out.push_back(Reply::bulk(t.key));
     out.push_back(Reply::array(std::move(entries)));
-  }
-  if (wrote) {
-    for (Target& t : targets) {
-      if (t.new_only) current_db(ctx).touch(t.key);
-    }
   }
   if (!out.empty()) {
     if (ctx.session.protocol() == resp::Protocol::kResp3) return Reply::map(std::move(out));
@@ -910,7 +904,6 @@ Reply xack(CommandContext& ctx) {
     g->pending.erase(it);
     ++acked;
   }
-  if (acked > 0) current_db(ctx).touch(ctx.argv[1]);
   return Reply::integer(acked);
 }
 
@@ -1048,7 +1041,6 @@ Reply xclaim(CommandContext& ctx) {
   if (lastid && g->last_id < *lastid) g->last_id = *lastid;
   const std::string& name = argv[3];
   std::vector<Reply> out;
-  bool changed = lastid.has_value();
   for (StreamId id : ids) {
     auto nack_it = g->pending.find(id);
     auto entry = s->entries.find(id);
@@ -1058,7 +1050,6 @@ Reply xclaim(CommandContext& ctx) {
         auto c = g->consumers.find(nack_it->second.consumer);
         if (c != g->consumers.end()) c->second.pending.erase(id);
         g->pending.erase(nack_it);
-        changed = true;
       }
       continue;
     }
@@ -1076,10 +1067,8 @@ Reply xclaim(CommandContext& ctx) {
     } else if (!justid) {
       ++nack.delivery_count;
     }
-    changed = true;
     out.push_back(justid ? id_reply(id) : entry_reply(id, entry->second));
   }
-  if (changed) current_db(ctx).touch(argv[1]);
   return Reply::array(std::move(out));
 }
 
@@ -1147,7 +1136,6 @@ Reply xautoclaim(CommandContext& ctx) {
   }
   // The consumer is created only when an entry is claimed (7.0.15, as XCLAIM).
   StreamId cursor = it == g->pending.end() ? StreamId{} : it->first;
-  current_db(ctx).touch(argv[1]);
   return Reply::array(
       {id_reply(cursor), Reply::array(std::move(claimed)), Reply::array(std::move(deleted))});
 }
@@ -1197,7 +1185,6 @@ Reply xsetid(CommandContext& ctx) {
   s->last_id = id;
   if (entries_added >= 0) s->entries_added = static_cast<uint64_t>(entries_added);
   if (max_deleted) s->max_deleted_id = *max_deleted;
-  current_db(ctx).touch(argv[1]);
   notify_keyspace_event(ctx, notify::kStream, "xsetid", argv[1]);
   return Reply::ok();
 }
