@@ -96,7 +96,10 @@ Reply blmove_generic(CommandContext& ctx, ListEnd wherefrom, ListEnd whereto,
   Entry* e = lookup_typed(ctx, src, ValueType::kList, &wrong);
   if (wrong) return errors::wrong_type();
   if (e != nullptr) return list_move(ctx, src, e->list(), ctx.argv[2], wherefrom, whereto);
-  return block_or_reply(ctx, {src}, deadline, Reply::nil(), ctx.argv, ValueType::kList);
+  // Timed out, Redis answers a null array (replyToBlockedClientTimedOut);
+  // where it may not block (MULTI), a null bulk.
+  Reply timeout_reply = may_block(ctx) ? Reply::nil_array() : Reply::nil();
+  return block_or_reply(ctx, {src}, deadline, std::move(timeout_reply), ctx.argv, ValueType::kList);
 }
 
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout

@@ -331,12 +331,12 @@ Reply xlen(CommandContext& ctx) {
 
 // XDEL key id [id ...]
 Reply xdel(CommandContext& ctx) {
-  std::vector<StreamId> ids;
-  if (!parse_ids(ctx.argv, 2, &ids)) return bad_id();
   bool wrong = false;
   Stream* s = read_stream(ctx, ctx.argv[1], &wrong);
   if (wrong) return errors::wrong_type();
-  if (s == nullptr) return Reply::integer(0);
+  if (s == nullptr) return Reply::integer(0);  // xdelCommand parses the ids after this
+  std::vector<StreamId> ids;
+  if (!parse_ids(ctx.argv, 2, &ids)) return bad_id();
   int64_t deleted = 0;
   for (StreamId id : ids) {
     if (!s->entries.contains(id)) continue;
@@ -403,7 +403,8 @@ Reply range_generic(CommandContext& ctx, bool rev) {
   bool wrong = false;
   Stream* s = read_stream(ctx, argv[1], &wrong);
   if (wrong) return errors::wrong_type();
-  if (s == nullptr || count == 0) return Reply::array({});
+  if (s == nullptr) return Reply::array({});
+  if (count == 0) return Reply::nil_array();  // xrangeGenericCommand: a stream, COUNT 0
   std::vector<Reply> out;
   for (auto& [id, f] : range(*s, start, end, rev, count < 0 ? 0 : count)) {
     out.push_back(entry_reply(id, *f));
@@ -519,7 +520,6 @@ Reply xread_generic(CommandContext& ctx, bool group_mode) {
     keys.push_back(t.key);
   }
   std::vector<Reply> out;  // [key, entries] pairs
-  bool wrote = false;
   for (Target& t : targets) {
     std::vector<Reply> entries;
     if (!group_mode) {
@@ -532,17 +532,11 @@ Reply xread_generic(CommandContext& ctx, bool group_mode) {
       if (entries.empty()) continue;
     } else if (t.new_only) {
       if (!read_group_new(ctx, t.key, *t.s, *t.g, consumer, noack, count, &entries)) continue;
-      wrote = true;
     } else {
       read_group_history(ctx, t.key, *t.s, *t.g, consumer, t.id, count, &entries);
     }
     out.push_back(Reply::bulk(t.key));
     out.push_back(Reply::array(std::move(entries)));
-  }
-  if (wrote) {
-    for (Target& t : targets) {
-      if (t.new_only) current_db(ctx).touch(t.key);
-    }
   }
   if (!out.empty()) {
     if (ctx.session.protocol() == resp::Protocol::kResp3) return Reply::map(std::move(out));
@@ -605,18 +599,18 @@ Reply xsetid(CommandContext& ctx) {
   Stream* s = read_stream(ctx, argv[1], &wrong);
   if (wrong) return errors::wrong_type();
   if (s == nullptr) return Reply::error("ERR no such key");
-  if (entries_added >= 0 && static_cast<uint64_t>(entries_added) < s->size()) {
-    return Reply::error(
-        "ERR The entries_added specified in XSETID is smaller than the target stream length");
-  }
+  // The top item first, then entries_added (xsetidCommand's order).
   if (!s->entries.empty() && id < s->entries.rbegin()->first) {
     return Reply::error(
         "ERR The ID specified in XSETID is smaller than the target stream top item");
   }
+  if (entries_added >= 0 && static_cast<uint64_t>(entries_added) < s->size()) {
+    return Reply::error(
+        "ERR The entries_added specified in XSETID is smaller than the target stream length");
+  }
   s->last_id = id;
   if (entries_added >= 0) s->entries_added = static_cast<uint64_t>(entries_added);
   if (max_deleted) s->max_deleted_id = *max_deleted;
-  current_db(ctx).touch(argv[1]);
   notify_keyspace_event(ctx, notify::kStream, "xsetid", argv[1]);
   return Reply::ok();
 }

@@ -28,6 +28,7 @@ namespace {
 
 bool has_tombstones(const Stream& s, StreamId start) {
   if (s.entries.empty() || s.max_deleted_id == StreamId{}) return false;
+  if (s.max_deleted_id < s.first_id()) return false;  // the latest tombstone is before the first
   return !(s.max_deleted_id < start);
 }
 
@@ -177,6 +178,7 @@ Reply xgroup(CommandContext& ctx) {
     return Reply::error("NOGROUP No such consumer group '" + name + "' for key name '" + key + "'");
   };
   if (sub == "create" || sub == "setid") {
+    if (sub == "setid" && g == nullptr) return nogroup();  // before the id, as xgroupCommand
     StreamId id;
     if (argv[4] == "$") {
       id = s == nullptr ? StreamId{} : s->last_id;
@@ -185,26 +187,29 @@ Reply xgroup(CommandContext& ctx) {
     }
     if (sub == "create") {
       if (g != nullptr) return Reply::error("BUSYGROUP Consumer Group name already exists");
-      if (s == nullptr) s = &db.add(key, Stream()).stream();
+      // Redis 7.0.15 signals no modified key for XGROUP, XSETID, XACK,
+      // XCLAIM, XAUTOCLAIM or XREADGROUP (a WATCH survives them), but for a
+      // stream MKSTREAM creates.
+      if (s == nullptr) {
+        s = &db.add(key, Stream()).stream();
+        db.touch(key);
+      }
       StreamGroup group;
       group.last_id = id;
       group.entries_read = entries_read;
       s->groups.emplace(name, std::move(group));
-      db.touch(key);
       notify_keyspace_event(ctx, notify::kStream, "xgroup-create", key);
       return Reply::ok();
     }
     if (g == nullptr) return nogroup();
     g->last_id = id;
     g->entries_read = entries_read;
-    db.touch(key);
     notify_keyspace_event(ctx, notify::kStream, "xgroup-setid", key);
     return Reply::ok();
   }
   if (sub == "destroy") {
     if (g == nullptr) return Reply::integer(0);
     s->groups.erase(name);
-    db.touch(key);
     db.signal_ready(key);  // its blocked XREADGROUP clients get NOGROUP
     notify_keyspace_event(ctx, notify::kStream, "xgroup-destroy", key);
     return Reply::integer(1);
@@ -214,7 +219,6 @@ Reply xgroup(CommandContext& ctx) {
   if (sub == "createconsumer") {
     if (g->consumers.contains(consumer)) return Reply::integer(0);
     consumer_of(ctx, key, *g, consumer);
-    db.touch(key);
     return Reply::integer(1);
   }
   // delconsumer: its pending entries go with it.
@@ -223,7 +227,6 @@ Reply xgroup(CommandContext& ctx) {
   int64_t pending = static_cast<int64_t>(it->second.pending.size());
   for (StreamId id : it->second.pending) g->pending.erase(id);
   g->consumers.erase(it);
-  db.touch(key);
   notify_keyspace_event(ctx, notify::kStream, "xgroup-delconsumer", key);
   return Reply::integer(pending);
 }
@@ -271,10 +274,11 @@ void read_group_history(CommandContext& ctx, const std::string& key, Stream& s, 
     if (count > 0 && static_cast<int64_t>(entries->size()) >= count) break;
     auto e = s.entries.find(*it);
     if (e == s.entries.end()) {
-      entries->push_back(Reply::array({id_reply(*it), Reply::nil()}));
-    } else {
-      entries->push_back(entry_reply(e->first, e->second));
+      // A deleted entry: its id and a null array; its NACK is left as it is.
+      entries->push_back(Reply::array({id_reply(*it), Reply::nil_array()}));
+      continue;
     }
+    entries->push_back(entry_reply(e->first, e->second));
     StreamNack& nack = g.pending[*it];
     nack.delivery_time_ms = ctx.now_ms;
     ++nack.delivery_count;
@@ -285,12 +289,12 @@ void read_group_history(CommandContext& ctx, const std::string& key, Stream& s, 
 
 // XACK key group id [id ...]
 Reply xack(CommandContext& ctx) {
-  std::vector<StreamId> ids;
-  if (!parse_ids(ctx.argv, 3, &ids)) return bad_id();
   bool wrong = false;
   StreamGroup* g = find_group(ctx, ctx.argv[1], ctx.argv[2], nullptr, &wrong);
   if (wrong) return errors::wrong_type();
-  if (g == nullptr) return Reply::integer(0);
+  if (g == nullptr) return Reply::integer(0);  // xackCommand parses the ids after this
+  std::vector<StreamId> ids;
+  if (!parse_ids(ctx.argv, 3, &ids)) return bad_id();
   int64_t acked = 0;
   for (StreamId id : ids) {
     auto it = g->pending.find(id);
@@ -300,7 +304,6 @@ Reply xack(CommandContext& ctx) {
     g->pending.erase(it);
     ++acked;
   }
-  if (acked > 0) current_db(ctx).touch(ctx.argv[1]);
   return Reply::integer(acked);
 }
 
@@ -438,7 +441,6 @@ Reply xclaim(CommandContext& ctx) {
   if (lastid && g->last_id < *lastid) g->last_id = *lastid;
   const std::string& name = argv[3];
   std::vector<Reply> out;
-  bool changed = lastid.has_value();
   for (StreamId id : ids) {
     auto nack_it = g->pending.find(id);
     auto entry = s->entries.find(id);
@@ -448,7 +450,6 @@ Reply xclaim(CommandContext& ctx) {
         auto c = g->consumers.find(nack_it->second.consumer);
         if (c != g->consumers.end()) c->second.pending.erase(id);
         g->pending.erase(nack_it);
-        changed = true;
       }
       continue;
     }
@@ -466,10 +467,8 @@ Reply xclaim(CommandContext& ctx) {
     } else if (!justid) {
       ++nack.delivery_count;
     }
-    changed = true;
     out.push_back(justid ? id_reply(id) : entry_reply(id, entry->second));
   }
-  if (changed) current_db(ctx).touch(argv[1]);
   return Reply::array(std::move(out));
 }
 
@@ -535,9 +534,8 @@ Reply xautoclaim(CommandContext& ctx) {
     --count;
     ++it;
   }
-  if (c == nullptr) consumer_of(ctx, argv[1], *g, name);
+  // The consumer is created only when an entry is claimed (7.0.15, as XCLAIM).
   StreamId cursor = it == g->pending.end() ? StreamId{} : it->first;
-  current_db(ctx).touch(argv[1]);
   return Reply::array(
       {id_reply(cursor), Reply::array(std::move(claimed)), Reply::array(std::move(deleted))});
 }

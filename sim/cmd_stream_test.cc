@@ -71,7 +71,7 @@ TEST_F(StreamTest, RangesAndDeletes) {
             Arr({Entry("3-1", {"n", "3"}), Entry("4-1", {"n", "4"})}));
   EXPECT_EQ(run({"XREVRANGE", "s", "+", "-", "COUNT", "2"}),
             Arr({Entry("5-1", {"n", "5"}), Entry("4-1", {"n", "4"})}));
-  EXPECT_EQ(run({"XRANGE", "s", "-", "+", "COUNT", "0"}), Arr({}));
+  EXPECT_EQ(run({"XRANGE", "s", "-", "+", "COUNT", "0"}), resp::Reply::nil_array());
   EXPECT_EQ(run({"XRANGE", "s", "(-", "+"}), Err(kBadId));
   EXPECT_EQ(run({"XRANGE", "s", "-", "(0-0"}), Err("ERR invalid end ID for the interval"));
   EXPECT_EQ(run({"XRANGE", "s", "-", "+", "foo"}), Err(kSyntax));

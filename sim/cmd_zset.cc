@@ -339,6 +339,14 @@ Reply store_zset(CommandContext& ctx, const std::string& dst,
   const EncodingLimits& limits = ServerAccess::keyspace(ctx.server).limits();
   Zset result;
   for (const Zset::Item* item : items) result.set(item->member, item->score, limits);
+  if (result.listpack()) {
+    // Redis builds the result, then converts it to a listpack: -0 reads back as 0.
+    Zset zeroed;
+    for (const Zset::Item* item : items) {
+      zeroed.set(item->member, stored_score(result, item->score), limits);
+    }
+    result = std::move(zeroed);
+  }
   return store_collection(ctx, dst, std::move(result), notify::kZset, event);
 }
 
@@ -606,7 +614,9 @@ Reply zrangestore(CommandContext& ctx) {
 }
 
 // ZLEXCOUNT / ZREMRANGEBYLEX key min max: the ranks [first, last] in the
-// lex range (zslFirstInLexRange / zslLastInLexRange); false when empty.
+// lex range; false when empty. As Redis walks a listpack (zzlFirstInLexRange,
+// then on while zzlLexValueLteMax): with mixed scores the run ends at the
+// first member past max, not at the last one within it.
 bool lex_ranks(const Zset& z, const LexRange& lr, size_t* first, size_t* last) {
   const size_t n = z.size();
   if (n == 0 || lr.empty() || !lr.gte_min(z.at(n - 1).member) || !lr.lte_max(z.at(0).member)) {
@@ -615,9 +625,8 @@ bool lex_ranks(const Zset& z, const LexRange& lr, size_t* first, size_t* last) {
   size_t f = 0;
   while (f < n && !lr.gte_min(z.at(f).member)) ++f;
   if (f == n || !lr.lte_max(z.at(f).member)) return false;
-  size_t l = n - 1;
-  while (l > 0 && !lr.lte_max(z.at(l).member)) --l;
-  if (l < f) return false;
+  size_t l = f;
+  while (l + 1 < n && lr.lte_max(z.at(l + 1).member)) ++l;
   *first = f;
   *last = l;
   return true;

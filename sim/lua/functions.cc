@@ -499,7 +499,8 @@ resp::Reply flags_reply(uint32_t flags) {
       {lua::kScriptFlagAllowCrossSlot, "allow-cross-slot-keys"},
   };
   for (const auto& [bit, name] : kNames) {
-    if (flags & bit) out.push_back(resp::Reply::bulk(std::string(name)));
+    // Status replies, as functionListReplyFlags sends them.
+    if (flags & bit) out.push_back(resp::Reply::status(std::string(name)));
   }
   return resp::Reply::set(std::move(out));
 }

@@ -32,6 +32,7 @@ int difftest(const DifftestOptions& options, std::ostream& out, std::ostream& er
       difftest::GenOptions g;
       g.seed = seed;
       g.commands = options.commands;
+      g.families = options.families;
       const std::vector<difftest::Step> steps = difftest::generate(g);
       const difftest::Result r = difftest::run(steps, ep);
       total_steps += r.steps_run;
@@ -46,8 +47,9 @@ int difftest(const DifftestOptions& options, std::ostream& out, std::ostream& er
       const difftest::Result again = difftest::run(small, ep);
       if (options.shrink) out << "shrunk in " << runs << " runs to " << small.size() << " steps:\n";
       out << difftest::describe(small, again.mismatch ? again : r);
-      out << "replay: build/redsim difftest --seed " << seed << " --commands " << options.commands
-          << "\n";
+      out << "replay: build/redsim difftest --seed " << seed << " --commands " << options.commands;
+      for (const std::string& f : options.families) out << " --family " << f;
+      out << "\n";
       return 1;
     }
   } catch (const difftest::RawClientError& e) {

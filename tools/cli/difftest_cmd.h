@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace redsim::cli {
 
@@ -13,10 +14,11 @@ struct DifftestOptions {
   // A redis-server 7.0 started with --enable-debug-command yes; 0: start one
   // (Debian's /usr/bin/redis-server) on a free loopback port for the run.
   int port = 0;
-  uint64_t seed = 1;       // first seed
-  int seeds = 1;           // seeds seed .. seed+seeds-1
-  size_t commands = 1000;  // steps per seed
-  bool shrink = true;      // shrink a mismatch before printing it
+  uint64_t seed = 1;                  // first seed
+  int seeds = 1;                      // seeds seed .. seed+seeds-1
+  size_t commands = 1000;             // steps per seed
+  bool shrink = true;                 // shrink a mismatch before printing it
+  std::vector<std::string> families;  // difftest::GenOptions::families; empty: all
 };
 
 // Runs the seeds; prints a summary line per seed and, on a mismatch, the

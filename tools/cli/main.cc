@@ -213,6 +213,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000000))
       ->capture_default_str();
   diff->add_flag("!--no-shrink", diff_options.shrink, "Print a mismatch without shrinking it");
+  diff->add_option("--family", diff_options.families,
+                   "Draw only from these command families (repeatable; default: all)");
   diff->callback([&] { exit_code = redsim::cli::difftest(diff_options, std::cout, std::cerr); });
 
   auto* repl = app.add_subcommand(

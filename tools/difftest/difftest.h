@@ -20,7 +20,14 @@
 // (inside MULTI too: EXEC's elements are compared each by its command's rule),
 // TTL/PTTL/EXPIRETIME within a tolerance, replies drawn from Redis's own
 // random generator (SPOP, SRANDMEMBER, RANDOMKEY) by shape only, after which
-// the key is deleted on both sides to keep them equal.
+// the key is deleted on both sides to keep them equal; SRANDMEMBER and
+// ZRANDMEMBER with a count above the set's size (the whole set) and
+// SINTER/SUNION/SDIFF and SORT ... BY nosort of a set (hash order) as a
+// multiset; XPENDING's idle times within kTimingMarginMs.
+//
+// Blocking commands (BLPOP ... timeout 0.01): the real server answers after
+// at most its timeout; when the fake blocked instead, the runner times its
+// block out on the fake's clock and compares the reply it hands over.
 //
 // Time: the fake's clock follows the wall clock from the start of a run, so
 // both servers see nearly the same time; DEBUG SLEEP really sleeps on the
@@ -61,6 +68,8 @@ enum class Compare : uint8_t {
   kScanAll,         // a SCAN-family command iterated to cursor 0; the union as a set
   kUnsubscribeAll,  // (P)UNSUBSCRIBE with no argument: Redis walks a dict, so the
                     // channels come in hash order; compared as a set, counts in order
+  kIdleTimes,       // XPENDING's extended form: exact but for each entry's idle
+                    // milliseconds (its third element), within kTimingMarginMs
 };
 
 struct Step {
@@ -76,7 +85,9 @@ struct GenOptions {
   // "set", "zset", "keys", "more" (KEYS, SCAN, RENAME, COPY, GETEX, SETBIT,
   // HRANDFIELD, OBJECT, ...), "expire", "multi", "pubsub", "script", "data"
   // (set/sorted-set algebra, LTRIM, SORT, LCS, bitmaps, MOVE, SWAPDB), "hll"
-  // (PFADD, PFCOUNT, PFMERGE, PFDEBUG, and GET of the bytes).
+  // (PFADD, PFCOUNT, PFMERGE, PFDEBUG, and GET of the bytes), and the
+  // data-model families of generator_data_model.cc: "lists", "blocking",
+  // "algebra", "bits", "geo", "sort", "stream", "function".
   std::vector<std::string> families;
 };
 

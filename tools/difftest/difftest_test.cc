@@ -50,6 +50,58 @@ TEST(Generate, CoversEveryFamily) {
   }
 }
 
+// The data-model families (generator_data_model.cc) reach every command
+// issue 13 added, and a blocking pop follows a push to its key.
+TEST(Generate, CoversTheDataModelFamilies) {
+  GenOptions g;
+  g.commands = 20000;
+  std::set<std::string> names;
+  const std::vector<Step> steps = generate(g);
+  for (const Step& s : steps) {
+    names.insert(s.argv[0] == "FUNCTION" || s.argv[0] == "XGROUP" ? s.argv[0] + " " + s.argv[1]
+                                                                  : s.argv[0]);
+  }
+  for (const char* n :
+       {"LTRIM",        "LMPOP",          "LPOS",        "LMOVE",       "SINTER",
+        "SUNIONSTORE",  "SDIFFSTORE",     "SINTERCARD",  "SMOVE",       "SMISMEMBER",
+        "ZUNION",       "ZINTERSTORE",    "ZDIFFSTORE",  "ZINTERCARD",  "ZRANGESTORE",
+        "ZLEXCOUNT",    "ZREMRANGEBYLEX", "ZRANDMEMBER", "ZMPOP",       "BITCOUNT",
+        "BITPOS",       "BITOP",          "BITFIELD",    "BITFIELD_RO", "GEOADD",
+        "GEODIST",      "GEOHASH",        "GEOPOS",      "GEOSEARCH",   "GEOSEARCHSTORE",
+        "GEORADIUS",    "GEORADIUS_RO",   "SORT",        "SORT_RO",     "LCS",
+        "SUBSTR",       "XADD",           "XRANGE",      "XREVRANGE",   "XLEN",
+        "XDEL",         "XTRIM",          "XREADGROUP",  "XREAD",       "XACK",
+        "XPENDING",     "XCLAIM",         "XAUTOCLAIM",  "XSETID",      "XGROUP CREATE",
+        "XGROUP SETID", "FUNCTION LOAD",  "FCALL",       "FCALL_RO",    "FUNCTION FLUSH",
+        "BLPOP",        "BRPOP",          "BLMOVE",      "BRPOPLPUSH",  "BLMPOP",
+        "BZPOPMIN",     "BZPOPMAX",       "BZMPOP"}) {
+    EXPECT_TRUE(names.contains(n)) << n;
+  }
+  size_t pushed_first = 0, blocking = 0;
+  for (size_t i = 1; i < steps.size(); ++i) {
+    const std::string& n = steps[i].argv[0];
+    if (n != "BLPOP" && n != "BRPOP" && n != "BZPOPMIN") continue;
+    ++blocking;
+    if (steps[i - 1].argv.size() > 1 && steps[i - 1].argv[1] == steps[i].argv[1]) ++pushed_first;
+  }
+  EXPECT_GT(blocking, 0u);
+  EXPECT_GT(pushed_first * 10, blocking * 7) << pushed_first << " of " << blocking;
+}
+
+// Only the data-model families, against Redis: zero mismatches.
+TEST(Difftest, DataModelFamiliesMatchRedis) {
+  GenOptions g;
+  g.seed = 7;
+  g.commands = 3000;
+  g.families = {"lists", "blocking", "algebra", "bits", "geo", "sort", "stream", "function"};
+  const std::vector<Step> all = generate(g);
+  const Result r = run(all, endpoint());
+  EXPECT_EQ(r.steps_run, 3000u);
+  EXPECT_FALSE(r.mismatch) << describe(shrink(all, endpoint()), r)
+                           << "replay: build/redsim difftest --seed 7 --commands 3000 --family "
+                              "lists --family blocking ...";
+}
+
 // The CI-sized run: three seeds of 1500 steps, zero mismatches.
 TEST(Difftest, NoMismatchAgainstRedis) {
   size_t steps = 0;

@@ -51,9 +51,10 @@ int main(int argc, char** argv) {
   fs::create_directories(out / "dispatch");
   fs::create_directories(out / "script");
 
-  const std::vector<std::string> families = {"string", "hash", "list",   "set",   "zset",
-                                             "keys",   "more", "expire", "multi", "pubsub",
-                                             "script", "data", ""};
+  const std::vector<std::string> families = {
+      "string",  "hash",  "list",   "set",    "zset",   "keys",     "more",
+      "expire",  "multi", "pubsub", "script", "data",   "lists",    "blocking",
+      "algebra", "bits",  "geo",    "sort",   "stream", "function", ""};
   std::set<std::string> scripts;  // deduplicated, in a stable order
   int n = 0;
   for (const std::string& family : families) {

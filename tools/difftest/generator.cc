@@ -1,5 +1,7 @@
 // The random command grammar of the differential tester: one function per
-// command family, and generate(). The Lua scripts are in script_grammar.cc.
+// command family, and generate(). The Lua scripts are in script_grammar.cc;
+// the data-model families (lists, blocking, algebra, bits, geo, sort,
+// stream, function) in generator_data_model.cc.
 #include <algorithm>
 #include <array>
 #include <functional>
@@ -756,6 +758,7 @@ std::vector<Step> generate(const GenOptions& options) {
   if (families.empty()) {
     families = {"string", "string", "hash", "hash", "keys", "expire", "multi", "pubsub",
                 "script", "script", "list", "set",  "zset", "more",   "data",  "hll"};
+    for (const std::string& f : grammar::data_model_families()) families.push_back(f);
   }
   std::vector<Step> out;
   std::vector<std::string> loaded;
@@ -788,9 +791,12 @@ std::vector<Step> generate(const GenOptions& options) {
       add_data(g, out);
     } else if (f == "hll") {
       add_hll(g, out);
+    } else {
+      grammar::add_data_model(f, g, out);
     }
     // Single-command steps go to any plain connection.
-    if (out.size() == before + 1 && f != "pubsub" && f != "script") {
+    if (out.size() == before + 1 && f != "pubsub" && f != "script" && f != "blocking" &&
+        f != "function") {
       out.back().conn = static_cast<int>(g.below(3));
     }
   }

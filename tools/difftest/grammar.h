@@ -1,9 +1,11 @@
 // Private to the differential tester's generator: the random source every
 // part of the command grammar draws from (Gen: seeded choices, and the small
 // pools of keys, fields and values that make commands meet each other's
-// keys), and the Lua script grammar. generator.cc holds the command families
-// and generate(); script_grammar.cc the EVAL/EVALSHA/SCRIPT LOAD steps and
-// the random Lua they carry. Not part of the public API (difftest.h is).
+// keys), and the Lua script grammar. generator.cc holds the original command
+// families and generate(); generator_data_model.cc the data-model families
+// (streams, algebra, bitmaps, geo, SORT, functions, blocking commands);
+// script_grammar.cc the EVAL/EVALSHA/SCRIPT LOAD steps and the random Lua
+// they carry. Not part of the public API (difftest.h is).
 #pragma once
 
 #include <array>
@@ -91,5 +93,12 @@ class Gen {
 // connection. `loaded` holds the scripts SCRIPT LOAD sent so far; EVALSHA
 // picks one of them as "$SHA:" + source, which the runner turns into its SHA1.
 void add_script(Gen& g, std::vector<Step>& out, std::vector<std::string>& loaded);
+
+// The data-model families (generator_data_model.cc): "lists", "blocking",
+// "algebra", "bits", "geo", "sort", "stream", "function". add_data_model
+// appends one step (or a push and a blocking pop) of `family` and returns
+// false for a name that is not one of them.
+const std::vector<std::string>& data_model_families();
+bool add_data_model(const std::string& family, Gen& g, std::vector<Step>& out);
 
 }  // namespace redsim::difftest::grammar
