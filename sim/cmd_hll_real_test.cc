@@ -13,32 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "lock/hiredis/reply_conversion.h"
 #include "sim/server.h"
 #include "sim/sim_test_util.h"
 #include "tools/testing/redis_server_process.h"
 
 namespace redsim::sim {
 namespace {
-
-resp::Reply from_hiredis(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_STRING:
-      return resp::Reply::bulk(std::string(r->str, r->len));
-    case REDIS_REPLY_STATUS:
-      return resp::Reply::status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR:
-      return resp::Reply::error(std::string(r->str, r->len));
-    case REDIS_REPLY_INTEGER:
-      return resp::Reply::integer(r->integer);
-    case REDIS_REPLY_ARRAY: {
-      std::vector<resp::Reply> items;
-      for (size_t i = 0; i < r->elements; ++i) items.push_back(from_hiredis(r->element[i]));
-      return resp::Reply::array(std::move(items));
-    }
-    default:
-      return resp::Reply::nil();
-  }
-}
 
 // One redis-server for the whole suite (started on the main thread).
 class HllReal : public ::testing::Test {
@@ -68,7 +49,7 @@ class HllReal : public ::testing::Test {
     auto* r = static_cast<redisReply*>(
         redisCommandArgv(ctx_, static_cast<int>(argv.size()), ptrs.data(), lens.data()));
     if (r == nullptr) return resp::Reply::error("connection failed");
-    resp::Reply out = from_hiredis(r);
+    resp::Reply out = lock::to_reply(*r);
     freeReplyObject(r);
     return out;
   }

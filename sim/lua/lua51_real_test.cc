@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lock/hiredis/reply_conversion.h"
 #include "sim/lua/lua51_scripts.h"
 #include "sim/server.h"
 #include "sim/sim_test_util.h"
@@ -18,26 +19,6 @@
 
 namespace redsim::sim {
 namespace {
-
-resp::Reply from_hiredis(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_STRING:
-      return resp::Reply::bulk(std::string(r->str, r->len));
-    case REDIS_REPLY_STATUS:
-      return resp::Reply::status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR:
-      return resp::Reply::error(std::string(r->str, r->len));
-    case REDIS_REPLY_INTEGER:
-      return resp::Reply::integer(r->integer);
-    case REDIS_REPLY_ARRAY: {
-      std::vector<resp::Reply> items;
-      for (size_t i = 0; i < r->elements; ++i) items.push_back(from_hiredis(r->element[i]));
-      return resp::Reply::array(std::move(items));
-    }
-    default:
-      return resp::Reply::nil();
-  }
-}
 
 class RealRedis {
  public:
@@ -48,7 +29,7 @@ class RealRedis {
     size_t lens[] = {4, script.size(), 1};
     auto* r = static_cast<redisReply*>(redisCommandArgv(ctx_, 3, argv, lens));
     if (r == nullptr) return resp::Reply::error("connection failed");
-    resp::Reply out = from_hiredis(r);
+    resp::Reply out = lock::to_reply(*r);
     freeReplyObject(r);
     return out;
   }
