@@ -89,9 +89,21 @@ Area cell(uint64_t bits, int step) {
               kLongMin + ((ilon + 1) * 1.0 / cells) * long_scale};
 }
 
+// The geohash bits of a member's score. Redis's decodeGeohash casts the
+// score to uint64_t, which C leaves undefined for a NaN, a negative or an
+// infinite score (a ZADD can store those in a geo key); the fake gives them
+// fixed bits instead: what gcc's x86-64 conversion yields.
+uint64_t geohash_bits(double score) {
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (score >= 0 && score < 2 * kTwo63) return static_cast<uint64_t>(score);
+  if (score >= 2 * kTwo63) return 0;  // +inf, too large
+  if (score >= -kTwo63) return static_cast<uint64_t>(static_cast<int64_t>(score));
+  return uint64_t{1} << 63;  // NaN, below -2^63
+}
+
 // decodeGeohash: the centre of the cell, clamped to the limits.
 void decode(double score, double* lon, double* lat) {
-  const Area a = cell(static_cast<uint64_t>(score), kStep);
+  const Area a = cell(geohash_bits(score), kStep);
   *lon = std::clamp((a.lon_lo + a.lon_hi) / 2, kLongMin, kLongMax);
   *lat = std::clamp((a.lat_lo + a.lat_hi) / 2, kLatMin, kLatMax);
 }

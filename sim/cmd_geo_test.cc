@@ -22,6 +22,16 @@ class GeoTest : public ServerTest {
   }
 };
 
+// A score no GEOADD writes (ZADD stores it) decodes to the position
+// redis-server 7.0.15 answers; found by dispatch_fuzz (UB on an inf score).
+TEST_F(GeoTest, ScoresOutsideTheGeohashRangeDecodeAsRedisDoes) {
+  EXPECT_EQ(run({"ZADD", "g", "inf", "a", "-inf", "b", "-5", "c", "1e300", "d"}), Int(4));
+  EXPECT_EQ(run({"GEOPOS", "g", "a", "b", "c", "d"}),
+            Arr({Bulks({"-179.99999731779098511", "-85.05112751263942528"}),
+                 Bulks({"180", "-85.05112751263942528"}), Bulks({"180", "85.0511287799999991"}),
+                 Bulks({"-179.99999731779098511", "-85.05112751263942528"})}));
+}
+
 TEST_F(GeoTest, AddPosDistHash) {
   add_nyc();
   EXPECT_EQ(run({"GEOADD", "nyc", "200", "100", "x"}),
