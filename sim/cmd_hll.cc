@@ -200,6 +200,28 @@ std::string create_hll() {
   return s;
 }
 
+// The walk hllSparseToDense, hllSparseRegHisto and hllMerge share: calls
+// fn(first, len, value) for each opcode of the sparse body of s, in order,
+// where registers first..first+len-1 hold `value` (0 for ZERO and XZERO,
+// 1..32 for VAL). Stops before an opcode that would run past register
+// 16383 (the CVE-2025-32023 bound). False when it stopped there or the
+// body does not cover exactly 16384 registers; the runs before have been
+// passed to fn either way.
+template <typename Fn>
+bool for_each_sparse_run(const std::string& s, Fn&& fn) {
+  long idx = 0;
+  size_t p = kHeader;
+  while (p < s.size()) {
+    const uint8_t op = at(s, p);
+    const long run = is_zero(op) ? zero_len(op) : is_xzero(op) ? xzero_len(s, p) : val_len(op);
+    if (run + idx > kRegisters) return false;
+    fn(idx, run, is_val(op) ? val_value(op) : 0);
+    idx += run;
+    p += is_xzero(op) ? 2 : 1;
+  }
+  return idx == kRegisters;
+}
+
 // hllSparseToDense: false (s untouched) when the sparse body does not
 // cover exactly 16384 registers. A dense HLL is left as it is.
 bool sparse_to_dense(std::string& s) {
@@ -207,21 +229,11 @@ bool sparse_to_dense(std::string& s) {
   std::string dense(kDenseSize, '\0');
   std::memcpy(dense.data(), s.data(), kHeader);
   dense[kEncodingByte] = static_cast<char>(kDense);
-  long idx = 0;
-  size_t p = kHeader;
-  while (p < s.size()) {
-    const uint8_t op = at(s, p);
-    long run = is_zero(op) ? zero_len(op) : is_xzero(op) ? xzero_len(s, p) : val_len(op);
-    if (run + idx > kRegisters) return false;
-    if (is_val(op)) {
-      const int value = val_value(op);
-      while (run-- > 0) dense_put(dense, idx++, static_cast<uint8_t>(value));
-    } else {
-      idx += run;
-    }
-    p += is_xzero(op) ? 2 : 1;
-  }
-  if (idx != kRegisters) return false;
+  const bool covered = for_each_sparse_run(s, [&dense](long first, long len, int value) {
+    if (value == 0) return;
+    for (long r = first; r < first + len; ++r) dense_put(dense, r, static_cast<uint8_t>(value));
+  });
+  if (!covered) return false;
   s = std::move(dense);
   return true;
 }
@@ -367,21 +379,10 @@ void histogram(const std::string& s, Histogram* h, bool* invalid) {
     for (long i = 0; i < kRegisters; ++i) ++(*h)[dense_get(s, i)];
     return;
   }
-  long idx = 0;
-  size_t p = kHeader;
-  bool valid = true;
-  while (p < s.size()) {
-    const uint8_t op = at(s, p);
-    const long run = is_zero(op) ? zero_len(op) : is_xzero(op) ? xzero_len(s, p) : val_len(op);
-    if (run + idx > kRegisters) {
-      valid = false;
-      break;
-    }
-    idx += run;
-    (*h)[is_val(op) ? static_cast<size_t>(val_value(op)) : 0] += static_cast<int>(run);
-    p += is_xzero(op) ? 2 : 1;
-  }
-  if ((!valid || idx != kRegisters) && invalid != nullptr) *invalid = true;
+  const bool covered = for_each_sparse_run(s, [h](long, long len, int value) {
+    (*h)[static_cast<size_t>(value)] += static_cast<int>(len);
+  });
+  if (!covered && invalid != nullptr) *invalid = true;
 }
 
 double sigma(double x) {  // hllSigma
@@ -436,24 +437,13 @@ bool merge_into(std::vector<uint8_t>& max, const std::string& s) {
     }
     return true;
   }
-  long i = 0;
-  size_t p = kHeader;
-  while (p < s.size()) {
-    const uint8_t op = at(s, p);
-    long run = is_zero(op) ? zero_len(op) : is_xzero(op) ? xzero_len(s, p) : val_len(op);
-    if (run + i > kRegisters) return false;
-    if (is_val(op)) {
-      const uint8_t value = static_cast<uint8_t>(val_value(op));
-      while (run-- > 0) {
-        if (value > max[static_cast<size_t>(i)]) max[static_cast<size_t>(i)] = value;
-        ++i;
-      }
-    } else {
-      i += run;
+  return for_each_sparse_run(s, [&max](long first, long len, int value) {
+    if (value == 0) return;
+    for (long r = first; r < first + len; ++r) {
+      uint8_t& m = max[static_cast<size_t>(r)];
+      if (value > m) m = static_cast<uint8_t>(value);
     }
-    p += is_xzero(op) ? 2 : 1;
-  }
-  return i == kRegisters;
+  });
 }
 
 // ---- Commands ----------------------------------------------------------------
