@@ -108,6 +108,17 @@ bool lzf_compress(std::string_view in, size_t limit, std::string* out) {
   size_t op = 1;  // a literal run's length byte goes at op - lit - 1
   size_t ip = 0;
   int lit = 0;
+  // Copies in[ip] into the open literal run; a run that reaches 32 bytes
+  // gets its length byte and a byte is kept for the next run's.
+  auto emit_literal = [&] {
+    ++lit;
+    o[op++] = in[ip++];
+    if (lit == kMaxLit) {
+      o[op - static_cast<size_t>(lit) - 1] = static_cast<char>(lit - 1);
+      lit = 0;
+      ++op;
+    }
+  };
   uint32_t hval = (static_cast<uint32_t>(at(0)) << 8) | at(1);
   while (ip + 2 < n) {
     hval = (hval << 8) | at(ip + 2);
@@ -157,25 +168,11 @@ bool lzf_compress(std::string_view in, size_t limit, std::string* out) {
       }
     } else {
       if (op >= limit) return false;
-      ++lit;
-      o[op++] = in[ip++];
-      if (lit == kMaxLit) {
-        o[op - static_cast<size_t>(lit) - 1] = static_cast<char>(lit - 1);
-        lit = 0;
-        ++op;
-      }
+      emit_literal();
     }
   }
   if (op + 3 > limit) return false;
-  while (ip < n) {
-    ++lit;
-    o[op++] = in[ip++];
-    if (lit == kMaxLit) {
-      o[op - static_cast<size_t>(lit) - 1] = static_cast<char>(lit - 1);
-      lit = 0;
-      ++op;
-    }
-  }
+  while (ip < n) emit_literal();
   o[op - static_cast<size_t>(lit) - 1] = static_cast<char>(lit - 1);
   if (lit == 0) --op;
   o.resize(op);
