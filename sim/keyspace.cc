@@ -422,9 +422,12 @@ void Db::erase(Map::iterator it, TouchKind kind) {
     return;
   }
   // Watchers look at the keyspace after the deletion, as Redis signals after
-  // dbDelete; keep the key's name alive past the erase.
-  std::string key = it->first;
-  map_.erase(it);
+  // dbDelete; the key's name outlives the erase by moving it out of the
+  // map's node (no copy: every expiry passes here, as the server always
+  // installs the expired hook, listened to or not).
+  Map::node_type node = map_.extract(it);
+  const std::string key = std::move(node.key());
+  node = Map::node_type();  // the entry goes before anyone is told, as with erase
   if (!watchers_.empty()) notify(key, kind);
   if (expired_hook) {
     hooks_->expired(hooks_->owner, index_, key);
