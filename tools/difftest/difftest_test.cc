@@ -5,25 +5,18 @@
 #include <set>
 #include <string>
 
-#include "tools/testing/redis_server_process.h"
+#include "tools/testing/shared_redis_server.h"
 
 namespace redsim::difftest {
 namespace {
 
 // One real redis-server for the whole binary.
-testing::RedisServerProcess* g_redis = nullptr;
+const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new testing::SharedRedisServer);
 
-class RedisEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { g_redis = new testing::RedisServerProcess(); }
-  void TearDown() override {
-    delete g_redis;
-    g_redis = nullptr;
-  }
-};
-const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new RedisEnvironment);
-
-Endpoint endpoint() { return Endpoint{g_redis->host(), g_redis->port()}; }
+Endpoint endpoint() {
+  const auto& redis = testing::SharedRedisServer::server();
+  return Endpoint{redis.host(), redis.port()};
+}
 
 TEST(Generate, SameSeedSameSteps) {
   GenOptions g;

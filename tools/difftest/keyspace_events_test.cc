@@ -21,22 +21,18 @@
 #include "sim/server.h"
 #include "tools/difftest/difftest.h"
 #include "tools/difftest/raw_client.h"
-#include "tools/testing/redis_server_process.h"
+#include "tools/testing/shared_redis_server.h"
 
 namespace redsim::difftest {
 namespace {
 
-testing::RedisServerProcess* g_redis = nullptr;
+// One real redis-server for the whole binary.
+const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new testing::SharedRedisServer);
 
-class RedisEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { g_redis = new testing::RedisServerProcess(); }
-  void TearDown() override {
-    delete g_redis;
-    g_redis = nullptr;
-  }
-};
-const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new RedisEnvironment);
+Endpoint endpoint() {
+  const auto& redis = testing::SharedRedisServer::server();
+  return Endpoint{redis.host(), redis.port()};
+}
 
 using Argv = std::vector<std::string>;
 
@@ -62,7 +58,8 @@ std::vector<Step> steps_of(const Case& c) {
 // A DUMP payload of a small list, from the real server (the fake restores
 // Redis's RDB encodings).
 std::string list_payload() {
-  RawClient c(g_redis->host(), g_redis->port());
+  const Endpoint ep = endpoint();
+  RawClient c(ep.host, ep.port);
   c.call({"DEL", "dumped"});
   c.call({"RPUSH", "dumped", "a", "b"});
   std::string p = c.call({"DUMP", "dumped"}).str();
@@ -399,7 +396,7 @@ std::vector<Case> table() {
 
 TEST(KeyspaceEvents, SameEventsAsRedis) {
   const std::vector<Case> cases = table();
-  const Endpoint ep{g_redis->host(), g_redis->port()};
+  const Endpoint ep = endpoint();
   size_t differing = 0, commands = 0;
   std::string report;
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -481,7 +478,7 @@ TEST(KeyspaceEvents, BlockedClientsServedLikeRedis) {
        {"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "x", ">"},
        {{"XADD", "x", "9-1", "f", "v"}}},
   };
-  const Endpoint ep{g_redis->host(), g_redis->port()};
+  const Endpoint ep = endpoint();
   size_t differing = 0;
   std::string report;
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -531,7 +528,7 @@ TEST(KeyspaceEvents, BlockedClientsServedLikeRedis) {
 // (notify-keyspace-events "" on the fake only is not possible through run(),
 // so the real side gets an extra PUBLISH on a channel the subscriber sees).
 TEST(KeyspaceEvents, APlantedEventIsFound) {
-  const Endpoint ep{g_redis->host(), g_redis->port()};
+  const Endpoint ep = endpoint();
   std::vector<Step> steps = steps_of({{}, {{"SET", "a", "1"}}});
   RunOptions tamper;
   bool planted = false;
