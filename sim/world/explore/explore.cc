@@ -12,6 +12,7 @@
 #include "lock/read_write_lock.h"
 #include "lock/reentrant_lock.h"
 #include "lock/spin_lock.h"
+#include "sim/world/explore/run_clients.h"
 #include "sim/world/explore/zk_explore.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/prng.h"
@@ -362,6 +363,26 @@ uint64_t pct_steps(const ExplorePlan& plan) {
   return std::max<uint64_t>(steps, 8);
 }
 
+ExploreOutcome run_clients(World& world, const ExplorePlan& plan,
+                           const std::function<void(const ClientPlan&, ProcessEnv&)>& body) {
+  for (size_t i = 0; i < plan.clients.size(); ++i) {
+    const ClientPlan* client = &plan.clients[i];
+    world.spawn_process(
+        "client" + std::to_string(i + 1), [client, body](ProcessEnv& env) { body(*client, env); },
+        Micros(0), client->stream);
+  }
+  const World::RunEnd end = world.run();
+  ExploreOutcome out;
+  out.history = world.history();
+  out.choices = world.choice_points();
+  out.pruned = end == World::RunEnd::kPruned;
+  return out;
+}
+
+void add_violations(ExploreOutcome* out, const std::vector<Violation>& found) {
+  out->violations.insert(out->violations.end(), found.begin(), found.end());
+}
+
 ExploreOutcome run_plan(const ExplorePlan& plan) {
   if (plan.zk) return run_zk_plan(plan);
   WorldOptions options;
@@ -380,34 +401,21 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
   options.servers = plan.servers;
   World world(options);
   FencedResource storage(kExploreKey);
-  for (size_t i = 0; i < plan.clients.size(); ++i) {
-    const ClientPlan* client = &plan.clients[i];
-    world.spawn_process(
-        "client" + std::to_string(i + 1),
-        [&plan, client, &storage](ProcessEnv& env) {
-          run_client(plan, client->attempts, env, storage);
-        },
-        Micros(0), client->stream);
-  }
-  const World::RunEnd end = world.run();
-  ExploreOutcome out;
-  out.history = world.history();
-  out.choices = world.choice_points();
-  out.pruned = end == World::RunEnd::kPruned;
+  ExploreOutcome out =
+      run_clients(world, plan, [&plan, &storage](const ClientPlan& client, ProcessEnv& env) {
+        run_client(plan, client.attempts, env, storage);
+      });
   if (out.pruned) return out;  // a redundant schedule: not judged
   // Counted from the history: a server may be down (or replaced) at the end.
   for (const HistoryEvent& e : out.history.events()) out.commands += e.kind == EventKind::kCommand;
-  auto add = [&out](std::vector<Violation> v) {
-    out.violations.insert(out.violations.end(), v.begin(), v.end());
-  };
+  auto add = [&out](const std::vector<Violation>& v) { add_violations(&out, v); };
   if (plan.checks & kCheckMutualExclusion) add(check_mutual_exclusion(out.history));
   if (plan.checks & kCheckLiveness) add(check_liveness(out.history, liveness_bound_us(plan)));
   if ((plan.checks & kCheckHoldCounts) && lock::is_reentrant_kind(plan.kind)) {
     add(check_hold_counts(out.history));
   }
   if ((plan.checks & kCheckFencing) && plan.kind == LockKind::kFenced) {
-    auto fencing = check_fencing(out.history);
-    out.violations.insert(out.violations.end(), fencing.begin(), fencing.end());
+    add(check_fencing(out.history));
   }
   if (plan.checks & kCheckForeignWrites) add(check_foreign_writes(out.history));
   if (plan.checks & kCheckHeldPastLease) add(check_held_past_lease(out.history));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lock/zk_mutex.h"
+#include "sim/world/explore/run_clients.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/prng.h"
 #include "sim/world/zk_world.h"
@@ -204,27 +205,15 @@ ExploreOutcome run_zk_plan(const ExplorePlan& plan) {
   }
   auto zk = std::make_shared<ZkWorld>(world, zo);
   FencedResource storage(kExploreKey);
-  for (size_t i = 0; i < plan.clients.size(); ++i) {
-    const ClientPlan* client = &plan.clients[i];
-    world.spawn_process(
-        "client" + std::to_string(i + 1),
-        [&plan, client, zk, &storage](ProcessEnv& env) {
-          run_zk_client(plan, *client, *zk, storage, env);
-        },
-        Micros(0), client->stream);
-  }
-  const World::RunEnd end = world.run();
-  ExploreOutcome out;
-  out.history = world.history();
-  out.choices = world.choice_points();
-  out.pruned = end == World::RunEnd::kPruned;
+  ExploreOutcome out =
+      run_clients(world, plan, [&plan, zk, &storage](const ClientPlan& client, ProcessEnv& env) {
+        run_zk_client(plan, client, *zk, storage, env);
+      });
   if (out.pruned) return out;
   // No Redis commands here: count the node's operations (its zxid counts
   // the writes; the reads are not counted).
   out.commands = static_cast<uint64_t>(zk->node().zxid());
-  auto add = [&out](std::vector<Violation> v) {
-    out.violations.insert(out.violations.end(), v.begin(), v.end());
-  };
+  auto add = [&out](const std::vector<Violation>& v) { add_violations(&out, v); };
   if (plan.checks & kCheckMutualExclusion) add(check_mutual_exclusion(out.history));
   if (plan.checks & kCheckLiveness) {
     add(check_liveness(out.history, zk_liveness_bound_us(plan, zk->sessions_expired())));
