@@ -26,9 +26,7 @@
 namespace redsim::difftest {
 namespace {
 
-// One real redis-server for the whole binary.
-const auto* const kEnv = ::testing::AddGlobalTestEnvironment(new testing::SharedRedisServer);
-
+// The binary's real redis-server (SharedRedisServer).
 Endpoint endpoint() {
   const auto& redis = testing::SharedRedisServer::server();
   return Endpoint{redis.host(), redis.port()};

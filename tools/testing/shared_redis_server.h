@@ -2,12 +2,13 @@
 // redis-server (RedisServerProcess, tools/testing/redis_server_process.h)
 // for a whole test binary: started in the environment's SetUp (before the
 // first test, on the main thread, so PR_SET_PDEATHSIG keeps it tied to the
-// process) and stopped in its TearDown. Internal to the build, header only;
-// a binary that includes it links GTest and redsim_redis_server_process.
+// process) and stopped in its TearDown. Including this header registers the
+// environment, once per binary however many of its files include it (an
+// inline variable), so they all share the one server. Internal to the
+// build, header only; a binary that includes it links GTest and
+// redsim_redis_server_process.
 //
-//   // once per test binary, at namespace scope:
-//   const auto* const kEnv =
-//       ::testing::AddGlobalTestEnvironment(new redsim::testing::SharedRedisServer);
+//   #include "tools/testing/shared_redis_server.h"
 //   // in a test:
 //   const auto& redis = redsim::testing::SharedRedisServer::server();
 //   Endpoint ep{redis.host(), redis.port()};
@@ -36,5 +37,9 @@ class SharedRedisServer final : public ::testing::Environment {
  private:
   static inline std::unique_ptr<RedisServerProcess> server_;
 };
+
+// The registration (gtest owns the environment).
+inline ::testing::Environment* const kSharedRedisServerEnvironment =
+    ::testing::AddGlobalTestEnvironment(new SharedRedisServer);
 
 }  // namespace redsim::testing
