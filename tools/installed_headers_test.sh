@@ -20,7 +20,8 @@ internal=(sim/internal.h sim/lua/internal.h sim/cmd_util.h sim/cmd_admin.h sim/k
   sim/pubsub.h sim/lua/script_engine.h sim/world/runtime.h sim/world/lifecycle.h
   sim/world/network.h sim/world/nodes.h sim/world/processes.h sim/world/fiber.h
   sim/world/scheduler.h sim/world/drift_clock.h sim/world/checker_util.h
-  sim/world/scenarios/scenarios_internal.h lock/wakeup.h lock/lock_entry.h lock/embedded_scripts.h
+  sim/world/scenarios/scenarios_internal.h sim/world/explore/explore_internal.h lock/wakeup.h
+  lock/lock_entry.h lock/embedded_scripts.h
   lock/hiredis/reply_conversion.h lock/hiredis/two_worlds_test_util.h)
 for h in "${internal[@]}"; do
   if [[ -e $inc/$h ]]; then

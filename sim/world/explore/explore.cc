@@ -12,7 +12,7 @@
 #include "lock/read_write_lock.h"
 #include "lock/reentrant_lock.h"
 #include "lock/spin_lock.h"
-#include "sim/world/explore/run_clients.h"
+#include "sim/world/explore/explore_internal.h"
 #include "sim/world/explore/zk_explore.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/prng.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "lock/zk_mutex.h"
-#include "sim/world/explore/run_clients.h"
+#include "sim/world/explore/explore_internal.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/prng.h"
 #include "sim/world/zk_world.h"

@@ -1,4 +1,5 @@
-// Internal to redsim::explore (not installed): the part of a run that
+// Private to redsim::explore (not installed; sim/world/explore/explore.h and
+// zk_explore.h are the public API): the part of a run that
 // run_plan (explore.cc) and run_zk_plan (zk_explore.cc) share.
 #pragma once
 
