@@ -332,7 +332,7 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
       return refused("ERR This Redis command is not allowed from script");
     }
     // scriptVerifyACL: the script runs as its caller's user.
-    if (session.user_ != "default" || !acl_default_all_) {
+    if (std::string_view(session.user_) != "default" || !acl_default_all_) {
       switch (acl_check(session, command, argv)) {
         case AclVerdict::kOk:
           break;
@@ -408,7 +408,7 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
     return refuse(resp::Reply::error("NOAUTH Authentication required."));
   }
   // ACLCheckAllPerm, for a user that is not the unrestricted default one.
-  if (session.user_ != "default" || !acl_default_all_) {
+  if (std::string_view(session.user_) != "default" || !acl_default_all_) {
     switch (acl_check(session, command, argv)) {
       case AclVerdict::kOk:
         break;

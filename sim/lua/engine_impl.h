@@ -48,7 +48,22 @@ struct CachedScript {
   int argv_ref = LUA_NOREF;  // and its ARGV table
   uint32_t flags = 0;        // shebang flags
   bool shebang = false;
+  // The compiled chunk cannot run kHookInstructions instructions by itself
+  // (bounded_chunk): its count hook waits for its first Lua function call.
+  bool bounded = false;
 };
+
+// True when `code`, the text handed to the Lua compiler, makes a main
+// function that runs fewer than ScriptEngine::kHookInstructions VM
+// instructions by itself: at most kBoundedSourceBytes bytes (Lua 5.4 emits
+// at most a few instructions per source byte) and none of the words while,
+// for, repeat, goto or function outside comments and strings, so no
+// instruction of the chunk runs twice (a string holding such a word is
+// code only through loadstring(), whose function arms the hook when called).
+// Conservative: an unfinished string or comment, or a string continued past
+// a line break, answers false.
+bool bounded_chunk(std::string_view code);
+constexpr size_t kBoundedSourceBytes = 2000;
 
 // The line of a compile error "user_script:<line>: ..." (0 if none).
 int error_line(const char* msg);
@@ -124,7 +139,10 @@ struct ScriptEngine::Impl {
   // ("@user_script", "@user_function"). LUA_OK leaves the chunk on the
   // stack; otherwise nothing is left and `error` holds the compile message
   // as 5.1 words it ("user_script:1: ...").
-  int load_code(std::string_view code, const char* chunkname, std::string& error) {
+  // `bounded` (when given) gets bounded_chunk() of the compiled text.
+  int load_code(std::string_view code, const char* chunkname, std::string& error,
+                bool* bounded = nullptr) {
+    if (bounded != nullptr) *bounded = false;
     int status;
     if (!code.empty() && code[0] == LUA_SIGNATURE[0]) {
       // Redis's 5.1 parses a precompiled chunk as text and fails on its
@@ -151,6 +169,7 @@ struct ScriptEngine::Impl {
         lua_pushlstring(L, text.data(), text.size());
         status = LUA_ERRSYNTAX;
       }
+      if (status == LUA_OK && bounded != nullptr) *bounded = bounded_chunk(source.code);
     }
     if (status != LUA_OK) {
       const char* msg = lua_tostring(L, -1);
@@ -169,7 +188,8 @@ struct ScriptEngine::Impl {
       return nullptr;
     }
     std::string message;
-    if (load_code(body.substr(shebang.code_offset), "@user_script", message) != LUA_OK) {
+    bool bounded = false;
+    if (load_code(body.substr(shebang.code_offset), "@user_script", message, &bounded) != LUA_OK) {
       error = one_line("ERR Error compiling script (new function): " + message);
       return nullptr;
     }
@@ -177,6 +197,7 @@ struct ScriptEngine::Impl {
     script.ref = luaL_ref(L, LUA_REGISTRYINDEX);
     script.flags = shebang.flags;
     script.shebang = shebang.present;
+    script.bounded = bounded;
     return &scripts.emplace(sha, script).first->second;
   }
 
@@ -260,14 +281,17 @@ struct ScriptEngine::Impl {
     fill_array(script.keys_ref, kKeysNameIndex, argv, 3, numkeys);
     fill_array(script.argv_ref, kArgvNameIndex, argv, 3 + numkeys, argv.size() - 3 - numkeys);
     lua_rawgeti(L, LUA_REGISTRYINDEX, script.ref);
-    return call(ctx, 0, sha, read_only);
+    return call(ctx, 0, sha, read_only, script.bounded);
   }
 
   // Runs the function below its `nargs` arguments at the top of the stack
   // (above kBaseTop) for ctx's client under the limits; `name` goes into
   // error replies (" script: <name>, on ..."): the SHA1 of an EVAL, a
   // function's name for FCALL.
-  resp::Reply call(CommandContext& ctx, int nargs, std::string_view name, bool read_only) {
+  // `bounded`: the function is a chunk bounded_chunk() accepted, whose count
+  // hook may wait for its first Lua function call (script_hook).
+  resp::Reply call(CommandContext& ctx, int nargs, std::string_view name, bool read_only,
+                   bool bounded = false) {
     std::string_view sha = name;
 
     struct RunGuard {
@@ -295,7 +319,13 @@ struct ScriptEngine::Impl {
       if (server.options().script_time == ScriptTime::kClock) {
         state.run.start_us = server.clock().now_us();
       }
-      lua_sethook(L, script_hook, LUA_MASKCALL | LUA_MASKCOUNT, kHookInstructions);
+      // Lua 5.4 traps every VM instruction while a count hook is set (5.1
+      // only decremented a counter). A bounded chunk runs fewer than
+      // kHookInstructions instructions of its own, so the hook could not
+      // fire before it calls a Lua function: script_hook sets the count
+      // hook at that call, and a run that calls none is never trapped.
+      lua_sethook(L, script_hook, bounded ? LUA_MASKCALL : LUA_MASKCALL | LUA_MASKCOUNT,
+                  bounded ? 0 : kHookInstructions);
     } else {
       lua_sethook(L, script_hook, LUA_MASKCALL, 0);
     }

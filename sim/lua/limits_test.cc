@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/internal.h"
+#include "sim/lua/engine_impl.h"
 #include "sim/lua/lua_test_util.h"
 
 namespace redsim::sim {
@@ -381,6 +382,58 @@ TEST_F(ScriptLimitsTest, ShebangFlags) {
   const std::string ro_write = "#!lua flags=no-writes\nreturn redis.call(\"set\",\"a\",\"b\")";
   EXPECT_EQ(eval_ro(ro_write),
             script_err("ERR Write commands are not allowed from read-only scripts.", ro_write, 2));
+}
+
+// A chunk with no loop and no function of its own starts without the count
+// hook (Lua 5.4 would trap every instruction); any Lua function it reaches
+// turns the hook on, so such a script can still become busy and be killed.
+TEST_F(ScriptLimitsTest, ScriptsWithoutLoopsStillGetBusyThroughTheFunctionsTheyCall) {
+  const std::vector<std::string> scripts = {
+      "local f = loadstring('wh' .. 'ile true do end') f() return 1",
+      "return loadstring('wh' .. 'ile true do end')()",                    // a tail call
+      "local ok = pcall(loadstring('wh' .. 'ile true do end')) return 2",  // pcall cannot swallow
+                                                                           // it
+      "coroutine.wrap(loadstring('wh' .. 'ile true do end'))() return 3",  // another thread
+  };
+  for (const std::string& script : scripts) {
+    ASSERT_TRUE(script_detail::bounded_chunk(script)) << script;
+    int calls = 0;
+    std::vector<resp::Reply> kills;
+    server_->set_busy_script_handler([&](Session&) {
+      if (calls++ == 0) kills.push_back(run(*other_, {"SCRIPT", "KILL"}));
+    });
+    resp::Reply reply = eval(script);
+    EXPECT_TRUE(reply.is_error()) << script << ": " << reply.debug_string();
+    EXPECT_TRUE(reply.str().starts_with("ERR Script killed by user with SCRIPT KILL..."))
+        << script << ": " << reply.str();
+    EXPECT_GE(calls, 1) << script;
+    ASSERT_EQ(kills.size(), 1u) << script;
+    EXPECT_EQ(kills[0], Ok()) << script;
+    EXPECT_EQ(eval("return 7"), Int(7));
+  }
+}
+
+TEST(BoundedChunkTest, LoopAndFunctionWordsOutsideCommentsAndStringsMakeAChunkUnbounded) {
+  using script_detail::bounded_chunk;
+  EXPECT_TRUE(bounded_chunk("return redis.call('get', KEYS[1])"));
+  EXPECT_TRUE(bounded_chunk("-- for each key, while held\nreturn 1"));
+  EXPECT_TRUE(bounded_chunk("--[==[ repeat ]] until ]==] return 1"));
+  EXPECT_TRUE(bounded_chunk("local format, forty, whiles = 1, 2, 3 return format"));
+  EXPECT_TRUE(bounded_chunk("local t = {} t[1] = [[x]] return t[1] .. \"for\\\"\""));
+  EXPECT_FALSE(bounded_chunk("for i = 1, 2 do end"));
+  EXPECT_FALSE(bounded_chunk("local i = 0 while true do end"));
+  EXPECT_FALSE(bounded_chunk("repeat until false"));
+  EXPECT_FALSE(bounded_chunk("::a:: goto a"));
+  EXPECT_FALSE(bounded_chunk("local function f() end f()"));
+  EXPECT_FALSE(bounded_chunk("return 1 -- x\rfor i = 1, 2 do end"));  // CR ends a comment
+  // Strings are skipped; anything unfinished and a long chunk are not bounded.
+  EXPECT_TRUE(bounded_chunk("local s = 'while' return loadstring(s)"));
+  EXPECT_FALSE(bounded_chunk("return 1 --[[ unclosed"));
+  EXPECT_FALSE(bounded_chunk("return [=[ unclosed ]]"));
+  EXPECT_FALSE(bounded_chunk("local s = 'a\\z\n b'"));
+  EXPECT_FALSE(bounded_chunk("local s = 'unclosed"));
+  EXPECT_TRUE(bounded_chunk(std::string(script_detail::kBoundedSourceBytes, ' ')));
+  EXPECT_FALSE(bounded_chunk(std::string(script_detail::kBoundedSourceBytes + 1, ' ')));
 }
 
 }  // namespace

@@ -51,6 +51,78 @@ std::string one_line(std::string text) {
   return text;
 }
 
+// ---- Bounded chunks: the count hook set lazily ------------------------------
+
+namespace {
+
+bool is_word_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool is_word_char(char c) { return is_word_start(c) || (c >= '0' && c <= '9'); }
+bool is_newline(char c) { return c == '\n' || c == '\r'; }
+
+// The level of a long bracket opening at `at` ("[[" 0, "[=[" 1, ...), or -1.
+int long_bracket_level(std::string_view code, size_t at) {
+  size_t i = at + 1;
+  while (i < code.size() && code[i] == '=') ++i;
+  if (i < code.size() && code[i] == '[') return static_cast<int>(i - at - 1);
+  return -1;
+}
+
+// The index just past the long bracket of `level` opened at `at`, or npos
+// when it is not closed.
+size_t skip_long_bracket(std::string_view code, size_t at, int level) {
+  std::string close = "]" + std::string(static_cast<size_t>(level), '=') + "]";
+  size_t end = code.find(close, at + static_cast<size_t>(level) + 2);
+  return end == std::string_view::npos ? end : end + close.size();
+}
+
+}  // namespace
+
+bool bounded_chunk(std::string_view code) {
+  if (code.size() > kBoundedSourceBytes) return false;
+  size_t i = 0;
+  const size_t n = code.size();
+  while (i < n) {
+    const char c = code[i];
+    if (c == '-' && i + 1 < n && code[i + 1] == '-') {  // a comment
+      i += 2;
+      int level = i < n && code[i] == '[' ? long_bracket_level(code, i) : -1;
+      if (level >= 0) {
+        i = skip_long_bracket(code, i, level);
+        if (i == std::string_view::npos) return false;
+      } else {
+        while (i < n && !is_newline(code[i])) ++i;
+      }
+    } else if (c == '[') {  // a long string, or an index
+      int level = long_bracket_level(code, i);
+      if (level >= 0) {
+        i = skip_long_bracket(code, i, level);
+        if (i == std::string_view::npos) return false;
+      } else {
+        ++i;
+      }
+    } else if (c == '"' || c == '\'') {
+      ++i;
+      while (i < n && code[i] != c) {
+        if (is_newline(code[i])) return false;  // unfinished, or an escaped line break
+        i += code[i] == '\\' ? 2 : 1;
+      }
+      if (i >= n) return false;
+      ++i;
+    } else if (is_word_start(c)) {
+      const size_t start = i;
+      while (i < n && is_word_char(code[i])) ++i;
+      const std::string_view word = code.substr(start, i - start);
+      if (word == "while" || word == "for" || word == "repeat" || word == "goto" ||
+          word == "function") {
+        return false;
+      }
+    } else {
+      ++i;
+    }
+  }
+  return true;
+}
+
 // ---- Time limit: the instruction-count hook --------------------------------
 
 constexpr std::string_view kKilled = "ERR Script killed by user with SCRIPT KILL...";
@@ -110,6 +182,8 @@ void count_hook(lua_State* L, lua_Debug*) {
   if (run.killed) raise_killed(L);
 }
 
+void arm_count_hook(lua_State* L, lua_Debug* ar, bool tail_call);
+
 // ---- Call depth: 5.1's LUAI_MAXCALLS ------------------------------------------
 
 // Redis's Lua 5.1 keeps its call frames in an array that doubles as it
@@ -151,10 +225,35 @@ void check_depth(lua_State* L) {
 // charge the time (count_hook).
 void script_hook(lua_State* L, lua_Debug* ar) {
   if (ar->event == LUA_HOOKCALL) {
+    if (!(lua_gethookmask(L) & LUA_MASKCOUNT)) arm_count_hook(L, ar, false);
     check_depth(L);
+  } else if (ar->event == LUA_HOOKTAILCALL) {
+    if (!(lua_gethookmask(L) & LUA_MASKCOUNT)) arm_count_hook(L, ar, true);
   } else if (ar->event == LUA_HOOKCOUNT) {
     count_hook(L, ar);
   }
+}
+
+// A bounded chunk's run (ScriptEngine::Impl::call) starts with the call
+// hook only. The first call of a Lua function other than the chunk itself
+// (a function the chunk got from loadstring(), a library function written in Lua,
+// a coroutine's body) sets the count hook on its thread, which then counts
+// as before; the chunk's own instructions before that call (fewer than
+// kHookInstructions) are not charged. C functions (redis.call) leave it off.
+// A tail call always sets it (the chunk itself is never tail-called).
+void arm_count_hook(lua_State* L, lua_Debug* ar, bool tail_call) {
+  if (!tail_call) {
+    if (lua_getinfo(L, "f", ar) == 0) return;
+    const bool c_function = lua_iscfunction(L, -1) != 0;
+    lua_pop(L, 1);
+    if (c_function) return;
+    // The chunk itself: the first frame of the engine's own thread.
+    lua_Debug caller;
+    const bool main_thread = lua_pushthread(L) == 1;
+    lua_pop(L, 1);
+    if (main_thread && lua_getstack(L, 1, &caller) == 0) return;
+  }
+  lua_sethook(L, script_hook, LUA_MASKCALL | LUA_MASKCOUNT, ScriptEngine::kHookInstructions);
 }
 
 // ---- Memory cap: the state's allocator ---------------------------------------

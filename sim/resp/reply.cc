@@ -181,11 +181,10 @@ Reply to_resp2(Reply reply) {
     case Kind::kMap:
     case Kind::kSet:
     case Kind::kPush:
-      if (!reply.has_resp3()) {
-        reply.kind_ = Kind::kArray;
-        return reply;
-      }
+      // As an array, has_resp3() asks the elements only: a push or map of
+      // plain strings (every pub/sub message) is converted by its kind alone.
       reply.kind_ = Kind::kArray;
+      if (!reply.has_resp3()) return reply;
       for (Reply& e : reply.elements_) e = to_resp2(std::move(e));
       return reply;
   }
