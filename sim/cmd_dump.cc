@@ -634,6 +634,7 @@ Reply restore(CommandContext& ctx) {
   Entry& stored = db.put(key, std::move(*value));
   if (ttl != 0) db.set_expire(key, stored, ttl);
   db.touch(key);
+  ctx.add_dirty(1);  // restoreCommand: one change, a replaced key included
   notify_keyspace_event(ctx, notify::kGeneric, "restore", key);
   return Reply::ok();
 }
