@@ -21,7 +21,9 @@ bool parse_block_timeout(const CommandContext& ctx, std::string_view arg, bool s
       *error = Reply::error("ERR timeout is not a float or out of range");
       return false;
     }
-    long double scaled = value * 1000.0L;
+    // getTimeoutFromObjectOrReply rounds up (ceill): 0.001 s, whose long
+    // double is a hair under a thousandth, is 1 ms, not 0 (block forever).
+    long double scaled = std::ceil(value * 1000.0L);
     // Redis casts to long long: on x86 a value out of range becomes
     // LLONG_MIN, hence "negative" (redis-server 7.0.15: BLPOP k 1e20).
     constexpr long double kLimit = 9223372036854775807.0L;

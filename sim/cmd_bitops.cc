@@ -468,6 +468,7 @@ Reply bitfield_generic(CommandContext& ctx, bool read_only) {
       }
     }
   }
+  ctx.add_dirty(changes);
   if (changes > 0) {
     db.touch(key);
     notify_keyspace_event(ctx, notify::kString, "setbit", key);

@@ -35,6 +35,7 @@ std::vector<Zset::Item> pop_zset(CommandContext& ctx, const std::string& key, Zs
   } else {
     z.erase_ranks(0, k);
   }
+  ctx.add_dirty(static_cast<int64_t>(k));  // genericZpopCommand: one per member
   bool empty = z.empty();
   finish_write(current_db(ctx), key, empty);
   notify_keyspace_event(ctx, notify::kZset, max ? "zpopmax" : "zpopmin", key);

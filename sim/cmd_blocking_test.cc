@@ -132,6 +132,22 @@ TEST_F(BlockingTest, TimeoutOnTheServerClock) {
   EXPECT_EQ(unblocked()[0].first, s_->id());
 }
 
+// list.tcl "$pop: with 0.001 timeout should not block indefinitely":
+// Redis rounds the timeout up to whole ms (ceill), so 0.001 s is 1 ms and
+// 0.0001 s too; only 0 blocks forever.
+TEST_F(BlockingTest, TinyTimeoutsRoundUpToOneMillisecond) {
+  run(*s_, {"BLPOP", "q", "0.001"});
+  EXPECT_EQ(server_->next_block_deadline_ms(), now_ms() + 1);
+  run(*b_, {"BLMPOP", "0.0001", "1", "q", "LEFT"});
+  EXPECT_EQ(server_->next_block_deadline_ms(), now_ms() + 1);
+  advance_ms(2);
+  EXPECT_EQ(server_->time_out_blocked(), 2u);
+  EXPECT_FALSE(s_->blocked());
+  EXPECT_FALSE(b_->blocked());
+  run(*s_, {"BRPOP", "q", "0.0015"});
+  EXPECT_EQ(server_->next_block_deadline_ms(), now_ms() + 2);
+}
+
 TEST_F(BlockingTest, ClientUnblock) {
   run(*s_, {"BLMOVE", "q", "r", "LEFT", "LEFT", "0"});
   std::string id = std::to_string(s_->id());

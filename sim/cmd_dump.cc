@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "sim/args.h"
+#include "sim/cmd_stream.h"
 #include "sim/cmd_util.h"
 
 namespace redsim::sim {
@@ -53,6 +54,12 @@ enum RdbType : uint8_t {
   kHashListpack = 16,
   kZsetListpack = 17,
   kListQuicklist2 = 18,
+  kListZiplist = 10,       // Redis <= 3.0
+  kZsetZiplist = 12,       // Redis <= 6.2 (RDB 9)
+  kHashZiplist = 13,       // Redis <= 6.2
+  kListQuicklist = 14,     // Redis 3.2 to 6.2: ziplist nodes
+  kStreamListpacks = 15,   // Redis 5.0 to 6.2 (RDB 9): no first/deleted ids, no entries_read
+  kStreamListpacks2 = 19,  // Redis 7.0 (RDB 10)
 };
 
 uint64_t crc64(std::string_view data) {
@@ -426,6 +433,218 @@ std::optional<std::vector<std::string>> listpack_entries(std::string_view lp) {
   return out;
 }
 
+// The elements of a ziplist blob (ziplist.c, the encoding before listpack
+// that RDB 9 payloads use), integers as decimal text.
+std::optional<std::vector<std::string>> ziplist_entries(std::string_view zl) {
+  if (zl.size() < 11) return std::nullopt;
+  Reader r(zl);
+  const uint64_t total = r.le(4);
+  r.le(4);  // tail offset
+  r.le(2);  // element count (may be the "unknown" 65535)
+  if (total != zl.size()) return std::nullopt;
+  std::vector<std::string> out;
+  for (;;) {
+    uint8_t b = r.byte();
+    if (!r.ok()) return std::nullopt;
+    if (b == 0xff) break;
+    if (b == 0xfe) r.le(4);  // prevlen: 1 byte, or 0xfe and 4 bytes
+    const uint8_t enc = r.byte();
+    if (!r.ok()) return std::nullopt;
+    switch (enc >> 6) {
+      case 0:
+        out.emplace_back(r.bytes(enc & 0x3f));
+        break;
+      case 1:
+        out.emplace_back(r.bytes((static_cast<uint64_t>(enc & 0x3f) << 8) | r.byte()));
+        break;
+      case 2: {
+        uint64_t n = 0;
+        for (int i = 0; i < 4; ++i) n = (n << 8) | r.byte();
+        out.emplace_back(r.bytes(n));
+        break;
+      }
+      default: {
+        int64_t v = 0;
+        if (enc == 0xc0) {
+          v = static_cast<int16_t>(r.le(2));
+        } else if (enc == 0xd0) {
+          v = static_cast<int32_t>(r.le(4));
+        } else if (enc == 0xe0) {
+          v = static_cast<int64_t>(r.le(8));
+        } else if (enc == 0xf0) {
+          uint64_t u = r.le(3);
+          v = (u & 0x800000) ? static_cast<int64_t>(u) - 0x1000000 : static_cast<int64_t>(u);
+        } else if (enc == 0xfe) {
+          v = static_cast<int8_t>(r.byte());
+        } else if (enc >= 0xf1 && enc <= 0xfd) {
+          v = (enc & 0x0f) - 1;
+        } else {
+          return std::nullopt;
+        }
+        out.push_back(std::to_string(v));
+      }
+    }
+    if (!r.ok()) return std::nullopt;
+  }
+  if (!r.at_end()) return std::nullopt;
+  return out;
+}
+
+// A listpack element holding an integer (as listpack_entries prints it).
+bool lp_int(const std::string& s, int64_t* out) { return parse_int64(s, out); }
+
+// streamDecodeID / rdbLoadRaw of a stream id: 16 bytes, ms then seq, big endian.
+bool raw_id(std::string_view b, StreamId* id) {
+  if (b.size() != 16) return false;
+  id->ms = id->seq = 0;
+  for (int i = 0; i < 8; ++i) id->ms = (id->ms << 8) | static_cast<unsigned char>(b[i]);
+  for (int i = 8; i < 16; ++i) id->seq = (id->seq << 8) | static_cast<unsigned char>(b[i]);
+  return true;
+}
+
+// One stream listpack node (t_stream.c's layout): the master entry (count,
+// deleted, the master fields, a 0 terminator), then per entry its flags,
+// ms and seq deltas from `master`, its fields (or only values when flagged
+// SAMEFIELDS) and its lp-count. Live entries go to `s`; the node's shape
+// to s.nodes. False on a malformed node.
+bool load_stream_node(StreamId master, std::string_view lp, Stream& s) {
+  constexpr int64_t kDeleted = 1;
+  constexpr int64_t kSameFields = 2;
+  auto items = listpack_entries(lp);
+  if (!items || items->empty()) return false;  // "Empty listpack inside stream"
+  const std::vector<std::string>& v = *items;
+  size_t i = 0;
+  auto next_int = [&](int64_t* out) { return i < v.size() && lp_int(v[i++], out); };
+  int64_t count = 0;
+  int64_t deleted = 0;
+  int64_t master_fields = 0;
+  if (!next_int(&count) || !next_int(&deleted) || !next_int(&master_fields)) return false;
+  if (count < 0 || deleted < 0 || master_fields < 0 ||
+      static_cast<uint64_t>(master_fields) > v.size() - i) {
+    return false;
+  }
+  std::vector<std::string> fields(v.begin() + static_cast<std::ptrdiff_t>(i),
+                                  v.begin() + static_cast<std::ptrdiff_t>(i + master_fields));
+  i += static_cast<size_t>(master_fields);
+  int64_t terminator = 0;
+  if (!next_int(&terminator)) return false;
+  Stream::Node node;
+  node.first = master;
+  node.last = master;
+  node.bytes = lp.size();
+  int64_t seen_live = 0;
+  int64_t seen_deleted = 0;
+  while (i < v.size()) {
+    int64_t flags = 0;
+    int64_t ms_diff = 0;
+    int64_t seq_diff = 0;
+    if (!next_int(&flags) || !next_int(&ms_diff) || !next_int(&seq_diff)) return false;
+    StreamId id{master.ms + static_cast<uint64_t>(ms_diff),
+                master.seq + static_cast<uint64_t>(seq_diff)};
+    Stream::Fields f;
+    if (flags & kSameFields) {
+      if (fields.size() > v.size() - i) return false;
+      for (const std::string& name : fields) {
+        f.push_back(name);
+        f.push_back(v[i++]);
+      }
+    } else {
+      int64_t n = 0;
+      if (!next_int(&n) || n < 0 || static_cast<uint64_t>(n) > (v.size() - i) / 2) return false;
+      for (int64_t k = 0; k < 2 * n; ++k) f.push_back(v[i++]);
+    }
+    int64_t lp_count = 0;
+    if (!next_int(&lp_count)) return false;
+    if (id < master || (s.nodes.empty() ? false : !(s.nodes.back().last < id))) return false;
+    if (!(node.last < id) && !(id == master && seen_live + seen_deleted == 0)) return false;
+    node.last = id;
+    if (flags & kDeleted) {
+      ++seen_deleted;
+    } else {
+      ++seen_live;
+      s.entries.emplace(id, std::move(f));
+    }
+  }
+  if (seen_live != count || seen_deleted != deleted) return false;
+  node.added = static_cast<uint64_t>(count + deleted);
+  node.live = static_cast<uint64_t>(count);
+  s.nodes.push_back(node);
+  return true;
+}
+
+// rdbLoadObject's RDB_TYPE_STREAM_LISTPACKS(_2): the nodes, the length and
+// ids, then each consumer group with its PEL and consumers. A 6.2 payload
+// (kStreamListpacks) has no first and max-deleted ids nor entries_added
+// (Redis takes the length) nor a group's entries_read (estimated from its
+// last id, streamEstimateDistanceFromFirstEverEntry).
+std::optional<Stream> load_stream(Reader& r, uint8_t type) {
+  Stream s;
+  for (uint64_t n = r.len(); r.ok() && n > 0; --n) {
+    std::string key = r.string();
+    std::string lp = r.string();
+    StreamId master;
+    if (!r.ok() || !raw_id(key, &master)) return std::nullopt;
+    if (!load_stream_node(master, lp, s)) return std::nullopt;
+  }
+  const uint64_t length = r.len();
+  s.last_id.ms = r.len();
+  s.last_id.seq = r.len();
+  if (!r.ok() || length != s.entries.size()) return std::nullopt;
+  if (type == kStreamListpacks2) {
+    r.len();  // first id: the first entry's, which the fake reads off its entries
+    r.len();
+    s.max_deleted_id.ms = r.len();
+    s.max_deleted_id.seq = r.len();
+    s.entries_added = r.len();
+  } else {
+    s.entries_added = length;
+  }
+  if (!s.entries.empty() && s.last_id < s.entries.rbegin()->first) return std::nullopt;
+  for (uint64_t groups = r.len(); r.ok() && groups > 0; --groups) {
+    std::string name = r.string();
+    StreamGroup g;
+    g.last_id.ms = r.len();
+    g.last_id.seq = r.len();
+    if (type == kStreamListpacks2) {
+      g.entries_read = static_cast<int64_t>(r.len());
+    } else {
+      g.entries_read = estimate_entries_read(s, g.last_id);
+    }
+    for (uint64_t pel = r.len(); r.ok() && pel > 0; --pel) {
+      StreamId id;
+      if (!raw_id(r.bytes(16), &id)) return std::nullopt;
+      StreamNack nack;
+      nack.delivery_time_ms = static_cast<int64_t>(r.le(8));
+      nack.delivery_count = r.len();
+      if (!r.ok() || !g.pending.emplace(id, std::move(nack)).second) return std::nullopt;
+    }
+    for (uint64_t consumers = r.len(); r.ok() && consumers > 0; --consumers) {
+      std::string cname = r.string();
+      StreamConsumer c;
+      c.seen_time_ms = static_cast<int64_t>(r.le(8));
+      for (uint64_t pel = r.len(); r.ok() && pel > 0; --pel) {
+        StreamId id;
+        if (!raw_id(r.bytes(16), &id)) return std::nullopt;
+        auto it = g.pending.find(id);
+        // "Consumer PEL entry not found in group global PEL"
+        if (it == g.pending.end() || !it->second.consumer.empty()) return std::nullopt;
+        it->second.consumer = cname;
+        c.pending.insert(id);
+      }
+      if (!r.ok() || !g.consumers.emplace(std::move(cname), std::move(c)).second) {
+        return std::nullopt;
+      }
+    }
+    // Every pending entry has an owner (the fake's groups need one).
+    for (const auto& [id, nack] : g.pending) {
+      if (nack.consumer.empty()) return std::nullopt;
+    }
+    if (!r.ok() || !s.groups.emplace(std::move(name), std::move(g)).second) return std::nullopt;
+  }
+  if (!r.ok()) return std::nullopt;
+  return s;
+}
+
 // rdbLoadObject for the types above; nullopt on a bad payload.
 std::optional<Entry> deserialize(std::string_view payload, const EncodingLimits& limits) {
   Reader r(payload.substr(0, payload.size() - 10));
@@ -458,6 +677,38 @@ std::optional<Entry> deserialize(std::string_view payload, const EncodingLimits&
         }
       }
       e.value = std::move(l);
+      break;
+    }
+    case kListZiplist:
+    case kListQuicklist: {
+      List l;
+      for (uint64_t n = type == kListZiplist ? 1 : r.len(); r.ok() && n > 0; --n) {
+        auto items = ziplist_entries(r.string());
+        if (!r.ok() || !items || items->empty()) return std::nullopt;
+        for (std::string& s : *items) l.push_back(std::move(s));
+      }
+      e.value = std::move(l);
+      break;
+    }
+    case kHashZiplist:
+    case kZsetZiplist: {
+      auto items = ziplist_entries(r.string());
+      if (!r.ok() || !items || items->size() % 2 != 0) return std::nullopt;
+      if (type == kHashZiplist) {
+        Hash h;
+        for (size_t i = 0; i < items->size(); i += 2) {
+          if (!h.set((*items)[i], (*items)[i + 1], limits)) return std::nullopt;  // duplicate
+        }
+        e.value = std::move(h);
+      } else {
+        Zset z;
+        for (size_t i = 0; i < items->size(); i += 2) {
+          double d = 0;
+          if (!parse_double((*items)[i + 1], &d) || std::isnan(d)) return std::nullopt;
+          z.set((*items)[i], d, limits);
+        }
+        e.value = std::move(z);
+      }
       break;
     }
     case kSet: {
@@ -541,12 +792,19 @@ std::optional<Entry> deserialize(std::string_view payload, const EncodingLimits&
       e.value = std::move(z);
       break;
     }
+    case kStreamListpacks:
+    case kStreamListpacks2: {
+      std::optional<Stream> s = load_stream(r, type);
+      if (!s) return std::nullopt;
+      e.value = std::move(*s);
+      break;
+    }
     default:
       return std::nullopt;
   }
   if (!r.ok() || !r.at_end()) return std::nullopt;
-  // Redis never stores an empty collection.
-  if (!e.is_string()) {
+  // Redis never stores an empty collection (a stream may be empty).
+  if (!e.is_string() && e.type() != ValueType::kStream) {
     bool empty = e.is_list()   ? e.list().empty()
                  : e.is_set()  ? e.set().empty()
                  : e.is_hash() ? e.hash().empty()
@@ -631,6 +889,7 @@ Reply restore(CommandContext& ctx) {
   Entry& stored = db.put(key, std::move(*value));
   if (ttl != 0) db.set_expire(key, stored, ttl);
   db.touch(key);
+  ctx.add_dirty(1);  // restoreCommand: one change, a replaced key included
   notify_keyspace_event(ctx, notify::kGeneric, "restore", key);
   return Reply::ok();
 }

@@ -55,6 +55,7 @@ Reply hset_generic(CommandContext& ctx, std::string_view name, bool count_reply)
       ++created;
   }
   db.touch(ctx.argv[1]);
+  ctx.add_dirty(static_cast<int64_t>(ctx.argv.size() - 2) / 2);    // every pair, new or not
   notify_keyspace_event(ctx, notify::kHash, "hset", ctx.argv[1]);  // HMSET too
   return count_reply ? Reply::integer(created) : Reply::ok();
 }
@@ -108,6 +109,7 @@ Reply hdel(CommandContext& ctx) {
     }
   }
   if (deleted > 0) {
+    ctx.add_dirty(deleted);
     Db& db = current_db(ctx);
     const bool empty = h->empty();
     if (empty) {

@@ -149,6 +149,44 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     line("repl_backlog_size", "1048576");
     line("repl_backlog_first_byte_offset", "0");
     line("repl_backlog_histlen", "0");
+  } else if (section == "persistence") {
+    // Redis 7.0.15's fields for a server that never saved nor loaded: no
+    // fork, no AOF; the change counter is Server::dirty().
+    out = "# Persistence\r\n";
+    const std::string start_s = std::to_string(server.start_ms() / 1000);
+    const std::pair<std::string_view, std::string> fields[] = {
+        {"loading", "0"},
+        {"async_loading", "0"},
+        {"current_cow_peak", "0"},
+        {"current_cow_size", "0"},
+        {"current_cow_size_age", "0"},
+        {"current_fork_perc", "0.00"},
+        {"current_save_keys_processed", "0"},
+        {"current_save_keys_total", "0"},
+        {"rdb_changes_since_last_save", std::to_string(server.dirty())},
+        {"rdb_bgsave_in_progress", "0"},
+        {"rdb_last_save_time", start_s},
+        {"rdb_last_bgsave_status", "ok"},
+        {"rdb_last_bgsave_time_sec", "-1"},
+        {"rdb_current_bgsave_time_sec", "-1"},
+        {"rdb_saves", "0"},
+        {"rdb_last_cow_size", "0"},
+        {"rdb_last_load_keys_expired", "0"},
+        {"rdb_last_load_keys_loaded", "0"},
+        {"aof_enabled", "0"},
+        {"aof_rewrite_in_progress", "0"},
+        {"aof_rewrite_scheduled", "0"},
+        {"aof_last_rewrite_time_sec", "-1"},
+        {"aof_current_rewrite_time_sec", "-1"},
+        {"aof_last_bgrewrite_status", "ok"},
+        {"aof_rewrites", "0"},
+        {"aof_rewrites_consecutive_failures", "0"},
+        {"aof_last_write_status", "ok"},
+        {"aof_last_cow_size", "0"},
+        {"module_fork_in_progress", "0"},
+        {"module_fork_last_cow_size", "0"},
+    };
+    for (const auto& [name, value] : fields) line(name, value);
   } else if (section == "commandstats") {
     // Redis's line per command run or refused since the start (or CONFIG
     // RESETSTAT), in name order (Redis's order is its hash table's); the
@@ -169,7 +207,6 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
   } else {
     // Sections Redis has and the fake has nothing to report in: the header only.
     static constexpr std::pair<std::string_view, std::string_view> kEmpty[] = {
-        {"persistence", "# Persistence\r\n"},
         {"modules", "# Modules\r\n"},
         {"cluster", "# Cluster\r\ncluster_enabled:0\r\n"},
         {"latencystats", "# Latencystats\r\n"},

@@ -200,6 +200,7 @@ Reply rename_generic(CommandContext& ctx, bool nx) {
   db.remove(src);
   db.put(dst, std::move(moved));
   db.touch(dst);
+  ctx.add_dirty(1);
   // renameGenericCommand: no "del" for an overwritten destination.
   notify_keyspace_event(ctx, notify::kGeneric, "rename_from", src);
   notify_keyspace_event(ctx, notify::kGeneric, "rename_to", dst);
@@ -303,6 +304,7 @@ Reply move(CommandContext& ctx) {
   src.remove(key);
   dst.put(key, std::move(moved));
   dst.touch(key);
+  ctx.add_dirty(1);
   notify_keyspace_event(ctx, notify::kGeneric, "move_from", key);
   notify_in_db(ctx, static_cast<int>(dbid), "move_to", key);
   return Reply::integer(1);

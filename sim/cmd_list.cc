@@ -40,6 +40,7 @@ std::vector<std::string> pop_list(CommandContext& ctx, const std::string& key, L
                                   int64_t count) {
   std::vector<std::string> out;
   while (count-- > 0 && !l.empty()) out.push_back(pop_list_end(l, end));
+  ctx.add_dirty(static_cast<int64_t>(out.size()));  // listElementsRemoved
   const bool empty = l.empty();
   finish_write(current_db(ctx), key, empty);
   notify_keyspace_event(ctx, notify::kList, end == ListEnd::kHead ? "lpop" : "rpop", key);
@@ -55,6 +56,7 @@ Reply list_move(CommandContext& ctx, const std::string& src, List& from, const s
   List* to = read_list(ctx, dst, &wrong);
   if (wrong) return errors::wrong_type();
   std::string v = pop_list_end(from, wherefrom);
+  ctx.add_dirty(1);  // lmoveGenericCommand: one change for the pop and the push
   Db& db = current_db(ctx);
   // lmoveHandlePush. Entries stay put when keys are added, so `from` is
   // still the source's list after this.
@@ -109,6 +111,7 @@ Reply push_generic(CommandContext& ctx, ListEnd end, bool only_existing) {
     }
   }
   db.touch(key);
+  ctx.add_dirty(static_cast<int64_t>(ctx.argv.size() - 2));
   notify_keyspace_event(ctx, notify::kList, end == ListEnd::kHead ? "lpush" : "rpush", key);
   return Reply::integer(static_cast<int64_t>(l->size()));
 }
@@ -239,6 +242,7 @@ Reply lrem(CommandContext& ctx) {
       }
     }
   }
+  ctx.add_dirty(removed);
   if (removed > 0) {
     const bool empty = l->empty();
     finish_write(current_db(ctx), ctx.argv[1], empty);
@@ -379,6 +383,7 @@ Reply ltrim(CommandContext& ctx) {
   l->erase(l->begin(), l->begin() + static_cast<std::ptrdiff_t>(ltrim_count));
   l->erase(l->end() - static_cast<std::ptrdiff_t>(rtrim_count), l->end());
   notify_keyspace_event(ctx, notify::kList, "ltrim", ctx.argv[1]);
+  ctx.add_dirty(ltrim_count + rtrim_count);
   const bool empty = l->empty();
   finish_write(current_db(ctx), ctx.argv[1], empty);
   if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", ctx.argv[1]);

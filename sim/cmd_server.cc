@@ -50,6 +50,7 @@ bool flush_args_ok(const Argv& argv) {
 
 Reply flushdb(CommandContext& ctx) {
   if (!flush_args_ok(ctx.argv)) return errors::syntax();
+  ctx.add_dirty(static_cast<int64_t>(current_db(ctx).size()));  // emptyData's count
   current_db(ctx).clear(ctx.now_ms);
   // signalFlushedDb's trackingInvalidateKeysOnFlush: a null to every
   // tracking client.
@@ -59,7 +60,21 @@ Reply flushdb(CommandContext& ctx) {
 
 Reply flushall(CommandContext& ctx) {
   if (!flush_args_ok(ctx.argv)) return errors::syntax();
-  ServerAccess::keyspace(ctx.server).clear(ctx.now_ms);
+  Keyspace& ks = ServerAccess::keyspace(ctx.server);
+  int64_t removed = 0;
+  for (int i = 0; i < ks.databases(); ++i) removed += static_cast<int64_t>(ks.db(i).size());
+  ks.clear(ctx.now_ms);
+  // flushAllDataAndResetRDB: the keys removed count as changes, unless
+  // `save` parameters are set: then Redis saves the (empty) data set at
+  // once, which resets the count to 0.
+  const auto& others = ctx.server.config().others;
+  auto save = others.find("save");
+  if (save != others.end() && !save->second.empty()) {
+    ServerAccess::dirty(ctx.server) = 0;
+    ctx.dirty = 0;
+  } else {
+    ctx.add_dirty(removed);
+  }
   ServerAccess::tracking(ctx.server).invalidate_all(ctx.server, ServerAccess::current(ctx.server));
   return Reply::ok();
 }
@@ -102,7 +117,12 @@ Reply debug(CommandContext& ctx) {
     ctx.server.config().active_expire_enabled = std::atoi(argv[2].c_str()) != 0;
     return Reply::ok();
   }
-  if (equals_ci(argv[1], "reload")) return Reply::ok();
+  if (equals_ci(argv[1], "reload")) {
+    // rdbSave resets server.dirty; the data set stays as it is.
+    ServerAccess::dirty(ctx.server) = 0;
+    ctx.dirty = 0;
+    return Reply::ok();
+  }
   if (equals_ci(argv[1], "help") && argv.size() == 2) {
     return help_reply(
         "DEBUG",

@@ -36,6 +36,7 @@ Reply sadd(CommandContext& ctx) {
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
     if (s->add(ctx.argv[i], ServerAccess::keyspace(ctx.server).limits())) ++added;
   }
+  ctx.add_dirty(added);
   if (added > 0) {
     db.touch(ctx.argv[1]);
     notify_keyspace_event(ctx, notify::kSet, "sadd", ctx.argv[1]);
@@ -118,6 +119,8 @@ Reply spop(CommandContext& ctx) {
     if (empty) notify_keyspace_event(ctx, notify::kGeneric, "del", key);
     return Reply::bulk(std::move(m));
   }
+  // spopWithCountCommand: one change per member popped.
+  ctx.add_dirty(std::min<int64_t>(count, static_cast<int64_t>(s->size())));
   if (static_cast<uint64_t>(count) >= s->size()) {
     Reply all = members_reply(*s);
     db.remove(key);

@@ -150,6 +150,10 @@ void read_group_history(CommandContext& ctx, const std::string& key, Stream& s, 
 
 // The group commands' handlers (cmd_stream_groups.cc); register_stream_commands
 // registers them.
+// streamEstimateDistanceFromFirstEverEntry: the entries_read of a group
+// whose last delivered id is `id`, or kInvalidEntriesRead when unknown.
+int64_t estimate_entries_read(const Stream& s, StreamId id);
+
 resp::Reply xgroup(CommandContext& ctx);
 resp::Reply xack(CommandContext& ctx);
 resp::Reply xpending(CommandContext& ctx);

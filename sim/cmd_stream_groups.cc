@@ -32,6 +32,8 @@ bool has_tombstones(const Stream& s, StreamId start) {
   return !(s.max_deleted_id < start);
 }
 
+}  // namespace
+
 // streamEstimateDistanceFromFirstEverEntry.
 int64_t estimate_entries_read(const Stream& s, StreamId id) {
   if (s.entries_added == 0) return 0;
@@ -45,6 +47,8 @@ int64_t estimate_entries_read(const Stream& s, StreamId id) {
   }
   return kInvalidEntriesRead;
 }
+
+namespace {
 
 Reply lag_reply(const Stream& s, const StreamGroup& g) {
   if (s.entries_added == 0) return Reply::integer(0);

@@ -38,6 +38,7 @@ resp::Reply remove_members(CommandContext& ctx, Collection* c, int type, std::st
   for (size_t i = 2; i < ctx.argv.size() && !c->empty(); ++i) {
     if (c->erase(ctx.argv[i])) ++removed;
   }
+  ctx.add_dirty(removed);
   if (removed > 0) {
     bool empty = c->empty();
     finish_write(current_db(ctx), ctx.argv[1], empty);

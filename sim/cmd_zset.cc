@@ -135,6 +135,7 @@ Reply zadd_generic(CommandContext& ctx, unsigned flags, bool parse_options) {
       bool p = false;
       if (!zset_add(*z, argv[idx + 2 * j + 1], scores[j], flags, &a, &u, &p, &last_score,
                     ServerAccess::keyspace(ctx.server).limits())) {
+        ctx.add_dirty(added + updated);
         if (added + updated > 0) {
           db.touch(key);
         } else if (z->empty()) {
@@ -146,6 +147,7 @@ Reply zadd_generic(CommandContext& ctx, unsigned flags, bool parse_options) {
       updated += u;
       any_processed |= p;
     }
+    ctx.add_dirty(added + updated);
     if (added + updated > 0) {
       db.touch(key);
       notify_keyspace_event(ctx, notify::kZset, incr ? "zincr" : "zadd", key);
@@ -532,6 +534,7 @@ Reply zremrangebyscore(CommandContext& ctx) {
   while (last < z->size() && sr.contains(z->at(last).score)) ++last;
   if (last == first) return Reply::integer(0);
   z->erase_ranks(first, last);
+  ctx.add_dirty(static_cast<int64_t>(last - first));
   finish_removal(ctx, *z, "zremrangebyscore");
   return Reply::integer(static_cast<int64_t>(last - first));
 }
@@ -549,6 +552,7 @@ Reply zremrangebyrank(CommandContext& ctx) {
   size_t last = 0;
   if (z == nullptr || !clamp_ranks(start, end, z->size(), &first, &last)) return Reply::integer(0);
   z->erase_ranks(first, last + 1);
+  ctx.add_dirty(static_cast<int64_t>(last - first + 1));
   finish_removal(ctx, *z, "zremrangebyrank");
   return Reply::integer(static_cast<int64_t>(last - first + 1));
 }
@@ -583,6 +587,7 @@ Reply zpop_generic(CommandContext& ctx, bool max) {
   } else {
     z->erase_ranks(0, k);
   }
+  ctx.add_dirty(static_cast<int64_t>(k));  // genericZpopCommand: one per member
   if (k > 0) finish_removal(ctx, *z, max ? "zpopmax" : "zpopmin");
   return Reply::array(std::move(out));
 }
@@ -664,6 +669,7 @@ Reply zremrangebylex(CommandContext& ctx) {
   if (std::optional<Reply> error = read_lex_hit(ctx, &hit)) return *error;
   if (hit.z == nullptr) return Reply::integer(0);
   hit.z->erase_ranks(hit.first, hit.last + 1);
+  ctx.add_dirty(hit.count());
   const bool empty = hit.z->empty();
   finish_write(current_db(ctx), ctx.argv[1], empty);
   notify_keyspace_event(ctx, notify::kZset, "zremrangebylex", ctx.argv[1]);

@@ -49,6 +49,13 @@ struct CommandContext {
   // copying them (Server::execute_consuming; never for EXEC's queue or a
   // script's redis.call).
   Argv* consumable = nullptr;
+  // The changes this command counts towards Redis's server.dirty (INFO's
+  // rdb_changes_since_last_save), when the handler counts them itself as
+  // Redis does per element (`server.dirty += n`); -1: the default, one
+  // change per key the command modified or deleted (signalModifiedKey).
+  int64_t dirty = -1;
+
+  void add_dirty(int64_t n) { dirty = (dirty < 0 ? 0 : dirty) + n; }
 
   // argv[i]'s bytes: moved out when allowed (argv[i] is then left
   // unspecified: take an argument last, after every other use), else copied.

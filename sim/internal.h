@@ -68,6 +68,7 @@ struct Server::Internal {
     return server.call(s, command, argv, /*in_script=*/false);
   }
   static void request_shutdown(Server& server) { server.shutdown_requested_ = true; }
+  static int64_t& dirty(Server& server) { return server.dirty_; }
   static Monitor& monitor(Server& server) { return *server.monitor_; }
   static void note_kill_requests(Server& server) { server.kill_requests_ = true; }
   static Blocking& blocking(Server& server) { return *server.blocking_; }

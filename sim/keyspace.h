@@ -342,6 +342,10 @@ struct KeyHooks {
   // dbAdd's "new" event: `key` was just created (before its value is
   // stored). Called for every key created when set.
   void (*created)(void* owner, int db, std::string_view key) = nullptr;
+  // Keys modified or deleted by a write (every touch() and kWrite
+  // deletion) since the server last took the count: the default of Redis's
+  // server.dirty for a command that does not count its changes itself.
+  uint64_t writes = 0;
 };
 
 // Keys a write made ready for the clients blocked on them (Redis's
@@ -405,6 +409,7 @@ class Db {
   // Redis's signalModifiedKey: every session watching `key` is told, and
   // client-side caching (KeyHooks::modified).
   void touch(std::string_view key) {
+    if (hooks_ != nullptr) ++hooks_->writes;
     if (!watchers_.empty()) notify(key, TouchKind::kWrite);
     if (hooks_ != nullptr && hooks_->tracking) hooks_->modified(hooks_->owner, index_, key);
   }

@@ -518,6 +518,10 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
   CommandContext ctx{*this,      session,   argv,
                      frozen_ms_, in_script, may_consume ? consumable_ : nullptr};
   resp::Reply reply;
+  // server.dirty: what the handler counted, else one per key it touched
+  // (the writes of nested calls are counted by those calls).
+  uint64_t& writes = keyspace_->hooks().writes;
+  const uint64_t writes_outer = std::exchange(writes, 0);
   // MONITOR: EVAL, EVALSHA and FCALL show before their script runs (Redis
   // flags them skip_monitor and shows them first itself), the rest after
   // they ran (see Monitors in sim/monitor.h).
@@ -562,6 +566,8 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
     script_changed_db_ = changed_before;
   }
   writer_ = writer_before;
+  dirty_ += ctx.dirty >= 0 ? ctx.dirty : static_cast<int64_t>(writes);
+  writes = writes_outer;
   if (tracking_->clients() > 0) remember_tracked_keys(session, spec, argv, in_script);
   // The stats are looked up after the run: the handler may have cleared
   // them (CONFIG RESETSTAT), which Redis then counts as its first call.

@@ -531,6 +531,13 @@ class Server {
   // Server-clock time (ms) the server was created: INFO's uptime.
   int64_t start_ms() const { return start_ms_; }
   uint64_t connections_received() const { return next_session_id_ - 1; }
+  // Redis's server.dirty, INFO's rdb_changes_since_last_save: the changes
+  // to the data set since the last save (never negative). Each command adds
+  // what its Redis counterpart adds (`server.dirty++` / `+= n` in Redis 7.0's
+  // t_*.c, db.c, bitops.c: mostly one per modified key, one per element for
+  // HSET, LPUSH, pops, SADD, SREM, ZADD, ZREM, LREM, LTRIM, HDEL, BITFIELD);
+  // FLUSHALL with `save` parameters set and DEBUG RELOAD reset it to 0.
+  int64_t dirty() const { return dirty_; }
 
   // The server's own random stream, seeded from options.seed: a uniform
   // value in [0, n) (0 when n == 0). Drives SPOP, SRANDMEMBER, HRANDFIELD
@@ -604,6 +611,7 @@ class Server {
   ServerConfig config_;
   std::map<uint64_t, Session*> sessions_;
   int64_t start_ms_;
+  int64_t dirty_ = 0;  // see dirty()
   uint64_t next_session_id_ = 1;
   uint64_t commands_processed_ = 0;
   std::map<std::string, CommandStats, std::less<>> command_stats_;
