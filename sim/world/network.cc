@@ -102,8 +102,8 @@ int64_t Network::uniform_latency(Link& link) {
   if (life_.chooser() != nullptr) {
     // Exhaustive: one extreme or the other (explore/exhaustive.h).
     if (plan.latency_max <= plan.latency_min) return plan.latency_min.count();
-    return life_.chooser()->choose(2, false) == 0 ? plan.latency_min.count()
-                                                  : plan.latency_max.count();
+    return life_.choose(2, ChoiceKind::kLatency) == 0 ? plan.latency_min.count()
+                                                      : plan.latency_max.count();
   }
   if (life_.pct() == nullptr)
     return link.rng.uniform(plan.latency_min.count(), plan.latency_max.count());
@@ -260,7 +260,7 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
     if (plan.loss_ppm) {
       const bool before = plan.loss_executed_ppm.parts() < Ppm::kMillion;
       const bool after = plan.loss_executed_ppm.parts() > 0;
-      const uint32_t option = life_.choose(before && after ? 3 : 2);
+      const uint32_t option = life_.choose(before && after ? 3 : 2, ChoiceKind::kReset);
       lost = option > 0;
       lost_after_run = option == 2 || (option == 1 && !before);
     }
@@ -268,7 +268,8 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
     // the stall budget has room for it (as the random draw below is kept).
     const int64_t held_us = timeout_us > 0 ? p.clock.true_duration(timeout_us) : 0;
     const bool fits = !plan.stall_budget || (held_us > 0 && held_us <= procs_.stall_allowance(p));
-    if (!lost && plan.lost_reply_ppm && fits) reply_lost = life_.choose(2) == 1;
+    if (!lost && plan.lost_reply_ppm && fits)
+      reply_lost = life_.choose(2, ChoiceKind::kLostReply) == 1;
   } else {
     // Each draw only when its fault is on (chance(0) draws nothing).
     lost = p.loss_rng.chance(plan.loss_ppm);

@@ -350,14 +350,15 @@ void Processes::exhaustive_fault_point(Process& p, Task& t) {
   // The fixed fault set (explore/exhaustive.h): each fault the plan can draw is one
   // binary choice here, in this order; a pause takes its longest length.
   const FaultPlan& plan = life_.options().faults;
-  if (plan.crash_ppm && life_.choose(2) == 1) crash_at_fault_point(p, t, "chosen");
+  if (plan.crash_ppm && life_.choose(2, ChoiceKind::kCrash) == 1)
+    crash_at_fault_point(p, t, "chosen");
   const int64_t length = std::min<int64_t>(plan.pause_max.count(), stall_allowance(p));
   if (length <= 0 || length < plan.pause_min.count()) return;
-  if (plan.pause_ppm && life_.choose(2) == 1) {
+  if (plan.pause_ppm && life_.choose(2, ChoiceKind::kPause) == 1) {
     pause_at_fault_point(p, t, length, "chosen");
     return;
   }
-  if (plan.task_pause_ppm && life_.choose(2) == 1)
+  if (plan.task_pause_ppm && life_.choose(2, ChoiceKind::kTaskPause) == 1)
     pause_task_at_fault_point(p, t, length, "chosen");
 }
 

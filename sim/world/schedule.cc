@@ -7,10 +7,11 @@
 
 namespace redsim::world {
 
-uint32_t Chooser::choose(uint32_t options, bool tie) {
+uint32_t Chooser::choose(uint32_t options, bool tie, ChoiceKind kind, uint32_t owner) {
   uint32_t chosen = 0;
   if (points_.size() < prefix_.size()) chosen = std::min(prefix_[points_.size()], options - 1);
-  points_.push_back(ChoicePoint{.options = options, .chosen = chosen, .tie = tie});
+  points_.push_back(
+      ChoicePoint{.options = options, .chosen = chosen, .tie = tie, .kind = kind, .owner = owner});
   return chosen;
 }
 

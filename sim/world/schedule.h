@@ -20,11 +20,26 @@
 
 namespace redsim::world {
 
+// What a latency / fault choice point offers (exhaustive.h, "The order of
+// the search": the search repeats a stall at the same process's next point
+// of the same kind). It does not change what a run does.
+enum class ChoiceKind : uint8_t {
+  kOther,      // a tie, or a choice not named below
+  kLatency,    // a message's latency extreme
+  kCrash,      // a crash at a fault point
+  kPause,      // a process pause at a fault point
+  kTaskPause,  // a task pause at a fault point
+  kReset,      // a connection reset at a command
+  kLostReply,  // a lost reply at a command
+};
+
 // One choice point met by a run.
 struct ChoicePoint {
   uint32_t options = 0;  // >= 2
   uint32_t chosen = 0;   // < options
   bool tie = false;      // a tie (unbounded) or a latency / fault (a deviation when chosen > 0)
+  ChoiceKind kind = ChoiceKind::kOther;
+  uint32_t owner = 0;  // the process whose event met it (Scheduler owner; 0: none)
 };
 
 // Answers a world's choice points from a prefix (then option 0) and logs them.
@@ -33,7 +48,9 @@ class Chooser {
   explicit Chooser(std::vector<uint32_t> prefix) : prefix_(std::move(prefix)) {}
   // `options` >= 2; returns the option taken, in [0, options). A prefix entry
   // past `options` (a schedule replayed on another plan) is cut to the last.
-  uint32_t choose(uint32_t options, bool tie);
+  // `kind` and `owner` are only recorded (ChoicePoint).
+  uint32_t choose(uint32_t options, bool tie, ChoiceKind kind = ChoiceKind::kOther,
+                  uint32_t owner = 0);
   const std::vector<ChoicePoint>& points() const { return points_; }
   // The run reached a tie whose events were all asleep: it is redundant.
   void prune() { pruned_ = true; }

@@ -87,6 +87,43 @@ TEST(SearchSchedules, PlacementsComeFirst) {
   EXPECT_EQ(clean.placements, 13u);
 }
 
+// A stall placement is followed by its burst: the same stall at the same
+// process's next points of that kind, up to the bound; a proof's count is
+// unchanged (each schedule judged once).
+TEST(SearchSchedules, StallBurstsFollowTheirPlacement) {
+  auto world = [](std::vector<size_t> need) {
+    return [need](const std::vector<uint32_t>& prefix) {
+      Chooser c(prefix);
+      std::vector<size_t> took;
+      for (size_t i = 0; i < 12; ++i) {
+        // Even points: process 1's pauses; odd points: its latencies.
+        const ChoiceKind kind = i % 2 == 0 ? ChoiceKind::kPause : ChoiceKind::kLatency;
+        if (c.choose(2, /*tie=*/false, kind, /*owner=*/1) == 1) took.push_back(i);
+      }
+      return ScheduleRun{.failed = took == need, .pruned = false, .points = c.points()};
+    };
+  };
+  // Default; {0}, {0,2}, {0,2,4}; {1}; {2}, {2,4}, {2,4,6}: the eighth.
+  const ExhaustiveResult three = search_schedules(3, world({2, 4, 6}));
+  ASSERT_TRUE(three.counterexample.has_value());
+  EXPECT_EQ(three.schedules, 8u);
+  EXPECT_EQ(three.placements, 8u);
+  EXPECT_EQ(*three.counterexample, (std::vector<uint32_t>{0, 0, 1, 0, 1, 0, 1}));
+  // At bound 2 the burst stops at two stalls: {2, 4, 6} is out of bounds.
+  const ExhaustiveResult two = search_schedules(2, world({2, 4, 6}));
+  EXPECT_TRUE(two.complete);
+  EXPECT_FALSE(two.counterexample.has_value());
+  EXPECT_EQ(two.schedules, 1u + 12u + 66u);
+  EXPECT_EQ(two.placements, 1u + 12u + 5u);  // five pauses with a later pause point: a burst each
+  const ExhaustiveResult clean = search_schedules(3, world({1, 2, 3, 4}));
+  EXPECT_TRUE(clean.complete);
+  EXPECT_EQ(clean.schedules, 1u + 12u + 66u + 220u);
+  // A latency burst is not placed: {1, 3} waits for the depth-first phase.
+  const ExhaustiveResult latency = search_schedules(2, world({1, 3}));
+  ASSERT_TRUE(latency.counterexample.has_value());
+  EXPECT_GT(latency.schedules, latency.placements);
+}
+
 // Two processes, each sending one SET of `keys[i]`: fixed latency, no
 // faults, so only same-time ties are choices. Every schedule of this world.
 ExhaustiveResult tiny_world(bool reduce, std::array<const char*, 2> keys = {"a", "b"},
