@@ -52,6 +52,8 @@ lock::Connection& Network::connection(Task& t, size_t server) {
 }
 
 Link& Network::new_link(Process& p, TaskId task, size_t server) {
+  // The process's list of links and the server's sessions (exhaustive reduction).
+  life_.sched().note_process_wide();
   auto link = std::make_unique<Link>();
   link->server = server;
   link->node = &nodes_.primary(server);
@@ -186,7 +188,9 @@ std::shared_ptr<const Footprint> Network::footprint_of(const Link& link,
 
 void Network::send_to_server(Link& link, std::function<void()> fn, std::string_view what,
                              std::shared_ptr<const Footprint> footprint) {
-  send(link, link.last_to_server_us, std::move(fn), what, std::move(footprint));
+  // A request belongs to its connection's task (the pub/sub connection's,
+  // 0, to the whole process): exhaustive.h, case 4.
+  send(link, link.last_to_server_us, std::move(fn), what, std::move(footprint), link.task);
 }
 
 void Network::send_to_client(Link& link, std::function<void()> fn, std::string_view what,

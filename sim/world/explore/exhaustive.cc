@@ -43,6 +43,21 @@ std::vector<uint32_t> trimmed(std::vector<uint32_t> s) {
 ExhaustiveResult search_schedules(
     int bound, const std::function<ScheduleRun(const std::vector<uint32_t>&)>& run,
     uint64_t max_runs) {
+  return search_schedules(
+      bound,
+      [&run](const std::vector<uint32_t>& prefix, const std::vector<uint64_t>&) {
+        return run(prefix);
+      },
+      max_runs);
+}
+
+ExhaustiveResult search_schedules(
+    int bound,
+    const std::function<ScheduleRun(const std::vector<uint32_t>&, const std::vector<uint64_t>&)>&
+        run_with,
+    uint64_t max_runs) {
+  // Phase 1 runs every tie at option 0: no event sleeps, no mask matters.
+  auto run = [&run_with](const std::vector<uint32_t>& schedule) { return run_with(schedule, {}); };
   ExhaustiveResult result;
   uint64_t runs = 0;
   // Phase 1, placements, every tie at option 0: the default schedule, then
@@ -113,12 +128,15 @@ ExhaustiveResult search_schedules(
 
   // Phase 2: the whole bounded space, depth first (tie orders included).
   std::vector<uint32_t> prefix;
+  // Per prefix point: the options tried there (in earlier sibling runs, all
+  // from the same prefix) whose events touched only their own task.
+  std::vector<uint64_t> narrow;
   while (runs < max_runs) {
     ScheduleRun r;
     if (auto it = placed.find(trimmed(prefix)); it != placed.end()) {
       r.points = it->second;  // judged in phase 1
     } else {
-      r = run(prefix);
+      r = run_with(prefix, narrow);
       ++runs;
       if (r.pruned) {
         ++result.pruned;
@@ -126,6 +144,8 @@ ExhaustiveResult search_schedules(
         ++result.schedules;
         if (r.failed) {
           result.counterexample = schedule_of(r.points);
+          result.counterexample_narrow = narrow;
+          result.counterexample_narrow.resize(result.counterexample->size(), 0);
           return result;
         }
       }
@@ -144,6 +164,10 @@ ExhaustiveResult search_schedules(
       prefix.clear();
       for (size_t j = 0; j < i; ++j) prefix.push_back(r.points[j].chosen);
       prefix.push_back(p.chosen + 1);
+      // Points before i keep what is known of them; point i learns what its
+      // option just tried did; points past i start afresh.
+      narrow.resize(i + 1, 0);
+      if (p.tie && p.narrow && p.chosen < 64) narrow[i] |= uint64_t{1} << p.chosen;
       advanced = true;
       break;
     }
@@ -158,9 +182,10 @@ ExhaustiveResult search_schedules(
 ExhaustiveResult explore_exhaustive(const ExplorePlan& plan, uint64_t max_runs) {
   return search_schedules(
       plan.strategy.bound,
-      [&plan](const std::vector<uint32_t>& prefix) {
+      [&plan](const std::vector<uint32_t>& prefix, const std::vector<uint64_t>& narrow) {
         ExplorePlan p = plan;
         p.strategy.schedule = prefix;
+        p.strategy.narrow = narrow;
         ExploreOutcome out = run_plan(p);
         return ScheduleRun{.failed = !out.violations.empty(),
                            .pruned = out.pruned,

@@ -27,8 +27,16 @@ TEST(ExhaustiveStrategy, ParsesAndNames) {
             (std::vector<uint32_t>{0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4}));
   EXPECT_EQ(strategy_name(one), "exhaustive:3@2=1,17=4");
   EXPECT_EQ(strategy_name(Strategy{.bound = 2}), "exhaustive:2");
+  // Narrow masks ride after a slash (only the bits below the option).
+  const Strategy masked = parse_strategy("exhaustive:2@3=2/1,5=1");
+  EXPECT_EQ(masked.schedule, (std::vector<uint32_t>{0, 0, 0, 2, 0, 1}));
+  EXPECT_EQ(masked.narrow, (std::vector<uint64_t>{0, 0, 0, 1, 0, 0}));
+  EXPECT_EQ(strategy_name(masked), "exhaustive:2@3=2/1,5=1");
+  EXPECT_EQ(format_schedule({0, 2}, {0, 7}), "1=2/3");
+  EXPECT_TRUE(parse_strategy("exhaustive:2@3=2").narrow.empty());
   for (const char* bad : {"exhaustive:9", "exhaustive:", "exhaustive:1@3", "exhaustive:1@3=1,2=1",
-                          "exhaustive:1@x=1"}) {
+                          "exhaustive:1@x=1", "exhaustive:1@3=1/", "exhaustive:1@3=1/0",
+                          "exhaustive:1@3/1=1"}) {
     EXPECT_THROW(parse_strategy(bad), std::invalid_argument) << bad;
   }
 }
@@ -231,7 +239,8 @@ TEST(ExhaustiveSearch, FindsTheGetDelRaceAndItReplays) {
   EXPECT_LE(deviations, 2);
   // The printed schedule replays the failure, byte for byte.
   ExplorePlan replay = plan;
-  replay.strategy = parse_strategy("exhaustive:2@" + format_schedule(*two.counterexample));
+  replay.strategy = parse_strategy(
+      "exhaustive:2@" + format_schedule(*two.counterexample, two.counterexample_narrow));
   const ExploreOutcome a = run_plan(replay), b = run_plan(replay);
   ASSERT_FALSE(a.violations.empty());
   EXPECT_GE(find_expire_then_delete(a.history, kExploreKey), 0);
