@@ -19,10 +19,11 @@ Lifecycle::Lifecycle(WorldOptions opts) : options_(std::move(opts)), root_(optio
     sched_.set_priorities(pct_.get());
   }
   if (options_.strategy.exhaustive()) {
-    chooser_ = std::make_unique<Chooser>(options_.strategy.schedule);
+    chooser_ = std::make_unique<Chooser>(options_.strategy.schedule, options_.strategy.narrow);
     const FaultPlan& f = options_.faults;
     sched_.set_chooser(chooser_.get(), options_.strategy.reduce,
-                       /*messages_take_time=*/f.latency_min.count() >= 1);
+                       /*messages_take_time=*/f.latency_min.count() >= 1,
+                       options_.strategy.task_runs_commute);
     footprints_ = options_.strategy.reduce && !f.partition_ppm && !f.delay_ppm &&
                   !f.server_crash_ppm && !f.failover_ppm && !f.server_clock_jump_ppm &&
                   options_.replicas == 0;

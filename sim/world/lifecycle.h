@@ -64,8 +64,11 @@ class Lifecycle {
   // Under the exhaustive strategy (explore/exhaustive.h); null otherwise.
   Chooser* chooser() const { return chooser_.get(); }
   // Exhaustive: a choice among `options` latency / fault options (0 = the
-  // default); 0 without a chooser.
-  uint32_t choose(uint32_t options) { return chooser_ ? chooser_->choose(options, false) : 0; }
+  // default); 0 without a chooser. `kind`: what the options are, recorded
+  // with the running event's owner (ChoicePoint).
+  uint32_t choose(uint32_t options, ChoiceKind kind = ChoiceKind::kOther) {
+    return chooser_ ? chooser_->choose(options, false, kind, sched_.current_owner()) : 0;
+  }
   // The choice points the chooser met (empty without one).
   std::vector<ChoicePoint> choice_points() const;
   // Exhaustive with the reduction, in a world whose client-side events never

@@ -52,6 +52,8 @@ lock::Connection& Network::connection(Task& t, size_t server) {
 }
 
 Link& Network::new_link(Process& p, TaskId task, size_t server) {
+  // The process's list of links and the server's sessions (exhaustive reduction).
+  life_.sched().note_process_wide();
   auto link = std::make_unique<Link>();
   link->server = server;
   link->node = &nodes_.primary(server);
@@ -102,8 +104,8 @@ int64_t Network::uniform_latency(Link& link) {
   if (life_.chooser() != nullptr) {
     // Exhaustive: one extreme or the other (explore/exhaustive.h).
     if (plan.latency_max <= plan.latency_min) return plan.latency_min.count();
-    return life_.chooser()->choose(2, false) == 0 ? plan.latency_min.count()
-                                                  : plan.latency_max.count();
+    return life_.choose(2, ChoiceKind::kLatency) == 0 ? plan.latency_min.count()
+                                                      : plan.latency_max.count();
   }
   if (life_.pct() == nullptr)
     return link.rng.uniform(plan.latency_min.count(), plan.latency_max.count());
@@ -186,7 +188,9 @@ std::shared_ptr<const Footprint> Network::footprint_of(const Link& link,
 
 void Network::send_to_server(Link& link, std::function<void()> fn, std::string_view what,
                              std::shared_ptr<const Footprint> footprint) {
-  send(link, link.last_to_server_us, std::move(fn), what, std::move(footprint));
+  // A request belongs to its connection's task (the pub/sub connection's,
+  // 0, to the whole process): exhaustive.h, case 4.
+  send(link, link.last_to_server_us, std::move(fn), what, std::move(footprint), link.task);
 }
 
 void Network::send_to_client(Link& link, std::function<void()> fn, std::string_view what,
@@ -260,7 +264,7 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
     if (plan.loss_ppm) {
       const bool before = plan.loss_executed_ppm.parts() < Ppm::kMillion;
       const bool after = plan.loss_executed_ppm.parts() > 0;
-      const uint32_t option = life_.choose(before && after ? 3 : 2);
+      const uint32_t option = life_.choose(before && after ? 3 : 2, ChoiceKind::kReset);
       lost = option > 0;
       lost_after_run = option == 2 || (option == 1 && !before);
     }
@@ -268,7 +272,8 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
     // the stall budget has room for it (as the random draw below is kept).
     const int64_t held_us = timeout_us > 0 ? p.clock.true_duration(timeout_us) : 0;
     const bool fits = !plan.stall_budget || (held_us > 0 && held_us <= procs_.stall_allowance(p));
-    if (!lost && plan.lost_reply_ppm && fits) reply_lost = life_.choose(2) == 1;
+    if (!lost && plan.lost_reply_ppm && fits)
+      reply_lost = life_.choose(2, ChoiceKind::kLostReply) == 1;
   } else {
     // Each draw only when its fault is on (chance(0) draws nothing).
     lost = p.loss_rng.chance(plan.loss_ppm);

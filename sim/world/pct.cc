@@ -35,7 +35,12 @@ Strategy parse_strategy(std::string_view text) {
     if (ec != std::errc() || end != rest.data() + rest.size() || bound < 0 || bound > 8) {
       throw std::invalid_argument("exhaustive bound must be 0..8, got '" + std::string(rest) + "'");
     }
-    return Strategy{.bound = bound, .schedule = parse_schedule(std::string(schedule))};
+    Strategy out{.bound = bound};
+    out.schedule = parse_schedule(std::string(schedule), &out.narrow);
+    if (std::all_of(out.narrow.begin(), out.narrow.end(), [](uint64_t m) { return m == 0; })) {
+      out.narrow.clear();
+    }
+    return out;
   }
   throw std::invalid_argument("unknown strategy '" + std::string(text) +
                               "'; one of random, pct, pct:D, exhaustive, exhaustive:B");
@@ -43,7 +48,7 @@ Strategy parse_strategy(std::string_view text) {
 
 std::string strategy_name(const Strategy& strategy) {
   if (strategy.exhaustive()) {
-    const std::string schedule = format_schedule(strategy.schedule);
+    const std::string schedule = format_schedule(strategy.schedule, strategy.narrow);
     return "exhaustive:" + std::to_string(strategy.bound) +
            (schedule.empty() ? "" : "@" + schedule);
   }

@@ -72,7 +72,18 @@ struct Strategy {
   // `schedule` (the options taken at its choice points, then option 0).
   int bound = -1;
   std::vector<uint32_t> schedule = {};
+  // Per point of `schedule`: the options known to touch only their own task
+  // (Chooser; filled by the search, printed with a counterexample; empty:
+  // none known, which only reduces less).
+  std::vector<uint64_t> narrow = {};
   bool reduce = true;  // exhaustive: the sleep-set reduction (off: every tie order)
+  // exhaustive, with `reduce`: two runs of different tasks of one process
+  // commute unless one reached beyond its task (a wake-up of another task,
+  // an Event signal, a task's start or end, a pause, a teardown). Sound only
+  // for code whose tasks share memory solely next to such operations
+  // (exhaustive.h, case 5): run_plan sets it for the ReentrantLock family
+  // with one task per client; off for users' locks (the harness).
+  bool task_runs_commute = false;
   bool exhaustive() const { return bound >= 0; }
   bool random() const { return depth == 0 && bound < 0; }
   bool operator==(const Strategy&) const = default;
@@ -80,7 +91,7 @@ struct Strategy {
 
 // "random", "pct" (= pct:3), "pct:D" with D in 1..8, "exhaustive" (=
 // exhaustive:2), "exhaustive:B" with B in 0..8, or "exhaustive:B@SCHEDULE"
-// (one schedule, format_schedule's text: "3=1,17=2"). Throws
+// (one schedule, format_schedule's text: "3=1,17=2/1"). Throws
 // std::invalid_argument naming the problem.
 Strategy parse_strategy(std::string_view text);
 // "random", "pct:D", "exhaustive:B" or "exhaustive:B@SCHEDULE" (a schedule

@@ -18,6 +18,7 @@ class SimEvent final : public lock::Event {
       : procs_(procs), life_(life), p_(p) {}
 
   void signal() override {
+    life_.sched().note_process_wide();  // the Event is the process's (exhaustive reduction)
     bool woke = false;
     for (const Waiter& w : waiters_) {
       if (w.task->state == detail::Task::State::kBlocked && w.task->block_token == w.token) {

@@ -123,6 +123,7 @@ Task& Processes::add_task(Process& p, std::string name, std::function<void()> bo
   task->name = std::move(name);
   task->fiber = std::make_unique<Fiber>(std::move(body), life_.options().fiber_stack_bytes);
   task->connections.resize(nodes_.server_count());
+  life_.sched().note_process_wide();  // a new task of the process (exhaustive reduction)
   Task& t = *task;
   p.tasks.push_back(std::move(task));
   if (t.id != p.main_task) {
@@ -130,7 +131,9 @@ Task& Processes::add_task(Process& p, std::string name, std::function<void()> bo
     e.text = t.name;
     life_.record(std::move(e));
   }
-  life_.sched().at(life_.now(), [this, &t] { deliver(*t.process, [this, &t] { run_task(t); }); });
+  life_.sched().at_task(
+      life_.now(), [this, &t] { deliver(*t.process, [this, &t] { run_task(t); }); }, t.id,
+      /*runs_code=*/true);
   return t;
 }
 
@@ -138,6 +141,7 @@ void Processes::run_task(Task& t) {
   Process& p = *t.process;
   if (p.dying || t.state != Task::State::kReady) return;
   if (p.paused) {
+    life_.sched().note_process_wide();  // the held order is the process's (exhaustive reduction)
     p.held.push_back([this, &t] { run_task(t); });
     return;
   }
@@ -170,6 +174,8 @@ void Processes::finish_task(Task& t) {
   t.state = Task::State::kDone;
   t.fiber.reset();
   if (t.id != p.main_task) {
+    // What it leaves behind, other tasks read (exhaustive reduction).
+    life_.sched().note_process_wide();
     life_.record(life_.event(EventKind::kTaskEnd, &p, t.id));
     return;
   }
@@ -194,6 +200,7 @@ void Processes::crash(Process& p, std::string reason) {
 }
 
 void Processes::teardown(Process& p) {
+  life_.sched().note_process_wide();  // every task's state changes (exhaustive reduction)
   p.dying = true;
   p.paused = false;
   p.held.clear();
@@ -233,6 +240,7 @@ void Processes::begin_pause(Process& p, int64_t duration_us, std::string_view wh
   life_.record(std::move(e));
   const int64_t until = life_.now() + std::max<int64_t>(duration_us, 0);
   if (p.paused && until <= p.paused_until_us) return;
+  life_.sched().note_process_wide();  // every task's deliveries are held (exhaustive reduction)
   p.paused = true;
   p.paused_until_us = until;
   const uint64_t generation = ++p.pause_generation;
@@ -254,6 +262,7 @@ void Processes::end_pause(Process& p) {
 void Processes::deliver(Process& p, std::function<void()> fn) {
   if (p.dying) return;
   if (p.paused) {
+    life_.sched().note_process_wide();  // the held order is the process's (exhaustive reduction)
     p.held.push_back(std::move(fn));
     return;
   }
@@ -272,6 +281,7 @@ int64_t Processes::stall_allowance(Process& p) {
 
 void Processes::note_stall(Process& p, int64_t length_us) {
   if (!life_.options().faults.stall_budget || length_us <= 0) return;
+  life_.sched().note_process_wide();  // the budget is the process's (exhaustive reduction)
   p.stalls.emplace_back(life_.now(), life_.now() + length_us);
 }
 
@@ -307,9 +317,12 @@ void Processes::call_after_crash(Task& t) {
 }
 
 bool Processes::wake(Task& t, uint64_t token) {
+  // A task's fiber waking another task (an Event signal) touched that task.
+  if (current_ != nullptr && current_ != &t) life_.sched().note_process_wide();
   if (t.state != Task::State::kBlocked || t.block_token != token) return false;
   t.state = Task::State::kReady;
-  life_.sched().at(life_.now(), [this, &t] { run_task(t); });
+  life_.sched().at_task(
+      life_.now(), [this, &t] { run_task(t); }, t.id, /*runs_code=*/true);
   return true;
 }
 
@@ -350,14 +363,15 @@ void Processes::exhaustive_fault_point(Process& p, Task& t) {
   // The fixed fault set (explore/exhaustive.h): each fault the plan can draw is one
   // binary choice here, in this order; a pause takes its longest length.
   const FaultPlan& plan = life_.options().faults;
-  if (plan.crash_ppm && life_.choose(2) == 1) crash_at_fault_point(p, t, "chosen");
+  if (plan.crash_ppm && life_.choose(2, ChoiceKind::kCrash) == 1)
+    crash_at_fault_point(p, t, "chosen");
   const int64_t length = std::min<int64_t>(plan.pause_max.count(), stall_allowance(p));
   if (length <= 0 || length < plan.pause_min.count()) return;
-  if (plan.pause_ppm && life_.choose(2) == 1) {
+  if (plan.pause_ppm && life_.choose(2, ChoiceKind::kPause) == 1) {
     pause_at_fault_point(p, t, length, "chosen");
     return;
   }
-  if (plan.task_pause_ppm && life_.choose(2) == 1)
+  if (plan.task_pause_ppm && life_.choose(2, ChoiceKind::kTaskPause) == 1)
     pause_task_at_fault_point(p, t, length, "chosen");
 }
 

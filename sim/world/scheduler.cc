@@ -114,13 +114,13 @@ void Scheduler::at(int64_t t_us, Action action, bool daemon, uint32_t owner) {
 void Scheduler::at_message(int64_t t_us, Action action, uint32_t owner, uintptr_t channel,
                            bool server_side, std::shared_ptr<const Footprint> footprint,
                            uint64_t task) {
-  push(t_us, Slot{owner, false, server_side, channel, std::move(action), std::move(footprint),
-                  server_side ? 0 : task});
+  push(t_us,
+       Slot{owner, false, server_side, channel, std::move(action), std::move(footprint), task});
 }
 
-void Scheduler::at_task(int64_t t_us, Action action, uint64_t task) {
+void Scheduler::at_task(int64_t t_us, Action action, uint64_t task, bool runs_code) {
   push(t_us, Slot{current_owner_, false, current_server_side_, 0, std::move(action), nullptr,
-                  current_server_side_ ? 0 : task});
+                  current_server_side_ ? 0 : task, runs_code && !current_server_side_});
 }
 
 void Scheduler::after_task(int64_t delay_us, Action action, uint64_t task) {
@@ -159,6 +159,7 @@ void Scheduler::run_key(const Key& key) {
   ++events_run_;
   current_owner_ = slot.owner;
   current_server_side_ = slot.server_side;
+  current_process_wide_ = false;
   free_.push_back(key.slot);
   action();
   current_owner_ = 0;
@@ -172,15 +173,24 @@ void Scheduler::step() {
   run_key(key);
 }
 
-bool Scheduler::independent(const Asleep& a, const Slot& b) const {
+Scheduler::Asleep Scheduler::asleep(uint64_t seq, const Slot& s, bool known_narrow) {
+  return Asleep{
+      seq,        s.owner, s.server_side, s.footprint, s.runs_code && !known_narrow ? 0 : s.task,
+      s.runs_code};
+}
+
+bool Scheduler::independent(const Asleep& a, const Asleep& b) const {
   // explore/exhaustive.h has the argument. Events of no process (the active expiry
   // cycle, world-level faults) are dependent on everything.
   if (!reduce_ || a.owner == 0 || b.owner == 0) return false;
+  const bool other_tasks = a.task != 0 && b.task != 0 && a.task != b.task;
   // Two client processes' own events; or two events of one process that
-  // each touch only one task's state, different tasks, and run no code
-  // (exhaustive.h, case 4).
+  // each touch only one task's state, different tasks, of which at most
+  // one runs its task's fiber (case 4), or both, when task runs commute
+  // (case 5).
   if (!a.server_side && !b.server_side) {
-    return a.owner != b.owner || (a.task != 0 && b.task != 0 && a.task != b.task);
+    return a.owner != b.owner ||
+           (other_tasks && (task_runs_commute_ || !(a.runs_code && b.runs_code)));
   }
   // Two commands: on different servers or disjoint keys (even of one process:
   // they travel on different connections and only schedule its replies).
@@ -189,9 +199,11 @@ bool Scheduler::independent(const Asleep& a, const Slot& b) const {
            a.footprint->commutes_with(*b.footprint);
   }
   // A command and another process's client-side event: the world gives a
-  // footprint only when client-side events cannot reach server state.
+  // footprint only when client-side events cannot reach server state. Of
+  // the same process: an event touching only a task other than the
+  // command's sender (case 4).
   const std::shared_ptr<const Footprint>& command = a.server_side ? a.footprint : b.footprint;
-  return a.owner != b.owner && command != nullptr;
+  return command != nullptr && (a.owner != b.owner || other_tasks);
 }
 
 bool Scheduler::step_chosen() {
@@ -227,10 +239,11 @@ bool Scheduler::step_chosen() {
     // what they start here, which is independent of it too; so only this
     // order needs running, and when it sleeps, none does.
     for (size_t h : heads) {
-      const Slot& e = slots_[heap_[h].slot];
-      const Asleep as_asleep{heap_[h].seq, e.owner, e.server_side, e.footprint, e.task};
+      // Runs count as touching their whole process here: their extent is
+      // not known before they run.
+      const Asleep as_asleep = asleep(heap_[h].seq, slots_[heap_[h].slot], false);
       const bool alone = std::all_of(due.begin(), due.end(), [&](size_t d) {
-        return d == h || independent(as_asleep, slots_[heap_[d].slot]);
+        return d == h || independent(as_asleep, asleep(heap_[d].seq, slots_[heap_[d].slot], false));
       });
       if (!alone) continue;
       const bool asleep = std::any_of(sleep_.begin(), sleep_.end(),
@@ -240,14 +253,17 @@ bool Scheduler::step_chosen() {
       break;
     }
   }
+  size_t point = SIZE_MAX;  // the tie's choice point, when there is one
   if (awake.size() > 1) {
     pick = chooser_->choose(static_cast<uint32_t>(awake.size()), /*tie=*/true);
-    // The orders that ran before this one (the DFS takes options in turn) sleep.
+    point = chooser_->points().size() - 1;
+    // The orders that ran before this one (the DFS takes options in turn)
+    // sleep. A run counts as touching every task of its process unless its
+    // own sibling run showed otherwise (exhaustive.h, case 4).
     if (reduce_) {
       for (uint32_t k = 0; k < pick; ++k) {
         const Key& e = heap_[awake[k]];
-        const Slot& slot = slots_[e.slot];
-        sleep_.push_back(Asleep{e.seq, slot.owner, slot.server_side, slot.footprint, slot.task});
+        sleep_.push_back(asleep(e.seq, slots_[e.slot], chooser_->known_narrow(point, k)));
       }
     }
   }
@@ -255,9 +271,13 @@ bool Scheduler::step_chosen() {
   const Key key = heap_[index];
   heap_.erase(heap_.begin() + static_cast<std::ptrdiff_t>(index));
   std::make_heap(heap_.begin(), heap_.end(), Later{});
-  const Slot& chosen = slots_[key.slot];
-  std::erase_if(sleep_, [this, &chosen](const Asleep& a) { return !independent(a, chosen); });
+  Asleep ran = asleep(key.seq, slots_[key.slot], true);
   run_key(key);
+  // Judged as it ran: a run that reached beyond its task touched them all.
+  if (current_process_wide_) ran.task = 0;
+  if (point != SIZE_MAX) chooser_->note_narrow(point, !current_process_wide_);
+  current_process_wide_ = false;
+  std::erase_if(sleep_, [this, &ran](const Asleep& a) { return !independent(a, ran); });
   return true;
 }
 

@@ -85,17 +85,29 @@ class Scheduler {
   // state and runs no code (a sleep's or a call's timeout waking it): at
   // now + delay_us. For the exhaustive reduction (explore/exhaustive.h).
   void after_task(int64_t delay_us, Action action, uint64_t task);
-  void at_task(int64_t t_us, Action action, uint64_t task);
+  // `runs_code`: the event runs task `task`'s fiber (its run): it counts as
+  // touching the whole process unless it is known narrow (its sibling run
+  // from the same prefix was: Chooser::known_narrow), and once run, as it
+  // turned out (note_process_wide). exhaustive.h, case 4.
+  void at_task(int64_t t_us, Action action, uint64_t task, bool runs_code = false);
+  // The running event touched more than its own task (an Event signal, a
+  // wake-up of another task, a task's start or end, a process pause, a
+  // delivery held by a pause, a teardown, a stall noted, a new connection):
+  // for the exhaustive reduction (exhaustive.h, case 4).
+  void note_process_wide() { current_process_wide_ = true; }
 
   // Exhaustive: ask `chooser` at every tie (not owned; null: off); with
   // `reduce`, skip the orders the sleep sets prove redundant.
   // `messages_take_time`: no message arrives in the microsecond it was sent
   // (the plan's latency_min >= 1 us), so a tie whose first independent
   // event is alone needs no choice (explore/exhaustive.h).
-  void set_chooser(Chooser* chooser, bool reduce, bool messages_take_time = false) {
+  // `task_runs_commute`: Strategy::task_runs_commute (exhaustive.h, case 5).
+  void set_chooser(Chooser* chooser, bool reduce, bool messages_take_time = false,
+                   bool task_runs_commute = false) {
     chooser_ = chooser;
     reduce_ = reduce;
     messages_take_time_ = messages_take_time;
+    task_runs_commute_ = task_runs_commute;
   }
 
   // PCT: order same-time events by these priorities (not owned; null: off).
@@ -132,7 +144,10 @@ class Scheduler {
     uintptr_t channel = 0;     // messages: their connection direction; 0 otherwise
     Action action;
     std::shared_ptr<const Footprint> footprint = nullptr;  // server-side messages (exhaustive)
-    uint64_t task = 0;  // client-side: the only task of `owner` it touches; 0: any
+    // Client-side: the only task of `owner` it touches (0: any); a
+    // request: the task that sent it.
+    uint64_t task = 0;
+    bool runs_code = false;  // a task's run (at_task)
   };
   // A sleeping event (exhaustive): what independence needs of it.
   struct Asleep {
@@ -140,7 +155,8 @@ class Scheduler {
     uint32_t owner;
     bool server_side;
     std::shared_ptr<const Footprint> footprint;
-    uint64_t task;
+    uint64_t task;  // 0: may touch every task of its process
+    bool runs_code;
   };
   void push(int64_t t_us, Slot slot);
   // Runs the earliest event. Precondition: !heap_.empty().
@@ -148,7 +164,11 @@ class Scheduler {
   // Exhaustive: runs the chosen one of the earliest events; false when all
   // were asleep (nothing ran). Precondition: !heap_.empty().
   bool step_chosen();
-  bool independent(const Asleep& a, const Slot& b) const;
+  // `b`: an event due, or the event that just ran as it ran (its task 0
+  // when it turned out process-wide).
+  bool independent(const Asleep& a, const Asleep& b) const;
+  // `s` as a sleeping event: a run not known narrow touches every task.
+  static Asleep asleep(uint64_t seq, const Slot& s, bool known_narrow);
   void run_key(const Key& key);
 
   int64_t now_us_ = 0;
@@ -161,6 +181,8 @@ class Scheduler {
   Chooser* chooser_ = nullptr;
   bool reduce_ = true;
   bool messages_take_time_ = false;
+  bool task_runs_commute_ = false;
+  bool current_process_wide_ = false;
   std::vector<Asleep> sleep_;
   std::vector<Key> heap_;  // a min-heap on (t_us, -priority, seq)
   std::vector<Slot> slots_;

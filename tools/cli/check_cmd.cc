@@ -77,6 +77,7 @@ static int check_exhaustive(const CheckOptions& options, uint64_t first, uint64_
     pruned += r.pruned;
     if (r.counterexample) {
       plan.strategy.schedule = *r.counterexample;
+      plan.strategy.narrow = r.counterexample_narrow;
       int runs = 0;
       const world::ExplorePlan shrunk = world::shrink_plan(plan, [&](const world::ExplorePlan& p) {
         ++runs;

@@ -312,7 +312,7 @@ TEST(Check, ExhaustiveFindsGetDelsRaceAndReplaysTheSchedule) {
   options.seed = 3;
   options.strategy = world::parse_strategy("exhaustive:2");
   ASSERT_EQ(check(options, out, out), 1) << out.str();
-  EXPECT_NE(out.str().find("schedule 960 of the exhaustive search (bound 2)"), std::string::npos)
+  EXPECT_NE(out.str().find("schedule 316 of the exhaustive search (bound 2)"), std::string::npos)
       << out.str();
   EXPECT_NE(out.str().find("diagnosis: expire-then-delete"), std::string::npos) << out.str();
   const std::string replay =

@@ -27,8 +27,16 @@ TEST(ExhaustiveStrategy, ParsesAndNames) {
             (std::vector<uint32_t>{0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4}));
   EXPECT_EQ(strategy_name(one), "exhaustive:3@2=1,17=4");
   EXPECT_EQ(strategy_name(Strategy{.bound = 2}), "exhaustive:2");
-  for (const char* bad : {"exhaustive:9", "exhaustive:", "exhaustive:1@3", "exhaustive:1@3=1,2=1",
-                          "exhaustive:1@x=1"}) {
+  // Narrow masks ride after a slash (only the bits below the option).
+  const Strategy masked = parse_strategy("exhaustive:2@3=2/1,5=1");
+  EXPECT_EQ(masked.schedule, (std::vector<uint32_t>{0, 0, 0, 2, 0, 1}));
+  EXPECT_EQ(masked.narrow, (std::vector<uint64_t>{0, 0, 0, 1, 0, 0}));
+  EXPECT_EQ(strategy_name(masked), "exhaustive:2@3=2/1,5=1");
+  EXPECT_EQ(format_schedule({0, 2}, {0, 7}), "1=2/3");
+  EXPECT_TRUE(parse_strategy("exhaustive:2@3=2").narrow.empty());
+  for (const char* bad :
+       {"exhaustive:9", "exhaustive:", "exhaustive:1@3", "exhaustive:1@3=1,2=1", "exhaustive:1@x=1",
+        "exhaustive:1@3=1/", "exhaustive:1@3=1/0", "exhaustive:1@3/1=1"}) {
     EXPECT_THROW(parse_strategy(bad), std::invalid_argument) << bad;
   }
 }
@@ -85,6 +93,43 @@ TEST(SearchSchedules, PlacementsComeFirst) {
   EXPECT_TRUE(clean.complete);
   EXPECT_EQ(clean.schedules, 1u + 12u + 66u);  // each sequence once, as without phase 1
   EXPECT_EQ(clean.placements, 13u);
+}
+
+// A stall placement is followed by its burst: the same stall at the same
+// process's next points of that kind, up to the bound; a proof's count is
+// unchanged (each schedule judged once).
+TEST(SearchSchedules, StallBurstsFollowTheirPlacement) {
+  auto world = [](std::vector<size_t> need) {
+    return [need](const std::vector<uint32_t>& prefix) {
+      Chooser c(prefix);
+      std::vector<size_t> took;
+      for (size_t i = 0; i < 12; ++i) {
+        // Even points: process 1's pauses; odd points: its latencies.
+        const ChoiceKind kind = i % 2 == 0 ? ChoiceKind::kPause : ChoiceKind::kLatency;
+        if (c.choose(2, /*tie=*/false, kind, /*owner=*/1) == 1) took.push_back(i);
+      }
+      return ScheduleRun{.failed = took == need, .pruned = false, .points = c.points()};
+    };
+  };
+  // Default; {0}, {0,2}, {0,2,4}; {1}; {2}, {2,4}, {2,4,6}: the eighth.
+  const ExhaustiveResult three = search_schedules(3, world({2, 4, 6}));
+  ASSERT_TRUE(three.counterexample.has_value());
+  EXPECT_EQ(three.schedules, 8u);
+  EXPECT_EQ(three.placements, 8u);
+  EXPECT_EQ(*three.counterexample, (std::vector<uint32_t>{0, 0, 1, 0, 1, 0, 1}));
+  // At bound 2 the burst stops at two stalls: {2, 4, 6} is out of bounds.
+  const ExhaustiveResult two = search_schedules(2, world({2, 4, 6}));
+  EXPECT_TRUE(two.complete);
+  EXPECT_FALSE(two.counterexample.has_value());
+  EXPECT_EQ(two.schedules, 1u + 12u + 66u);
+  EXPECT_EQ(two.placements, 1u + 12u + 5u);  // five pauses with a later pause point: a burst each
+  const ExhaustiveResult clean = search_schedules(3, world({1, 2, 3, 4}));
+  EXPECT_TRUE(clean.complete);
+  EXPECT_EQ(clean.schedules, 1u + 12u + 66u + 220u);
+  // A latency burst is not placed: {1, 3} waits for the depth-first phase.
+  const ExhaustiveResult latency = search_schedules(2, world({1, 3}));
+  ASSERT_TRUE(latency.counterexample.has_value());
+  EXPECT_GT(latency.schedules, latency.placements);
 }
 
 // Two processes, each sending one SET of `keys[i]`: fixed latency, no
@@ -194,7 +239,8 @@ TEST(ExhaustiveSearch, FindsTheGetDelRaceAndItReplays) {
   EXPECT_LE(deviations, 2);
   // The printed schedule replays the failure, byte for byte.
   ExplorePlan replay = plan;
-  replay.strategy = parse_strategy("exhaustive:2@" + format_schedule(*two.counterexample));
+  replay.strategy = parse_strategy("exhaustive:2@" +
+                                   format_schedule(*two.counterexample, two.counterexample_narrow));
   const ExploreOutcome a = run_plan(replay), b = run_plan(replay);
   ASSERT_FALSE(a.violations.empty());
   EXPECT_GE(find_expire_then_delete(a.history, kExploreKey), 0);
@@ -272,6 +318,20 @@ TEST(ExhaustiveSearch, ProvesSimpleAndTheReductionPrunes) {
   std::printf("simple, seed 2, bound 1: %llu schedules with sleep sets, %llu without\n",
               static_cast<unsigned long long>(reduced.schedules),
               static_cast<unsigned long long>(full.schedules));
+}
+
+// Per task (exhaustive.h, cases 4 and 5): a ReentrantLock client's lock
+// task and watchdog run at the same microsecond; with their runs judged
+// narrow from their sibling runs, the second order sleeps and its run is
+// cut as redundant (before the per-task relation: 0 of the first 2,000
+// runs pruned). Nothing is flagged.
+TEST(ExhaustiveReduction, ALockTaskAndItsWatchdogCommute) {
+  ExplorePlan plan = generate_small_plan(lock::LockKind::kReentrant, 1);
+  plan.strategy = parse_strategy("exhaustive:0");
+  const ExhaustiveResult r = explore_exhaustive(plan, /*max_runs=*/2000);
+  EXPECT_FALSE(r.counterexample.has_value());
+  EXPECT_GT(r.pruned, 0u);
+  EXPECT_EQ(r.schedules + r.pruned, 2000u);
 }
 
 }  // namespace

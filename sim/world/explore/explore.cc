@@ -391,6 +391,13 @@ ExploreOutcome run_plan(const ExplorePlan& plan) {
   // The fenced storage is memory the clients share outside the world: its
   // writes do not commute, so no reduction (exhaustive.h).
   if (plan.kind == LockKind::kFenced) options.strategy.reduce = false;
+  // The ReentrantLock family's tasks (one lock task and its watchdogs) share
+  // memory only next to an Event signal or a task's start or end, so their
+  // runs commute otherwise (exhaustive.h, case 5).
+  options.strategy.task_runs_commute =
+      lock::is_reentrant_kind(plan.kind) &&
+      std::all_of(plan.clients.begin(), plan.clients.end(),
+                  [](const ClientPlan& c) { return c.tasks <= 1; });
   options.pct_steps = pct_steps(plan);
   options.faults = plan.faults;
   options.time_limit_us = int64_t{600} * 1000 * kMs;
@@ -529,7 +536,7 @@ std::string describe_plan(const ExplorePlan& plan) {
         << " steps)\n";
   }
   if (plan.strategy.exhaustive()) {
-    const std::string schedule = format_schedule(plan.strategy.schedule);
+    const std::string schedule = format_schedule(plan.strategy.schedule, plan.strategy.narrow);
     out << "strategy: exhaustive, bound " << plan.strategy.bound << ", schedule "
         << (schedule.empty() ? "all defaults" : schedule) << "\n";
   }

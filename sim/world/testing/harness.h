@@ -450,9 +450,10 @@ inline ExhaustiveRunResult explore_exhaustive(world::ExplorePlan plan, const Loc
   ExhaustiveRunResult out;
   out.search = world::search_schedules(
       bound,
-      [&](const std::vector<uint32_t>& prefix) {
+      [&](const std::vector<uint32_t>& prefix, const std::vector<uint64_t>& narrow) {
         world::ExplorePlan p = plan;
         p.strategy.schedule = prefix;
+        p.strategy.narrow = narrow;
         RunResult r = run_plan(p, make, run);
         return world::ScheduleRun{.failed = !r.safe(), .pruned = r.pruned, .points = r.choices};
       },
@@ -460,6 +461,7 @@ inline ExhaustiveRunResult explore_exhaustive(world::ExplorePlan plan, const Loc
   if (out.search.counterexample) {
     out.failing_plan = plan;
     out.failing_plan.strategy.schedule = *out.search.counterexample;
+    out.failing_plan.strategy.narrow = out.search.counterexample_narrow;
     out.failure = run_plan(out.failing_plan, make, run);
   }
   return out;
