@@ -1,5 +1,5 @@
 // Lua 5.1 source rules on top of the 5.4 parser: a small tokenizer of our
-// own (names, numbers, short strings, long strings, comments, operators)
+// own (lexer51.h: names, numbers, short strings, long strings, comments, operators)
 // runs over every script body before 5.4 compiles it. It does two things.
 //
 // 1. Edits that make 5.4 read the text as 5.1 read it:
@@ -52,230 +52,10 @@
 #include <vector>
 
 #include "sim/lua/internal.h"
+#include "sim/lua/lexer51.h"
 
 namespace redsim::sim::lua {
 namespace {
-
-bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-
-// 5.1's escapes after a backslash (digits start a \ddd escape).
-bool valid_escape51(char c) {
-  switch (c) {
-    case 'a':
-    case 'b':
-    case 'f':
-    case 'n':
-    case 'r':
-    case 't':
-    case 'v':
-    case '\\':
-    case '"':
-    case '\'':
-    case '\n':
-    case '\r':
-      return true;
-    default:
-      return is_digit(c);
-  }
-}
-
-enum class Tok { kName, kKeyword, kNumber, kString, kOp, kEof };
-
-struct Token {
-  Tok kind = Tok::kEof;
-  std::string text;  // the name, keyword, operator; a number's source text
-  size_t offset = 0;
-  size_t end = 0;  // one past the token's last byte
-  int line = 1;
-};
-
-bool is_keyword(std::string_view s) {
-  static constexpr std::string_view kWords[] = {
-      "and", "break",    "do",     "else", "elseif", "end",   "false",
-      "for", "function", "if",     "in",   "local",  "nil",   "not",
-      "or",  "repeat",   "return", "then", "true",   "until", "while"};
-  for (std::string_view w : kWords) {
-    if (s == w) return true;
-  }
-  return false;
-}
-
-struct Edit {
-  size_t offset;
-  size_t length;
-  std::string text;
-};
-
-class Lexer {
- public:
-  explicit Lexer(std::string_view src) : src_(src) {}
-
-  // The tokens of the whole body; unknown-escape edits land in `edits`.
-  std::vector<Token> run(std::vector<Edit>& edits) {
-    std::vector<Token> out;
-    for (;;) {
-      Token t = next(edits);
-      bool eof = t.kind == Tok::kEof;
-      out.push_back(std::move(t));
-      if (eof) return out;
-    }
-  }
-
- private:
-  char peek(size_t ahead) const { return i_ + ahead < src_.size() ? src_[i_ + ahead] : '\0'; }
-
-  void newline() {
-    // "\r\n" and "\n\r" count once, as Lua's lexer counts them.
-    char c = src_[i_++];
-    if (i_ < src_.size() && (src_[i_] == '\n' || src_[i_] == '\r') && src_[i_] != c) ++i_;
-    ++line_;
-  }
-
-  // At '[': true for "[[" or "[=*[", with *level the number of '='.
-  bool long_bracket(size_t* level) {
-    size_t j = i_;
-    if (j >= src_.size() || src_[j] != '[') return false;
-    ++j;
-    size_t eq = 0;
-    while (j < src_.size() && src_[j] == '=') {
-      ++eq;
-      ++j;
-    }
-    if (j >= src_.size() || src_[j] != '[') return false;
-    *level = eq;
-    i_ = j + 1;
-    return true;
-  }
-
-  void skip_long(size_t level) {
-    while (i_ < src_.size()) {
-      char c = src_[i_];
-      if (c == '\n' || c == '\r') {
-        newline();
-        continue;
-      }
-      if (c == ']') {
-        size_t j = i_ + 1;
-        size_t eq = 0;
-        while (j < src_.size() && src_[j] == '=') {
-          ++eq;
-          ++j;
-        }
-        if (eq == level && j < src_.size() && src_[j] == ']') {
-          i_ = j + 1;
-          return;
-        }
-      }
-      ++i_;
-    }
-  }
-
-  void short_string(char quote, std::vector<Edit>& edits) {
-    ++i_;
-    while (i_ < src_.size()) {
-      char c = src_[i_];
-      if (c == quote) {
-        ++i_;
-        return;
-      }
-      if (c == '\n' || c == '\r') return;  // unfinished: the parser reports it
-      if (c == '\\' && i_ + 1 < src_.size()) {
-        char e = src_[i_ + 1];
-        if (valid_escape51(e)) {
-          if (e == '\n' || e == '\r') {
-            ++i_;
-            newline();
-          } else {
-            i_ += 2;
-          }
-          continue;
-        }
-        edits.push_back({i_, 1, {}});  // 5.1 reads "\q" as "q"
-        ++i_;
-        continue;
-      }
-      ++i_;
-    }
-  }
-
-  void number() {
-    while (i_ < src_.size()) {
-      char c = src_[i_];
-      if ((c == 'e' || c == 'E' || c == 'p' || c == 'P') && (peek(1) == '+' || peek(1) == '-')) {
-        i_ += 2;
-      } else if (is_name_char(c) || c == '.') {
-        ++i_;
-      } else {
-        break;
-      }
-    }
-  }
-
-  Token next(std::vector<Edit>& edits) {
-    for (;;) {
-      if (i_ >= src_.size()) return {Tok::kEof, "<eof>", i_, i_, line_};
-      char c = src_[i_];
-      if (c == '\n' || c == '\r') {
-        newline();
-      } else if (c == ' ' || c == '\t' || c == '\f' || c == '\v') {
-        ++i_;
-      } else if (c == '-' && peek(1) == '-') {
-        i_ += 2;
-        size_t level = 0;
-        if (long_bracket(&level)) {
-          skip_long(level);
-        } else {
-          while (i_ < src_.size() && src_[i_] != '\n' && src_[i_] != '\r') ++i_;
-        }
-      } else {
-        break;
-      }
-    }
-    Token t;
-    t.offset = i_;
-    t.line = line_;
-    char c = src_[i_];
-    size_t level = 0;
-    if (c == '[' && long_bracket(&level)) {
-      skip_long(level);
-      t.kind = Tok::kString;
-    } else if (c == '"' || c == '\'') {
-      short_string(c, edits);
-      t.kind = Tok::kString;
-    } else if (is_digit(c) || (c == '.' && is_digit(peek(1)))) {
-      number();
-      t.kind = Tok::kNumber;
-      t.text.assign(src_.substr(t.offset, i_ - t.offset));
-    } else if (is_name_start(c)) {
-      while (i_ < src_.size() && is_name_char(src_[i_])) ++i_;
-      t.text.assign(src_.substr(t.offset, i_ - t.offset));
-      t.kind = is_keyword(t.text) ? Tok::kKeyword : Tok::kName;
-    } else {
-      t.kind = Tok::kOp;
-      static constexpr std::string_view kTwo[] = {"==", "~=", "<=", ">=", "//",
-                                                  "<<", ">>", "::", ".."};
-      std::string_view rest = src_.substr(i_);
-      if (rest.substr(0, 3) == "...") {
-        t.text = "...";
-      } else {
-        t.text.assign(1, c);
-        for (std::string_view two : kTwo) {
-          if (rest.substr(0, 2) == two) t.text.assign(two);
-        }
-      }
-      i_ += t.text.size();
-    }
-    t.end = i_;
-    return t;
-  }
-
-  std::string_view src_;
-  size_t i_ = 0;
-  int line_ = 1;
-};
 
 // Decimal or hex integer literal without fraction or exponent: its value
 // (as strtod reads it, which is what 5.1 does), else false.
@@ -1022,7 +802,7 @@ bool goto_function_name(const std::vector<Token>& toks, size_t k, bool* method) 
 Source51 adapt_source51(std::string_view code, bool number_model) {
   Source51 out;
   std::vector<Edit> edits;
-  std::vector<Token> toks = Lexer(code).run(edits);
+  std::vector<Token> toks = tokenize51(code, edits);
   ConcatRewriter exprs(code, toks);
 
   // Insertions that must nest inside others at the same offset: `opens`
