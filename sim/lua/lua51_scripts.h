@@ -530,6 +530,27 @@ inline std::vector<Case> goto_and_zero_cases() {
        testing::Arr({testing::Bulk("-0"), testing::Bulk("-0")})},
       {"return {tostring(0), tostring(-0)}",
        testing::Arr({testing::Bulk("0"), testing::Bulk("0")})},
+      // Zeros 5.1 folds from constant expressions share the constant too;
+      // a division by zero is not folded, its operands are constants.
+      {"local a = 1-1; local b = -0; return tostring(b)", testing::Bulk("0")},
+      {"local a = 0*-1; local b = 0; return tostring(b)", testing::Bulk("-0")},
+      {"local a = 0 return tostring(0 * -5)", testing::Bulk("0")},
+      {"local a = -0 return tostring(1 - 1)", testing::Bulk("-0")},
+      {"return {tostring(1-1), tostring(-0)}",
+       testing::Arr({testing::Bulk("0"), testing::Bulk("0")})},
+      {"return {tostring(0*-1), tostring(0)}",
+       testing::Arr({testing::Bulk("-0"), testing::Bulk("-0")})},
+      {"local a = 0 return tostring(1/-0)", testing::Bulk("inf")},
+      {"local a = -0 return tostring(1/0)", testing::Bulk("-inf")},
+      {"local a = 0 local b = 2 * 0 * -1 return tostring(b)", testing::Bulk("0")},
+      {"local a = 2^0 - 1 local b = -0 return tostring(b)", testing::Bulk("0")},
+      {"local a = -0 return {tostring(0 + 0), tostring(5 - 5), tostring((0))}",
+       testing::Arr({testing::Bulk("-0"), testing::Bulk("-0"), testing::Bulk("-0")})},
+      {"local a = 0*-1 local f = function() return 0 end return {tostring(f()), tostring(0)}",
+       testing::Arr({testing::Bulk("0"), testing::Bulk("-0")})},
+      {"local x = 3 local a = -0 return tostring(x * 0)", testing::Bulk("-0")},
+      {"local x = 3 local a = 0 return tostring(x * -0)", testing::Bulk("0")},
+      {"return tostring(-(1-1))", testing::Bulk("-0")},
   };
 }
 
