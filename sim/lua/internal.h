@@ -163,8 +163,16 @@ inline constexpr std::string_view kSelfCallName = "__redsim_self51";
 int mod51(lua_State* L);
 inline constexpr std::string_view kModName = "__redsim_mod51";
 
+// kLenName(name, v): 5.1's `#v`: a table's or string's raw length as a
+// number (5.1 never calls a table's __len: redis-server 7.0.15 answers 2
+// for `#setmetatable({1,2}, {__len = ...})`), else a __len metamethod,
+// else "attempt to get length of local 'x' (a nil value)" with the operand
+// named by `name` (empty: "attempt to get length of a nil value").
+int len51(lua_State* L);
+inline constexpr std::string_view kLenName = "__redsim_len51";
+
 // The function behind a helper name the source rewrite uses
-// (kSelfCallName, kModName), else null: the globals' __index hands these
+// (kSelfCallName, kModName, kLenName), else null: the globals' __index hands these
 // out without their being globals.
 lua_CFunction helper51(std::string_view name);
 

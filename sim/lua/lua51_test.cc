@@ -26,6 +26,7 @@ TEST_F(Lua51Test, NumbersAreDoubles) { check(lua51::number_cases()); }
 TEST_F(Lua51Test, LibraryAndBridgeNumbersAreDoubles) { check(lua51::library_number_cases()); }
 TEST_F(Lua51Test, ModuloIsFiveOnes) { check(lua51::modulo_cases()); }
 TEST_F(Lua51Test, GotoMethodsAndTheSharedZeroConstant) { check(lua51::goto_and_zero_cases()); }
+TEST_F(Lua51Test, LengthIgnoresLenAndNamesItsOperand) { check(lua51::length_cases()); }
 TEST_F(Lua51Test, UnpackAndCallDepthLimits) { check(lua51::limit_cases()); }
 TEST_F(Lua51Test, MathRandomStartsFromRand48sInitialState) { check(lua51::random_cases()); }
 
@@ -38,8 +39,9 @@ TEST_F(Lua51Test, LiteralRewritesKeepEverythingElse) {
   EXPECT_EQ(s.code, "return 4294967296.0, 4294967295.0, 4294967296.0, '4294967296'");
   // `%` is 5.1's modulo, a call naming its operands.
   EXPECT_EQ(lua::adapt_source51("return 1 % 0, 1 %0x0, -x ^ 2 * 10 % #t").code,
-            "local __redsim_mod51=__redsim_mod51;return __redsim_mod51(\"|\", 1.0 , 0.0), "
-            "__redsim_mod51(\"|\", 1.0 ,0.0), __redsim_mod51(\"|\", -x ^ 2.0 * 10.0 , (#t+0.0))");
+            "local __redsim_len51=__redsim_len51;local __redsim_mod51=__redsim_mod51;return "
+            "__redsim_mod51(\"|\", 1.0 , 0.0), __redsim_mod51(\"|\", 1.0 ,0.0), "
+            "__redsim_mod51(\"|\", -x ^ 2.0 * 10.0 , __redsim_len51(\"global 't'\", t))");
   // Without the number model only what 5.4 would get wrong at compile time.
   EXPECT_EQ(lua::adapt_source51("return 1 % 0, 3, 4294967296", false).code,
             "return 1 % 0.0, 3, 4294967296.0");
@@ -65,13 +67,15 @@ TEST_F(Lua51Test, ConcatChainsBecomeOneCallNamingTheirOperands) {
 }
 
 TEST_F(Lua51Test, LengthsGotoMethodsAndZerosAreRewritten) {
-  // `#x` becomes a float, `^` binding tighter than the `#`; inside a `..`
-  // chain the parentheses nest within the concat call.
+  // `#x` becomes the length helper's call naming its operand (a float,
+  // no __len for tables), `^` binding tighter than the `#`; inside a `..`
+  // chain the call nests within the concat call.
   EXPECT_EQ(lua::adapt_source51("return #t * #s.x[1] ^ 2").code,
-            "return (#t+0.0) * (#s.x[1.0] ^ 2.0+0.0)");
+            "local __redsim_len51=__redsim_len51;return __redsim_len51(\"global 't'\", t) * "
+            "__redsim_len51(\"\", s.x[1.0] ^ 2.0)");
   EXPECT_EQ(lua::adapt_source51("return #t .. 'x'").code,
-            "local __redsim_concat51=__redsim_concat51;return __redsim_concat51(\"|\", (#t+0.0) , "
-            "'x')");
+            "local __redsim_len51=__redsim_len51;local __redsim_concat51=__redsim_concat51;return "
+            "__redsim_concat51(\"|\", __redsim_len51(\"global 't'\", t) , 'x')");
   EXPECT_EQ(lua::adapt_source51("return #function() end").code, "return #function() end");
   // obj:goto(...) through the self-call helper; function t:goto() as a field.
   EXPECT_EQ(lua::adapt_source51("return a.b:goto(1), t:goto(), t:goto'x'").code,

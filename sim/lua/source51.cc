@@ -23,8 +23,9 @@
 //      `t.goto` and `{goto = 1}` index the string "goto"; `obj:goto(...)`
 //      becomes kSelfCallName(obj, "goto", ...) and `function t:goto(a)`
 //      becomes `t["goto"] = function(self, a)`.
-//    - `#x` becomes `(#x+0.0)`: the length as a double (the number model,
-//      internal.h; library functions push floats themselves).
+//    - `#x` becomes kLenName("name", x) (numbers51.cc): the length as a
+//      double (the number model, internal.h), without a table's __len,
+//      which 5.1 never calls; errors name the operand as 5.1 does.
 //    - `a % b` becomes kModName("names", a, b): 5.1's a - floor(a/b)*b
 //      (the VM's float modulo is fmod based).
 //    - Zero constants take the sign of the first zero constant of their
@@ -320,14 +321,20 @@ class ConcatRewriter {
   // "+0.0)", in the order that nests them inside any other insertion at
   // the same offset (see adapt_source51). An operand this pass does not
   // understand (a function literal) is left as it is.
-  void length_edits(std::vector<Edit>& opens, std::vector<Edit>& closes) const {
+  // `#x` becomes kLenName("name", x) (5.1's length: no __len for tables,
+  // a double, the operand named in the error); returns how many.
+  int length_edits(std::vector<Edit>& edits, std::vector<Edit>& closes) const {
+    int count = 0;
     for (size_t k = toks_.size(); k-- > 0;) {
       if (!is_op(k, "#")) continue;
       size_t e = unary_end(k + 1);
-      if (e == kNone || e == 0) continue;
-      opens.push_back({toks_[k].offset, 0, "("});
-      closes.push_back({toks_[e - 1].end, 0, "+0.0)"});
+      if (e == kNone || e == 0 || e <= k + 1) continue;
+      edits.push_back(
+          {toks_[k].offset, 1, std::string(kLenName) + "(\"" + describe(k + 1, e - 1) + "\", "});
+      closes.push_back({toks_[e - 1].end, 0, ")"});
+      ++count;
     }
+    return count;
   }
 
   // `obj:goto(args)` (5.1 allows any name after ':') becomes
@@ -574,9 +581,14 @@ class ConcatRewriter {
         if ((quote == '"' || quote == '\'') && key.end - key.offset >= 2) {
           body = src_.substr(key.offset + 1, key.end - key.offset - 2);
         }
-        bool plain = !body.empty();
-        for (char c : body) plain = plain && is_name_char(c);
-        if (plain) return "field '" + std::string(body) + "'";
+        // 5.1 names a constant string key by its bytes (redis-server
+        // 7.0.15: "field 'a b'", "field ''"). One with escapes (which would
+        // need decoding here), a '"' (the names travel in a "..." literal)
+        // or a '|' (their separator) stays '?'.
+        bool quoted = (quote == '"' || quote == '\'') && key.end - key.offset >= 2;
+        if (quoted && body.find_first_of("\\\"|") == std::string_view::npos) {
+          return "field '" + std::string(body) + "'";
+        }
       }
       return "field '?'";
     }
@@ -1033,12 +1045,14 @@ Source51 adapt_source51(std::string_view code, bool number_model) {
   }
   // Nesting at one offset, outermost first: a `%` call holds a `#x` or a
   // self call, a `#x` holds a self call (`closes` in the reverse order).
-  std::vector<Edit> len_opens;
   std::vector<Edit> len_closes;
   std::vector<Edit> mod_opens;
   std::vector<Edit> mod_closes;
   if (number_model) {
-    exprs.length_edits(len_opens, len_closes);
+    if (exprs.length_edits(edits, len_closes) > 0) {
+      std::string name(kLenName);
+      edits.push_back({0, 0, "local " + name + "=" + name + ";"});
+    }
     if (exprs.mod_edits(edits, mod_opens, mod_closes) > 0) {
       std::string name(kModName);
       edits.push_back({0, 0, "local " + name + "=" + name + ";"});
@@ -1052,7 +1066,6 @@ Source51 adapt_source51(std::string_view code, bool number_model) {
   }
   closes.insert(closes.end(), len_closes.begin(), len_closes.end());
   closes.insert(closes.end(), mod_closes.begin(), mod_closes.end());
-  mod_opens.insert(mod_opens.end(), len_opens.begin(), len_opens.end());
   mod_opens.insert(mod_opens.end(), opens.begin(), opens.end());
   edits.insert(edits.begin(), closes.begin(), closes.end());
   edits.insert(edits.end(), mod_opens.begin(), mod_opens.end());
