@@ -306,8 +306,11 @@ int register_function(lua_State* L) {
   return 0;
 }
 
-// __index of a library's _ENV during its load: `redis` (the load API) and
-// the concat function of rewritten `..` chains; nothing else.
+// __index of a library's _ENV during its load: `redis` (the load API), the
+// concat function of rewritten `..` chains and the other helpers of the
+// source rewrite (`%`, `#`, `:goto`; the rewritten chunk binds them to
+// locals first thing, so a library using `%` failed to load without
+// them); nothing else.
 int load_index(lua_State* L) {
   size_t len = 0;
   const char* key = lua_tolstring(L, 2, &len);
@@ -318,6 +321,10 @@ int load_index(lua_State* L) {
   }
   if (k == lua::kConcatName) {
     lua_pushcfunction(L, lua::concat51);
+    return 1;
+  }
+  if (lua_CFunction helper = lua::helper51(k)) {
+    lua_pushcfunction(L, helper);
     return 1;
   }
   return nonexistent(L);

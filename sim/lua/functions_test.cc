@@ -150,5 +150,15 @@ TEST_F(FunctionTest, SetrespThreeConvertsBothWays) {
   EXPECT_TRUE(eval("local t = {} t.map = t return t").is_map());
 }
 
+// A library using `%` and `#` loads (the source rewrite binds its helpers
+// first thing, during the load) and they behave as 5.1's, as on
+// redis-server 7.0.15.
+TEST_F(FunctionTest, LibraryUsingModuloAndLengthLoads) {
+  EXPECT_EQ(load("#!lua name=m\nredis.register_function('m1', function() return {5 % 3, "
+                 "#'abc', #setmetatable({1}, {__len = function() return 7 end})} end)"),
+            Bulk("m"));
+  EXPECT_EQ(run({"FCALL", "m1", "0"}), Arr({Int(2), Int(3), Int(1)}));
+}
+
 }  // namespace
 }  // namespace redsim::sim

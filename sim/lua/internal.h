@@ -163,8 +163,16 @@ inline constexpr std::string_view kSelfCallName = "__redsim_self51";
 int mod51(lua_State* L);
 inline constexpr std::string_view kModName = "__redsim_mod51";
 
+// kLenName(name, v): 5.1's `#v`: a table's or string's raw length as a
+// number (5.1 never calls a table's __len: redis-server 7.0.15 answers 2
+// for `#setmetatable({1,2}, {__len = ...})`), else a __len metamethod,
+// else "attempt to get length of local 'x' (a nil value)" with the operand
+// named by `name` (empty: "attempt to get length of a nil value").
+int len51(lua_State* L);
+inline constexpr std::string_view kLenName = "__redsim_len51";
+
 // The function behind a helper name the source rewrite uses
-// (kSelfCallName, kModName), else null: the globals' __index hands these
+// (kSelfCallName, kModName, kLenName), else null: the globals' __index hands these
 // out without their being globals.
 lua_CFunction helper51(std::string_view name);
 
@@ -238,6 +246,23 @@ int open_cjson(lua_State* L);
 int open_cmsgpack(lua_State* L);
 // Pushes the `struct` table (Roberto's struct library as Redis ships it).
 int open_struct(lua_State* L);
+
+// ---- order51.cc: Lua 5.1's table order, for cmsgpack's maps ------------------
+
+// Registry key (its address) of the weak-keyed table cmsgpack.unpack
+// records each decoded map's keys in (map -> sequence of its keys, in
+// insertion order).
+extern char kInsertionOrderKey;
+// The order (indices 0..count-1 into the sequence keys_table holds at that
+// stack index) in which Redis's 5.1 lua_next gives the keys of the map at
+// stack index `table` that cmsgpack.unpack built: its recorded keys, then
+// keys added since (sorted). Empty when the table was not decoded, lost a
+// key, or has a key of another type than string, number, boolean.
+std::vector<int> recorded_order51(lua_State* L, int table, int keys_table, int count);
+// The 5.1 lua_next order of the keys in keys_table (1..count) inserted
+// into a fresh table in a fixed sorted order; empty when a key has no 5.1
+// hash we can compute (tables, functions as keys).
+std::vector<int> order51(lua_State* L, int keys_table, int count);
 
 // ---- compat51.cc ---------------------------------------------------------
 

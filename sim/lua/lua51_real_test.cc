@@ -70,6 +70,7 @@ TEST_F(Lua51Real, SeededNumberExpressions) {
   }
 }
 TEST_F(Lua51Real, GotoMethodsAndTheSharedZeroConstant) { compare(lua51::goto_and_zero_cases()); }
+TEST_F(Lua51Real, LengthIgnoresLenAndNamesItsOperand) { compare(lua51::length_cases()); }
 TEST_F(Lua51Real, UnpackAndCallDepthLimits) { compare(lua51::limit_cases()); }
 TEST_F(Lua51Real, UnpackedMapsRepackInFiveOneOrder) { compare(lua51::msgpack_roundtrip_cases()); }
 TEST_F(Lua51Real, CmsgpackAndStructByteForByte) {

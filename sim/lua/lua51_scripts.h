@@ -530,6 +530,63 @@ inline std::vector<Case> goto_and_zero_cases() {
        testing::Arr({testing::Bulk("-0"), testing::Bulk("-0")})},
       {"return {tostring(0), tostring(-0)}",
        testing::Arr({testing::Bulk("0"), testing::Bulk("0")})},
+      // Zeros 5.1 folds from constant expressions share the constant too;
+      // a division by zero is not folded, its operands are constants.
+      {"local a = 1-1; local b = -0; return tostring(b)", testing::Bulk("0")},
+      {"local a = 0*-1; local b = 0; return tostring(b)", testing::Bulk("-0")},
+      {"local a = 0 return tostring(0 * -5)", testing::Bulk("0")},
+      {"local a = -0 return tostring(1 - 1)", testing::Bulk("-0")},
+      {"return {tostring(1-1), tostring(-0)}",
+       testing::Arr({testing::Bulk("0"), testing::Bulk("0")})},
+      {"return {tostring(0*-1), tostring(0)}",
+       testing::Arr({testing::Bulk("-0"), testing::Bulk("-0")})},
+      {"local a = 0 return tostring(1/-0)", testing::Bulk("inf")},
+      {"local a = -0 return tostring(1/0)", testing::Bulk("-inf")},
+      {"local a = 0 local b = 2 * 0 * -1 return tostring(b)", testing::Bulk("0")},
+      {"local a = 2^0 - 1 local b = -0 return tostring(b)", testing::Bulk("0")},
+      {"local a = -0 return {tostring(0 + 0), tostring(5 - 5), tostring((0))}",
+       testing::Arr({testing::Bulk("-0"), testing::Bulk("-0"), testing::Bulk("-0")})},
+      {"local a = 0*-1 local f = function() return 0 end return {tostring(f()), tostring(0)}",
+       testing::Arr({testing::Bulk("0"), testing::Bulk("-0")})},
+      {"local x = 3 local a = -0 return tostring(x * 0)", testing::Bulk("-0")},
+      {"local x = 3 local a = 0 return tostring(x * -0)", testing::Bulk("0")},
+      {"return tostring(-(1-1))", testing::Bulk("-0")},
+  };
+}
+
+// `#` as 5.1's: a table's __len is never called, the length is a double,
+// errors name the operand; constant string keys named in errors.
+inline std::vector<Case> length_cases() {
+  return {
+      {"local t = setmetatable({1,2}, {__len=function() return 9 end}) return #t", testing::Int(2)},
+      {"local t = setmetatable({}, {__len=function() return 9 end}) return #t .. ''",
+       testing::Bulk("0")},
+      {"local x return #x",
+       runtime_err("local x return #x", "attempt to get length of local 'x' (a nil value)")},
+      {"local t = {} return #t.x",
+       runtime_err("local t = {} return #t.x", "attempt to get length of field 'x' (a nil value)")},
+      {"local t = {} return #t[1]",
+       runtime_err("local t = {} return #t[1]",
+                   "attempt to get length of field '?' (a nil value)")},
+      {"local t = {} return #t['a b']",
+       runtime_err("local t = {} return #t['a b']",
+                   "attempt to get length of field 'a b' (a nil value)")},
+      {"local function f() end return #f()",
+       runtime_err("local function f() end return #f()", "attempt to get length of a nil value")},
+      {"return #5", runtime_err("return #5", "attempt to get length of a number value")},
+      {"local x local function g() return #x end return g()",
+       runtime_err("local x local function g() return #x end return g()",
+                   "attempt to get length of upvalue 'x' (a nil value)")},
+      {"local t = {1,2,3} return 10 % #t", testing::Int(1)},
+      {"local t = {1,2,3} return tostring(#t / 2)", testing::Bulk("1.5")},
+      {"local t = {} function t:goto() return {1,2} end return #t:goto()", testing::Int(2)},
+      {"local s = 'abc' return #s .. #s", testing::Bulk("33")},
+      {"local t = {} return t['a b'] .. 'x'",
+       runtime_err("local t = {} return t['a b'] .. 'x'",
+                   "attempt to concatenate field 'a b' (a nil value)")},
+      {"local t = {} return 1 % t['']",
+       runtime_err("local t = {} return 1 % t['']",
+                   "attempt to perform arithmetic on field '' (a nil value)")},
   };
 }
 

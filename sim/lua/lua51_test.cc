@@ -26,6 +26,7 @@ TEST_F(Lua51Test, NumbersAreDoubles) { check(lua51::number_cases()); }
 TEST_F(Lua51Test, LibraryAndBridgeNumbersAreDoubles) { check(lua51::library_number_cases()); }
 TEST_F(Lua51Test, ModuloIsFiveOnes) { check(lua51::modulo_cases()); }
 TEST_F(Lua51Test, GotoMethodsAndTheSharedZeroConstant) { check(lua51::goto_and_zero_cases()); }
+TEST_F(Lua51Test, LengthIgnoresLenAndNamesItsOperand) { check(lua51::length_cases()); }
 TEST_F(Lua51Test, UnpackAndCallDepthLimits) { check(lua51::limit_cases()); }
 TEST_F(Lua51Test, MathRandomStartsFromRand48sInitialState) { check(lua51::random_cases()); }
 
@@ -72,6 +73,10 @@ TEST_F(Lua51Test, LengthsGotoMethodsAndZerosAreRewritten) {
   EXPECT_EQ(lua::adapt_source51("return #t .. 'x'").code,
             "local __redsim_concat51=__redsim_concat51;return __redsim_concat51(\"|\", (#t+0.0) , "
             "'x')");
+  // A script that writes "len" may set a __len: `#` through the helper.
+  EXPECT_EQ(lua::adapt_source51("local len = #t return len").code,
+            "local __redsim_len51=__redsim_len51;local len = __redsim_len51(\"global 't'\", t) "
+            "return len");
   EXPECT_EQ(lua::adapt_source51("return #function() end").code, "return #function() end");
   // obj:goto(...) through the self-call helper; function t:goto() as a field.
   EXPECT_EQ(lua::adapt_source51("return a.b:goto(1), t:goto(), t:goto'x'").code,

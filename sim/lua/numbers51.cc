@@ -262,7 +262,30 @@ int mod51(lua_State* L) {
   return 1;
 }
 
+int len51(lua_State* L) {
+  lua_settop(L, 2);  // `#f()` of a call that returned nothing: nil
+  switch (lua_type(L, 2)) {
+    case LUA_TTABLE:
+    case LUA_TSTRING:
+      lua_pushnumber(L, static_cast<lua_Number>(lua_rawlen(L, 2)));
+      return 1;
+    default:
+      break;
+  }
+  if (luaL_getmetafield(L, 2, "__len") != LUA_TNIL) {
+    lua_pushvalue(L, 2);
+    lua_call(L, 1, 1);
+    return 1;
+  }
+  size_t len = 0;
+  const char* name = lua_tolstring(L, 1, &len);
+  std::string what = std::string("a ") + luaL_typename(L, 2) + " value";
+  if (len > 0) what = std::string(name, len) + " (" + what + ")";
+  return luaL_error(L, "attempt to get length of %s", what.c_str());
+}
+
 lua_CFunction helper51(std::string_view name) {
+  if (name == kLenName) return len51;
   if (name == kSelfCallName) return self_call51;
   if (name == kModName) return mod51;
   return nullptr;

@@ -41,11 +41,17 @@ void check(bool ok, const std::string& why) {
   std::abort();
 }
 
+// The reply's RESP2 encoding is one well-formed reply that decodes to the
+// reply itself, or to one that encodes to the same bytes: the encoding
+// maps an error's \r and \n to spaces, as Redis's addReplyErrorFormat does
+// (an error echoing a key "a\nb": seed dispatch_seeds/newline-in-error).
 void check_reply(const Reply& r) {
   redsim::resp::Decoder d;
-  d.feed(redsim::resp::encode(r));
+  std::string bytes = redsim::resp::encode(r);
+  d.feed(bytes);
   std::optional<Reply> back = d.next();
-  check(back.has_value() && *back == r, "a reply does not survive its own encoding");
+  check(back.has_value() && (*back == r || redsim::resp::encode(*back) == bytes),
+        "a reply does not survive its own encoding");
 }
 
 void check_keyspace(Server& server) {
