@@ -1,11 +1,15 @@
-// The fake's ACL users: see sim/acl.h.
+// The fake's ACL users: see sim/acl.h. Behaviour from Redis 7.0.15's
+// src/acl.c (ACLSetSelector, ACLSetUser, ACLDescribeSelectorCommandRules,
+// ACLSelectorCheckCmd, ACLKillPubsubClientsIfNeeded, ACLLoadFromFile).
 #include "sim/acl.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 
-#include "sim/args.h"
+#include "base/split_args.h"
 #include "sim/command_facts.h"
 #include "sim/glob.h"
 
@@ -13,32 +17,11 @@ namespace redsim::sim {
 
 namespace {
 
-bool has_category(std::string_view full_name, std::string_view category) {
-  const CommandFact* fact = find_command_fact(full_name);
-  if (fact == nullptr) return false;
-  if (category == "all") return true;
-  std::string want = "@" + std::string(category);
-  std::string_view cats = fact->acl_categories;
-  for (size_t at = cats.find(want); at != std::string_view::npos; at = cats.find(want, at + 1)) {
-    size_t end = at + want.size();
-    if ((at == 0 || cats[at - 1] == ' ') && (end == cats.size() || cats[end] == ' ')) return true;
-  }
-  return false;
-}
-
-bool known_category(std::string_view category) {
-  if (category == "all") return true;
-  for (std::string_view c : acl_categories()) {
-    if (c == category) return true;
-  }
-  return false;
-}
-
-// Does a "+..."/"-..." rule's target name the command `full_name`?
-bool rule_names(std::string_view target, std::string_view full_name, std::string_view container) {
-  if (target.starts_with('@')) return has_category(full_name, target.substr(1));
-  return target == full_name || (!container.empty() && target == container);
-}
+constexpr std::string_view kCategories[] = {
+    "keyspace", "read",   "write",       "set",       "sortedset",  "list",        "hash",
+    "string",   "bitmap", "hyperloglog", "geo",       "stream",     "pubsub",      "admin",
+    "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting"};
+constexpr size_t kCategoryCount = std::size(kCategories);
 
 std::string to_lower(std::string_view s) {
   std::string out(s);
@@ -48,7 +31,111 @@ std::string to_lower(std::string_view s) {
   return out;
 }
 
-bool is_hex64(std::string_view s) {
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+    char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Redis's command table as ACL sees it: ids, containers, categories.
+struct CommandIndex {
+  std::span<const CommandFact> facts;
+  std::vector<int> parent;                // container id, -1 for a command
+  std::vector<std::vector<size_t>> subs;  // subcommand ids of a container
+  std::vector<size_t> top;                // commands (not subcommands), sorted
+  std::vector<uint32_t> categories;       // bit j: kCategories[j]
+
+  CommandIndex() : facts(all_command_facts()) {
+    size_t n = facts.size();
+    parent.assign(n, -1);
+    subs.resize(n);
+    categories.assign(n, 0);
+    for (size_t id = 0; id < n; ++id) {
+      std::string_view name = facts[id].name;
+      size_t bar = name.find('|');
+      if (bar == std::string_view::npos) {
+        top.push_back(id);
+      } else if (const CommandFact* p = find_command_fact(name.substr(0, bar))) {
+        parent[id] = static_cast<int>(p - facts.data());
+        subs[p - facts.data()].push_back(id);
+      }
+      std::string_view cats = facts[id].acl_categories;
+      for (size_t j = 0; j < kCategoryCount; ++j) {
+        std::string want = "@" + std::string(kCategories[j]);
+        for (size_t at = cats.find(want); at != std::string_view::npos;
+             at = cats.find(want, at + 1)) {
+          size_t end = at + want.size();
+          if ((at == 0 || cats[at - 1] == ' ') && (end == cats.size() || cats[end] == ' ')) {
+            categories[id] |= 1u << j;
+          }
+        }
+      }
+    }
+  }
+  size_t size() const { return facts.size(); }
+  size_t future_bit() const { return facts.size(); }
+  // ACLLookupCommand: "get", "config|get" (case-insensitive).
+  std::optional<size_t> find(std::string_view name) const {
+    const CommandFact* f = find_command_fact(to_lower(name));
+    if (f == nullptr) return std::nullopt;
+    return static_cast<size_t>(f - facts.data());
+  }
+};
+
+const CommandIndex& index() {
+  static const CommandIndex kIndex;
+  return kIndex;
+}
+
+std::optional<size_t> category_id(std::string_view name) {
+  for (size_t j = 0; j < kCategoryCount; ++j) {
+    if (iequals(kCategories[j], name)) return j;
+  }
+  return std::nullopt;
+}
+
+// ACLSetUserStringError's errno cases.
+enum class AclError { kOk, kNoEnt, kInval, kExist, kIsDir, kNoDev, kBadMsg, kChild };
+
+std::string_view error_text(AclError e) {
+  switch (e) {
+    case AclError::kNoEnt:
+      return "Unknown command or category name in ACL";
+    case AclError::kInval:
+      return "Syntax error";
+    case AclError::kExist:
+      return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does "
+             "not have any effect. Try 'resetkeys' to start with an empty list of patterns";
+    case AclError::kIsDir:
+      return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and "
+             "does not have any effect. Try 'resetchannels' to start with an empty list of "
+             "channels";
+    case AclError::kNoDev:
+      return "The password you are trying to remove from the user does not exist";
+    case AclError::kBadMsg:
+      return "The password hash must be exactly 64 characters and contain only lowercase "
+             "hexadecimal characters";
+    case AclError::kChild:
+      return "Allowing first-arg of a subcommand is not supported";
+    case AclError::kOk:
+      break;
+  }
+  return "Wrong format";
+}
+
+bool has_spaces(std::string_view s) {
+  for (char c : s) {
+    if (c == ' ' || c == '\0' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f')
+      return true;
+  }
+  return false;
+}
+
+bool is_hash(std::string_view s) {
   if (s.size() != 64) return false;
   for (char c : s) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
@@ -56,110 +143,405 @@ bool is_hex64(std::string_view s) {
   return true;
 }
 
+AclSelector make_selector(bool all_channels) {
+  AclSelector s;
+  s.allowed.assign(index().size() + 1, false);
+  s.all_channels = all_channels;
+  return s;
+}
+
+void set_bit(AclSelector& s, size_t id, bool value) {
+  s.allowed[id] = value;
+  if (!value) s.all_commands = false;
+}
+
+// ACLChangeSelectorPerm: a container's subcommands follow it.
+void change_perm(AclSelector& s, size_t id, bool allow) {
+  set_bit(s, id, allow);
+  s.first_args.erase(id);
+  for (size_t sub : index().subs[id]) set_bit(s, sub, allow);
+}
+
+void set_category(AclSelector& s, size_t category, bool allow) {
+  const CommandIndex& ix = index();
+  for (size_t id = 0; id < ix.size(); ++id) {
+    if (ix.categories[id] & (1u << category)) change_perm(s, id, allow);
+  }
+}
+
+void set_all(AclSelector& s, bool allow) {
+  std::fill(s.allowed.begin(), s.allowed.end(), allow);
+  s.all_commands = allow;
+  s.first_args.clear();
+}
+
+// ACLSetSelector.
+AclError apply_selector_op(AclSelector& s, std::string_view op) {
+  const CommandIndex& ix = index();
+  if (iequals(op, "allkeys") || op == "~*") {
+    s.all_keys = true;
+    s.keys.clear();
+  } else if (iequals(op, "resetkeys")) {
+    s.all_keys = false;
+    s.keys.clear();
+  } else if (iequals(op, "allchannels") || op == "&*") {
+    s.all_channels = true;
+    s.channels.clear();
+  } else if (iequals(op, "resetchannels")) {
+    s.all_channels = false;
+    s.channels.clear();
+  } else if (iequals(op, "allcommands") || iequals(op, "+@all")) {
+    set_all(s, true);
+  } else if (iequals(op, "nocommands") || iequals(op, "-@all")) {
+    set_all(s, false);
+  } else if (op[0] == '~' || op[0] == '%') {
+    if (s.all_keys) return AclError::kExist;
+    uint8_t flags = 0;
+    size_t offset = 1;
+    if (op[0] == '%') {
+      for (; offset < op.size(); ++offset) {
+        char c = op[offset];
+        if ((c == 'R' || c == 'r') && !(flags & AclKeyPattern::kRead)) {
+          flags |= AclKeyPattern::kRead;
+        } else if ((c == 'W' || c == 'w') && !(flags & AclKeyPattern::kWrite)) {
+          flags |= AclKeyPattern::kWrite;
+        } else if (c == '~') {
+          ++offset;
+          break;
+        } else {
+          return AclError::kInval;
+        }
+      }
+    } else {
+      flags = AclKeyPattern::kRead | AclKeyPattern::kWrite;
+    }
+    std::string_view pattern = op.substr(std::min(offset, op.size()));
+    if (has_spaces(pattern)) return AclError::kInval;
+    auto it = std::find_if(s.keys.begin(), s.keys.end(),
+                           [&](const AclKeyPattern& k) { return k.pattern == pattern; });
+    if (it == s.keys.end()) {
+      s.keys.push_back({std::string(pattern), flags});
+    } else {
+      it->flags |= flags;
+    }
+    s.all_keys = false;
+  } else if (op[0] == '&') {
+    if (s.all_channels) return AclError::kIsDir;
+    std::string_view pattern = op.substr(1);
+    if (has_spaces(pattern)) return AclError::kInval;
+    if (std::find(s.channels.begin(), s.channels.end(), pattern) == s.channels.end()) {
+      s.channels.emplace_back(pattern);
+    }
+    s.all_channels = false;
+  } else if (op[0] == '+' && op.size() > 1 && op[1] != '@') {
+    std::string_view name = op.substr(1);
+    size_t bar = name.rfind('|');
+    if (bar == std::string_view::npos) {
+      std::optional<size_t> id = ix.find(name);
+      if (!id) return AclError::kNoEnt;
+      change_perm(s, *id, true);
+    } else {
+      std::optional<size_t> id = ix.find(name.substr(0, bar));
+      if (!id) return AclError::kNoEnt;
+      if (ix.parent[*id] >= 0) return AclError::kChild;
+      std::string_view sub = name.substr(bar + 1);
+      if (sub.empty()) return AclError::kInval;
+      if (!ix.subs[*id].empty()) {
+        std::optional<size_t> sub_id = ix.find(name);
+        if (!sub_id) return AclError::kNoEnt;
+        change_perm(s, *sub_id, true);
+      } else {
+        // ACLAddAllowedFirstArg: "+select|0" while SELECT is blocked.
+        std::vector<std::string>& args = s.first_args[*id];
+        std::string low = to_lower(sub);
+        if (std::find(args.begin(), args.end(), low) == args.end()) args.push_back(low);
+      }
+    }
+  } else if (op[0] == '-' && op.size() > 1 && op[1] != '@') {
+    std::optional<size_t> id = ix.find(op.substr(1));
+    if (!id) return AclError::kNoEnt;
+    change_perm(s, *id, false);
+  } else if ((op[0] == '+' || op[0] == '-') && op.size() > 1 && op[1] == '@') {
+    std::optional<size_t> cat = category_id(op.substr(2));
+    if (!cat) return AclError::kNoEnt;
+    set_category(s, *cat, op[0] == '+');
+  } else {
+    return AclError::kInval;
+  }
+  return AclError::kOk;
+}
+
+// ACLSetUser.
+AclError apply_user_op(AclUser& u, std::string_view op, bool pubsub_default_all) {
+  if (op.empty()) return AclError::kOk;
+  if (iequals(op, "on")) {
+    u.enabled = true;
+  } else if (iequals(op, "off")) {
+    u.enabled = false;
+  } else if (iequals(op, "skip-sanitize-payload")) {
+    u.sanitize = AclUser::Sanitize::kSkip;
+  } else if (iequals(op, "sanitize-payload")) {
+    u.sanitize = AclUser::Sanitize::kSanitize;
+  } else if (iequals(op, "nopass")) {
+    u.nopass = true;
+    u.password_hashes.clear();
+  } else if (iequals(op, "resetpass")) {
+    u.nopass = false;
+    u.password_hashes.clear();
+  } else if (op[0] == '>' || op[0] == '#') {
+    std::string hash;
+    if (op[0] == '>') {
+      hash = sha256_hex(op.substr(1));
+    } else {
+      if (!is_hash(op.substr(1))) return AclError::kBadMsg;
+      hash = op.substr(1);
+    }
+    if (std::find(u.password_hashes.begin(), u.password_hashes.end(), hash) ==
+        u.password_hashes.end()) {
+      u.password_hashes.push_back(hash);
+    }
+    u.nopass = false;
+  } else if (op[0] == '<' || op[0] == '!') {
+    std::string hash;
+    if (op[0] == '<') {
+      hash = sha256_hex(op.substr(1));
+    } else {
+      if (!is_hash(op.substr(1))) return AclError::kBadMsg;
+      hash = op.substr(1);
+    }
+    auto it = std::find(u.password_hashes.begin(), u.password_hashes.end(), hash);
+    if (it == u.password_hashes.end()) return AclError::kNoDev;
+    u.password_hashes.erase(it);
+  } else if (op[0] == '(' && op.back() == ')') {
+    // aclCreateSelectorFromOpSet: the inside split as a command line.
+    AclSelector s = make_selector(pubsub_default_all);
+    auto words = base::split_args(op.substr(1, op.size() - 2));
+    if (!words) return AclError::kInval;
+    for (const std::string& w : *words) {
+      AclError e = apply_selector_op(s, w);
+      if (e != AclError::kOk) return e;
+    }
+    u.selectors.push_back(std::move(s));
+  } else if (iequals(op, "clearselectors")) {
+    u.selectors.resize(1);
+  } else if (iequals(op, "reset")) {
+    u.nopass = false;
+    u.password_hashes.clear();
+    AclSelector& root = u.selectors[0];
+    root.all_keys = false;
+    root.keys.clear();
+    root.all_channels = pubsub_default_all;
+    root.channels.clear();
+    u.enabled = false;
+    u.sanitize = AclUser::Sanitize::kSanitize;
+    u.selectors.resize(1);
+    set_all(root, false);
+  } else {
+    return apply_selector_op(u.selectors[0], op);
+  }
+  return AclError::kOk;
+}
+
+// ACLMergeSelectorArguments: "(+get" "~x)" -> "(+get ~x)". nullopt (and
+// *bad the opening argument's index) on an unmatched parenthesis.
+std::optional<std::vector<std::string>> merge_selectors(const std::vector<std::string>& args,
+                                                        size_t* bad) {
+  std::vector<std::string> out;
+  std::optional<size_t> open;
+  std::string selector;
+  for (size_t j = 0; j < args.size(); ++j) {
+    const std::string& op = args[j];
+    if (!op.empty() && op.front() == '(' && op.back() != ')') {
+      selector = op;
+      open = j;
+      continue;
+    }
+    if (open) {
+      selector += " " + op;
+      if (!op.empty() && op.back() == ')') {
+        open.reset();
+        out.push_back(std::move(selector));
+      }
+      continue;
+    }
+    out.push_back(op);
+  }
+  if (open) {
+    if (bad != nullptr) *bad = *open;
+    return std::nullopt;
+  }
+  return out;
+}
+
+// ACLSelectorCheckKey.
+bool key_allowed(const AclSelector& s, std::string_view key, std::string_view spec_flags) {
+  if (s.all_keys) return true;
+  uint8_t need = 0;
+  size_t at = 0;
+  while (at < spec_flags.size()) {
+    size_t end = spec_flags.find(' ', at);
+    if (end == std::string_view::npos) end = spec_flags.size();
+    std::string_view flag = spec_flags.substr(at, end - at);
+    if (flag == "access") need |= AclKeyPattern::kRead;
+    if (flag == "insert" || flag == "delete" || flag == "update") need |= AclKeyPattern::kWrite;
+    at = end + 1;
+  }
+  for (const AclKeyPattern& p : s.keys) {
+    if ((p.flags & need) != need) continue;
+    if (glob_match(p.pattern, key)) return true;
+  }
+  return false;
+}
+
+bool channel_in(const std::vector<std::string>& list, std::string_view channel, bool is_pattern) {
+  for (const std::string& p : list) {
+    if (is_pattern ? p == channel : glob_match(p, channel)) return true;
+  }
+  return false;
+}
+
+// getChannelsFromCommand's table (db.c): the publish and subscribe
+// arguments; UNSUBSCRIBE's are not checked.
+struct Channels {
+  size_t first = 0, last = 0;  // argv indexes, inclusive; first 0: none
+  bool pattern = false;
+};
+Channels command_channels(std::string_view full_name, size_t argc) {
+  if (full_name == "publish" || full_name == "spublish") return {1, 1, false};
+  if (full_name == "subscribe" || full_name == "ssubscribe") return {1, argc - 1, false};
+  if (full_name == "psubscribe") return {1, argc - 1, true};
+  return {};
+}
+
+bool has_not_key(std::string_view flags) {
+  return flags == "not_key" || flags.starts_with("not_key ") || flags.ends_with(" not_key") ||
+         flags.find(" not_key ") != std::string_view::npos;
+}
+
+// ACLSelectorCheckCmd.
+AclCheck check_selector(const AclSelector& s, size_t id, const Argv& argv) {
+  const CommandIndex& ix = index();
+  if (!s.all_commands && !s.allowed[id]) {
+    auto it = s.first_args.find(id);
+    if (argv.size() < 2 || it == s.first_args.end()) return {AclVerdict::kCommand, 0};
+    size_t idx = ix.parent[id] >= 0 ? 2 : 1;
+    if (idx >= argv.size()) return {AclVerdict::kCommand, 0};
+    bool found = false;
+    for (const std::string& a : it->second) found = found || iequals(a, argv[idx]);
+    if (!found) return {AclVerdict::kCommand, 0};
+  }
+  const CommandFact& fact = ix.facts[id];
+  if (!s.all_keys) {
+    for (const KeyRef& key : command_keys(fact, argv)) {
+      if (has_not_key(key.flags)) continue;
+      if (!key_allowed(s, argv[key.index], key.flags)) return {AclVerdict::kKey, key.index};
+    }
+  }
+  if (!s.all_channels) {
+    Channels ch = command_channels(fact.name, argv.size());
+    for (size_t j = ch.first; ch.first != 0 && j <= ch.last && j < argv.size(); ++j) {
+      if (!channel_in(s.channels, argv[j], ch.pattern)) return {AclVerdict::kChannel, j};
+    }
+  }
+  return {};
+}
+
+// ACLCountCategoryBitsForCommands over a bit vector.
+void count_category(const std::vector<bool>& bits, size_t category, unsigned long* on,
+                    unsigned long* off) {
+  const CommandIndex& ix = index();
+  *on = *off = 0;
+  for (size_t id = 0; id < ix.size(); ++id) {
+    if (!(ix.categories[id] & (1u << category))) continue;
+    if (bits[id]) {
+      ++*on;
+    } else {
+      ++*off;
+    }
+  }
+}
+
+// ACLDescribeSelectorCommandRulesSingleCommands, commands in the fact
+// table's order, each container followed by its subcommands.
+void describe_single(const AclSelector& s, AclSelector& fake, size_t id, std::string& rules) {
+  const CommandIndex& ix = index();
+  bool user_bit = s.allowed[id];
+  if (user_bit != fake.allowed[id]) {
+    rules += user_bit ? "+" : "-";
+    rules += ix.facts[id].name;
+    rules += ' ';
+    change_perm(fake, id, user_bit);
+  }
+  for (size_t sub : ix.subs[id]) describe_single(s, fake, sub, rules);
+  if (!user_bit) {
+    auto it = s.first_args.find(id);
+    if (it != s.first_args.end()) {
+      for (const std::string& a : it->second) {
+        rules += "+" + std::string(ix.facts[id].name) + "|" + a + " ";
+      }
+    }
+  }
+}
+
 }  // namespace
 
-std::span<const std::string_view> acl_categories() {
-  // Redis 7.0's ACL categories, in ACL CAT's order.
-  static constexpr std::string_view kCategories[] = {
-      "keyspace", "read",   "write",       "set",       "sortedset",  "list",        "hash",
-      "string",   "bitmap", "hyperloglog", "geo",       "stream",     "pubsub",      "admin",
-      "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting"};
-  return kCategories;
-}
+std::span<const std::string_view> acl_categories() { return kCategories; }
 
 bool acl_has_category(std::string_view full_name, std::string_view category) {
-  return has_category(full_name, category);
+  const CommandFact* fact = find_command_fact(full_name);
+  if (fact == nullptr) return false;
+  if (category == "all") return true;
+  std::optional<size_t> cat = category_id(category);
+  if (!cat) return false;
+  return (index().categories[fact - index().facts.data()] & (1u << *cat)) != 0;
 }
 
-AclUsers::AclUsers() {
-  AclUser& d = users_["default"];
+std::vector<std::string> acl_category_commands(std::string_view category) {
+  std::vector<std::string> out;
+  std::optional<size_t> cat = category_id(category);
+  if (!cat) return out;
+  const CommandIndex& ix = index();
+  for (size_t id = 0; id < ix.size(); ++id) {
+    if (ix.categories[id] & (1u << *cat)) out.emplace_back(ix.facts[id].name);
+  }
+  return out;
+}
+
+AclUser AclUsers::new_user() const {
+  AclUser u;
+  u.selectors.push_back(make_selector(pubsub_default_all_));
+  return u;
+}
+
+AclUser AclUsers::default_user() {
+  AclUser d;
+  d.selectors.push_back(make_selector(true));
+  set_all(d.selectors[0], true);
+  d.selectors[0].all_keys = true;
   d.enabled = true;
   d.nopass = true;
-  d.command_rules = {"+@all"};
-  d.all_keys = true;
-  d.key_patterns = {"*"};
-  d.all_channels = true;
-  d.channel_patterns = {"*"};
+  return d;
+}
+
+AclUsers::AclUsers() { users_["default"] = default_user(); }
+
+void AclUsers::replace_all(std::map<std::string, AclUser, std::less<>> users) {
+  users_ = std::move(users);
+  if (users_.find("default") == users_.end()) users_["default"] = default_user();
 }
 
 std::string AclUsers::set_user(const std::string& name, const std::vector<std::string>& rules) {
+  size_t bad = 0;
+  std::optional<std::vector<std::string>> ops = merge_selectors(rules, &bad);
+  if (!ops) {
+    return "Unmatched parenthesis in acl selector starting at '" + rules[bad] + "'.";
+  }
   auto existing = users_.find(name);
-  AclUser user = existing != users_.end() ? existing->second : AclUser{};
-  auto fail = [](const std::string& rule, std::string_view why) {
-    return "Error in ACL SETUSER modifier '" + rule + "': " + std::string(why);
-  };
-  for (const std::string& rule : rules) {
-    std::string low = to_lower(rule);
-    if (low == "on") {
-      user.enabled = true;
-    } else if (low == "off") {
-      user.enabled = false;
-    } else if (low == "nopass") {
-      user.nopass = true;
-      user.password_hashes.clear();
-    } else if (low == "resetpass") {
-      user.nopass = false;
-      user.password_hashes.clear();
-    } else if (low == "allkeys" || rule == "~*") {
-      user.all_keys = true;
-      user.key_patterns = {"*"};
-    } else if (low == "resetkeys") {
-      user.all_keys = false;
-      user.key_patterns.clear();
-    } else if (low == "allchannels" || rule == "&*") {
-      user.all_channels = true;
-      user.channel_patterns = {"*"};
-    } else if (low == "resetchannels") {
-      user.all_channels = false;
-      user.channel_patterns.clear();
-    } else if (low == "allcommands" || low == "+@all") {
-      user.command_rules = {"+@all"};
-    } else if (low == "nocommands" || low == "-@all") {
-      user.command_rules.clear();
-    } else if (low == "reset") {
-      user = AclUser{};
-    } else if (rule.starts_with('>') || rule.starts_with('#')) {
-      std::string hash =
-          rule[0] == '>' ? sha256_hex(std::string_view(rule).substr(1)) : low.substr(1);
-      if (!is_hex64(hash))
-        return fail(rule,
-                    "The password hash must be exactly 64 characters and contain only lowercase "
-                    "hexadecimal characters");
-      user.nopass = false;
-      if (std::find(user.password_hashes.begin(), user.password_hashes.end(), hash) ==
-          user.password_hashes.end()) {
-        user.password_hashes.push_back(hash);
-      }
-    } else if (rule.starts_with('<') || rule.starts_with('!')) {
-      std::string hash =
-          rule[0] == '<' ? sha256_hex(std::string_view(rule).substr(1)) : low.substr(1);
-      auto it = std::find(user.password_hashes.begin(), user.password_hashes.end(), hash);
-      if (it == user.password_hashes.end()) return fail(rule, "no such password");
-      user.password_hashes.erase(it);
-    } else if (rule.starts_with('~')) {
-      if (user.all_keys) {
-        return fail(rule,
-                    "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and "
-                    "does not have any effect. Try 'resetkeys' to start with an empty list of "
-                    "patterns");
-      }
-      user.key_patterns.push_back(rule.substr(1));
-    } else if (rule.starts_with('&')) {
-      if (user.all_channels) {
-        return fail(rule,
-                    "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid "
-                    "and does not have any effect. Try 'resetchannels' to start with an empty list "
-                    "of channels");
-      }
-      user.channel_patterns.push_back(rule.substr(1));
-    } else if ((rule.starts_with('+') || rule.starts_with('-')) && rule.size() > 1) {
-      std::string target = low.substr(1);
-      bool ok = target.starts_with('@') ? known_category(target.substr(1))
-                                        : find_command_fact(target) != nullptr;
-      if (!ok) return fail(rule, "Unknown command or category name in ACL");
-      user.command_rules.push_back(low);
-    } else {
-      return fail(rule, "Syntax error");
+  AclUser user = existing != users_.end() ? existing->second : new_user();
+  for (const std::string& op : *ops) {
+    AclError e = apply_user_op(user, op, pubsub_default_all_);
+    if (e != AclError::kOk) {
+      return "Error in ACL SETUSER modifier '" + op + "': " + std::string(error_text(e));
     }
   }
   users_[name] = std::move(user);
@@ -180,56 +562,227 @@ bool AclUsers::authenticates(std::string_view name, std::string_view password) c
          user->password_hashes.end();
 }
 
-AclVerdict AclUsers::check(std::string_view name, std::string_view full_name,
-                           std::string_view container, const Argv& argv, size_t* denied_key) const {
+AclCheck AclUsers::check(std::string_view name, std::string_view full_name,
+                         const Argv& argv) const {
   const AclUser* user = find(name);
-  if (user == nullptr) return AclVerdict::kCommand;
-  bool allowed = false;
-  for (const std::string& rule : user->command_rules) {
-    if (rule_names(std::string_view(rule).substr(1), full_name, container)) {
-      allowed = rule[0] == '+';
-    }
-  }
-  if (!allowed) return AclVerdict::kCommand;
-  if (user->all_keys) return AclVerdict::kOk;
-  const CommandFact* fact = find_command_fact(full_name);
-  if (fact == nullptr) return AclVerdict::kOk;
-  for (const KeyRef& key : command_keys(*fact, argv)) {
-    bool matched = false;
-    for (const std::string& pattern : user->key_patterns) {
-      matched = matched || glob_match(pattern, argv[key.index]);
-    }
-    if (!matched) {
-      if (denied_key != nullptr) *denied_key = key.index;
-      return AclVerdict::kKey;
-    }
-  }
-  return AclVerdict::kOk;
+  if (user == nullptr) return {AclVerdict::kCommand, 0};
+  return check(*user, full_name, argv);
 }
 
-std::string AclUsers::describe_commands(const AclUser& user) {
+AclCheck AclUsers::check(const AclUser& user, std::string_view full_name, const Argv& argv) {
+  std::optional<size_t> id = index().find(full_name);
+  if (!id) return {};  // a command Redis 7.0.15 does not have (redsim's own)
+  // ACLCheckAllUserCommandPerm: the first selector that allows wins; else
+  // the "largest" refusal (channel > key > command), later index first.
+  AclCheck relevant{AclVerdict::kCommand, 0};
+  for (const AclSelector& s : user.selectors) {
+    AclCheck c = check_selector(s, *id, argv);
+    if (c.verdict == AclVerdict::kOk) return c;
+    if (c.verdict > relevant.verdict ||
+        (c.verdict == relevant.verdict && c.index > relevant.index)) {
+      relevant = c;
+    }
+  }
+  return relevant;
+}
+
+bool AclUsers::channel_allowed(const AclUser& user, std::string_view channel, bool is_pattern) {
+  for (const AclSelector& s : user.selectors) {
+    if (s.all_channels || channel_in(s.channels, channel, is_pattern)) return true;
+  }
+  return false;
+}
+
+std::string AclUsers::describe_commands(const AclSelector& s) {
+  const CommandIndex& ix = index();
+  std::string rules;
+  bool additive = !s.allowed[ix.future_bit()];
+  AclSelector fake = make_selector(false);
+  set_all(fake, !additive);
+  rules = additive ? "-@all " : "+@all ";
+  AclSelector temp = make_selector(false);
+  temp.allowed = s.allowed;
+  bool applied[kCategoryCount] = {};
+  while (true) {
+    int best = -1;
+    unsigned long min_diff = INT_MAX, max_same = 0;
+    for (size_t j = 0; j < kCategoryCount; ++j) {
+      if (applied[j]) continue;
+      unsigned long on = 0, off = 0;
+      count_category(temp.allowed, j, &on, &off);
+      unsigned long diff = additive ? off : on;
+      unsigned long same = additive ? on : off;
+      if (same > diff && (diff < min_diff || (diff == min_diff && same > max_same))) {
+        best = static_cast<int>(j);
+        min_diff = diff;
+        max_same = same;
+      }
+    }
+    if (best < 0) break;
+    set_category(fake, static_cast<size_t>(best), additive);
+    set_category(temp, static_cast<size_t>(best), !additive);
+    rules += (additive ? "+@" : "-@") + std::string(kCategories[best]) + " ";
+    applied[best] = true;
+  }
+  for (size_t id : ix.top) describe_single(s, fake, id, rules);
+  rules.pop_back();
+  return rules;
+}
+
+std::string AclUsers::describe_keys(const AclSelector& s) {
+  if (s.all_keys) return "~*";
   std::string out;
-  bool all = !user.command_rules.empty() && user.command_rules.front() == "+@all";
-  if (!all) out = "-@all";
-  for (const std::string& rule : user.command_rules) {
+  for (const AclKeyPattern& k : s.keys) {
     if (!out.empty()) out += ' ';
-    out += rule;
+    if (k.flags == (AclKeyPattern::kRead | AclKeyPattern::kWrite)) {
+      out += "~";
+    } else if (k.flags == AclKeyPattern::kRead) {
+      out += "%R~";
+    } else {
+      out += "%W~";
+    }
+    out += k.pattern;
   }
   return out;
 }
 
+std::string AclUsers::describe_channels(const AclSelector& s) {
+  if (s.all_channels) return "&*";
+  std::string out;
+  for (const std::string& c : s.channels) out += (out.empty() ? "&" : " &") + c;
+  return out;
+}
+
 std::string AclUsers::describe(std::string_view name, const AclUser& user) {
-  std::string out = "user " + std::string(name) + (user.enabled ? " on" : " off");
-  if (user.nopass) out += " nopass";
-  for (const std::string& hash : user.password_hashes) out += " #" + hash;
-  for (const std::string& p : user.key_patterns) out += " ~" + p;
-  if (user.all_channels) {
-    out += " &*";
-  } else {
-    out += " resetchannels";
-    for (const std::string& p : user.channel_patterns) out += " &" + p;
+  std::string out = "user " + std::string(name) + " ";
+  out += user.enabled ? "on " : "off ";
+  if (user.nopass) out += "nopass ";
+  if (user.sanitize == AclUser::Sanitize::kSkip) out += "skip-sanitize-payload ";
+  if (user.sanitize == AclUser::Sanitize::kSanitize) out += "sanitize-payload ";
+  for (const std::string& hash : user.password_hashes) out += "#" + hash + " ";
+  for (size_t i = 0; i < user.selectors.size(); ++i) {
+    const AclSelector& s = user.selectors[i];
+    // ACLDescribeSelector: keys, channels, commands.
+    std::string d;
+    if (s.all_keys) {
+      d += "~* ";
+    } else if (!s.keys.empty()) {
+      d += describe_keys(s) + " ";
+    }
+    if (s.all_channels) {
+      d += "&* ";
+    } else {
+      d += "resetchannels ";
+      for (const std::string& c : s.channels) d += "&" + c + " ";
+    }
+    d += describe_commands(s);
+    out += i == 0 ? d : " (" + d + ")";
   }
-  return out + " " + describe_commands(user);
+  return out;
+}
+
+std::optional<std::vector<std::string>> AclUsers::revoked_channels(const AclUser& before,
+                                                                   const AclUser& after) {
+  std::vector<std::string> upcoming;
+  for (const AclSelector& s : after.selectors) {
+    if (s.all_channels) return std::nullopt;
+    upcoming.insert(upcoming.end(), s.channels.begin(), s.channels.end());
+  }
+  for (const AclSelector& s : before.selectors) {
+    if (s.all_channels) return upcoming;
+    for (const std::string& c : s.channels) {
+      if (std::find(upcoming.begin(), upcoming.end(), c) == upcoming.end()) return upcoming;
+    }
+  }
+  return std::nullopt;
+}
+
+AclUsers::Loaded AclUsers::parse_file(std::string_view text, std::string_view file_name) const {
+  Loaded loaded;
+  std::string errors;
+  size_t line_start = 0;
+  for (int line_number = 1; line_start <= text.size(); ++line_number) {
+    size_t end = text.find('\n', line_start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(line_start, end - line_start);
+    line_start = end + 1;
+    while (!line.empty() &&
+           std::string_view(" \t\r\n").find(line.front()) != std::string_view::npos)
+      line.remove_prefix(1);
+    while (!line.empty() && std::string_view(" \t\r\n").find(line.back()) != std::string_view::npos)
+      line.remove_suffix(1);
+    if (line.empty()) continue;
+    std::vector<std::string> argv;
+    for (size_t at = 0; at <= line.size();) {
+      size_t sp = line.find(' ', at);
+      if (sp == std::string_view::npos) sp = line.size();
+      argv.emplace_back(line.substr(at, sp - at));
+      at = sp + 1;
+    }
+    std::string where = std::string(file_name) + ":" + std::to_string(line_number);
+    if (argv[0] != "user" || argv.size() < 2) {
+      errors += where + " should start with user keyword followed by the username. ";
+      continue;
+    }
+    if (has_spaces(argv[1])) {
+      errors += "'" + where + ": username '" + argv[1] + "' contains invalid characters. ";
+      continue;
+    }
+    if (loaded.users.count(argv[1]) > 0) {
+      errors += "WARNING: Duplicate user '" + argv[1] + "' found on line " +
+                std::to_string(line_number) + ". ";
+      continue;
+    }
+    AclUser& u = loaded.users[argv[1]] = new_user();
+    std::optional<std::vector<std::string>> ops =
+        merge_selectors(std::vector<std::string>(argv.begin() + 2, argv.end()), nullptr);
+    if (!ops) {
+      errors += where + ": Unmatched parenthesis in selector definition.";
+      continue;
+    }
+    bool syntax_error = false;
+    for (std::string op : *ops) {
+      while (!op.empty() && std::string_view("\t\r\n").find(op.back()) != std::string_view::npos)
+        op.pop_back();
+      AclError e = apply_user_op(u, op, pubsub_default_all_);
+      if (e == AclError::kOk) continue;
+      if (e == AclError::kNoEnt) {
+        errors += where + ": Error in applying operation '" + op +
+                  "': " + std::string(error_text(e)) + ". ";
+      } else if (!syntax_error) {
+        errors += where + ": " + std::string(error_text(e)) + ". ";
+        syntax_error = true;
+      }
+    }
+  }
+  if (!errors.empty()) {
+    loaded.users.clear();
+    loaded.error = errors +
+                   "WARNING: ACL errors detected, no change to the previously active ACL rules was "
+                   "performed";
+  }
+  return loaded;
+}
+
+void AclUsers::log(AclLogEntry entry) {
+  constexpr int64_t kGroupingMs = 60000;  // ACL_LOG_GROUPING_MAX_TIME_DELTA
+  size_t scan = std::min<size_t>(log_.size(), 10);
+  for (size_t i = 0; i < scan; ++i) {
+    AclLogEntry& e = log_[i];
+    if (e.reason == entry.reason && e.context == entry.context &&
+        std::abs(e.ctime_ms - entry.ctime_ms) <= kGroupingMs && e.object == entry.object &&
+        e.username == entry.username) {
+      AclLogEntry match = std::move(e);
+      log_.erase(log_.begin() + static_cast<std::ptrdiff_t>(i));
+      match.client_info = std::move(entry.client_info);
+      match.ctime_ms = entry.ctime_ms;
+      ++match.count;
+      log_.push_front(std::move(match));
+      return;
+    }
+  }
+  log_.push_front(std::move(entry));
+  while (log_.size() > log_max_len_) log_.pop_back();
 }
 
 // ---- SHA-256 (FIPS 180-4) ----------------------------------------------------

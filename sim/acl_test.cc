@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "sim/sim_test_util.h"
 
 namespace redsim::sim {
@@ -11,7 +13,30 @@ namespace {
 
 using namespace testing;  // NOLINT
 
-class AclTest : public ServerTest {};
+class AclTest : public ServerTest {
+ protected:
+  // One field of ACL GETUSER's map ("commands", "keys", ...).
+  resp::Reply getuser_field(const std::string& user, std::string_view field) {
+    resp::Reply r = run({"ACL", "GETUSER", user});
+    const auto& e = r.elements();
+    for (size_t i = 0; i + 1 < e.size(); i += 2) {
+      if (e[i].str() == field) return e[i + 1];
+    }
+    return resp::Reply::nil();
+  }
+  std::string commands_of(const std::string& user) { return getuser_field(user, "commands").str(); }
+  // ACL LOG's newest entry as field -> text (integers as decimal).
+  std::map<std::string, std::string> newest_log_entry() {
+    resp::Reply log = run({"ACL", "LOG", "1"});
+    std::map<std::string, std::string> out;
+    if (log.elements().empty()) return out;
+    const auto& e = log.elements()[0].elements();
+    for (size_t i = 0; i + 1 < e.size(); i += 2) {
+      out[e[i].str()] = e[i + 1].is_integer() ? std::to_string(e[i + 1].integer()) : e[i + 1].str();
+    }
+    return out;
+  }
+};
 
 TEST(Sha256, KnownDigests) {
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -78,6 +103,183 @@ TEST_F(AclTest, SetUserErrorsAndDeluser) {
             Bulk("This user has no permissions to access the 'j' key"));
   EXPECT_EQ(run({"ACL", "DELUSER", "a", "zz"}), Int(1));
   EXPECT_EQ(run({"ACL", "DELUSER", "default"}), Err("ERR The 'default' user cannot be removed"));
+}
+
+TEST_F(AclTest, UsernamesWithSpacesAreRefused) {
+  EXPECT_EQ(run({"ACL", "SETUSER", "a a"}),
+            Err("ERR Usernames can't contain spaces or null characters"));
+  EXPECT_EQ(run({"ACL", "SETUSER", std::string("a\0b", 3)}),
+            Err("ERR Usernames can't contain spaces or null characters"));
+}
+
+// ACLDescribeSelectorCommandRules: the rules come back as Redis rebuilds
+// them from the command bits (acl.tcl's expectations).
+TEST_F(AclTest, GetuserRebuildsCommandRules) {
+  EXPECT_EQ(run({"ACL", "SETUSER", "u", "+@all", "-client|kill"}), Ok());
+  EXPECT_EQ(commands_of("u"), "+@all -client|kill");
+  EXPECT_EQ(run({"ACL", "SETUSER", "bob", "+memory|doctor"}), Ok());
+  EXPECT_EQ(commands_of("bob"), "-@all +memory|doctor");
+  EXPECT_EQ(run({"ACL", "SETUSER", "bob", "+memory"}), Ok());
+  EXPECT_EQ(commands_of("bob"), "-@all +memory");
+  EXPECT_EQ(run({"ACL", "SETUSER", "bob", "+@all", "+client|id"}), Ok());
+  EXPECT_EQ(commands_of("bob"), "+@all");
+  EXPECT_EQ(run({"ACL", "SETUSER", "bob", "-@all", "+select|0", "+debug|object"}), Ok());
+  EXPECT_EQ(commands_of("bob"), "-@all +debug|object +select|0");
+  for (std::string_view c : acl_categories()) {
+    std::string cat(c);
+    EXPECT_EQ(run({"ACL", "SETUSER", "add", "reset", "+@all", "-@" + cat}), Ok());
+    EXPECT_EQ(commands_of("add"), "+@all -@" + cat);
+    EXPECT_EQ(run({"ACL", "SETUSER", "res", "reset", "-@all", "+@" + cat}), Ok());
+    EXPECT_EQ(commands_of("res"), "-@all +@" + cat);
+  }
+  EXPECT_EQ(run({"ACL", "SETUSER", "u", "+config|get|appendonly"}),
+            Err("ERR Error in ACL SETUSER modifier '+config|get|appendonly': Allowing first-arg "
+                "of a subcommand is not supported"));
+  EXPECT_EQ(run({"ACL", "SETUSER", "u", "+config|asdf"}),
+            Err("ERR Error in ACL SETUSER modifier '+config|asdf': Unknown command or category "
+                "name in ACL"));
+  EXPECT_EQ(run({"ACL", "SETUSER", "u", "-get|key1|key2"}),
+            Err("ERR Error in ACL SETUSER modifier '-get|key1|key2': Unknown command or category "
+                "name in ACL"));
+}
+
+TEST_F(AclTest, FirstArgsReadWriteKeysAndSelectors) {
+  EXPECT_EQ(run({"ACL", "SETUSER", "u", "on", "nopass", "-@all", "+select|0", "+get", "+set",
+                 "%R~r*", "%W~w*", "(+lpush ~l*)"}),
+            Ok());
+  EXPECT_EQ(run({"ACL", "LIST"}),
+            Bulks({"user default on nopass ~* &* +@all",
+                   "user u on nopass %R~r* %W~w* resetchannels -@all +get +select|0 +set (~l* "
+                   "resetchannels -@all +lpush)"}));
+  EXPECT_EQ(run({"ACL", "DRYRUN", "u", "SELECT", "0"}), Ok());
+  EXPECT_EQ(run({"ACL", "DRYRUN", "u", "SELECT", "1"}),
+            Bulk("This user has no permissions to run the 'select' command"));
+  EXPECT_EQ(run({"ACL", "DRYRUN", "u", "GET", "r1"}), Ok());
+  EXPECT_EQ(run({"ACL", "DRYRUN", "u", "SET", "r1", "v"}),
+            Bulk("This user has no permissions to access the 'r1' key"));
+  EXPECT_EQ(run({"ACL", "DRYRUN", "u", "SET", "w1", "v"}), Ok());
+  EXPECT_EQ(run({"ACL", "DRYRUN", "u", "GET", "w1"}),
+            Bulk("This user has no permissions to access the 'w1' key"));
+  EXPECT_EQ(run({"ACL", "DRYRUN", "u", "LPUSH", "l1", "v"}), Ok());
+  EXPECT_EQ(run({"ACL", "DRYRUN", "u", "LPUSH", "r1", "v"}),
+            Bulk("This user has no permissions to access the 'r1' key"));
+  EXPECT_EQ(run({"ACL", "DRYRUN", "u", "GET", "r1", "x"}),
+            Err("ERR wrong number of arguments for 'get' command"));
+  resp::Reply selectors = getuser_field("u", "selectors");
+  ASSERT_EQ(selectors.elements().size(), 1u);
+  // A map in RESP3; this session speaks RESP2.
+  EXPECT_EQ(selectors.elements()[0],
+            Bulks({"commands", "-@all +lpush", "keys", "~l*", "channels", ""}));
+  EXPECT_EQ(run({"ACL", "SETUSER", "u", "(+get", "~x)"}), Ok());
+  EXPECT_EQ(getuser_field("u", "selectors").elements().size(), 2u);
+  EXPECT_EQ(run({"ACL", "SETUSER", "u", "(+get"}),
+            Err("ERR Unmatched parenthesis in acl selector starting at '(+get'."));
+}
+
+TEST_F(AclTest, ChannelsAndPubsubDefault) {
+  EXPECT_EQ(run({"ACL", "SETUSER", "ps", "on", "nopass", "+@pubsub", "&foo:*"}), Ok());
+  EXPECT_EQ(run({"ACL", "DRYRUN", "ps", "PUBLISH", "foo:1", "m"}), Ok());
+  EXPECT_EQ(run({"ACL", "DRYRUN", "ps", "PUBLISH", "bar", "m"}),
+            Bulk("This user has no permissions to access the 'bar' channel"));
+  EXPECT_EQ(run({"ACL", "DRYRUN", "ps", "SPUBLISH", "foo:1", "m"}), Ok());
+  // A PSUBSCRIBE pattern must be one of the user's patterns, literally.
+  EXPECT_EQ(run({"ACL", "DRYRUN", "ps", "PSUBSCRIBE", "foo:*"}), Ok());
+  EXPECT_EQ(run({"ACL", "DRYRUN", "ps", "PSUBSCRIBE", "foo:1"}),
+            Bulk("This user has no permissions to access the 'foo:1' channel"));
+  EXPECT_EQ(run({"CONFIG", "SET", "acl-pubsub-default", "allchannels"}), Ok());
+  EXPECT_EQ(run({"ACL", "SETUSER", "all"}), Ok());
+  EXPECT_EQ(getuser_field("all", "channels"), Bulk("&*"));
+  EXPECT_EQ(run({"ACL", "SETUSER", "all", "&x"}),
+            Err("ERR Error in ACL SETUSER modifier '&x': Adding a pattern after the * pattern (or "
+                "the 'allchannels' flag) is not valid and does not have any effect. Try "
+                "'resetchannels' to start with an empty list of channels"));
+  EXPECT_EQ(getuser_field("ps", "channels"), Bulk("&foo:*"));  // existing users keep theirs
+}
+
+TEST_F(AclTest, LogRecordsRefusals) {
+  EXPECT_EQ(run({"ACL", "SETUSER", "ant", "on", ">foo", "+set", "+publish", "+multi", "+exec",
+                 "+incr", "~object:*"}),
+            Ok());
+  EXPECT_EQ(run({"AUTH", "ant", "foo"}), Ok());
+  EXPECT_EQ(run({"GET", "x"}), Err("NOPERM this user has no permissions to run the 'get' command"));
+  EXPECT_EQ(run({"GET", "x"}), Err("NOPERM this user has no permissions to run the 'get' command"));
+  EXPECT_EQ(run({"SET", "nope", "1"}),
+            Err("NOPERM this user has no permissions to access one of the keys used as arguments"));
+  EXPECT_EQ(run({"PUBLISH", "ch", "m"}),
+            Err("NOPERM this user has no permissions to access one of the channels used as "
+                "arguments"));
+  EXPECT_EQ(run({"MULTI"}), Ok());
+  EXPECT_EQ(run({"INCR", "object:1"}), Status("QUEUED"));
+  auto other = server_->connect();
+  EXPECT_EQ(run(*other, {"ACL", "SETUSER", "ant", "-incr"}), Ok());
+  EXPECT_EQ(run({"EXEC"}),
+            Arr({Err("NOPERM ACLs rules changed between the moment the transaction was "
+                     "accumulated and the EXEC call. This command is no longer allowed for the "
+                     "following reason: no permission to execute the command or subcommand")}));
+  EXPECT_EQ(run({"AUTH", "ant", "bad"}),
+            Err("WRONGPASS invalid username-password pair or user is disabled."));
+  EXPECT_EQ(run({"AUTH", "default", ""}), Ok());
+  resp::Reply log = run({"ACL", "LOG"});
+  ASSERT_EQ(log.elements().size(), 5u);
+  auto e = newest_log_entry();
+  EXPECT_EQ(e["reason"], "auth");
+  EXPECT_EQ(e["object"], "AUTH");
+  EXPECT_EQ(e["username"], "ant");
+  EXPECT_EQ(e["context"], "toplevel");
+  const auto& multi = log.elements()[1].elements();
+  EXPECT_EQ(multi[5], Bulk("multi"));
+  EXPECT_EQ(multi[7], Bulk("incr"));
+  const auto& command = log.elements()[4].elements();
+  EXPECT_EQ(command[1], Int(2));  // the two GETs are one entry
+  EXPECT_EQ(command[7], Bulk("get"));
+  EXPECT_EQ(log.elements()[3].elements()[7], Bulk("nope"));
+  EXPECT_EQ(log.elements()[2].elements()[7], Bulk("ch"));
+  EXPECT_EQ(run({"ACL", "LOG", "2"}).elements().size(), 2u);
+  EXPECT_EQ(run({"CONFIG", "SET", "acllog-max-len", "2"}), Ok());
+  EXPECT_EQ(run({"ACL", "LOG", "RESET"}), Ok());
+  EXPECT_EQ(run({"ACL", "LOG"}), Arr({}));
+}
+
+TEST_F(AclTest, ChangedUsersLoseTheirConnections) {
+  EXPECT_EQ(
+      run({"ACL", "SETUSER", "ps", "on", "nopass", "+@all", "resetchannels", "&foo:1", "&bar:*"}),
+      Ok());
+  auto sub = server_->connect();
+  auto pat = server_->connect();
+  EXPECT_EQ(run(*sub, {"AUTH", "ps", "x"}), Ok());
+  EXPECT_EQ(run(*pat, {"AUTH", "ps", "x"}), Ok());
+  run(*sub, {"SUBSCRIBE", "foo:1"});
+  run(*pat, {"PSUBSCRIBE", "bar:*"});
+  // A superset keeps everyone.
+  EXPECT_EQ(run({"ACL", "SETUSER", "ps", "&baz"}), Ok());
+  EXPECT_FALSE(sub->kill_requested());
+  EXPECT_FALSE(pat->kill_requested());
+  EXPECT_EQ(run({"ACL", "SETUSER", "ps", "resetchannels", "&foo:*"}), Ok());
+  EXPECT_FALSE(sub->kill_requested());  // foo:1 still matches
+  EXPECT_TRUE(pat->kill_requested());   // bar:* is not one of the patterns any more
+  EXPECT_EQ(run({"ACL", "DELUSER", "ps"}), Int(1));
+  EXPECT_TRUE(sub->kill_requested());
+  EXPECT_EQ(sub->user(), "default");
+  EXPECT_FALSE(s_->kill_requested());
+}
+
+TEST(AclFile, ParsesUsersAndReportsErrors) {
+  AclUsers users;
+  AclUsers::Loaded ok = users.parse_file(
+      "user alice on allcommands allkeys &* >alice\n\nuser bob on -@all +@set ~set* &* >bob\n",
+      "users.acl");
+  EXPECT_EQ(ok.error, "");
+  ASSERT_EQ(ok.users.size(), 2u);
+  EXPECT_EQ(AclUsers::describe("bob", ok.users["bob"]),
+            "user bob on #81b637d8fcd2c6da6359e6963113a1170de795e4b725b84d1e0b4cfd9ec58ce9 ~set* "
+            "&* -@all +@set");
+  AclUsers::Loaded dup = users.parse_file("user a on\nuser a off\nfoo\nuser b +nosuch\n", "f.acl");
+  EXPECT_EQ(dup.error,
+            "WARNING: Duplicate user 'a' found on line 2. f.acl:3 should start with user keyword "
+            "followed by the username. f.acl:4: Error in applying operation '+nosuch': Unknown "
+            "command or category name in ACL. WARNING: ACL errors detected, no change to the "
+            "previously active ACL rules was performed");
+  EXPECT_TRUE(dup.users.empty());
 }
 
 }  // namespace

@@ -5,12 +5,13 @@
 //   sim/cmd_config.cc         CONFIG GET/SET/RESETSTAT/REWRITE and its parameters
 //   sim/cmd_introspection.cc  INFO and COMMAND: what the server says about itself
 //   sim/cmd_monitor.cc        SLOWLOG, LATENCY and MONITOR (sim/monitor.h)
-//   sim/cmd_acl.cc            ACL with the default user only
+//   sim/cmd_acl.cc            ACL and AUTH over the users of sim/acl.h
 //
 // The helpers they share, and the handlers cmd_connection.cc registers.
 // Replies and error texts as Redis 7.0.15. Not part of the public API.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,7 +38,16 @@ resp::Reply command(CommandContext& ctx);          // cmd_introspection.cc
 resp::Reply slowlog(CommandContext& ctx);          // cmd_monitor.cc
 resp::Reply monitor_command(CommandContext& ctx);  // cmd_monitor.cc: MONITOR
 resp::Reply acl(CommandContext& ctx);              // cmd_acl.cc
-void register_acl_commands(CommandTable& table);   // cmd_acl.cc: ACL and AUTH
-resp::Reply latency(CommandContext& ctx);          // cmd_monitor.cc
+// CLIENT LIST's line of `s` ("id=7 addr=... resp=2\n"); `running` is the
+// argv `s` is running, else null (cmd_connection.cc).
+std::string client_line(Server& server, const Session& s, int64_t now_ms, const Argv* running);
+void register_acl_commands(CommandTable& table);  // cmd_acl.cc: ACL and AUTH
+// execCommand's ACL check of one queued command (cmd_acl.cc): logged with
+// the multi context and answered with its NOPERM text, or nullopt to run it.
+std::optional<resp::Reply> acl_exec_refusal(Server& server, Session& s,
+                                            const CommandTable::Lookup& command, const Argv& argv);
+// ACL LOAD of `path` (cmd_acl.cc): "" or Redis's error text without "ERR ".
+std::string acl_load_file(Server& server, const std::string& path);
+resp::Reply latency(CommandContext& ctx);  // cmd_monitor.cc
 
 }  // namespace redsim::sim::admin

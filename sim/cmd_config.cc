@@ -83,6 +83,11 @@ constexpr Param kParams[] = {
     // The default user's password (Server::requirepass; AUTH in
     // sim/cmd_connection.cc). Sessions already connected stay authenticated.
     {"requirepass", ParamKind::kString, false, ""},
+    // ACL (sim/acl.h): the log's length, new users' channels, the ACL file.
+    {"acllog-max-len", ParamKind::kInt, false, "128", 0, LONG_MAX},
+    {"acl-pubsub-default", ParamKind::kEnum, false, "resetchannels", 0, 0,
+     "allchannels, resetchannels"},
+    {"aclfile", ParamKind::kString, true, ""},
     {"lazyfree-lazy-user-del", ParamKind::kBool, false, "no"},
     {"lazyfree-lazy-user-flush", ParamKind::kBool, false, "no"},
     {"enable-debug-command", ParamKind::kEnum, true, "yes", 0, 0, "no, yes, local"},
@@ -379,6 +384,11 @@ void apply_param(Server& server, const Param& p, const std::string& value, int64
     ServerAccess::acl(server).set_user(
         "default", {"resetpass", value.empty() ? std::string("nopass") : ">" + value});
     server.note_acl_change();
+  } else if (n == "acl-pubsub-default" || n == "acllog-max-len") {
+    c.others[std::string(n)] = value;
+    AclUsers& acl = ServerAccess::acl(server);
+    if (n == "acllog-max-len") acl.set_log_max_len(static_cast<size_t>(number));
+    if (n == "acl-pubsub-default") acl.set_pubsub_default_all(value == "allchannels");
   } else if (size_t* limit = limit_of(server, n)) {
     *limit = static_cast<size_t>(number);
   } else {

@@ -129,6 +129,8 @@ size_t request_bytes(const Argv& argv) {
   return n;
 }
 
+}  // namespace
+
 // One CLIENT LIST line, fields in Redis 7.0.15's order (clientsCronTrackExpansiveClients
 // aside). `running` is the argv of the command the session is running (the
 // caller's own line), else null. Buffer and memory figures are the fake's
@@ -175,10 +177,12 @@ std::string client_line(Server& server, const Session& s, int64_t now_ms, const 
                 kClientBaseBytes + qbuf + argv_mem + multi_mem);
   return "id=" + std::to_string(s.id()) + " addr=" + s.peer().addr + " laddr=" + s.peer().laddr +
          " fd=" + std::to_string(s.peer().fd) + " name=" + s.name() + buf + cmd +
-         " user=default redir=" +
+         " user=" + s.user() + " redir=" +
          std::to_string(tracking != nullptr ? static_cast<int64_t>(tracking->redirect) : -1) +
          " resp=" + (s.protocol() == resp::Protocol::kResp3 ? "3" : "2") + "\n";
 }
+
+namespace {
 
 // Redis's getClientTypeByName: -1 when unknown. Sessions are normal or
 // pubsub (no replicas or masters connect to the fake).

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sim/args.h"
+#include "sim/cmd_admin.h"
 #include "sim/internal.h"
 
 namespace redsim::sim {
@@ -98,9 +99,14 @@ Reply exec(CommandContext& ctx) {
   std::vector<Reply> replies;
   replies.reserve(queued.size());
   for (const Argv& argv : queued) {
-    // Queued commands passed lookup and arity when they were queued.
-    replies.push_back(
-        ServerAccess::call(ctx.server, s, ctx.server.commands().lookup(argv[0]), argv));
+    // Queued commands passed lookup and arity when they were queued; ACLs
+    // are checked again (they may have changed since).
+    CommandTable::Lookup command = ctx.server.commands().lookup(argv[0]);
+    if (std::optional<Reply> refused = admin::acl_exec_refusal(ctx.server, s, command, argv)) {
+      replies.push_back(std::move(*refused));
+      continue;
+    }
+    replies.push_back(ServerAccess::call(ctx.server, s, command, argv));
   }
   return Reply::array(std::move(replies));
 }

@@ -123,6 +123,14 @@ Reply debug(CommandContext& ctx) {
     ctx.dirty = 0;
     return Reply::ok();
   }
+  // DEBUG OBJECT <key> (debug.c): the fake has no addresses, LRU clock or
+  // serialized size, so those fields read 0 (acl.tcl only needs the call).
+  if (equals_ci(argv[1], "object") && argv.size() == 3) {
+    Entry* e = current_db(ctx).peek(argv[2]);
+    if (e == nullptr || e->expired_at(ctx.now_ms)) return Reply::error("ERR no such key");
+    return Reply::status("Value at:0x0 refcount:1 encoding:" + std::string(encoding_name(*e)) +
+                         " serializedlength:0 lru:0 lru_seconds_idle:0");
+  }
   if (equals_ci(argv[1], "help") && argv.size() == 2) {
     return help_reply(
         "DEBUG",

@@ -18,6 +18,8 @@ std::span<const KeySpecFact> CommandFact::key_specs() const {
   return std::span<const KeySpecFact>(kKeySpecFacts).subspan(spec_begin, spec_count);
 }
 
+std::span<const CommandFact> all_command_facts() { return kCommandFacts; }
+
 const CommandFact* find_command_fact(std::string_view full_name) {
   const CommandFact* end = std::end(kCommandFacts);
   const CommandFact* it =

@@ -46,6 +46,8 @@ struct CommandFact {
 // By full name ("get", "memory|usage"), lower case; nullptr when Redis
 // 7.0.15 has no such command.
 const CommandFact* find_command_fact(std::string_view full_name);
+// Every command and subcommand, sorted by full name (ACL command bits).
+std::span<const CommandFact> all_command_facts();
 
 // A key argument of a command line: its index in argv and its flags.
 struct KeyRef {

@@ -81,7 +81,7 @@ struct Server::Internal {
   // redis.acl_check_cmd: may `s`'s user run argv (a known command)?
   static bool acl_allows(Server& server, const Session& s, const Argv& argv) {
     CommandTable::Lookup command = server.commands_.lookup(argv[0]);
-    return command.spec != nullptr && server.acl_check(s, command, argv) == AclVerdict::kOk;
+    return command.spec != nullptr && server.acl_check(s, command, argv).verdict == AclVerdict::kOk;
   }
   // redis.call / redis.pcall (sim/lua/redis_lib.cc): Server::execute_from_script.
   static resp::Reply execute_from_script(Server& server, Session& s, const Argv& argv,

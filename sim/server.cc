@@ -333,7 +333,11 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
     }
     // scriptVerifyACL: the script runs as its caller's user.
     if (std::string_view(session.user_) != "default" || !acl_default_all_) {
-      switch (acl_check(session, command, argv)) {
+      AclCheck acl = acl_check(session, command, argv);
+      if (acl.verdict != AclVerdict::kOk) {
+        acl_log_refusal(*this, session, full_name(*spec, argv), argv, acl, AclLogContext::kLua);
+      }
+      switch (acl.verdict) {
         case AclVerdict::kOk:
           break;
         case AclVerdict::kCommand:
@@ -409,7 +413,12 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
   }
   // ACLCheckAllPerm, for a user that is not the unrestricted default one.
   if (std::string_view(session.user_) != "default" || !acl_default_all_) {
-    switch (acl_check(session, command, argv)) {
+    AclCheck acl = acl_check(session, command, argv);
+    if (acl.verdict != AclVerdict::kOk) {
+      acl_log_refusal(*this, session, full_name(*spec, argv), argv, acl,
+                      session.in_multi_ ? AclLogContext::kMulti : AclLogContext::kToplevel);
+    }
+    switch (acl.verdict) {
       case AclVerdict::kOk:
         break;
       case AclVerdict::kCommand:
@@ -644,20 +653,18 @@ void Server::record_duration(Session& session, const CommandSpec& spec, const Ar
                                   duration_us / 1000, config_.latency_monitor_threshold_ms);
 }
 
-AclVerdict Server::acl_check(const Session& session, const CommandTable::Lookup& command,
-                             const Argv& argv) const {
+AclCheck Server::acl_check(const Session& session, const CommandTable::Lookup& command,
+                           const Argv& argv) const {
   const CommandSpec& spec = *command.spec;
   // AUTH and HELLO are Redis's no_auth commands: every user may run them.
-  if (spec.name == "auth" || spec.name == "hello") return AclVerdict::kOk;
-  std::string full = full_name(spec, argv);
-  std::string_view container = full.size() > spec.name.size() ? spec.name : std::string_view();
-  return acl_->check(session.user_, full, container, argv);
+  if (spec.name == "auth" || spec.name == "hello") return {};
+  return acl_->check(session.user_, full_name(spec, argv), argv);
 }
 
 void Server::note_acl_change() {
   const AclUser* d = acl_->find("default");
-  acl_default_all_ = d != nullptr && d->all_keys && d->all_channels &&
-                     d->command_rules.size() == 1 && d->command_rules[0] == "+@all";
+  acl_default_all_ = d != nullptr && d->selectors.size() == 1 && d->selectors[0].all_keys &&
+                     d->selectors[0].all_channels && d->selectors[0].all_commands;
   auth_required_ = d == nullptr || !d->enabled || !d->nopass;
 }
 

@@ -37,7 +37,7 @@ class ScriptEngine;
 class PubSub;
 class Tracking;  // CLIENT TRACKING (sim/tracking.h, internal)
 class AclUsers;  // sim/acl.h
-enum class AclVerdict;
+struct AclCheck;
 struct Monitor;  // SLOWLOG and LATENCY (sim/monitor.h, internal)
 
 // A copy of one stored key, as Server::peek sees it: shapes as the read
@@ -539,6 +539,13 @@ class Server {
   // FLUSHALL with `save` parameters set and DEBUG RELOAD reset it to 0.
   int64_t dirty() const { return dirty_; }
 
+  // Redis's ACLLoadUsersAtStartup (src/acl.c): the config file's `user`
+  // lines (each "name rule...", "default" reset first), else the users of
+  // `aclfile` (a path, "" for none; ACL LOAD and SAVE use it too). Returns
+  // "" or the error Redis exits with. Defined in sim/cmd_acl.cc.
+  std::string load_acl_users(const std::vector<std::string>& user_lines,
+                             const std::string& aclfile);
+
   // The server's own random stream, seeded from options.seed: a uniform
   // value in [0, n) (0 when n == 0). Drives SPOP, SRANDMEMBER, HRANDFIELD
   // and RANDOMKEY, so a seed replays their choices exactly. Algorithm:
@@ -577,8 +584,8 @@ class Server {
   void note_client_reply(bool exec, const resp::Reply& reply);
   void note_client_reply(const Argv& argv, const resp::Reply& reply);
   // The ACL verdict on `session`'s user running argv (sim/acl.h).
-  AclVerdict acl_check(const Session& session, const CommandTable::Lookup& command,
-                       const Argv& argv) const;
+  AclCheck acl_check(const Session& session, const CommandTable::Lookup& command,
+                     const Argv& argv) const;
   // "get", "config|get": a container's known subcommand joined to it.
   std::string full_name(const CommandSpec& spec, const Argv& argv) const;
   // After a client's command ran for duration_us: its latency histogram,

@@ -210,9 +210,24 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
     o.config.emplace_back("requirepass", args[0]);
     return std::nullopt;
   }
-  if (name == "masterauth" || name == "aclfile" || name == "user") {
-    return "redsim has no ACL users: " + name + " is not supported";
+  if (name == "user") {
+    // ACLAppendUserForLoading: loaded after the whole config (sim/acl.h).
+    if (args.empty()) return "wrong number of arguments";
+    for (const std::string& line : o.acl_users) {
+      if (line.substr(0, line.find(' ')) == args[0]) {
+        return "Error in user declaration '" + args[0] +
+               "': Duplicate user found. A user can only be defined once in config files";
+      }
+    }
+    o.acl_users.push_back(value);
+    return std::nullopt;
   }
+  if (name == "aclfile") {
+    if (auto e = one_arg()) return e;
+    o.aclfile = args[0];
+    return std::nullopt;
+  }
+  if (name == "masterauth") return "redsim has no replication: masterauth is not supported";
   if (name == "cluster-enabled") {
     bool on = false;
     if (auto e = yes_no(&on)) return e;
@@ -248,7 +263,9 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
                                                     "slowlog-max-len",
                                                     "lazyfree-lazy-user-del",
                                                     "lazyfree-lazy-user-flush",
-                                                    "replica-read-only"};
+                                                    "replica-read-only",
+                                                    "acllog-max-len",
+                                                    "acl-pubsub-default"};
   if (std::find(std::begin(kConfigSet), std::end(kConfigSet), name) != std::end(kConfigSet)) {
     if (args.empty()) return "wrong number of arguments";
     o.config.emplace_back(name, value);

@@ -13,7 +13,8 @@
 // What the options do here:
 // - honoured: port, bind (the first IPv4 address or *), daemonize (fork and
 //   detach), pidfile, logfile (the start-up lines and warnings go there),
-//   dir (chdir), databases, and every parameter `CONFIG SET` knows
+//   dir (chdir), databases, user and aclfile (ACL users, loaded after the
+//   config as Redis's ACLLoadUsersAtStartup), and every parameter `CONFIG SET` knows
 //   (sim/cmd_config.cc: hz, maxclients, timeout, maxmemory, ...), applied
 //   before the first client and reported by CONFIG GET;
 // - accepted, with a warning on stderr when they ask for something the fake

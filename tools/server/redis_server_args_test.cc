@@ -84,7 +84,18 @@ TEST(RedisServerArgs, RefusedWithRedisBanner) {
   EXPECT_NE(two.error().find(">>> 'requirepass \"a\" \"b\"'\nwrong number of arguments"),
             std::string::npos)
       << two.error();
-  EXPECT_FALSE(parse({"--user", "alice on"}).has_value());
+  // ACLAppendUserForLoading: a user is declared once.
+  auto dup = parse({"--user", "foo", "--user", "foo", "on"});
+  ASSERT_FALSE(dup.has_value());
+  EXPECT_NE(
+      dup.error().find(">>> 'user \"foo\" \"on\"'\nError in user declaration 'foo': Duplicate "
+                       "user found. A user can only be defined once in config files"),
+      std::string::npos)
+      << dup.error();
+  auto users = parse({"--user", "alice", "on", ">pw", "--aclfile", "users.acl"});
+  ASSERT_TRUE(users.has_value());
+  EXPECT_EQ(users->options.acl_users, std::vector<std::string>{"alice on >pw"});
+  EXPECT_EQ(users->options.aclfile, "users.acl");
   EXPECT_FALSE(parse({"--port", "70000"}).has_value());
   EXPECT_FALSE(parse({"--daemonize", "maybe"}).has_value());
   EXPECT_FALSE(parse({"--cluster-enabled", "yes"}).has_value());

@@ -93,6 +93,10 @@ int run_server(const ServerCmdOptions& options, std::ostream& out_stream,
     }
   }
   for (const auto& [name, value] : options.reported_only) fake.config().others[name] = value;
+  if (std::string acl = fake.load_acl_users(options.acl_users, options.aclfile); !acl.empty()) {
+    err << acl << "\n";
+    return 1;
+  }
   TcpServer tcp(fake, {.bind = options.bind, .port = options.port, .wall_clock = real});
   int port = 0;
   try {

@@ -29,6 +29,10 @@ struct ServerCmdOptions {
   std::vector<std::pair<std::string, std::string>> config;
   // Set on the fake's config directly (immutable for CONFIG SET, reported by CONFIG GET).
   std::vector<std::pair<std::string, std::string>> reported_only;
+  // ACL users: the config's `user` lines ("name rule...") or an ACL file,
+  // loaded after the config pairs (sim::Server::load_acl_users).
+  std::vector<std::string> acl_users;
+  std::string aclfile;
   // Printed as "# WARNING redsim: <line>" on err (the logfile if any) at start.
   std::vector<std::string> warnings;
 };
