@@ -333,7 +333,9 @@ std::optional<Reply> check_param(const Param& p, const std::string& arg, std::st
   return std::nullopt;
 }
 
-void apply_param(Server& server, const Param& p, const std::string& value, int64_t number) {
+// Stores one checked value; false when applying it failed (only `port`,
+// when the transport cannot listen there: nothing was changed then).
+bool apply_param(Server& server, const Param& p, const std::string& value, int64_t number) {
   ServerConfig& c = server.config();
   std::string_view n = p.name;
   if (n == "hz") {
@@ -374,7 +376,13 @@ void apply_param(Server& server, const Param& p, const std::string& value, int64
   } else if (n == "client-query-buffer-limit") {
     c.client_query_buffer_limit = number;
   } else if (n == "port") {
-    c.port = static_cast<int>(number);  // reported only: the listener stays where it is
+    // The transport moves its listener (and stores the port it got);
+    // without one the port is reported only.
+    if (!c.change_port) {
+      c.port = static_cast<int>(number);
+    } else if (!c.change_port(static_cast<int>(number))) {
+      return false;
+    }
   } else if (n == "bind") {
     c.bind = value;
   } else if (n == "requirepass") {
@@ -394,6 +402,7 @@ void apply_param(Server& server, const Param& p, const std::string& value, int64
   } else {
     c.others[std::string(canonical_name(n))] = value;
   }
+  return true;
 }
 
 }  // namespace
@@ -439,7 +448,22 @@ Reply config(CommandContext& ctx) {
       if (auto err = check_param(*p, argv[j + 1], &change.value, &change.number)) return *err;
       changes.push_back(std::move(change));
     }
-    for (const Change& c : changes) apply_param(ctx.server, *c.param, c.value, c.number);
+    // Redis's configSetCommand: every value set, then applied; when one
+    // fails to apply, every parameter of the call goes back to its old
+    // value and the error names the one that failed.
+    std::vector<std::string> old_values;
+    for (const Change& c : changes) old_values.push_back(param_value(ctx.server, *c.param));
+    for (size_t i = 0; i < changes.size(); ++i) {
+      const Change& c = changes[i];
+      if (apply_param(ctx.server, *c.param, c.value, c.number)) continue;
+      for (size_t k = i; k-- > 0;) {
+        Change old{changes[k].param, {}, 0};
+        if (!check_param(*old.param, old_values[k], &old.value, &old.number)) {
+          apply_param(ctx.server, *old.param, old.value, old.number);
+        }
+      }
+      return config_failed(c.param->name, "Unable to listen on this port");
+    }
     return Reply::ok();
   }
   if (sub == "resetstat" || sub == "rewrite") {

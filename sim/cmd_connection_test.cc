@@ -342,11 +342,13 @@ TEST_F(ConnectionCommandsTest, InfoCpuMemoryReplicationAndDefaultVersusAll) {
   // An empty fake counts Server::kBaseUsedMemoryBytes: 876000 B = 855.47K.
   EXPECT_EQ(run({"INFO", "memory"}),
             Bulk("# Memory\r\nused_memory:876000\r\nused_memory_human:855.47K\r\n"
-                 "mem_allocator:jemalloc-5.3.0\r\nnumber_of_cached_scripts:0\r\n"));
+                 "mem_allocator:jemalloc-5.3.0\r\nlazyfree_pending_objects:0\r\n"
+                 "mem_not_counted_for_evict:0\r\nnumber_of_cached_scripts:0\r\n"));
   run({"SET", "k", std::string(2000, 'v')});
   EXPECT_EQ(run({"INFO", "memory"}),
             Bulk("# Memory\r\nused_memory:878057\r\nused_memory_human:857.48K\r\n"
-                 "mem_allocator:jemalloc-5.3.0\r\nnumber_of_cached_scripts:0\r\n"));
+                 "mem_allocator:jemalloc-5.3.0\r\nlazyfree_pending_objects:0\r\n"
+                 "mem_not_counted_for_evict:0\r\nnumber_of_cached_scripts:0\r\n"));
   EXPECT_EQ(run({"INFO", "replication"}),
             Bulk("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n"
                  "master_failover_state:no-failover\r\nmaster_repl_offset:0\r\n"

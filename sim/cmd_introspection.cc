@@ -87,7 +87,7 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     line("sync_full", "0");
     line("sync_partial_ok", "0");
     line("sync_partial_err", "0");
-    line("evicted_keys", "0");
+    line("evicted_keys", std::to_string(server.evicted_keys()));
     line("pubsub_channels", std::to_string(ServerAccess::pubsub(server).channel_count()));
     line("pubsub_patterns", std::to_string(ServerAccess::pubsub(server).pattern_count()));
     line("latest_fork_usec", "0");
@@ -125,6 +125,9 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
     line("used_memory_human", bytes_to_human(used));
     // The allocator whose size classes MEMORY USAGE models (sim/cmd_memory.cc).
     line("mem_allocator", "jemalloc-5.3.0");
+    // Nothing is freed lazily and every byte counted is evictable.
+    line("lazyfree_pending_objects", "0");
+    line("mem_not_counted_for_evict", "0");
     // The EVAL script cache, as Redis's INFO memory counts it.
     line("number_of_cached_scripts", std::to_string(ServerAccess::scripts(server).script_count()));
   } else if (section == "cpu") {

@@ -2,6 +2,26 @@
 // answers it, and MIGRATE, whose target a fake never reaches. Arity, flags and texts as
 // Redis 7.0.15 (the WAIT command page; texts checked against redis-server 7.0.15).
 //
+// The other replication and cluster commands, as a standalone redis-server
+// 7.0.15 with no replicas answers them (texts checked against it):
+//   ASKING, READONLY, READWRITE   -ERR This instance has cluster support disabled
+//   RESTORE-ASKING                RESTORE (the ASKING flag matters in a cluster only)
+//   ROLE                          ["master", 0, []]: offset 0, no replicas
+//   REPLICAOF/SLAVEOF NO ONE      +OK (already a master); a bad port
+//                                 -ERR Invalid master port. REPLICAOF host port is
+//                                 refused: the fake has no replication link
+//                                 (redsim's own error text, not Redis's).
+//   FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms]  failoverCommand's
+//                                 argument checks, then -ERR FAILOVER requires
+//                                 connected replicas. (ABORT: No failover in progress.)
+//   REPLCONF <option> <value> ... replconfCommand's options for a client that
+//                                 is not a replica: listening-port (an integer),
+//                                 ip-address, capa, rdb-only, ... answer +OK; ACK and
+//                                 GETACK answer nothing (inside EXEC: +OK);
+//                                 an odd count is a syntax error.
+// Not here: SYNC and PSYNC, which would stream an RDB snapshot and then the
+// replication stream.
+//
 // WAIT numreplicas timeout answers the number of replicas that acknowledged
 // every write this connection made so far (its repl_offset). Redis blocks
 // the client until numreplicas replicas acknowledged or timeout ms passed
@@ -129,6 +149,85 @@ Reply migrate(CommandContext& ctx) {
   return Reply::error("IOERR error or timeout writing to target instance");
 }
 
+Reply cluster_disabled(CommandContext& /*ctx*/) {
+  return Reply::error("ERR This instance has cluster support disabled");
+}
+
+Reply role(CommandContext& /*ctx*/) {
+  return Reply::array({Reply::bulk("master"), Reply::integer(0), Reply::array({})});
+}
+
+// REPLICAOF host port / NO ONE (replicaofCommand): NO ONE on a master is OK.
+Reply replicaof(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  if (equals_ci(argv[1], "no") && equals_ci(argv[2], "one")) return Reply::ok();
+  int64_t port = 0;
+  if (!parse_int64(argv[2], &port) || port < 0 || port > 65535) {
+    return Reply::error("ERR Invalid master port");
+  }
+  return Reply::error(
+      "ERR redsim: REPLICAOF <host> <port> is not supported (the fake server has no "
+      "replication link); only REPLICAOF NO ONE is");
+}
+
+// failoverCommand: the arguments first, then the state: a master with no
+// replicas (no failover ever in progress).
+Reply failover(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  bool abort = false;
+  bool force = false;
+  bool to = false;
+  int64_t timeout_ms = 0;
+  for (size_t j = 1; j < argv.size(); ++j) {
+    size_t more = argv.size() - j - 1;
+    if (equals_ci(argv[j], "to") && more >= 2 && !to) {
+      int64_t port = 0;
+      if (!parse_int64(argv[j + 2], &port)) return errors::not_integer();
+      to = true;
+      j += 2;
+    } else if (equals_ci(argv[j], "timeout") && more >= 1 && timeout_ms == 0) {
+      if (!parse_int64(argv[j + 1], &timeout_ms)) return errors::not_integer();
+      if (timeout_ms <= 0) return Reply::error("ERR FAILOVER timeout must be greater than 0");
+      ++j;
+    } else if (equals_ci(argv[j], "force") && !force) {
+      force = true;
+    } else if (equals_ci(argv[j], "abort") && !abort) {
+      abort = true;
+    } else {
+      return Reply::error("ERR syntax error");
+    }
+  }
+  if (abort) {
+    if (to || force || timeout_ms != 0) return Reply::error("ERR syntax error");
+    return Reply::error("ERR No failover in progress.");
+  }
+  return Reply::error("ERR FAILOVER requires connected replicas.");
+}
+
+// replconfCommand for a client that is not a replica.
+Reply replconf(CommandContext& ctx) {
+  const Argv& argv = ctx.argv;
+  if (argv.size() % 2 == 0) return Reply::error("ERR syntax error");
+  for (size_t j = 1; j < argv.size(); j += 2) {
+    const std::string& option = argv[j];
+    if (equals_ci(option, "listening-port")) {
+      int64_t port = 0;
+      if (!parse_int64(argv[j + 1], &port)) return errors::not_integer();
+    } else if (equals_ci(option, "ack") || equals_ci(option, "getack")) {
+      // Only a replica's ACK (or a master's GETACK) means something; Redis
+      // adds no reply at all. Inside EXEC the fake answers +OK instead of
+      // leaving a hole in EXEC's array.
+      if (!ctx.in_script && ctx.server.call_depth() == 1)
+        SessionAccess::skip_this_reply(ctx.session);
+      return Reply::ok();
+    } else if (!equals_ci(option, "ip-address") && !equals_ci(option, "capa") &&
+               !equals_ci(option, "rdb-only") && !equals_ci(option, "rdb-filter-only")) {
+      return Reply::error("ERR Unrecognized REPLCONF option: " + option);
+    }
+  }
+  return Reply::ok();
+}
+
 }  // namespace
 
 void register_replication_commands(CommandTable& table) {
@@ -136,6 +235,18 @@ void register_replication_commands(CommandTable& table) {
   table.add({"wait", 3, kCmdNoScript, &wait});
   table.add({"cluster", -2, kCmdContainer, &cluster});
   table.add_subcommands("cluster", kClusterSubcommands);
+  table.add({"asking", 1, kCmdFast, &cluster_disabled});
+  table.add({"readonly", 1, kCmdFast, &cluster_disabled});
+  table.add({"readwrite", 1, kCmdFast, &cluster_disabled});
+  table.add({"role", 1, kCmdNoScript | kCmdFast, &role});
+  table.add({"replicaof", 3, kCmdNoScript, &replicaof});
+  table.add({"slaveof", 3, kCmdNoScript, &replicaof});
+  table.add({"failover", -1, kCmdNoScript, &failover});
+  table.add({"replconf", -1, kCmdNoScript, &replconf});
+  // RESTORE's handler (registered before, by sim/cmd_dump.cc).
+  if (const CommandSpec* restore = table.find("restore")) {
+    table.add({"restore-asking", -4, restore->flags, restore->handler});
+  }
 }
 
 }  // namespace redsim::sim

@@ -165,5 +165,7 @@ void register_stream_commands(CommandTable& table);
 // WAIT (cmd_replication.cc).
 void register_replication_commands(CommandTable& table);
 void register_memory_commands(CommandTable& table);  // MEMORY (sim/cmd_memory.cc)
+// SAVE BGSAVE BGREWRITEAOF LASTSAVE LOLWUT MODULE (sim/cmd_persistence.cc).
+void register_persistence_commands(CommandTable& table);
 
 }  // namespace redsim::sim

@@ -124,5 +124,19 @@ TEST_F(DirtyTest, FlushallAndReload) {
   EXPECT_EQ(dirty(), 0);
 }
 
+// rdbSave empties the count: SAVE, and BGSAVE whose "child" finishes at
+// once (bgsaveDoneHandler: dirty -= dirty_before_bgsave, nothing changed
+// meanwhile).
+TEST_F(DirtyTest, SaveAndBgsaveResetIt) {
+  run({"MSET", "a", "1", "b", "2"});
+  EXPECT_EQ(dirty(), 2);
+  EXPECT_EQ(run({"SAVE"}), Ok());
+  EXPECT_EQ(dirty(), 0);
+  run({"SET", "a", "2"});
+  EXPECT_EQ(dirty(), 1);
+  run({"BGSAVE"});
+  EXPECT_EQ(dirty(), 0);
+}
+
 }  // namespace
 }  // namespace redsim::sim

@@ -46,6 +46,9 @@ struct Session::Internal {
     s.reply_skip_ = skip;
     s.reply_skip_next_ = skip;
   }
+  // No reply at all to the command that runs now (REPLCONF ACK/GETACK from a
+  // client that is not a replica); the next command answers as usual.
+  static void skip_this_reply(Session& s) { s.reply_skip_ = true; }
   static std::optional<Session::BlockedWait>& blocked_wait(Session& s) { return s.blocked_wait_; }
   // Session::blocked(): set and cleared by Blocking (sim/blocking.cc) only.
   static void set_blocked(Session& s, bool blocked) { s.blocked_ = blocked; }

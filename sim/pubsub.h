@@ -41,8 +41,8 @@ class Session;
 // any command for the active cycle), "new" (class n) when a key is created (dbAdd). Every other
 // write command publishes Redis 7.0's events in Redis's order
 // (tools/difftest/keyspace_events_test.cc compares a table of them with a live redis-server).
-// Not yet: "keymiss"; never "evicted": the fake evicts nothing (maxmemory's other policies are
-// reported only, see ServerConfig).
+// "evicted" (class e) when a maxmemory policy other than noeviction deletes a key
+// (Server::evicted_keys). Not yet: "keymiss".
 namespace notify {
 inline constexpr int kKeyspace = 1 << 0;
 inline constexpr int kKeyevent = 1 << 1;

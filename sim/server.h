@@ -109,8 +109,9 @@ struct ServerConfig {
   int64_t busy_reply_threshold_ms = 5000;  // alias lua-time-limit
   // maxmemory: with the noeviction policy, commands flagged denyoom are
   // refused while Server::used_memory_bytes() > maxmemory_bytes (see there).
-  // The other policies are accepted and reported, but nothing is evicted
-  // and nothing refused: eviction is not simulated.
+  // The other policies evict keys before each command while used memory is
+  // over the limit (Server::evicted_keys), then refuse denyoom commands
+  // if it still is.
   int64_t maxmemory_bytes = 0;       // 0: no limit
   bool maxmemory_noeviction = true;  // maxmemory-policy is noeviction (the default)
   // Enforced by a transport (redsim server), kept here for CONFIG GET/SET:
@@ -119,7 +120,13 @@ struct ServerConfig {
   // which an idle client is closed (Redis's timeout; 0: never).
   int64_t maxclients = 10000;
   int64_t timeout_s = 0;
-  int port = 6379;                                   // the TCP port, 0 when not listening
+  int port = 6379;  // the TCP port, 0 when not listening
+  // Set by a transport that listens: CONFIG SET port asks it to move its
+  // listener to `port` (Redis's changeListenPort) and stores the new value
+  // only when it returns true; false (the port taken) makes CONFIG SET fail
+  // with "Unable to listen on this port" and roll back every parameter of
+  // the call. Unset: the port is stored and reported only.
+  std::function<bool(int port)> change_port;
   std::string bind = "* -::*";                       // Redis's default bind list
   int64_t proto_max_bulk_len = 512LL * 1024 * 1024;  // bytes: the transport's bulk limit
   int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
@@ -515,6 +522,14 @@ class Server {
   static constexpr int64_t kKeyOverheadBytes = 56;
   static constexpr int64_t kElementOverheadBytes = 16;
   int64_t used_memory_bytes();
+  // Keys evicted by a maxmemory policy other than noeviction (INFO's
+  // evicted_keys): before each command, while used memory > maxmemory, keys
+  // are deleted in the policy's order (Server::evict_to_fit in server.cc).
+  uint64_t evicted_keys() const { return evicted_keys_; }
+  // True while keys are evicted before a command runs: the pushes raised
+  // now (invalidations, "evicted" events) go out before that command's
+  // reply (tracking.tcl), unlike those its own writes raise.
+  bool evicting() const { return evicting_; }
   // Redis's server.script_oom: used memory was over maxmemory (noeviction)
   // when the running EVAL was dispatched.
   bool script_oom() const { return script_oom_; }
@@ -530,6 +545,10 @@ class Server {
       "NOREPLICAS Not enough good replicas to write.";
   // Server-clock time (ms) the server was created: INFO's uptime.
   int64_t start_ms() const { return start_ms_; }
+  // Server-clock time (ms) of the last SAVE/BGSAVE (LASTSAVE), the start
+  // until then; the fake persists nothing, so a save completes at once.
+  int64_t last_save_ms() const { return last_save_ms_ < 0 ? start_ms_ : last_save_ms_; }
+  void note_save(int64_t now_ms) { last_save_ms_ = now_ms; }
   uint64_t connections_received() const { return next_session_id_ - 1; }
   // Redis's server.dirty, INFO's rdb_changes_since_last_save: the changes
   // to the data set since the last save (never negative). Each command adds
@@ -571,6 +590,9 @@ class Server {
   // processCommand's maxmemory check: the -OOM reply when `argv` must be
   // refused, else nullopt (also records script_oom_ for EVAL).
   std::optional<resp::Reply> check_oom(Session& session, const CommandSpec& spec, const Argv& argv);
+  void evict_to_fit();
+  uint64_t evicted_keys_ = 0;
+  bool evicting_ = false;
   // processCommand (client) or scriptCall (redis.call): lookup, arity and
   // the state checks, then call().
   resp::Reply dispatch(Session& session, const Argv& argv, bool in_script, bool read_only);
@@ -619,6 +641,7 @@ class Server {
   std::map<uint64_t, Session*> sessions_;
   int64_t start_ms_;
   int64_t dirty_ = 0;  // see dirty()
+  int64_t last_save_ms_ = -1;
   uint64_t next_session_id_ = 1;
   uint64_t commands_processed_ = 0;
   std::map<std::string, CommandStats, std::less<>> command_stats_;

@@ -198,9 +198,11 @@ TEST_F(DispatchTest, MaxmemoryNoevictionRefusesDenyoomCommands) {
   EXPECT_EQ(run({"MULTI"}), Ok());
   EXPECT_EQ(run({"GET", "a"}), Err(kOom));
   EXPECT_EQ(run({"EXEC"}), Err("EXECABORT Transaction discarded because of previous errors."));
-  // Other policies: accepted; eviction is not simulated and nothing is refused.
+  // Other policies evict first; below the fixed base nothing is ever
+  // enough, so denyoom commands are refused as under noeviction.
   EXPECT_EQ(run({"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}), Ok());
-  EXPECT_EQ(run({"SET", "b", "1"}), Ok());
+  EXPECT_EQ(run({"SET", "b", "1"}), Err(kOom));
+  EXPECT_EQ(run({"GET", "b"}), Nil());
   EXPECT_EQ(run({"CONFIG", "SET", "maxmemory-policy", "noeviction"}), Ok());
   EXPECT_EQ(run({"SET", "b", "2"}), Err(kOom));
   // A limit above what is used: writes pass until the data outgrows it.

@@ -401,5 +401,39 @@ TEST_F(ExpiredEventTest, NewKeyEventOnCreationOnly) {
                     PMsg("__keyevent@0__:new", "l")}));
 }
 
+// tracking.tcl "Tracking invalidation message of eviction keys should be
+// before response": under volatile-random, the command that finds memory
+// over maxmemory first evicts the volatile key, whose invalidation comes
+// before its own reply; keys without a deadline stay, and once nothing can
+// be evicted a denyoom command is refused as under noeviction.
+TEST_F(TrackingTest, EvictionInvalidatesAndPublishesEvicted) {
+  hello3(*s_);
+  EXPECT_EQ(run({"CLIENT", "TRACKING", "on"}), Ok());
+  EXPECT_EQ(run(*other_, {"CONFIG", "SET", "notify-keyspace-events", "Ke"}), Ok());
+  EXPECT_EQ(run(*redir_, {"PSUBSCRIBE", "__keyspace@0__:*"}).elements().size(), 3u);
+  const int64_t used = server_->used_memory_bytes();
+  EXPECT_EQ(run(*other_, {"CONFIG", "SET", "maxmemory", std::to_string(used + 100 * 1024)}), Ok());
+  EXPECT_EQ(run(*other_, {"CONFIG", "SET", "maxmemory-policy", "volatile-random"}), Ok());
+  EXPECT_EQ(run({"SETEX", "volatile-key", "10000", "x"}), Ok());
+  EXPECT_EQ(run({"GET", "volatile-key"}), Bulk("x"));
+  EXPECT_EQ(run({"SETBIT", "big-key", "1600000", "0"}), Int(0));  // 200 kB: over the limit
+  EXPECT_TRUE(s_->take_pushes().empty());
+  EXPECT_EQ(run({"GETBIT", "big-key", "0"}), Int(0));
+  EXPECT_EQ(s_->take_pushes(), Pushes{Invalidate({"volatile-key"})});
+  EXPECT_EQ(run({"EXISTS", "volatile-key", "big-key"}), Int(1));
+  EXPECT_EQ(server_->evicted_keys(), 1u);
+  EXPECT_EQ(redir_->take_pushes(),
+            Pushes{Arr({Bulk("pmessage"), Bulk("__keyspace@0__:*"),
+                        Bulk("__keyspace@0__:volatile-key"), Bulk("evicted")})});
+  EXPECT_EQ(run({"SET", "more", "x"}),
+            Err("OOM command not allowed when used memory > 'maxmemory'."));
+  // allkeys-lru: the least recently used key goes first.
+  EXPECT_EQ(run(*other_, {"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}), Ok());
+  EXPECT_EQ(run({"SET", "more", "x"}), Ok());
+  EXPECT_EQ(run({"EXISTS", "big-key", "more"}), Int(1));
+  EXPECT_EQ(server_->evicted_keys(), 2u);
+  EXPECT_EQ(run(*other_, {"CONFIG", "SET", "maxmemory", "0"}), Ok());
+}
+
 }  // namespace
 }  // namespace redsim::sim

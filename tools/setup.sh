@@ -14,7 +14,11 @@ packages=(cmake g++ ninja-build pkg-config
           clang-19 libclang-rt-19-dev   # the fuzz targets: libFuzzer, ASan, UBSan
           libc++-19-dev libc++abi-19-dev  # the libc++ build of the golden history hashes
           lld                           # the linker of every build (far faster than ld.bfd)
-          tcl dpkg-dev)                 # Redis's Tcl test suite (tools/redis_test_suite.sh)
+          tcl dpkg-dev                  # Redis's Tcl test suite (tools/redis_test_suite.sh)
+          nodejs)                       # node-redis against redsim server (NodeRedisResp3)
+# npm installs node-redis at test time; nodesource's nodejs package carries
+# its own npm, Debian's does not.
+command -v npm >/dev/null || packages+=(npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -116,6 +116,7 @@ TcpServer::TcpServer(sim::Server& server, TcpServerOptions options)
 TcpServer::~TcpServer() {
   server_.set_busy_script_handler(nullptr);
   server_.set_stop_check(nullptr);
+  server_.config().change_port = nullptr;
   if (spare_fd_ >= 0) ::close(spare_fd_);
   for (auto& [fd, c] : conns_) ::close(fd);
   conns_.clear();
@@ -124,36 +125,71 @@ TcpServer::~TcpServer() {
   if (stop_fd_ >= 0) ::close(stop_fd_);
 }
 
-int TcpServer::listen() {
+std::pair<int, int> TcpServer::open_listener(int port_number) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
   addrinfo* res = nullptr;
-  std::string port = std::to_string(options_.port);
+  std::string port = std::to_string(port_number);
   int rc = getaddrinfo(options_.bind.c_str(), port.c_str(), &hints, &res);
   if (rc != 0) {
     throw std::system_error(EINVAL, std::generic_category(),
                             "bad bind address '" + options_.bind + "': " + gai_strerror(rc));
   }
-  listen_fd_ = ::socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) {
+  int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
     freeaddrinfo(res);
     throw_errno("socket");
   }
   int one = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (::bind(listen_fd_, res->ai_addr, res->ai_addrlen) != 0) {
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(fd, res->ai_addr, res->ai_addrlen) != 0) {
+    int err = errno;
     freeaddrinfo(res);
+    ::close(fd);
+    errno = err;
     throw_errno("bind " + options_.bind + ":" + port);
   }
   freeaddrinfo(res);
-  if (::listen(listen_fd_, 511) != 0) throw_errno("listen");
+  if (::listen(fd, 511) != 0) {
+    int err = errno;
+    ::close(fd);
+    errno = err;
+    throw_errno("listen");
+  }
   sockaddr_storage ss{};
   socklen_t len = sizeof ss;
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&ss), &len);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
   int bound_port = ss.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
                                             : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+  return {fd, bound_port};
+}
+
+bool TcpServer::change_port(int port) {
+  if (port == server_.config().port) return true;
+  std::pair<int, int> opened;
+  try {
+    opened = open_listener(port);
+  } catch (const std::system_error&) {
+    return false;  // Redis logs why; CONFIG SET answers "Unable to listen on this port"
+  }
+  if (accepting_) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+  ::close(listen_fd_);
+  listen_fd_ = opened.first;
+  if (accepting_) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = &kListenTag;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+  }
+  server_.config().port = opened.second;
+  return true;
+}
+
+int TcpServer::listen() {
+  auto [fd, bound_port] = open_listener(options_.port);
+  listen_fd_ = fd;
 
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) throw_errno("epoll_create1");
@@ -168,6 +204,7 @@ int TcpServer::listen() {
 
   server_.config().port = bound_port;
   server_.config().bind = options_.bind;
+  server_.config().change_port = [this](int port) { return change_port(port); };
   adjust_open_files_limit();
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   return bound_port;
@@ -641,7 +678,8 @@ void TcpServer::on_push(Conn& c, const resp::Reply& reply) {
   // Pub/sub messages and further confirmations ignore CLIENT REPLY OFF/SKIP
   // in both protocols (CLIENT_PUSHING, see pushed_reply).
   if (c.doomed) return;
-  if (c.executing) {
+  // Evictions happen before the command runs: their pushes come first.
+  if (c.executing && !server_.evicting()) {
     resp::encode_to(c.own_pushes, reply, c.session->protocol());
     return;
   }

@@ -78,6 +78,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/server.h"
@@ -105,6 +106,10 @@ class TcpServer {
   // Binds and listens; returns the port. Throws std::system_error when the
   // address is bad or the port is taken. Sets the fake's CONFIG port/bind.
   int listen();
+  // CONFIG SET port (sim::ServerConfig::change_port): listens on `port` on
+  // the same address, then closes the old listener (connections stay);
+  // false, the old listener kept, when the new one cannot bind or listen.
+  bool change_port(int port);
   // Serves until request_stop(); closes every connection before returning.
   void run();
   // Async-signal-safe and thread-safe: makes run() return soon.
@@ -120,6 +125,9 @@ class TcpServer {
 
  private:
   struct Conn;
+  // A bound, listening, non-blocking socket on options_.bind:port and the
+  // port it got; throws std::system_error.
+  std::pair<int, int> open_listener(int port);
   void accept_all();
   void on_readable(Conn& c);
   void keep_unparsed(Conn& c, std::string_view rest, bool from_in);

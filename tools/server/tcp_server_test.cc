@@ -144,6 +144,66 @@ TEST_F(TcpServerTest, QuitAnswersOkAndCloses) {
   EXPECT_TRUE(c.closed_by_server());
 }
 
+// REPLCONF ACK from a client that is not a replica: redis-server 7.0.15
+// answers nothing at all; the next command answers as usual.
+TEST_F(TcpServerTest, ReplconfAckAnswersNothing) {
+  RawClient c(port_);
+  EXPECT_TRUE(c.replies("REPLCONF ACK 1\r\nREPLCONF GETACK 1\r\nPING\r\n", "+PONG\r\n"));
+  EXPECT_TRUE(c.replies("REPLCONF listening-port 1\r\n", "+OK\r\n"));
+}
+
+// CONFIG SET port moves the listener (Redis's changeListenPort); a port
+// that cannot be listened on fails the whole CONFIG SET, naming it, and
+// every parameter of the call keeps its old value (introspection.tcl's
+// "CONFIG SET rollback on apply error"); the old listener keeps serving.
+// A loopback socket bound to a free port, listening when `listen`; closed
+// by the destructor.
+struct PortHolder {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  int port = 0;
+  explicit PortHolder(bool listen) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    if (listen) {
+      EXPECT_EQ(::listen(fd, 1), 0);
+    }
+    socklen_t len = sizeof a;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+  }
+  ~PortHolder() { ::close(fd); }
+};
+
+TEST_F(TcpServerTest, ConfigSetPortMovesTheListenerOrRollsBack) {
+  PortHolder taken(/*listen=*/true);
+  RawClient c(port_);
+  c.command({"CONFIG", "SET", "maxmemory", "10000001", "port", std::to_string(taken.port),
+             "client-query-buffer-limit", "10mb"});
+  EXPECT_EQ(c.line(),
+            "-ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on "
+            "this port\r\n");
+  EXPECT_EQ(fake_.config().maxmemory_bytes, 0);
+  EXPECT_EQ(fake_.config().client_query_buffer_limit, 1024LL * 1024 * 1024);
+  EXPECT_EQ(fake_.config().port, port_);
+  RawClient again(port_);
+  EXPECT_TRUE(again.replies("PING\r\n", "+PONG\r\n"));
+
+  // A free port: the listener moves there; open connections stay.
+  int free_port = 0;
+  {
+    PortHolder probe(/*listen=*/false);
+    free_port = probe.port;
+  }
+  c.command({"CONFIG", "SET", "port", std::to_string(free_port)});
+  EXPECT_EQ(c.line(), "+OK\r\n");
+  EXPECT_EQ(fake_.config().port, free_port);
+  EXPECT_TRUE(c.replies("PING\r\n", "+PONG\r\n"));
+  RawClient moved(free_port);
+  EXPECT_TRUE(moved.replies("PING\r\n", "+PONG\r\n"));
+}
+
 TEST_F(TcpServerTest, ClientReplyOffAndSkip) {
   RawClient c(port_);
   EXPECT_TRUE(c.replies("CLIENT REPLY SKIP\r\nSET a 1\r\nGET a\r\n", "$1\r\n1\r\n"));
