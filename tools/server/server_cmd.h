@@ -29,6 +29,13 @@ struct ServerCmdOptions {
   std::vector<std::pair<std::string, std::string>> config;
   // Set on the fake's config directly (immutable for CONFIG SET, reported by CONFIG GET).
   std::vector<std::pair<std::string, std::string>> reported_only;
+  // The process title (tools/server/proc_title.h) from proc-title-template
+  // once listening and after each CONFIG SET of it: Redis's set-proc-title,
+  // on for the redis-server syntax. config_file (absolute) and unixsocket
+  // only fill the template's {config-file} and {unixsocket}.
+  bool set_proc_title = false;
+  std::string config_file;
+  std::string unixsocket;
   // Printed as "# WARNING redsim: <line>" on err (the logfile if any) at start.
   std::vector<std::string> warnings;
 };
