@@ -16,6 +16,15 @@
 // are applied when read, which gives the same figures: the hdr range of the
 // k-th smallest duration is the range where hdr's walk reaches count k.
 //
+// What INFO latencystats prints, per command with runs, while
+// latency-tracking is yes: latency_percentiles_usec_<name>:p50=X,p99=Y,p99.9=Z
+// (the percentiles of latency-tracking-info-percentiles), each the top of
+// that run's hdr range in us with 3 decimals. Where the fake differs from
+// Redis: durations come from the server's clock, so on a virtual clock a
+// command takes 0 us unless it moves the clock (DEBUG SLEEP), printed as
+// 0.001 (Redis's 1 ns floor); a block ended by a timeout or CLIENT UNBLOCK
+// counts as a 0 us run (Redis adds the blocking call's own duration).
+//
 // Costs: record_us is O(1) for durations below kExactUs (a count in a
 // vector grown to the longest such duration), O(log n) above (a map);
 // memory is 8 bytes per us up to the longest short duration seen.
