@@ -80,6 +80,9 @@ bool unblock_client(Server& server, uint64_t session_id, bool error) {
   auto it = server.sessions().find(session_id);
   if (it == server.sessions().end()) return false;
   Blocking& blocking = ServerAccess::blocking(server);
+  if (const Blocking::Client* c = blocking.find(session_id)) {
+    ServerAccess::count_unblocked(server, c->argv, /*failed=*/true);
+  }
   if (error) {
     return blocking.unblock(server, *it->second,
                             Reply::error("UNBLOCKED client unblocked via CLIENT UNBLOCK"));
@@ -193,7 +196,10 @@ size_t Blocking::time_out(Server& server, int64_t now_ms) {
   std::sort(due.begin(), due.end(), [](const Due& a, const Due& b) {
     return a.deadline_ms != b.deadline_ms ? a.deadline_ms < b.deadline_ms : a.id < b.id;
   });
-  for (const Due& d : due) unblock_timeout(server, *d.session);
+  for (const Due& d : due) {
+    ServerAccess::count_unblocked(server, clients_.at(d.id).argv, /*failed=*/false);
+    unblock_timeout(server, *d.session);
+  }
   return due.size();
 }
 

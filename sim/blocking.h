@@ -79,6 +79,10 @@ class Blocking {
   // A client's Session::blocked() is true from block() until its block
   // ends (unblock, timeout, forget): Server::call asks it for every command.
   size_t size() const { return clients_.size(); }
+  const Client* find(uint64_t session_id) const {
+    auto it = clients_.find(session_id);
+    return it == clients_.end() ? nullptr : &it->second;
+  }
   void block(Server& server, Client client);
   // Ends the block of `session` with `reply` (queued for take_unblocked).
   // False when it was not blocked.

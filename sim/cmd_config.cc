@@ -17,6 +17,8 @@
 #include "sim/cmd_admin.h"
 #include "sim/glob.h"
 #include "sim/internal.h"
+#include "sim/latency_histogram.h"
+#include "sim/proc_title.h"
 
 namespace redsim::sim::admin {
 
@@ -79,6 +81,9 @@ constexpr Param kParams[] = {
     {"slowlog-log-slower-than", ParamKind::kInt, false, "", -1, INT64_MAX},
     {"slowlog-max-len", ParamKind::kInt, false, "", 0, INT64_MAX},
     {"latency-monitor-threshold", ParamKind::kInt, false, "", 0, INT64_MAX},
+    // INFO latencystats and LATENCY HISTOGRAM (sim/latency_histogram.h).
+    {"latency-tracking", ParamKind::kBool, false, ""},
+    {"latency-tracking-info-percentiles", ParamKind::kString, false, ""},
     {"tracking-table-max-keys", ParamKind::kInt, false, "", 0, LONG_MAX},
     // The default user's password (Server::requirepass; AUTH in
     // sim/cmd_connection.cc). Sessions already connected stay authenticated.
@@ -120,6 +125,10 @@ constexpr Param kParams[] = {
     {"stream-node-max-entries", ParamKind::kInt, false, "100", 0, INT64_MAX},
     // Read by the HyperLogLog commands (sim/cmd_hll.cc) from `others`.
     {"hll-sparse-max-bytes", ParamKind::kMemory, false, "3000", 0, LONG_MAX},
+    // The process title (sim/proc_title.h): stored here, written by redsim
+    // server through Server::config_change_handler.
+    {"proc-title-template", ParamKind::kString, false, kDefaultProcTitleTemplate},
+    {"set-proc-title", ParamKind::kBool, true, "yes"},
 };
 
 // The Keyspace::limits field a threshold parameter (or its alias) sets.
@@ -170,6 +179,15 @@ std::string param_value(Server& server, const Param& p) {
   if (n == "slowlog-log-slower-than") return std::to_string(c.slowlog_log_slower_than_us);
   if (n == "slowlog-max-len") return std::to_string(c.slowlog_max_len);
   if (n == "latency-monitor-threshold") return std::to_string(c.latency_monitor_threshold_ms);
+  if (n == "latency-tracking") return c.latency_tracking ? "yes" : "no";
+  if (n == "latency-tracking-info-percentiles") {
+    std::string out;
+    for (double p : c.latency_tracking_info_percentiles) {
+      if (!out.empty()) out += ' ';
+      out += percentile_label(p);
+    }
+    return out;
+  }
   if (n == "timeout") return std::to_string(c.timeout_s);
   if (n == "tracking-table-max-keys") return std::to_string(c.tracking_table_max_keys);
   if (n == "lfu-log-factor") {
@@ -320,6 +338,14 @@ std::optional<Reply> check_param(const Param& p, const std::string& arg, std::st
                            "argument(s) must be one of the following: " + std::string(p.choices));
     }
     case ParamKind::kString:
+      if (p.name == "latency-tracking-info-percentiles") {
+        std::vector<double> percentiles;
+        std::string why = parse_percentiles(arg, &percentiles);
+        if (!why.empty()) return config_failed(p.name, why);
+      }
+      if (p.name == "proc-title-template" && !valid_proc_title_template(arg)) {
+        return config_failed(p.name, "template format is invalid or contains unknown variables");
+      }
       if (p.name == "notify-keyspace-events") {
         int flags = notify::parse_flags(arg);
         if (flags < 0) {
@@ -355,6 +381,10 @@ bool apply_param(Server& server, const Param& p, const std::string& value, int64
     c.slowlog_max_len = number;
   } else if (n == "latency-monitor-threshold") {
     c.latency_monitor_threshold_ms = number;
+  } else if (n == "latency-tracking") {
+    c.latency_tracking = value == "yes";
+  } else if (n == "latency-tracking-info-percentiles") {
+    parse_percentiles(value, &c.latency_tracking_info_percentiles);  // checked before
   } else if (n == "timeout") {
     c.timeout_s = number;
   } else if (n == "tracking-table-max-keys") {
@@ -463,6 +493,9 @@ Reply config(CommandContext& ctx) {
         }
       }
       return config_failed(c.param->name, "Unable to listen on this port");
+    }
+    if (const Server::ConfigChangeHandler& changed = ctx.server.config_change_handler()) {
+      for (const Change& c : changes) changed(c.param->name);
     }
     return Reply::ok();
   }

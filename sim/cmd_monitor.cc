@@ -216,23 +216,21 @@ Reply slowlog(CommandContext& ctx) {
 namespace {
 
 // LATENCY HISTOGRAM's entry of one command: Redis's fillCommandCDF over its
-// hdr histogram (log buckets from 1024 ns, doubling), the cumulative count
-// at each bucket where it grows, keyed by the bucket's top in us (1, 2, 4,
-// 8, 16, 32, 65, ...; Redis's finer sub-buckets make some keys differ by one).
+// hdr histogram (LatencyHistogram::cdf_usec: log buckets from 1024 ns,
+// doubling), the cumulative count at each bucket where it grows, keyed by
+// the bucket's top in us (1, 2, 4, 8, 16, 33, 66, ...).
 void histogram_entry(std::string_view name, const Server::CommandStats& stats,
                      std::vector<Reply>& out) {
-  uint64_t calls = 0;
+  if (stats.latency.empty()) return;
   std::vector<Reply> buckets;
-  for (size_t k = 0; k < stats.latency_histogram.size(); ++k) {
-    if (stats.latency_histogram[k] == 0) continue;
-    calls += stats.latency_histogram[k];
-    buckets.push_back(Reply::integer(static_cast<int64_t>((1024ULL << k) / 1000)));
-    buckets.push_back(Reply::integer(static_cast<int64_t>(calls)));
+  for (const auto& [usec, runs] : stats.latency.cdf_usec()) {
+    buckets.push_back(Reply::integer(usec));
+    buckets.push_back(Reply::integer(static_cast<int64_t>(runs)));
   }
-  if (calls == 0) return;
   out.push_back(Reply::bulk(std::string(name)));
-  out.push_back(Reply::map({Reply::bulk("calls"), Reply::integer(static_cast<int64_t>(calls)),
-                            Reply::bulk("histogram_usec"), Reply::map(std::move(buckets))}));
+  out.push_back(
+      Reply::map({Reply::bulk("calls"), Reply::integer(static_cast<int64_t>(stats.latency.count())),
+                  Reply::bulk("histogram_usec"), Reply::map(std::move(buckets))}));
 }
 
 Reply latency_histogram(CommandContext& ctx) {

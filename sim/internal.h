@@ -81,6 +81,19 @@ struct Server::Internal {
   // The client whose command writes now (nullptr in a script).
   static Session* writer(Server& server) { return server.writer_; }
   static AclUsers& acl(Server& server) { return *server.acl_; }
+  // Redis 7.0's updateStatsOnUnblock for a block that ends without its
+  // command running again (a timeout; CLIENT UNBLOCK, which 7.0.15 counts
+  // as failed even when it sends the timeout reply): one call of the
+  // blocked command, timed as 0 us (the fake keeps no duration of the
+  // blocking run).
+  static void count_unblocked(Server& server, const Argv& argv, bool failed) {
+    const CommandTable::Lookup command = server.commands_.lookup(argv[0]);
+    if (command.spec == nullptr) return;
+    Server::CommandStats& stats = server.stats_of(command, argv);
+    ++stats.calls;
+    if (failed) ++stats.failed_calls;
+    if (server.config_.latency_tracking) stats.latency.record_us(0);
+  }
   // redis.acl_check_cmd: may `s`'s user run argv (a known command)?
   static bool acl_allows(Server& server, const Session& s, const Argv& argv) {
     CommandTable::Lookup command = server.commands_.lookup(argv[0]);

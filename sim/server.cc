@@ -1,7 +1,6 @@
 #include "sim/server.h"
 
 #include <algorithm>
-#include <bit>
 #include <cctype>
 #include <stdexcept>
 #include <utility>
@@ -637,12 +636,7 @@ void Server::finish_tracking(Session& session, const Argv& argv) {
 
 void Server::record_duration(Session& session, const CommandSpec& spec, const Argv& argv,
                              CommandStats& stats, int64_t end_us, int64_t duration_us) {
-  // Redis's histogram takes 1024 ns .. 1 s; bucket k: up to 1024 << k ns
-  // (above the bucket before).
-  uint64_t ns = static_cast<uint64_t>(std::min<int64_t>(duration_us, 1'000'000)) * 1000;
-  uint64_t units = (ns + 1023) / 1024;
-  size_t k = units <= 1 ? 0 : static_cast<size_t>(std::bit_width(units - 1));
-  ++stats.latency_histogram[std::min(k, kLatencyBuckets - 1)];
+  if (config_.latency_tracking) stats.latency.record_us(duration_us);
   int64_t unix_s = end_us / 1'000'000;
   // EXEC is not logged itself: the commands it ran are (Redis's
   // CMD_SKIP_SLOWLOG).

@@ -28,6 +28,7 @@
 
 #include "sim/clock.h"
 #include "sim/command.h"
+#include "sim/latency_histogram.h"
 #include "sim/resp/reply.h"
 
 namespace redsim::sim {
@@ -141,6 +142,12 @@ struct ServerConfig {
   int64_t slowlog_max_len = 128;
   // LATENCY: events of at least this many ms are recorded; 0: off.
   int64_t latency_monitor_threshold_ms = 0;
+  // latency-tracking: each command's durations are kept for LATENCY
+  // HISTOGRAM and INFO latencystats (which prints nothing while off), and
+  // latency-tracking-info-percentiles: the percentiles (each in [0, 100])
+  // INFO latencystats reports, Redis's defaults.
+  bool latency_tracking = true;
+  std::vector<double> latency_tracking_info_percentiles = {50.0, 99.0, 99.9};
   // min-replicas-to-write (alias min-slaves-to-write): with N > 0 and
   // min-replicas-max-lag > 0, write commands (and scripts that may write)
   // are refused with NOREPLICAS, as a master without N good replicas does
@@ -413,18 +420,17 @@ class Server {
   // rejected_calls the commands refused before running (arity, OOM,
   // subscribed context, BUSY, not allowed in MULTI). The fake times
   // nothing: INFO reports usec as 0. CONFIG RESETSTAT clears them.
-  // latency_histogram (LATENCY HISTOGRAM) counts the runs of a command a
-  // client sent (EXEC's queue included, a script's redis.call not) by
-  // duration on the server clock: bucket k holds those of at most 1024 << k
-  // ns and more than the bucket before (the first also the shorter ones, the
-  // last also the longer ones), as Redis's hdr histogram's log buckets from
-  // 1024 ns.
-  static constexpr size_t kLatencyBuckets = 21;  // up to 2^20 * 1024 ns: about 1 s
+  // latency (LATENCY HISTOGRAM, INFO latencystats) holds the durations on
+  // the server clock of the runs of a command a client sent (EXEC's queue
+  // included, a script's redis.call not) while latency-tracking is yes
+  // (ServerConfig::latency_tracking, Redis's default); see
+  // sim/latency_histogram.h for what it reports and how it matches Redis's
+  // hdr histogram.
   struct CommandStats {
     uint64_t calls = 0;
     uint64_t failed_calls = 0;
     uint64_t rejected_calls = 0;
-    std::array<uint64_t, kLatencyBuckets> latency_histogram{};
+    LatencyHistogram latency;
   };
   const std::map<std::string, CommandStats, std::less<>>& command_stats() const {
     return command_stats_;
@@ -507,6 +513,14 @@ class Server {
   using StopCheck = std::function<bool()>;
   void set_stop_check(StopCheck check) { stop_check_ = std::move(check); }
   const StopCheck& stop_check() const { return stop_check_; }
+  // Called by CONFIG SET after it changed a parameter, with the name CONFIG
+  // GET shows: for a transport that acts on one (redsim server rewrites its
+  // process title on proc-title-template). Unset: nothing is called.
+  using ConfigChangeHandler = std::function<void(std::string_view name)>;
+  void set_config_change_handler(ConfigChangeHandler handler) {
+    config_change_handler_ = std::move(handler);
+  }
+  const ConfigChangeHandler& config_change_handler() const { return config_change_handler_; }
 
   // ---- Memory (maxmemory).
   // What the fake counts as used memory, in bytes: a fixed base of
@@ -661,6 +675,7 @@ class Server {
   uint64_t random_state_;  // splitmix64 state, see random_below()
   BusyScriptHandler busy_script_handler_;
   StopCheck stop_check_;
+  ConfigChangeHandler config_change_handler_;
   bool shutdown_requested_ = false;
   bool kill_requests_ = false;  // see take_kill_requests()
   // Redis's server.script_oom: out of memory when the running EVAL started.

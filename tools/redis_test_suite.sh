@@ -19,8 +19,9 @@
 #   --started: the suite starts each server itself, as in Redis's own CI
 #   (units tagged external:skip run: auth, acl, info, limits, pubsubshard):
 #   each run's private copy of the suite gets a src/redis-server shim that
-#   execs the real redis-server, or `redsim server "$@"` (the config file the
-#   suite writes, then --name value options). Without the suite
+#   execs the real redis-server, or a symlink to redsim (which runs as
+#   redis-server under that name: the config file the suite writes, then
+#   --name value options). Without the suite
 #   (no network for apt-get source) the script fails, whatever the mode.
 # Environment: REDSIM_SUITE_TIMEOUT_S (per unit and server, default 600),
 #   REDSIM_SUITE_TAGS (default: the tags below), REDSIM_CACHE.
@@ -177,12 +178,15 @@ run_unit() {
 run_unit_started() {
   local name=$1 unit=$2 dir=$3 out=$4 baseport attempt rc
   mkdir -p "$dir/src"
+  rm -f "$dir/src/redis-server"
   if [ "$name" = redis ]; then
     printf '#!/bin/sh\nexec %q "$@"\n' "$(command -v redis-server)" >"$dir/src/redis-server"
+    chmod +x "$dir/src/redis-server"
   else
-    printf '#!/bin/sh\nexec %q server "$@"\n' "$redsim" >"$dir/src/redis-server"
+    # A symlink: redsim runs as redis-server, its argv[0] ending in
+    # /redis-server as Redis's own (the process title's {title}).
+    ln -s "$redsim" "$dir/src/redis-server"
   fi
-  chmod +x "$dir/src/redis-server"
   for attempt in 1 2 3; do
     baseport=$((12000 + (RANDOM % 600) * 64))
     (cd "$dir" && TERM=dumb timeout "$timeout_s" tclsh tests/test_helper.tcl \

@@ -20,6 +20,7 @@
 #include "tools/cli/repl.h"
 #include "tools/cli/scenario_cmd.h"
 #include "tools/cli/version.h"
+#include "tools/server/proc_title.h"
 #include "tools/server/redis_server_args.h"
 #include "tools/server/server_cmd.h"
 
@@ -30,6 +31,7 @@ constexpr int kUsageError = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
+  redsim::server::proc_title_init(argc, argv);  // before anything reads environ
   // redis-server's command line: as a `redis-server` symlink, as
   // `redsim redis-server ...`, or `redsim server` with Redis's syntax.
   std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);

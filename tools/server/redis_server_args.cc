@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -32,8 +33,6 @@ constexpr std::string_view kAcceptedOnly[] = {
     "syslog-enabled",
     "syslog-ident",
     "syslog-facility",
-    "set-proc-title",
-    "proc-title-template",
     "supervised",
     "tcp-backlog",
     "crash-log-enabled",
@@ -145,6 +144,11 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
     return "redsim listens on IPv4 only: give an IPv4 address or *";
   }
   if (name == "daemonize") return yes_no(&o.daemonize);
+  if (name == "set-proc-title") {
+    if (auto e = yes_no(&o.set_proc_title)) return e;
+    o.reported_only.emplace_back("set-proc-title", o.set_proc_title ? "yes" : "no");
+    return std::nullopt;
+  }
   if (name == "pidfile" || name == "logfile" || name == "dir") {
     if (auto e = one_arg()) return e;
     (name == "pidfile" ? o.pidfile : name == "logfile" ? o.logfile : o.dir) = args[0];
@@ -201,6 +205,7 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
     if (auto e = one_arg()) return e;
     if (name == "unixsocket") {
       launch->warnings.push_back("unixsocket " + args[0] + ": redsim serves TCP only");
+      o.unixsocket = args[0];
     }
     return std::nullopt;
   }
@@ -265,7 +270,8 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
                                                     "lazyfree-lazy-user-flush",
                                                     "replica-read-only",
                                                     "acllog-max-len",
-                                                    "acl-pubsub-default"};
+                                                    "acl-pubsub-default",
+                                                    "proc-title-template"};
   if (std::find(std::begin(kConfigSet), std::end(kConfigSet), name) != std::end(kConfigSet)) {
     if (args.empty()) return "wrong number of arguments";
     o.config.emplace_back(name, value);
@@ -322,6 +328,14 @@ std::expected<RedisServerLaunch, std::string> parse_redis_server_args(
     for (std::string line; std::getline(config_stdin, line);) lines.push_back(line);
   }
   RedisServerLaunch launch;
+  // Redis's set-proc-title defaults to yes; {config-file} is the file's
+  // absolute path (getAbsolutePath, before any dir option's chdir).
+  launch.options.set_proc_title = true;
+  if (!args.empty() && !args[0].starts_with("-")) {
+    std::error_code ec;
+    std::filesystem::path path = std::filesystem::absolute(args[0], ec);
+    launch.options.config_file = ec ? args[0] : path.lexically_normal().string();
+  }
   int line_number = 0;
   for (std::string line : lines) {
     ++line_number;
@@ -333,11 +347,12 @@ std::expected<RedisServerLaunch, std::string> parse_redis_server_args(
       return std::unexpected(fatal(line_number, line, "Unbalanced quotes in configuration line"));
     }
     if (words->empty()) continue;
-    if (auto why = apply(*words, &launch)) return std::unexpected(fatal(line_number, line, *why));
+    if (auto why = server::apply(*words, &launch))
+      return std::unexpected(fatal(line_number, line, *why));
   }
   for (const std::vector<std::string>& words : options) {
     ++line_number;
-    if (auto why = apply(words, &launch)) {
+    if (auto why = server::apply(words, &launch)) {
       return std::unexpected(fatal(line_number, quoted_option(words), *why));
     }
   }

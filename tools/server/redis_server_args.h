@@ -14,7 +14,10 @@
 // - honoured: port, bind (the first IPv4 address or *), daemonize (fork and
 //   detach), pidfile, logfile (the start-up lines and warnings go there),
 //   dir (chdir), databases, user and aclfile (ACL users, loaded after the
-//   config as Redis's ACLLoadUsersAtStartup), and every parameter `CONFIG SET` knows
+//   config as Redis's ACLLoadUsersAtStartup), set-proc-title and
+//   proc-title-template (the process title, tools/server/proc_title.h, as
+//   redis-server sets it; the config file's path and unixsocket fill its
+//   variables), and every parameter `CONFIG SET` knows
 //   (sim/cmd_config.cc: hz, maxclients, timeout, maxmemory, ...), applied
 //   before the first client and reported by CONFIG GET;
 // - accepted, with a warning on stderr when they ask for something the fake

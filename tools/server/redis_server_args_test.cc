@@ -48,6 +48,31 @@ TEST(RedisServerArgs, ConfigFileThenCommandLineOptionsWin) {
   EXPECT_EQ(launch->warnings[1], "save 900 1: nothing is persisted (accepted only)");
 }
 
+TEST(RedisServerArgs, ProcessTitleOptions) {
+  // Redis sets its process title unless told not to; the template goes to
+  // CONFIG SET, the config file (absolute) and unixsocket fill its variables.
+  auto launch = parse({"--proc-title-template", "TEST {title}", "--unixsocket", "/tmp/s"});
+  ASSERT_TRUE(launch.has_value()) << launch.error();
+  EXPECT_TRUE(launch->options.set_proc_title);
+  EXPECT_EQ(launch->options.config, (Pairs{{"proc-title-template", "TEST {title}"}}));
+  EXPECT_EQ(launch->options.unixsocket, "/tmp/s");
+  EXPECT_EQ(launch->options.config_file, "");
+  char path[] = "/tmp/redsim_args_test_XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  char cwd[4096];
+  ASSERT_NE(getcwd(cwd, sizeof cwd), nullptr);
+  ASSERT_EQ(chdir("/tmp"), 0);
+  launch = parse({std::string(path).substr(5), "--set-proc-title", "no"});
+  ASSERT_EQ(chdir(cwd), 0);
+  unlink(path);
+  ASSERT_TRUE(launch.has_value()) << launch.error();
+  EXPECT_FALSE(launch->options.set_proc_title);
+  EXPECT_EQ(launch->options.config_file, path);
+  EXPECT_EQ(launch->options.reported_only, (Pairs{{"set-proc-title", "no"}}));
+}
+
 TEST(RedisServerArgs, SaveAloneIsEmptyAndValuesMaySpanArguments) {
   auto launch = parse({"--save", "--appendonly", "no", "--bind", "*", "--clock", "virtual"});
   ASSERT_TRUE(launch.has_value()) << launch.error();

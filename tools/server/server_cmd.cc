@@ -12,7 +12,9 @@
 #include <system_error>
 
 #include "sim/clock.h"
+#include "sim/proc_title.h"
 #include "sim/server.h"
+#include "tools/server/proc_title.h"
 #include "tools/server/tcp_server.h"
 #include "tools/server/wall_clock.h"
 
@@ -41,6 +43,23 @@ bool daemonize() {
     if (fd > STDERR_FILENO) close(fd);
   }
   return true;
+}
+
+// redisSetProcTitle: the template expanded with this server's values.
+void update_proc_title(sim::Server& fake, const ServerCmdOptions& options, int port) {
+  sim::ProcTitleVars vars;
+  vars.title = proc_title_program();
+  std::string bind = fake.config().bind.substr(0, fake.config().bind.find(' '));
+  if (bind.starts_with('-')) bind.erase(0, 1);
+  vars.listen_addr = bind + ":" + std::to_string(port);
+  vars.config_file = options.config_file;
+  vars.port = std::to_string(port);
+  vars.tls_port = "0";
+  vars.unixsocket = options.unixsocket;
+  auto it = fake.config().others.find("proc-title-template");
+  std::string_view tmpl =
+      it == fake.config().others.end() ? sim::kDefaultProcTitleTemplate : it->second;
+  if (std::optional<std::string> title = sim::expand_proc_title(tmpl, vars)) proc_title_set(*title);
 }
 
 }  // namespace
@@ -105,6 +124,12 @@ int run_server(const ServerCmdOptions& options, std::ostream& out_stream,
     err << "redsim server: cannot listen on " << options.bind << ":" << options.port << ": "
         << e.what() << "\n";
     return 1;
+  }
+  if (options.set_proc_title) {
+    update_proc_title(fake, options, port);
+    fake.set_config_change_handler([&fake, &options, port](std::string_view name) {
+      if (name == "proc-title-template") update_proc_title(fake, options, port);
+    });
   }
   // SIGTERM / SIGINT end a DEBUG SLEEP too.
   wall.set_interrupt_fd(tcp.interrupt_fd());

@@ -33,6 +33,13 @@ struct ServerCmdOptions {
   // loaded after the config pairs (sim::Server::load_acl_users).
   std::vector<std::string> acl_users;
   std::string aclfile;
+  // The process title (tools/server/proc_title.h) from proc-title-template
+  // once listening and after each CONFIG SET of it: Redis's set-proc-title,
+  // on for the redis-server syntax. config_file (absolute) and unixsocket
+  // only fill the template's {config-file} and {unixsocket}.
+  bool set_proc_title = false;
+  std::string config_file;
+  std::string unixsocket;
   // Printed as "# WARNING redsim: <line>" on err (the logfile if any) at start.
   std::vector<std::string> warnings;
 };
