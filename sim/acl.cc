@@ -1,27 +1,22 @@
 // The fake's ACL users: see sim/acl.h. Behaviour from Redis 7.0.15's
-// src/acl.c (ACLSetSelector, ACLSetUser, ACLDescribeSelectorCommandRules,
-// ACLSelectorCheckCmd, ACLKillPubsubClientsIfNeeded, ACLLoadFromFile).
+// src/acl.c (ACLSetSelector, ACLSetUser, ACLSelectorCheckCmd,
+// ACLKillPubsubClientsIfNeeded, ACLLoadFromFile). Rendering rules back
+// (ACLDescribeSelectorCommandRules) is in acl_describe.cc.
 #include "sim/acl.h"
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
 #include "base/split_args.h"
+#include "sim/acl_internal.h"
 #include "sim/command_facts.h"
 #include "sim/glob.h"
 
 namespace redsim::sim {
 
 namespace {
-
-constexpr std::string_view kCategories[] = {
-    "keyspace", "read",   "write",       "set",       "sortedset",  "list",        "hash",
-    "string",   "bitmap", "hyperloglog", "geo",       "stream",     "pubsub",      "admin",
-    "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting"};
-constexpr size_t kCategoryCount = std::size(kCategories);
 
 std::string to_lower(std::string_view s) {
   std::string out(s);
@@ -41,55 +36,80 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-// Redis's command table as ACL sees it: ids, containers, categories.
-struct CommandIndex {
-  std::span<const CommandFact> facts;
-  std::vector<int> parent;                // container id, -1 for a command
-  std::vector<std::vector<size_t>> subs;  // subcommand ids of a container
-  std::vector<size_t> top;                // commands (not subcommands), sorted
-  std::vector<uint32_t> categories;       // bit j: kCategories[j]
+void set_bit(AclSelector& s, size_t id, bool value) {
+  s.allowed[id] = value;
+  if (!value) s.all_commands = false;
+}
 
-  CommandIndex() : facts(all_command_facts()) {
-    size_t n = facts.size();
-    parent.assign(n, -1);
-    subs.resize(n);
-    categories.assign(n, 0);
-    for (size_t id = 0; id < n; ++id) {
-      std::string_view name = facts[id].name;
-      size_t bar = name.find('|');
-      if (bar == std::string_view::npos) {
-        top.push_back(id);
-      } else if (const CommandFact* p = find_command_fact(name.substr(0, bar))) {
-        parent[id] = static_cast<int>(p - facts.data());
-        subs[p - facts.data()].push_back(id);
-      }
-      std::string_view cats = facts[id].acl_categories;
-      for (size_t j = 0; j < kCategoryCount; ++j) {
-        std::string want = "@" + std::string(kCategories[j]);
-        for (size_t at = cats.find(want); at != std::string_view::npos;
-             at = cats.find(want, at + 1)) {
-          size_t end = at + want.size();
-          if ((at == 0 || cats[at - 1] == ' ') && (end == cats.size() || cats[end] == ' ')) {
-            categories[id] |= 1u << j;
-          }
+}  // namespace
+
+CommandIndex::CommandIndex() : facts(all_command_facts()) {
+  size_t n = facts.size();
+  parent.assign(n, -1);
+  subs.resize(n);
+  categories.assign(n, 0);
+  for (size_t id = 0; id < n; ++id) {
+    std::string_view name = facts[id].name;
+    size_t bar = name.find('|');
+    if (bar == std::string_view::npos) {
+      top.push_back(id);
+    } else if (const CommandFact* p = find_command_fact(name.substr(0, bar))) {
+      parent[id] = static_cast<int>(p - facts.data());
+      subs[p - facts.data()].push_back(id);
+    }
+    std::string_view cats = facts[id].acl_categories;
+    for (size_t j = 0; j < kCategoryCount; ++j) {
+      std::string want = "@" + std::string(kCategories[j]);
+      for (size_t at = cats.find(want); at != std::string_view::npos;
+           at = cats.find(want, at + 1)) {
+        size_t end = at + want.size();
+        if ((at == 0 || cats[at - 1] == ' ') && (end == cats.size() || cats[end] == ' ')) {
+          categories[id] |= 1u << j;
         }
       }
     }
   }
-  size_t size() const { return facts.size(); }
-  size_t future_bit() const { return facts.size(); }
-  // ACLLookupCommand: "get", "config|get" (case-insensitive).
-  std::optional<size_t> find(std::string_view name) const {
-    const CommandFact* f = find_command_fact(to_lower(name));
-    if (f == nullptr) return std::nullopt;
-    return static_cast<size_t>(f - facts.data());
-  }
-};
+}
+
+std::optional<size_t> CommandIndex::find(std::string_view name) const {
+  const CommandFact* f = find_command_fact(to_lower(name));
+  if (f == nullptr) return std::nullopt;
+  return static_cast<size_t>(f - facts.data());
+}
 
 const CommandIndex& index() {
   static const CommandIndex kIndex;
   return kIndex;
 }
+
+AclSelector make_selector(bool all_channels) {
+  AclSelector s;
+  s.allowed.assign(index().size() + 1, false);
+  s.all_channels = all_channels;
+  return s;
+}
+
+// ACLChangeSelectorPerm: a container's subcommands follow it.
+void change_perm(AclSelector& s, size_t id, bool allow) {
+  set_bit(s, id, allow);
+  s.first_args.erase(id);
+  for (size_t sub : index().subs[id]) set_bit(s, sub, allow);
+}
+
+void set_category(AclSelector& s, size_t category, bool allow) {
+  const CommandIndex& ix = index();
+  for (size_t id = 0; id < ix.size(); ++id) {
+    if (ix.categories[id] & (1u << category)) change_perm(s, id, allow);
+  }
+}
+
+void set_all(AclSelector& s, bool allow) {
+  std::fill(s.allowed.begin(), s.allowed.end(), allow);
+  s.all_commands = allow;
+  s.first_args.clear();
+}
+
+namespace {
 
 std::optional<size_t> category_id(std::string_view name) {
   for (size_t j = 0; j < kCategoryCount; ++j) {
@@ -141,38 +161,6 @@ bool is_hash(std::string_view s) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   }
   return true;
-}
-
-AclSelector make_selector(bool all_channels) {
-  AclSelector s;
-  s.allowed.assign(index().size() + 1, false);
-  s.all_channels = all_channels;
-  return s;
-}
-
-void set_bit(AclSelector& s, size_t id, bool value) {
-  s.allowed[id] = value;
-  if (!value) s.all_commands = false;
-}
-
-// ACLChangeSelectorPerm: a container's subcommands follow it.
-void change_perm(AclSelector& s, size_t id, bool allow) {
-  set_bit(s, id, allow);
-  s.first_args.erase(id);
-  for (size_t sub : index().subs[id]) set_bit(s, sub, allow);
-}
-
-void set_category(AclSelector& s, size_t category, bool allow) {
-  const CommandIndex& ix = index();
-  for (size_t id = 0; id < ix.size(); ++id) {
-    if (ix.categories[id] & (1u << category)) change_perm(s, id, allow);
-  }
-}
-
-void set_all(AclSelector& s, bool allow) {
-  std::fill(s.allowed.begin(), s.allowed.end(), allow);
-  s.all_commands = allow;
-  s.first_args.clear();
 }
 
 // ACLSetSelector.
@@ -446,43 +434,6 @@ AclCheck check_selector(const AclSelector& s, size_t id, const Argv& argv) {
   return {};
 }
 
-// ACLCountCategoryBitsForCommands over a bit vector.
-void count_category(const std::vector<bool>& bits, size_t category, unsigned long* on,
-                    unsigned long* off) {
-  const CommandIndex& ix = index();
-  *on = *off = 0;
-  for (size_t id = 0; id < ix.size(); ++id) {
-    if (!(ix.categories[id] & (1u << category))) continue;
-    if (bits[id]) {
-      ++*on;
-    } else {
-      ++*off;
-    }
-  }
-}
-
-// ACLDescribeSelectorCommandRulesSingleCommands, commands in the fact
-// table's order, each container followed by its subcommands.
-void describe_single(const AclSelector& s, AclSelector& fake, size_t id, std::string& rules) {
-  const CommandIndex& ix = index();
-  bool user_bit = s.allowed[id];
-  if (user_bit != fake.allowed[id]) {
-    rules += user_bit ? "+" : "-";
-    rules += ix.facts[id].name;
-    rules += ' ';
-    change_perm(fake, id, user_bit);
-  }
-  for (size_t sub : ix.subs[id]) describe_single(s, fake, sub, rules);
-  if (!user_bit) {
-    auto it = s.first_args.find(id);
-    if (it != s.first_args.end()) {
-      for (const std::string& a : it->second) {
-        rules += "+" + std::string(ix.facts[id].name) + "|" + a + " ";
-      }
-    }
-  }
-}
-
 }  // namespace
 
 std::span<const std::string_view> acl_categories() { return kCategories; }
@@ -591,94 +542,6 @@ bool AclUsers::channel_allowed(const AclUser& user, std::string_view channel, bo
     if (s.all_channels || channel_in(s.channels, channel, is_pattern)) return true;
   }
   return false;
-}
-
-std::string AclUsers::describe_commands(const AclSelector& s) {
-  const CommandIndex& ix = index();
-  std::string rules;
-  bool additive = !s.allowed[ix.future_bit()];
-  AclSelector fake = make_selector(false);
-  set_all(fake, !additive);
-  rules = additive ? "-@all " : "+@all ";
-  AclSelector temp = make_selector(false);
-  temp.allowed = s.allowed;
-  bool applied[kCategoryCount] = {};
-  while (true) {
-    int best = -1;
-    unsigned long min_diff = INT_MAX, max_same = 0;
-    for (size_t j = 0; j < kCategoryCount; ++j) {
-      if (applied[j]) continue;
-      unsigned long on = 0, off = 0;
-      count_category(temp.allowed, j, &on, &off);
-      unsigned long diff = additive ? off : on;
-      unsigned long same = additive ? on : off;
-      if (same > diff && (diff < min_diff || (diff == min_diff && same > max_same))) {
-        best = static_cast<int>(j);
-        min_diff = diff;
-        max_same = same;
-      }
-    }
-    if (best < 0) break;
-    set_category(fake, static_cast<size_t>(best), additive);
-    set_category(temp, static_cast<size_t>(best), !additive);
-    rules += (additive ? "+@" : "-@") + std::string(kCategories[best]) + " ";
-    applied[best] = true;
-  }
-  for (size_t id : ix.top) describe_single(s, fake, id, rules);
-  rules.pop_back();
-  return rules;
-}
-
-std::string AclUsers::describe_keys(const AclSelector& s) {
-  if (s.all_keys) return "~*";
-  std::string out;
-  for (const AclKeyPattern& k : s.keys) {
-    if (!out.empty()) out += ' ';
-    if (k.flags == (AclKeyPattern::kRead | AclKeyPattern::kWrite)) {
-      out += "~";
-    } else if (k.flags == AclKeyPattern::kRead) {
-      out += "%R~";
-    } else {
-      out += "%W~";
-    }
-    out += k.pattern;
-  }
-  return out;
-}
-
-std::string AclUsers::describe_channels(const AclSelector& s) {
-  if (s.all_channels) return "&*";
-  std::string out;
-  for (const std::string& c : s.channels) out += (out.empty() ? "&" : " &") + c;
-  return out;
-}
-
-std::string AclUsers::describe(std::string_view name, const AclUser& user) {
-  std::string out = "user " + std::string(name) + " ";
-  out += user.enabled ? "on " : "off ";
-  if (user.nopass) out += "nopass ";
-  if (user.sanitize == AclUser::Sanitize::kSkip) out += "skip-sanitize-payload ";
-  if (user.sanitize == AclUser::Sanitize::kSanitize) out += "sanitize-payload ";
-  for (const std::string& hash : user.password_hashes) out += "#" + hash + " ";
-  for (size_t i = 0; i < user.selectors.size(); ++i) {
-    const AclSelector& s = user.selectors[i];
-    // ACLDescribeSelector: keys, channels, commands.
-    std::string d;
-    if (s.all_keys) {
-      d += "~* ";
-    } else if (!s.keys.empty()) {
-      d += describe_keys(s) + " ";
-    }
-    if (s.all_channels) {
-      d += "&* ";
-    } else {
-      d += "resetchannels ";
-      for (const std::string& c : s.channels) d += "&" + c + " ";
-    }
-    d += describe_commands(s);
-    out += i == 0 ? d : " (" + d + ")";
-  }
-  return out;
 }
 
 std::optional<std::vector<std::string>> AclUsers::revoked_channels(const AclUser& before,

@@ -216,7 +216,7 @@ resp::Reply scan_collection(CommandContext& ctx, ValueType type,
 // SORT SORT_RO (cmd_sort.cc) from register_key_commands; BITCOUNT BITPOS
 // BITOP BITFIELD BITFIELD_RO (cmd_bitops.cc) from register_string_commands.
 void register_sort_commands(CommandTable& table);
-// DUMP RESTORE (cmd_dump.cc) from register_key_commands.
+// DUMP (cmd_dump.cc) and RESTORE (cmd_restore.cc) from register_key_commands.
 void register_dump_commands(CommandTable& table);
 // GEOADD GEOPOS GEODIST GEOHASH GEORADIUS* GEOSEARCH* (cmd_geo.cc) from
 // register_zset_commands.
