@@ -17,6 +17,8 @@ TEST(Sha1, MatchesTheStandardTestVectors) {
   EXPECT_EQ(sha1_hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
   EXPECT_EQ(sha1_hex("return 1"), "e0e1f9fabfc9d4800c877a703b823ac0578ff8db");
   EXPECT_EQ(sha1_hex(std::string("a\0b", 3)).size(), 40u);
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("123"), "a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3");
 }
 
 TEST(Hash, FnvAndMixAreTheSpecifiedFunctions) {

@@ -164,7 +164,4 @@ bool acl_has_category(std::string_view full_name, std::string_view category);
 // ACL CAT <category>: Redis 7.0.15's commands and subcommands in it.
 std::vector<std::string> acl_category_commands(std::string_view category);
 
-// SHA-256 of `data` in lower-case hex (FIPS 180-4), for password hashes.
-std::string sha256_hex(std::string_view data);
-
 }  // namespace redsim::sim

@@ -118,7 +118,7 @@ constexpr Param kParams[] = {
     {"list-max-listpack-size", ParamKind::kInt, false, "-2", INT_MIN, INT_MAX},
     {"list-max-ziplist-size", ParamKind::kInt, false, "-2", INT_MIN, INT_MAX},
     {"list-compress-depth", ParamKind::kInt, false, "0", 0, INT_MAX},
-    // RESTORE always checks what it reads (sim/cmd_dump.cc); stored and echoed.
+    // RESTORE always checks what it reads (sim/cmd_restore.cc); stored and echoed.
     {"sanitize-dump-payload", ParamKind::kEnum, false, "no", 0, 0, "no, yes, clients"},
     // Read by the stream commands (sim/cmd_stream.cc) from `others`.
     {"stream-node-max-bytes", ParamKind::kMemory, false, "4096", 0, INT64_MAX},
