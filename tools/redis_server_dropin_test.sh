@@ -84,7 +84,7 @@ kill -TERM "$server_pid"
 wait "$server_pid" || fail "exit code after SIGTERM"
 
 # 4. Refused: exit 1 with Redis's banner and a reason.
-for bad in "--user alice" "--requirepass a b" "--port abc" "--no-such-option 1"; do
+for bad in "--user alice nosuchrule" "--requirepass a b" "--port abc" "--no-such-option 1"; do
   # shellcheck disable=SC2086
   if redis-server --port 0 $bad >"$scratch/bad.log" 2>&1; then fail "accepted $bad"; fi
   grep -q "FATAL CONFIG FILE ERROR" "$scratch/bad.log" || fail "no banner for $bad"

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "base/split_args.h"
+#include "sim/acl.h"
 
 namespace redsim::server {
 
@@ -223,6 +224,25 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
         return "Error in user declaration '" + args[0] +
                "': Duplicate user found. A user can only be defined once in config files";
       }
+    }
+    // ACLAppendUserForLoading tries the rules on a scratch user; a bad one
+    // is a config error. Redis 7.0.15 names argv[i] of the whole line for
+    // the i-th rule (so 'user' for the first), which is kept.
+    sim::AclUsers scratch;
+    if (std::string e = scratch.set_user(args[0], {args.begin() + 1, args.end()}); !e.empty()) {
+      const size_t from = e.find("modifier '");
+      const size_t reason = e.rfind("': ");
+      std::string named = args[0];
+      if (from != std::string::npos && reason != std::string::npos && reason > from) {
+        const std::string bad = e.substr(from + 10, reason - from - 10);
+        auto at = std::find(args.begin() + 1, args.end(), bad);
+        if (at != args.end()) {
+          const size_t k = static_cast<size_t>(at - args.begin()) - 1;
+          named = k == 0 ? "user" : args[k - 1];
+        }
+      }
+      return "Error in user declaration '" + named +
+             "': " + (reason == std::string::npos ? e : e.substr(reason + 3));
     }
     o.acl_users.push_back(value);
     return std::nullopt;

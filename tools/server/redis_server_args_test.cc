@@ -109,6 +109,14 @@ TEST(RedisServerArgs, RefusedWithRedisBanner) {
   EXPECT_NE(two.error().find(">>> 'requirepass \"a\" \"b\"'\nwrong number of arguments"),
             std::string::npos)
       << two.error();
+  // ACLAppendUserForLoading: a bad rule is a config error (redis-server
+  // 7.0.15 --port 0 --user alice nosuchrule names argv[0] of the line).
+  auto rule = parse({"--port", "0", "--user", "alice", "nosuchrule"});
+  ASSERT_FALSE(rule.has_value());
+  EXPECT_NE(rule.error().find(">>> 'user \"alice\" \"nosuchrule\"'\n"
+                              "Error in user declaration 'user': Syntax error"),
+            std::string::npos)
+      << rule.error();
   // ACLAppendUserForLoading: a user is declared once.
   auto dup = parse({"--user", "foo", "--user", "foo", "on"});
   ASSERT_FALSE(dup.has_value());
