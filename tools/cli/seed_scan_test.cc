@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <set>
 #include <stdexcept>
 
@@ -52,7 +53,9 @@ TEST(SeedScan, ShardsTakeEveryNthSeed) {
   for (int jobs : {1, 2}) {
     scan.jobs = jobs;
     seen.clear();
-    scan_seeds(scan, [&seen](uint64_t s) {
+    std::mutex m;  // the seed function runs on `jobs` threads at once
+    scan_seeds(scan, [&seen, &m](uint64_t s) {
+      std::lock_guard<std::mutex> hold(m);
       seen.insert(s);
       return SeedOutcome{};
     });
