@@ -335,8 +335,9 @@ AclError apply_user_op(AclUser& u, std::string_view op, bool pubsub_default_all)
 // *bad the opening argument's index) on an unmatched parenthesis.
 std::optional<std::vector<std::string>> merge_selectors(const std::vector<std::string>& args,
                                                         size_t* bad) {
+  constexpr size_t kNone = static_cast<size_t>(-1);
   std::vector<std::string> out;
-  std::optional<size_t> open;
+  size_t open = kNone;  // the index of the argument that opened `selector`
   std::string selector;
   for (size_t j = 0; j < args.size(); ++j) {
     const std::string& op = args[j];
@@ -345,18 +346,18 @@ std::optional<std::vector<std::string>> merge_selectors(const std::vector<std::s
       open = j;
       continue;
     }
-    if (open) {
+    if (open != kNone) {
       selector += " " + op;
       if (!op.empty() && op.back() == ')') {
-        open.reset();
+        open = kNone;
         out.push_back(std::move(selector));
       }
       continue;
     }
     out.push_back(op);
   }
-  if (open) {
-    if (bad != nullptr) *bad = *open;
+  if (open != kNone) {
+    if (bad != nullptr) *bad = open;
     return std::nullopt;
   }
   return out;
