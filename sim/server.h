@@ -538,7 +538,7 @@ class Server {
   int64_t used_memory_bytes();
   // Keys evicted by a maxmemory policy other than noeviction (INFO's
   // evicted_keys): before each command, while used memory > maxmemory, keys
-  // are deleted in the policy's order (Server::evict_to_fit in server.cc).
+  // are deleted in the policy's order (Server::evict_to_fit in server_memory.cc).
   uint64_t evicted_keys() const { return evicted_keys_; }
   // True while keys are evicted before a command runs: the pushes raised
   // now (invalidations, "evicted" events) go out before that command's
