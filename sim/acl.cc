@@ -164,6 +164,19 @@ bool is_hash(std::string_view s) {
   return true;
 }
 
+// The password hash an ACL SETUSER operand names: SHA-256 of the text after
+// `clear` ('>' adds, '<' removes a cleartext password), or the operand's
+// own hash after '#'/'!', which must be 64 lower-case hex digits (false).
+bool password_hash(std::string_view op, char clear, std::string* hash) {
+  if (op[0] == clear) {
+    *hash = base::sha256_hex(op.substr(1));
+    return true;
+  }
+  if (!is_hash(op.substr(1))) return false;
+  *hash = op.substr(1);
+  return true;
+}
+
 // ACLSetSelector.
 AclError apply_selector_op(AclSelector& s, std::string_view op) {
   const CommandIndex& ix = index();
@@ -279,12 +292,7 @@ AclError apply_user_op(AclUser& u, std::string_view op, bool pubsub_default_all)
     u.password_hashes.clear();
   } else if (op[0] == '>' || op[0] == '#') {
     std::string hash;
-    if (op[0] == '>') {
-      hash = base::sha256_hex(op.substr(1));
-    } else {
-      if (!is_hash(op.substr(1))) return AclError::kBadMsg;
-      hash = op.substr(1);
-    }
+    if (!password_hash(op, '>', &hash)) return AclError::kBadMsg;
     if (std::find(u.password_hashes.begin(), u.password_hashes.end(), hash) ==
         u.password_hashes.end()) {
       u.password_hashes.push_back(hash);
@@ -292,12 +300,7 @@ AclError apply_user_op(AclUser& u, std::string_view op, bool pubsub_default_all)
     u.nopass = false;
   } else if (op[0] == '<' || op[0] == '!') {
     std::string hash;
-    if (op[0] == '<') {
-      hash = base::sha256_hex(op.substr(1));
-    } else {
-      if (!is_hash(op.substr(1))) return AclError::kBadMsg;
-      hash = op.substr(1);
-    }
+    if (!password_hash(op, '<', &hash)) return AclError::kBadMsg;
     auto it = std::find(u.password_hashes.begin(), u.password_hashes.end(), hash);
     if (it == u.password_hashes.end()) return AclError::kNoDev;
     u.password_hashes.erase(it);
