@@ -22,6 +22,24 @@ def free_port():
         return s.getsockname()[1]
 
 
+def wait_ready(client, proc):
+    """True once `proc` answers PING on the client's port; False when it
+    exited (its port was taken); RuntimeError after 10 s."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            if client.ping() and client.info("server")["process_id"] == proc.pid:
+                return True
+        except redis.ConnectionError:
+            pass
+        if proc.poll() is not None:
+            return False
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("redis-server did not answer PING within 10 s")
+        time.sleep(0.05)
+
+
 @contextlib.contextmanager
 def redis_server(bin_dir):
     """Starts `redis-server` from PATH as a harness does; yields a client."""
@@ -30,22 +48,21 @@ def redis_server(bin_dir):
         with open(conf, "w") as f:
             f.write("bind 127.0.0.1\nsave \"\"\nappendonly no\ndir %s\n"
                     "databases 4\nmaxclients 100\n" % tmp)
-        port = free_port()
         env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"])
-        proc = subprocess.Popen(["redis-server", conf, "--port", str(port)], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        client = redis.Redis(port=port, decode_responses=True)
+        # A free port may be taken by a concurrent test's server before ours
+        # binds it: a PONG counts only from our process, else a new port.
+        for _ in range(5):
+            port = free_port()
+            proc = subprocess.Popen(["redis-server", conf, "--port", str(port)], env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            client = redis.Redis(port=port, decode_responses=True)
+            if wait_ready(client, proc):
+                break
+            proc.wait()
+            proc.stdout.close()
+        else:
+            raise RuntimeError("redis-server did not start on any of 5 free ports")
         try:
-            deadline = time.monotonic() + 10
-            while True:
-                try:
-                    client.ping()
-                    break
-                except redis.ConnectionError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError("redis-server did not start: %s"
-                                           % proc.stdout.read().decode())
-                    time.sleep(0.05)
             yield client, proc
         finally:
             if proc.poll() is None:

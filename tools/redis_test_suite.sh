@@ -135,6 +135,7 @@ start_server() {
   pids+=($!)
   for _ in $(seq 200); do
     grep -qs "Ready to accept connections" "$log" && return 0
+    kill -0 "${pids[-1]}" 2>/dev/null || return 2  # exited: the port was taken
     sleep 0.05
   done
   echo "redis_test_suite: $name did not start: $(cat "$log")" >&2
@@ -152,8 +153,15 @@ run_unit() {
     run_unit_started "$name" "$unit" "$dir" "$out"
     return
   fi
-  port=$(free_port)
-  start_server "$name" "$port" "$out.server.log" || { echo "[exception]: server did not start" >"$out.log"; return; }
+  # A free port may be taken by another run before the server binds it: the
+  # server then exits, and a new port is drawn.
+  for attempt in 1 2 3; do
+    port=$(free_port)
+    rc=0
+    start_server "$name" "$port" "$out.server.log" || rc=$?
+    ((rc == 2)) || break
+  done
+  ((rc == 0)) || { echo "[exception]: server did not start" >"$out.log"; return; }
   server_pid=${pids[-1]}  # global: the EXIT trap below reads it after run_unit returns
   trap 'kill "$server_pid" 2>/dev/null' EXIT  # run_unit runs in its own subshell
   # The test client listens on a port just below --baseport, found by a

@@ -55,8 +55,9 @@ TEST_F(HiredisEnvTest, ErrorRepliesAreReplies) {
 }
 
 TEST_F(HiredisEnvTest, ConnectionRefusedIsIoError) {
+  const redsim::testing::RefusingPort nobody_listens;
   HiredisOptions o;
-  o.port = redsim::testing::free_loopback_port();  // nobody listens there
+  o.port = nobody_listens.port();
   HiredisEnv env(o);
   EXPECT_THROW(env.connection().call({"PING"}), IoError);
   EXPECT_THROW(env.subscribe("ch", [](const std::string&) {}), IoError);

@@ -105,7 +105,8 @@ TEST(ScenarioRunReal, BadOrUnreachableUrlIsAUsageError) {
             "redsim: bad Redis URL 'redis://127.0.0.1:0': port must be 1..65535, got '0'\n");
 
   std::ostringstream err2;
-  options.real_url = "redis://127.0.0.1:" + std::to_string(testing::free_loopback_port());
+  const testing::RefusingPort nobody_listens;
+  options.real_url = "redis://127.0.0.1:" + std::to_string(nobody_listens.port());
   EXPECT_EQ(scenario_run(options, out, err2), 2);
   EXPECT_EQ(err2.str().rfind("redsim: cannot reach " + options.real_url + ": ", 0), 0u)
       << err2.str();

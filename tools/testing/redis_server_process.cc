@@ -12,6 +12,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 namespace redsim::testing {
@@ -49,6 +52,43 @@ bool wait_fd(int fd, short events, Clock::time_point deadline) {
   }
 }
 
+// The inodes of the sockets listening on 127.0.0.1:port, from /proc/net/tcp
+// (columns: sl local_address rem_address st ... inode; addresses are
+// hex "0100007F:1F90", state 0A is LISTEN).
+std::vector<std::string> listening_inodes(uint16_t port) {
+  std::vector<std::string> inodes;
+  std::ifstream tcp("/proc/net/tcp");
+  std::string line;
+  std::getline(tcp, line);  // the header
+  while (std::getline(tcp, line)) {
+    std::istringstream fields(line);
+    std::string sl, local, remote, state, skip, inode;
+    fields >> sl >> local >> remote >> state;
+    for (int i = 0; i < 5; ++i) fields >> skip;  // tx:rx tr:when retrnsmt uid timeout
+    fields >> inode;
+    const size_t colon = local.find(':');
+    if (state != "0A" || colon == std::string::npos) continue;
+    if (std::stoul(local.substr(colon + 1), nullptr, 16) == port) inodes.push_back(inode);
+  }
+  return inodes;
+}
+
+// True when process `pid` holds the socket listening on 127.0.0.1:port: the
+// server that answered PING there is our child, not another test's server
+// that took the port between free_loopback_port() and our child's bind.
+bool listens_on(pid_t pid, uint16_t port) {
+  const std::vector<std::string> inodes = listening_inodes(port);
+  std::error_code ec;
+  for (const auto& fd :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    const auto target = std::filesystem::read_symlink(fd.path(), ec).string();
+    for (const auto& inode : inodes) {
+      if (target == "socket:[" + inode + "]") return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 uint16_t free_loopback_port() {
@@ -64,6 +104,21 @@ uint16_t free_loopback_port() {
   }
   return ntohs(addr.sin_port);
 }
+
+RefusingPort::RefusingPort() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+  if (fd_ < 0) throw RedisServerError(errno_text("socket"));
+  sockaddr_in addr = loopback(0);
+  socklen_t len = sizeof addr;
+  if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    const std::string why = errno_text("bind 127.0.0.1:0");
+    ::close(fd_);
+    throw RedisServerError(why);
+  }
+  port_ = ntohs(addr.sin_port);
+}
+
+RefusingPort::~RefusingPort() { ::close(fd_); }
 
 std::string send_inline_command(uint16_t port, const std::string& command, milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
@@ -164,8 +219,11 @@ bool RedisServerProcess::try_start() {
       return false;
     }
     // -NOAUTH: alive, but started with --requirepass (options_.extra_args).
+    // The answer counts only if our child holds the listening socket: a
+    // concurrent test may have started its server on this port first, and
+    // then our child is about to exit with "Address already in use".
     const std::string pong = send_inline_command(port_, "PING", milliseconds(200));
-    if (pong == "+PONG" || pong.starts_with("-NOAUTH")) return true;
+    if ((pong == "+PONG" || pong.starts_with("-NOAUTH")) && listens_on(pid_, port_)) return true;
     std::this_thread::sleep_for(milliseconds(10));
   }
   kill();

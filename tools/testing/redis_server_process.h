@@ -21,7 +21,10 @@
 // thread that outlives them (the main thread, a gtest Environment, a fixture).
 //
 // Readiness is +PONG, or -NOAUTH for a server given --requirepass in
-// extra_args (stop() then falls back to SIGTERM, Redis's other shutdown).
+// extra_args (stop() then falls back to SIGTERM, Redis's other shutdown),
+// from our child: the answer counts only when /proc shows the child holding
+// the socket that listens on the port (another test's server may have taken
+// the port first; then our child exits and a new port is drawn).
 //
 // Errors: the constructor, start() and restart() throw RedisServerError when
 // the binary is missing, the child exits, or it does not answer PING within
@@ -105,6 +108,24 @@ class RedisServerProcess {
 // A free TCP port on 127.0.0.1 right now (bound with port 0, then released).
 // Throws RedisServerError when no socket can be bound.
 uint16_t free_loopback_port();
+
+// A loopback port that refuses connections for as long as the object lives:
+// a socket bound to it without listen() (and without SO_REUSEADDR), so no
+// other process can start listening there meanwhile. For tests of
+// "connection refused"; a released free_loopback_port() may be taken by a
+// concurrent test's server. Throws RedisServerError when no socket binds.
+class RefusingPort {
+ public:
+  RefusingPort();
+  ~RefusingPort();
+  RefusingPort(const RefusingPort&) = delete;
+  RefusingPort& operator=(const RefusingPort&) = delete;
+  uint16_t port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
 
 // Sends one inline command ("PING", "SHUTDOWN NOSAVE") to 127.0.0.1:port and
 // returns the first reply line without CRLF ("+PONG"); empty when the
