@@ -146,7 +146,8 @@ class HashLock {
 // A transport error in the nested calls leaves the hold count unknown: the
 // outer release then says so (not released) instead of guessing.
 struct ReenterInside {
-  void operator()(harness::Section& s, HashLock& lock) const {
+  template <class L>
+  void operator()(harness::Section& s, L& lock) const {
     const Micros half = s.work() / 2;
     s.env().sleep_for(half);
     bool nested = false;
@@ -162,6 +163,48 @@ struct ReenterInside {
     } catch (const lock::ConnectionError&) {
     }
   }
+};
+
+// Reentrancy counted in a second key beside a plain SET NX PX lock: a
+// nested acquire that finds its token INCRs "<key>:holds", each release
+// DECRs it and deletes the lock when it reaches 0; unlock() returns
+// nothing (java.util.concurrent.locks.Lock.unlock). Source: the hold count
+// Redisson keeps in the lock's own hash field (RedissonLock: HINCRBY on
+// the lock key, one script), done the other way. What goes wrong: the
+// counter is shared by all owners, has no lease and is updated apart from
+// the lock: a holder that crashes inside its section (or whose INCR or
+// DECR reply is lost) leaves it one too high, so every later holder's
+// last release stops at 1 and keeps its key while the caller believes it
+// released: a ghost lock.
+class SeparateCounterLock : public SetNxLock {
+ public:
+  SeparateCounterLock(lock::Env& env, std::string key, Millis lease)
+      : SetNxLock(env, key, lease), holds_key_(key_ + ":holds") {}
+  bool try_lock_for(Micros wait) {
+    if (!token_.empty()) {  // held already by this object: a nested acquire
+      const auto current = env_.connection().call({"GET", key_});
+      if (current.is_bulk() && current.str() == token_) {
+        env_.connection().call({"INCR", holds_key_});
+        return true;
+      }
+    }
+    token_ = random_token(env_);
+    if (!poll(env_, wait, [this] { return set_nx(token_); })) {
+      token_.clear();
+      return false;
+    }
+    env_.connection().call({"INCR", holds_key_});
+    return true;
+  }
+  void unlock() {
+    const auto left = env_.connection().call({"DECR", holds_key_});
+    if (left.is_integer() && left.integer() > 0) return;  // "a nested hold remains"
+    compare_and_delete(token_);
+    token_.clear();
+  }
+
+ private:
+  std::string holds_key_;
 };
 
 // ---- Waiters woken by pub/sub --------------------------------------------
@@ -327,6 +370,19 @@ void add_transaction_hash_pubsub_bugs(std::vector<Entry>& out) {
                  .plan = unbounded,
                  .checkers = {"foreign-write"},
                  .causes = {"EVAL"}});
+  out.push_back({.name = "separate-hold-counter",
+                 .source = "Redisson RedissonLock (holds in the lock's own hash field), done apart",
+                 .what = "reentrant holds counted by INCR/DECR of a second key shared by all "
+                         "owners: after a crash inside, later releases keep their keys",
+                 .lease = lease,
+                 .factory = harness::lock_factory(
+                     [lease](lock::Env& env, const std::string& key) {
+                       return SeparateCounterLock(env, key, lease);
+                     },
+                     ReenterInside{}),
+                 .plan = budgeted,
+                 .checkers = {"ghost-lock", "liveness"},
+                 .causes = {"DECR"}});
   // The plain lock whose sections may run longer than its lease, with no
   // watchdog to renew it. Source: Kleppmann 2016 (a GC pause or slow work
   // outlives the lease), Redisson's watchdog docs (why lockWatchdogTimeout
