@@ -47,9 +47,10 @@
 // are gone). A connection that broke while idle with a MULTI open or keys
 // WATCHed (as its replies told the client) first fails that next call with
 // lock::IoError, the command not run, as hiredis reads EOF on the old
-// socket: a transaction never goes on without its state. Pub/sub connections that broke are opened again, and their
-// channels subscribed again, when the server is reachable again (Redisson
-// resubscribes); messages published meanwhile are lost.
+// socket: a transaction never goes on without its state. Pub/sub
+// connections that broke are opened again, and their channels subscribed
+// again, when the server is reachable again (Redisson resubscribes);
+// messages published meanwhile are lost.
 //
 // Faults (FaultPlan, all off by default, each with its own seeded stream;
 // scheduled ones through the World calls below, at chosen times):
