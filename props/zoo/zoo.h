@@ -54,6 +54,9 @@ void add_acquire_bugs(std::vector<Entry>& out);
 void add_watchdog_bugs(std::vector<Entry>& out);
 void add_fencing_and_redlock_bugs(std::vector<Entry>& out);
 void add_correct_locks(std::vector<Entry>& out);
+// WATCH/MULTI unlocks, Redisson-style hash locks, pub/sub waiters: buggy and correct.
+void add_transaction_hash_pubsub_bugs(std::vector<Entry>& out);
+void add_transaction_hash_pubsub_correct(std::vector<Entry>& out);
 
 // Every entry, buggy first, in a fixed order.
 std::vector<Entry> entries();

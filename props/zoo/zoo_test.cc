@@ -348,6 +348,71 @@ TEST(Zoo, LostReplyAwarePctPlanReplaysClean) {
   EXPECT_TRUE(r.safe()) << harness::report(r, kLostReplyAwarePctPlan);
 }
 
+// The plan that flagged watch-unlock (unbounded profile, RapidCheck seed 1,
+// case 10): a failover broke c2's connection between its MULTI and its
+// DEL; the world then sent the DEL on a new connection, where it ran at
+// once and deleted c1's lock (foreign-write), while a real client's next
+// call reads EOF on the old socket. An idle break of a connection with a
+// MULTI or WATCH open now fails the next call (network.cc), and the lock
+// starts its release again.
+constexpr const char* kWatchUnlockFailoverPlan =
+    "p1/22403120,100,2000,10000,1,1,4000,0,25000,0,0,0,0,0,0,0,500000,0,0,0,0,0,0,0,208027,1000,"
+    "300000,126909,13672,500000,1000,100000,0,0,0,0,0,0,0,4144,0,0,673/10063684.1.0.0.0.0.0.0/"
+    "67252022.1.0.0.0.0.0.0";
+
+TEST(Zoo, WatchUnlockFailoverPlanReplaysClean) {
+  const std::optional<Entry> e = entry_named("watch-unlock");
+  ASSERT_TRUE(e.has_value());
+  const std::optional<world::ExplorePlan> plan = harness::parse_plan(kWatchUnlockFailoverPlan);
+  ASSERT_TRUE(plan.has_value());
+  const harness::RunResult r = harness::run_plan(*plan, e->factory, e->run);
+  EXPECT_TRUE(r.safe()) << harness::report(r, kWatchUnlockFailoverPlan);
+  // The release met the reset and started again: its EXEC never ran alone.
+  const std::string timeline = world::render_timeline(r.history);
+  EXPECT_EQ(timeline.find("EXEC without MULTI"), std::string::npos) << timeline;
+}
+
+// check-then-subscribe's zoo failures mostly shrink to a release that
+// never published (the holder's connection was cut). Without any fault the
+// property must find the lost wake-up itself: every release publishes, and
+// a waiter still sleeps on a free lock because the PUBLISH reached the
+// server between its failed SET and its SUBSCRIBE.
+TEST(Zoo, CheckThenSubscribeLostWakeUpFoundWithoutFaults) {
+  const std::optional<Entry> e = entry_named("check-then-subscribe");
+  ASSERT_TRUE(e.has_value());
+  harness::PlanOptions options = e->plan;
+  options.profile = harness::FaultProfile::kNone;
+  int found = 0;
+  std::vector<int> cases;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Outcome o = run_property(*e, options, seed, kMaxCases, /*shrink=*/false);
+    if (!o.failed) continue;
+    ++found;
+    cases.push_back(o.cases);
+    ASSERT_TRUE(o.shrunk.has_value());
+    const harness::RunResult r = harness::run_plan(*o.shrunk, e->factory, e->run);
+    ASSERT_TRUE(r.has("liveness")) << harness::report(r, "");
+    // The waiter's SUBSCRIBE came after a release that published (reply 1).
+    size_t published = r.history.size();
+    bool subscribed_after = false;
+    for (size_t i = 0; i < r.history.size(); ++i) {
+      const world::HistoryEvent& ev = r.history[i];
+      if (ev.kind != world::EventKind::kCommand || ev.argv.empty()) continue;
+      if (ev.argv[0] == "EVAL" && contains(ev.argv[1], "PUBLISH") && ev.reply.is_integer() &&
+          ev.reply.integer() == 1 && published == r.history.size()) {
+        published = i;
+      }
+      if (ev.argv[0] == "SUBSCRIBE" && i > published) subscribed_after = true;
+    }
+    EXPECT_TRUE(subscribed_after) << harness::report(r, "");
+  }
+  std::sort(cases.begin(), cases.end());
+  std::cout << "zoo: check-then-subscribe | no faults | found by " << found
+            << "/20 seeds | median cases " << (cases.empty() ? -1 : cases[cases.size() / 2])
+            << "\n";
+  EXPECT_GE(found, 19);
+}
+
 // The yardstick's zoo rows for the correct locks, under pct:3: plans drawn
 // as redsim_yardstick --zoo draws them (run r, plan i: rc::Random(r *
 // 1000003 + i) at size i mod 101), budgeted profile, all clean. Runs 10

@@ -5,7 +5,9 @@
 #include "sim/world/network.h"
 
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include "lock/errors.h"
@@ -15,6 +17,30 @@ namespace redsim::world::detail {
 
 namespace {
 std::string gone(const Process& p) { return "process c" + std::to_string(p.pid) + " is gone"; }
+
+bool is_command(const lock::Argv& argv, std::string_view name) {
+  if (argv.empty() || argv[0].size() != name.size()) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(argv[0][i])) != name[i]) return false;
+  }
+  return true;
+}
+
+// What a reply tells the client about its connection's MULTI and WATCH
+// state (Redis: EXEC, DISCARD and RESET end both; UNWATCH ends WATCH).
+void track_state(Link& link, const lock::Argv& argv, const resp::Reply& reply) {
+  if (is_command(argv, "MULTI")) {
+    link.in_multi = link.in_multi || reply.is_status();
+  } else if (is_command(argv, "WATCH")) {
+    link.watching = link.watching || reply.is_status();
+  } else if (is_command(argv, "UNWATCH")) {
+    link.watching = false;
+  } else if (is_command(argv, "EXEC") || is_command(argv, "DISCARD") || is_command(argv, "RESET")) {
+    link.in_multi = false;
+    link.watching = false;
+  }
+}
+
 }  // namespace
 
 resp::Reply SimConnection::do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) {
@@ -28,13 +54,31 @@ resp::Reply SimConnection::do_call(const lock::Argv& argv, std::optional<lock::M
   // 0: no limit (round_trip's convention, inside the world only).
   const int64_t timeout_us =
       timeout.value_or(net_.life_.options().command_timeout.value_or(Micros{0})).count();
+  // A connection that broke while idle, holding a MULTI or WATCHes, fails
+  // its next call (a real socket answers it with EOF, as hiredis reports),
+  // so a transaction never continues on a new connection without its state.
+  if (link_ != nullptr && link_->broken && (link_->in_multi || link_->watching)) {
+    link_ = nullptr;
+    throw lock::IoError("connection to server " + std::to_string(server_) +
+                        " was reset: its MULTI/WATCH state is gone");
+  }
   // hiredis-style: a broken connection is not reused; the next call opens a
   // new one (to the server's current primary).
   if (link_ == nullptr || link_->closed || link_->broken) {
     if (net_.unreachable(p, server_)) net_.refuse(t, server_, timeout_us);
     link_ = &net_.new_link(p, t.id, server_);
   }
-  return net_.round_trip(t, *link_, argv, {}, timeout_us);
+  Link& link = *link_;
+  resp::Reply reply;
+  try {
+    reply = net_.round_trip(t, link, argv, {}, timeout_us);
+  } catch (const lock::ConnectionError&) {
+    link.in_multi = false;  // the caller is told: the state is its to rebuild
+    link.watching = false;
+    throw;
+  }
+  track_state(link, argv, reply);
+  return reply;
 }
 
 lock::Connection& Network::connection(Task& t, size_t server) {

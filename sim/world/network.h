@@ -73,6 +73,14 @@ struct Link {
   int64_t last_to_client_us = 0;  // arrival time of the last server->client message
   bool closed = false;            // the client side is closed (a close is on the wire)
   bool broken = false;            // reset: nothing travels any more, session gone
+  // The connection state the client knows it set up, as redis-py's pipeline
+  // tracks it (`watching`, `explicit_transaction`): a MULTI open, keys
+  // WATCHed. Cleared when a call fails (the client was told). A link broken
+  // with either set fails the client's next call (IoError) instead of
+  // running it on a new connection without that state (a DEL queued for
+  // EXEC would run at once).
+  bool in_multi = false;
+  bool watching = false;
   std::vector<InFlight> in_flight;
 };
 

@@ -226,6 +226,38 @@ TEST(NetworkFaults, PartitionFailsCallsRefusesConnectionsBreaksPubSubAndHeals) {
   EXPECT_EQ(count(w.history(), EventKind::kPartitionHeal), 1u);
 }
 
+// A connection that breaks while idle with a MULTI open (and a key
+// WATCHed) must not carry the transaction's next command to a new
+// connection, where it would run at once: hiredis reads EOF on the old
+// socket and reports it. A connection without such state reconnects
+// silently, as before. (The zoo's watch-unlock lock deleted another
+// client's key when a failover broke its connection between MULTI and DEL.)
+TEST(NetworkFaults, AnIdleBreakFailsTheNextCallOfATransactionOnly) {
+  World w(fixed_latency(100));
+  std::vector<std::string> outcomes;
+  const ProcessId pid = w.spawn_process("p", [&](ProcessEnv& env) {
+    lock::Connection& c = env.connection();
+    c.call({"SET", "k", "mine"});
+    c.call({"WATCH", "k"});
+    c.call({"MULTI"});
+    env.sleep_for(milliseconds(30));  // partitioned from 5 to 15 ms, idle
+    try {
+      outcomes.push_back("DEL " + format_reply(c.call({"DEL", "k"})));
+    } catch (const lock::IoError& e) {
+      outcomes.push_back(std::string("io: ") + e.what());
+    }
+    outcomes.push_back("EXISTS " + format_reply(c.call({"EXISTS", "k"})));
+    env.sleep_for(milliseconds(30));  // partitioned from 40 to 50 ms, idle, no MULTI
+    outcomes.push_back("GET " + format_reply(c.call({"GET", "k"})));
+  });
+  w.partition(pid, 0, milliseconds(5), milliseconds(15));
+  w.partition(pid, 0, milliseconds(40), milliseconds(50));
+  w.run();
+  EXPECT_EQ(outcomes, (std::vector<std::string>{
+                          "io: connection to server 0 was reset: its MULTI/WATCH state is gone",
+                          "EXISTS (integer) 1", "GET \"mine\""}));
+}
+
 TEST(NetworkFaults, ASubscribeThatTimesOutKeepsTheEarlierSubscriptions) {
   WorldOptions o = fixed_latency(100);
   o.command_timeout = Micros{5 * kMs};

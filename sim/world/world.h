@@ -44,9 +44,13 @@
 // same way. A connection that broke (loss, timeout, partition, server crash
 // or failover) is not reused: the task's next call opens a new one, to the
 // server's current primary (a new server session: WATCHes and MULTI state
-// are gone). Pub/sub connections that broke are opened again, and their
-// channels subscribed again, when the server is reachable again (Redisson
-// resubscribes); messages published meanwhile are lost.
+// are gone). A connection that broke while idle with a MULTI open or keys
+// WATCHed (as its replies told the client) first fails that next call with
+// lock::IoError, the command not run, as hiredis reads EOF on the old
+// socket: a transaction never goes on without its state. Pub/sub
+// connections that broke are opened again, and their channels subscribed
+// again, when the server is reachable again (Redisson resubscribes);
+// messages published meanwhile are lost.
 //
 // Faults (FaultPlan, all off by default, each with its own seeded stream;
 // scheduled ones through the World calls below, at chosen times):
