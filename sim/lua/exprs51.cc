@@ -131,7 +131,7 @@ int ExprRewriter51::mod_edits(std::vector<Edit>& edits, std::vector<Edit>& opens
     size_t start = term_before(k - 1);
     size_t e = unary_end(k + 1);
     if (start == kNone || e == kNone || e <= k + 1) continue;
-    std::string names = describe(start, k - 1) + "|" + describe(k + 1, e - 1);
+    std::string names = left_name(k, k - 1) + "|" + right_name('%', k + 1);
     opens.push_back({toks_[start].offset, 0, std::string(kModName) + "(\"" + names + "\", "});
     edits.push_back({toks_[k].offset, 1, ","});
     closes.push_back({toks_[e - 1].end, 0, ")"});
@@ -424,6 +424,97 @@ void ExprRewriter51::classify_names() {
     } else if (w == "end" || w == "until") {
       pop();
     }
+  }
+}
+
+namespace {
+
+// 5.1's binary operator priorities (lparser.c's priority[]: the left one).
+int priority51(const Token& t) {
+  if (t.kind == Tok::kKeyword) return t.text == "and" ? 2 : t.text == "or" ? 1 : 0;
+  if (t.kind != Tok::kOp) return 0;
+  const std::string& o = t.text;
+  if (o == "^") return 10;
+  if (o == "*" || o == "/" || o == "%") return 7;
+  if (o == "+" || o == "-") return 6;
+  if (o == "..") return 5;
+  if (o == "==" || o == "~=" || o == "<" || o == "<=" || o == ">" || o == ">=") return 3;
+  return 0;
+}
+
+}  // namespace
+
+bool ExprRewriter51::is_unary(size_t k) const {
+  if (is_kw(k, "not") || is_op(k, "#")) return true;
+  return is_op(k, "-") && (k == 0 || !ends_value(k - 1));
+}
+
+std::string ExprRewriter51::primary_name(size_t first, size_t last) const {
+  if (is_op(first, "(") && match_[first] == last) {
+    if (first + 1 < last && primary_after(first + 1) == last) {
+      return primary_name(first + 1, last - 1);
+    }
+    return {};
+  }
+  return describe(first, last);
+}
+
+std::string ExprRewriter51::left_name(size_t op, size_t j) const {
+  size_t s = primary_before(j);
+  if (s == kNone) return {};
+  bool pow = is_op(op, "^");  // binds tighter than anything to its left
+  if (s > 0 && !pow) {
+    if (is_unary(s - 1)) return {};
+    // Left-associative: a preceding operator as tight takes the operand.
+    if (priority51(toks_[s - 1]) >= priority51(toks_[op])) return {};
+  }
+  return primary_name(s, j);
+}
+
+std::string ExprRewriter51::right_name(char op, size_t i) const {
+  if (i >= toks_.size() || is_unary(i)) return {};
+  size_t e = primary_after(i);
+  if (e == kNone || e == 0) return {};
+  if (e < toks_.size()) {
+    int next = priority51(toks_[e]);
+    if (op == '^' || op == 'u') {
+      if (is_op(e, "^")) return {};  // right-associative / tighter than unary
+    } else {
+      int mine = op == '*' || op == '/' || op == '%' ? 7 : 6;
+      if (next > mine) return {};
+    }
+  }
+  return primary_name(i, e - 1);
+}
+
+void ExprRewriter51::arith_sites(std::vector<ArithSite51>& out) const {
+  for (size_t k = 0; k < toks_.size(); ++k) {
+    const Token& t = toks_[k];
+    if (t.kind != Tok::kOp || t.text.size() != 1) continue;
+    char c = t.text[0];
+    if (c != '+' && c != '-' && c != '*' && c != '/' && c != '^') continue;
+    bool unary = c == '-' && is_unary(k);
+    if (!unary && k == 0) continue;
+    ArithSite51 site;
+    site.line = t.line;
+    site.op = unary ? 'u' : c;
+    // 5.1 codes the instruction once the right operand is read: its line
+    // is that operand's last token's.
+    size_t end = unary_end(k + 1);
+    if (!unary && (c == '+' || c == '-')) {
+      while (end != kNone && end < toks_.size() &&
+             (is_op(end, "*") || is_op(end, "/") || is_op(end, "%"))) {
+        end = unary_end(end + 1);
+      }
+    }
+    site.line51 = end != kNone && end > k + 1 ? toks_[end - 1].line : t.line;
+    if (unary) {
+      site.left = right_name('u', k + 1);
+    } else {
+      site.left = left_name(k, k - 1);
+      site.right = right_name(site.op, k + 1);
+    }
+    out.push_back(std::move(site));
   }
 }
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/lua/internal.h"
 #include "sim/lua/lexer51.h"
 
 namespace redsim::sim::lua {
@@ -59,6 +60,12 @@ class ExprRewriter51 {
   int mod_edits(std::vector<Edit>& edits, std::vector<Edit>& opens,
                 std::vector<Edit>& closes) const;
 
+  // Every binary + - * / ^ and unary - (`%` is mod_edits') with the names
+  // 5.1's lgetobjname gives its operands, in token order. An operand is
+  // named only when it is one primary expression (a name, `t.f`, `t[k]`,
+  // parentheses around one): anything an operator computed is a temporary.
+  void arith_sites(std::vector<ArithSite51>& out) const;
+
  private:
   static constexpr size_t kNone = static_cast<size_t>(-1);
 
@@ -93,6 +100,16 @@ class ExprRewriter51 {
   // is a local, an upvalue or a global; `x.k` and `x["k"]` are field 'k',
   // other indexes field '?'; anything else has no name.
   std::string describe(size_t first, size_t last) const;
+
+  // describe() of the operand [first, last] when it is one primary
+  // expression or parentheses around one, else empty.
+  std::string primary_name(size_t first, size_t last) const;
+  // A `-` that is a unary minus, a `not` or a `#`.
+  bool is_unary(size_t k) const;
+  // The name of the operand of the arithmetic operator at `op` ('u' for a
+  // unary minus) that ends at token j (left) or starts at token i (right).
+  std::string left_name(size_t op, size_t j) const;
+  std::string right_name(char op, size_t i) const;
 
   // Marks each name token 'l' (a local of the current function), 'u' (a
   // local of an enclosing one) or 'g'. Locals are visible from the token

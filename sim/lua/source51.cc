@@ -30,6 +30,11 @@
 //      script that never writes "len" (so has no __len), `(#x+0.0)`.
 //    - `a % b` becomes kModName("names", a, b): 5.1's a - floor(a/b)*b
 //      (the VM's float modulo is fmod based).
+//    - Not an edit: every other arithmetic operator (binary + - * / ^,
+//      unary -) is recorded in Source51::arith with its line and 5.1's
+//      names of its operands (exprs51.cc), from which string_arith51
+//      (numbers51.cc) words 5.1's "attempt to perform arithmetic on local
+//      'x' (a string value)" when a string does not convert.
 //    - Zero constants take the sign of the first zero constant of their
 //      function body, as 5.1's shared constant does (zeros51.cc),
 //      zeros folded from constant expressions included.
@@ -363,6 +368,7 @@ Source51 adapt_source51(std::string_view code, bool number_model) {
       std::string name(kModName);
       edits.push_back({0, 0, "local " + name + "=" + name + ";"});
     }
+    exprs.arith_sites(out.arith);
     std::vector<Edit> chains;
     if (exprs.run(chains) > 0) {
       std::string name(kConcatName);
