@@ -7,6 +7,61 @@
 #include "sim/lua/internal.h"
 
 namespace redsim::sim::lua {
+namespace {
+
+// The bytes of a short string literal's body as 5.1's lexer reads them
+// (read_string in llex.c): \n \t and the other C escapes, \ddd (up to
+// three digits), a backslash before a line break keeps the break, and
+// any other escaped character is that character.
+std::string unescape51(std::string_view body) {
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c != '\\' || i + 1 == body.size()) {
+      out += c;
+      continue;
+    }
+    char e = body[++i];
+    switch (e) {
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      default:
+        if (is_digit(e)) {
+          int value = 0;
+          size_t n = 0;
+          for (; n < 3 && i < body.size() && is_digit(body[i]); ++n, ++i) {
+            value = value * 10 + (body[i] - '0');
+          }
+          --i;
+          out += static_cast<char>(value);
+        } else {
+          out += e;
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 ExprRewriter51::ExprRewriter51(std::string_view src, const std::vector<Token>& toks)
     : src_(src), toks_(toks), match_(toks.size(), kNone) {
@@ -131,7 +186,7 @@ int ExprRewriter51::mod_edits(std::vector<Edit>& edits, std::vector<Edit>& opens
     size_t start = term_before(k - 1);
     size_t e = unary_end(k + 1);
     if (start == kNone || e == kNone || e <= k + 1) continue;
-    std::string names = left_name(k, k - 1) + "|" + right_name('%', k + 1);
+    std::string names = left_name(k, k - 1, false) + "|" + right_name('%', k + 1, false);
     opens.push_back({toks_[start].offset, 0, std::string(kModName) + "(\"" + names + "\", "});
     edits.push_back({toks_[k].offset, 1, ","});
     closes.push_back({toks_[e - 1].end, 0, ")"});
@@ -296,7 +351,7 @@ size_t ExprRewriter51::operand_after(size_t i) const {
 // 5.1's name of an operand in a concat error (lgetobjname): a lone name
 // is a local, an upvalue or a global; `x.k` and `x["k"]` are field 'k',
 // other indexes field '?'; anything else has no name.
-std::string ExprRewriter51::describe(size_t first, size_t last) const {
+std::string ExprRewriter51::describe(size_t first, size_t last, bool raw) const {
   const Token& t = toks_[last];
   if (first == last && t.kind == Tok::kName) {
     const char* kind = kinds_[last] == 'l' ? "local" : kinds_[last] == 'u' ? "upvalue" : "global";
@@ -315,10 +370,11 @@ std::string ExprRewriter51::describe(size_t first, size_t last) const {
         body = src_.substr(key.offset + 1, key.end - key.offset - 2);
       }
       // 5.1 names a constant string key by its bytes (redis-server
-      // 7.0.15: "field 'a b'", "field ''"). One with escapes (which would
-      // need decoding here), a '"' (the names travel in a "..." literal)
-      // or a '|' (their separator) stays '?'.
+      // 7.0.15: "field 'a b'", "field ''", "field 'q\"'"). For the helper
+      // calls' names, which travel in a "..." literal separated by '|', one
+      // with escapes, a '"' or a '|' stays '?'; `raw` names decode escapes.
       bool quoted = (quote == '"' || quote == '\'') && key.end - key.offset >= 2;
+      if (quoted && raw) return "field '" + unescape51(body) + "'";
       if (quoted && body.find_first_of("\\\"|") == std::string_view::npos) {
         return "field '" + std::string(body) + "'";
       }
@@ -329,15 +385,59 @@ std::string ExprRewriter51::describe(size_t first, size_t last) const {
 }
 
 // Marks each name token 'l' (a local of the current function), 'u' (a
-// local of an enclosing one) or 'g'. Locals are visible from the token
-// after their name (5.1 from the end of the statement: `local x = x ..`
-// differs).
+// local of an enclosing one) or 'g'. As in 5.1's parser (adjustlocalvars),
+// a `local` statement's names are visible from the end of the statement
+// (`local x = x + 1` reads the outer x), a `for`'s from its `do`, and a
+// `repeat` block's locals in its `until` condition.
 void ExprRewriter51::classify_names() {
   kinds_.assign(toks_.size(), 0);
   struct Block {
     std::vector<std::string> names;
+    std::vector<std::string> loop_names;  // a `for`'s, visible from its `do`
     bool awaiting_do = false;
     bool function_body = false;
+  };
+  // A `local` statement's names, visible from the end of the statement.
+  struct Pending {
+    size_t at;
+    size_t block;
+    std::vector<std::string> names;
+  };
+  std::vector<Pending> pending;
+  std::vector<size_t> pops;  // a `repeat` block closes after its condition
+  // One past the expression list starting at token i.
+  auto list_end = [&](size_t i) {
+    size_t j = i;
+    while (j < toks_.size() && toks_[j].kind != Tok::kEof) {
+      if (is_op(j, "(") || is_op(j, "[") || is_op(j, "{")) {
+        if (match_[j] == kNone) return toks_.size();
+        j = match_[j];
+      } else if (is_kw(j, "function")) {
+        int depth = 1;
+        while (depth > 0 && ++j < toks_.size()) {
+          if (toks_[j].kind != Tok::kKeyword) continue;
+          const std::string& w = toks_[j].text;
+          if (w == "function" || w == "if" || w == "do" || w == "repeat") ++depth;
+          if (w == "end" || w == "until") --depth;
+        }
+        if (j >= toks_.size()) return toks_.size();
+      }
+      if (!ends_value(j)) {
+        ++j;
+        continue;
+      }
+      size_t n = j + 1;
+      if (n >= toks_.size()) return n;
+      const Token& u = toks_[n];
+      static constexpr std::string_view kGoesOn[] = {"+",  "-",  "*", "/",  "%", "^",  "..",
+                                                     "==", "~=", "<", "<=", ">", ">=", ",",
+                                                     ".",  ":",  "(", "[",  "{"};
+      bool goes_on = u.kind == Tok::kString || is_kw(n, "and") || is_kw(n, "or");
+      for (std::string_view op : kGoesOn) goes_on = goes_on || is_op(n, op);
+      if (!goes_on) return n;
+      j = n;
+    }
+    return j;
   };
   std::vector<Block> blocks(1);
   std::vector<size_t> fn_base{0};
@@ -351,6 +451,25 @@ void ExprRewriter51::classify_names() {
     blocks.pop_back();
   };
   for (size_t k = 0; k < toks_.size(); ++k) {
+    for (size_t p = 0; p < pending.size();) {
+      if (pending[p].at > k) {
+        ++p;
+        continue;
+      }
+      if (pending[p].block < blocks.size()) {
+        std::vector<std::string>& names = blocks[pending[p].block].names;
+        names.insert(names.end(), pending[p].names.begin(), pending[p].names.end());
+      }
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(p));
+    }
+    for (size_t p = 0; p < pops.size();) {
+      if (pops[p] <= k) {
+        pop();
+        pops.erase(pops.begin() + static_cast<std::ptrdiff_t>(p));
+      } else {
+        ++p;
+      }
+    }
     const Token& t = toks_[k];
     if (t.kind == Tok::kName) {
       if (k > 0 && (is_op(k - 1, ".") || is_op(k - 1, ":"))) continue;
@@ -373,10 +492,14 @@ void ExprRewriter51::classify_names() {
         declare(k + 2);
         continue;
       }
+      Pending p{k + 1, blocks.size() - 1, {}};
       for (size_t j = k + 1; j < toks_.size() && toks_[j].kind == Tok::kName; j += 2) {
-        declare(j);
+        p.names.push_back(toks_[j].text);
+        p.at = j + 1;
         if (!is_op(j + 1, ",")) break;
       }
+      if (is_op(p.at, "=")) p.at = list_end(p.at + 1);
+      pending.push_back(std::move(p));
     } else if (w == "function") {
       size_t j = k + 1;
       bool method = false;
@@ -403,7 +526,7 @@ void ExprRewriter51::classify_names() {
       Block b;
       b.awaiting_do = true;
       for (size_t j = k + 1; j < toks_.size() && toks_[j].kind == Tok::kName; j += 2) {
-        b.names.push_back(toks_[j].text);
+        b.loop_names.push_back(toks_[j].text);
         if (!is_op(j + 1, ",")) break;
       }
       blocks.push_back(std::move(b));
@@ -414,6 +537,7 @@ void ExprRewriter51::classify_names() {
     } else if (w == "do") {
       if (blocks.back().awaiting_do) {
         blocks.back().awaiting_do = false;
+        blocks.back().names = std::move(blocks.back().loop_names);
       } else {
         blocks.emplace_back();
       }
@@ -421,8 +545,10 @@ void ExprRewriter51::classify_names() {
       blocks.emplace_back();
     } else if (w == "elseif" || w == "else") {
       blocks.back().names.clear();
-    } else if (w == "end" || w == "until") {
+    } else if (w == "end") {
       pop();
+    } else if (w == "until") {
+      pops.push_back(list_end(k + 1));  // the condition sees the block's locals
     }
   }
 }
@@ -449,42 +575,51 @@ bool ExprRewriter51::is_unary(size_t k) const {
   return is_op(k, "-") && (k == 0 || !ends_value(k - 1));
 }
 
-std::string ExprRewriter51::primary_name(size_t first, size_t last) const {
+std::string ExprRewriter51::primary_name(size_t first, size_t last, bool raw) const {
   if (is_op(first, "(") && match_[first] == last) {
     if (first + 1 < last && primary_after(first + 1) == last) {
-      return primary_name(first + 1, last - 1);
+      return primary_name(first + 1, last - 1, raw);
     }
     return {};
   }
-  return describe(first, last);
+  return describe(first, last, raw);
 }
 
-std::string ExprRewriter51::left_name(size_t op, size_t j) const {
+std::string ExprRewriter51::left_name(size_t op, size_t j, bool raw, bool* numeric) const {
+  if (numeric != nullptr) *numeric = false;
   size_t s = primary_before(j);
   if (s == kNone) return {};
   bool pow = is_op(op, "^");  // binds tighter than anything to its left
-  if (s > 0 && !pow) {
-    if (is_unary(s - 1)) return {};
-    // Left-associative: a preceding operator as tight takes the operand.
-    if (priority51(toks_[s - 1]) >= priority51(toks_[op])) return {};
+  // Left-associative: a preceding operator as tight takes the operand.
+  if (s > 0 && !pow && (is_unary(s - 1) || priority51(toks_[s - 1]) >= priority51(toks_[op]))) {
+    if (numeric != nullptr) *numeric = true;  // an arithmetic, `#` or `not` result
+    return {};
   }
-  return primary_name(s, j);
+  if (numeric != nullptr) *numeric = s == j && toks_[s].kind == Tok::kNumber;
+  return primary_name(s, j, raw);
 }
 
-std::string ExprRewriter51::right_name(char op, size_t i) const {
-  if (i >= toks_.size() || is_unary(i)) return {};
-  size_t e = primary_after(i);
+std::string ExprRewriter51::right_name(char op, size_t i, bool raw, bool* numeric) const {
+  if (numeric != nullptr) *numeric = false;
+  if (i >= toks_.size()) return {};
+  size_t e = is_unary(i) ? i : primary_after(i);
   if (e == kNone || e == 0) return {};
-  if (e < toks_.size()) {
+  bool temporary = e == i;  // a unary operator's result
+  if (e < toks_.size() && !temporary) {
     int next = priority51(toks_[e]);
     if (op == '^' || op == 'u') {
-      if (is_op(e, "^")) return {};  // right-associative / tighter than unary
+      temporary = is_op(e, "^");  // right-associative / tighter than unary
     } else {
       int mine = op == '*' || op == '/' || op == '%' ? 7 : 6;
-      if (next > mine) return {};
+      temporary = next > mine;
     }
   }
-  return primary_name(i, e - 1);
+  if (temporary) {
+    if (numeric != nullptr) *numeric = true;  // an arithmetic, `#` or `not` result
+    return {};
+  }
+  if (numeric != nullptr) *numeric = e == i + 1 && toks_[i].kind == Tok::kNumber;
+  return primary_name(i, e - 1, raw);
 }
 
 void ExprRewriter51::arith_sites(std::vector<ArithSite51>& out) const {
@@ -509,10 +644,10 @@ void ExprRewriter51::arith_sites(std::vector<ArithSite51>& out) const {
     }
     site.line51 = end != kNone && end > k + 1 ? toks_[end - 1].line : t.line;
     if (unary) {
-      site.left = right_name('u', k + 1);
+      site.left = right_name('u', k + 1, true, &site.left_numeric);
     } else {
-      site.left = left_name(k, k - 1);
-      site.right = right_name(site.op, k + 1);
+      site.left = left_name(k, k - 1, true, &site.left_numeric);
+      site.right = right_name(site.op, k + 1, true, &site.right_numeric);
     }
     out.push_back(std::move(site));
   }

@@ -99,22 +99,26 @@ class ExprRewriter51 {
   // 5.1's name of an operand in a concat error (lgetobjname): a lone name
   // is a local, an upvalue or a global; `x.k` and `x["k"]` are field 'k',
   // other indexes field '?'; anything else has no name.
-  std::string describe(size_t first, size_t last) const;
+  // `raw`: a string key's bytes as they are (an ArithSite51 name), else
+  // only keys that can travel in a helper call's names literal.
+  std::string describe(size_t first, size_t last, bool raw = false) const;
 
   // describe() of the operand [first, last] when it is one primary
   // expression or parentheses around one, else empty.
-  std::string primary_name(size_t first, size_t last) const;
+  std::string primary_name(size_t first, size_t last, bool raw) const;
   // A `-` that is a unary minus, a `not` or a `#`.
   bool is_unary(size_t k) const;
   // The name of the operand of the arithmetic operator at `op` ('u' for a
-  // unary minus) that ends at token j (left) or starts at token i (right).
-  std::string left_name(size_t op, size_t j) const;
-  std::string right_name(char op, size_t i) const;
+  // unary minus) that ends at token j (left) or starts at token i (right);
+  // *numeric (when given): the operand is a number literal or the result
+  // of an arithmetic, `#` or `not`, so never a string.
+  std::string left_name(size_t op, size_t j, bool raw, bool* numeric = nullptr) const;
+  std::string right_name(char op, size_t i, bool raw, bool* numeric = nullptr) const;
 
   // Marks each name token 'l' (a local of the current function), 'u' (a
-  // local of an enclosing one) or 'g'. Locals are visible from the token
-  // after their name (5.1 from the end of the statement: `local x = x ..`
-  // differs).
+  // local of an enclosing one) or 'g', with 5.1's scopes: a `local`
+  // statement's names from the end of the statement, a `for`'s from its
+  // `do`, a `repeat` block's until its condition is read.
   void classify_names();
 
   std::string_view src_;

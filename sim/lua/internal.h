@@ -225,6 +225,10 @@ struct ArithSite51 {
   char op = 0;        // '+', '-', '*', '/', '^', or 'u' for unary minus
   std::string left;   // the operand's name (unary minus: the only one)
   std::string right;  // empty for unary minus
+  // The operand is a number literal or an arithmetic, `#` or `not` result:
+  // never the operand that failed to convert (tells sites on one line apart).
+  bool left_numeric = false;
+  bool right_numeric = false;
 };
 
 struct Source51 {

@@ -80,6 +80,7 @@ TEST_F(Lua51Real, LengthIgnoresLenAndNamesItsOperand) { compare(lua51::length_ca
 TEST_F(Lua51Real, StringArithmeticErrorsNameTheOperandAsFiveOne) {
   compare(lua51::string_arith_cases());
 }
+TEST_F(Lua51Real, ArithmeticNamesFollowFiveOnesScopes) { compare(lua51::arith_naming_cases()); }
 TEST_F(Lua51Real, StringArithmeticInFunctionsNamesTheOperandAsFiveOne) {
   auto fake = server_.connect();
   const std::vector<std::vector<std::string>> commands = {

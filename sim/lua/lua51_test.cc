@@ -30,6 +30,7 @@ TEST_F(Lua51Test, LengthIgnoresLenAndNamesItsOperand) { check(lua51::length_case
 TEST_F(Lua51Test, StringArithmeticErrorsNameTheOperandAsFiveOne) {
   check(lua51::string_arith_cases());
 }
+TEST_F(Lua51Test, ArithmeticNamesFollowFiveOnesScopes) { check(lua51::arith_naming_cases()); }
 TEST_F(Lua51Test, StringArithmeticInFunctionsNamesTheOperandAsFiveOne) {
   EXPECT_EQ(server_->execute(*s_, {"FUNCTION", "LOAD", lua51::kArithLibrary}), Bulk("arithlib"));
   EXPECT_EQ(server_->execute(*s_, {"FCALL", "af", "0", "abc"}),

@@ -232,6 +232,13 @@ std::string arith_operand_name(lua_State* L, char op, int bad, lua_Debug& ar, in
   for (const ArithSite51& site : *sites) {
     if (site.line == ar.currentline && site.op == op) candidates.push_back(&site);
   }
+  // A site whose failing side is a number literal or an arithmetic result
+  // is not the one (unless none is left).
+  std::vector<const ArithSite51*> possible;
+  for (const ArithSite51* site : candidates) {
+    if (!(bad == 1 ? site->left_numeric : site->right_numeric)) possible.push_back(site);
+  }
+  if (!possible.empty()) candidates = std::move(possible);
   auto name_of = [bad](const ArithSite51* site) -> const std::string& {
     return bad == 1 ? site->left : site->right;
   };
