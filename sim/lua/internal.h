@@ -13,6 +13,7 @@
 #include <lua.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/sha1.h"
@@ -69,6 +70,10 @@ struct EngineState {
   // @user_script:<line>" takes it for that message.
   std::string arith_error;
   int arith_error_line = 0;
+  // The arithmetic sites of the chunks loadstring() compiled, by chunk name
+  // (the code itself unless given), newest last, at most kLoadedSites.
+  static constexpr size_t kLoadedSites = 16;
+  std::vector<std::pair<std::string, std::vector<ArithSite51>>> loaded_sites;
 };
 
 // A function redis.register_function registered (functions.cc).

@@ -855,6 +855,22 @@ inline std::vector<Case> arith_naming_cases() {
                 "attempt to perform arithmetic on local 'x' (a string value)"),
       arith_err("local x = 'a' return 2 * x % 3",
                 "attempt to perform arithmetic on local 'x' (a string value)"),
+      // Code loadstring() compiled has its sites too.
+      {"return loadstring(\"local x = 'a' return x + 1\")()",
+       resp::Reply::error("ERR [string \"local x = 'a' return x + 1\"]:1: attempt to perform "
+                          "arithmetic on local 'x' (a string value) script: " +
+                          lua::sha1_hex("return loadstring(\"local x = 'a' return x + 1\")()") +
+                          ", on local x = 'a' return x + 1:1.")},
+      {"local f = loadstring(\"return -_VERSION\", \"=chunk\") return f()",
+       resp::Reply::error(
+           "ERR chunk:1: attempt to perform arithmetic on global '_VERSION' (a string value) "
+           "script: " +
+           lua::sha1_hex("local f = loadstring(\"return -_VERSION\", \"=chunk\") return f()") +
+           ", on =chunk:1.")},
+      {"local f = loadstring(\"local x = 'a' return x + 1\") local ok, e = pcall(f) return e",
+       testing::Bulk("[string \"local x = 'a' return x + 1\"]:1: attempt to perform arithmetic "
+                     "on local 'x' (a string value)")},
+      {"return loadstring(\"local a = 1 return a + 1\")()", testing::Int(2)},
   };
 }
 

@@ -222,12 +222,16 @@ int names_value(lua_State* L, lua_Debug& ar, std::string_view name, int v) {
 // variable holds the operand's value. `line51` gets the line 5.1 reports.
 std::string arith_operand_name(lua_State* L, char op, int bad, lua_Debug& ar, int* line51) {
   *line51 = ar.currentline;
-  const std::vector<ArithSite51>* sites = state_of(L).arith_sites;
+  EngineState& state = state_of(L);
+  const std::vector<ArithSite51>* sites = state.arith_sites;
   std::string_view source = ar.source != nullptr ? ar.source : "";
-  if (sites == nullptr || ar.currentline <= 0 ||
-      (source != "@user_script" && source != "@user_function")) {
-    return {};
+  if (source != "@user_script" && source != "@user_function") {
+    sites = nullptr;  // code loadstring() compiled, if it still has its sites
+    for (const auto& [name, loaded] : state.loaded_sites) {
+      if (name == source) sites = &loaded;
+    }
   }
+  if (sites == nullptr || ar.currentline <= 0) return {};
   std::vector<const ArithSite51*> candidates;
   for (const ArithSite51& site : *sites) {
     if (site.line == ar.currentline && site.op == op) candidates.push_back(&site);
