@@ -13,6 +13,8 @@
 #include <cstring>
 #include <initializer_list>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/lua/internal.h"
 
@@ -96,7 +98,15 @@ int base_loadstring(lua_State* L) {
     s = adapted.code.data();
     len = adapted.code.size();
   }
-  if (luaL_loadbufferx(L, s, len, chunkname, "t") == LUA_OK) return 1;
+  if (luaL_loadbufferx(L, s, len, chunkname, "t") == LUA_OK) {
+    if (!adapted.arith.empty()) {
+      auto& loaded = state_of(L).loaded_sites;
+      std::erase_if(loaded, [chunkname](const auto& e) { return e.first == chunkname; });
+      if (loaded.size() >= EngineState::kLoadedSites) loaded.erase(loaded.begin());
+      loaded.emplace_back(chunkname, std::move(adapted.arith));
+    }
+    return 1;
+  }
   lua_pushnil(L);
   lua_insert(L, -2);
   return 2;

@@ -51,6 +51,7 @@ struct CachedScript {
   // The compiled chunk cannot run kHookInstructions instructions by itself
   // (bounded_chunk): its count hook waits for its first Lua function call.
   bool bounded = false;
+  std::vector<lua::ArithSite51> arith;  // the chunk's arithmetic sites (Source51::arith)
 };
 
 // True when `code`, the text handed to the Lua compiler, makes a main
@@ -139,9 +140,10 @@ struct ScriptEngine::Impl {
   // ("@user_script", "@user_function"). LUA_OK leaves the chunk on the
   // stack; otherwise nothing is left and `error` holds the compile message
   // as 5.1 words it ("user_script:1: ...").
-  // `bounded` (when given) gets bounded_chunk() of the compiled text.
+  // `bounded` (when given) gets bounded_chunk() of the compiled text,
+  // `arith` (when given) the chunk's arithmetic sites (Source51::arith).
   int load_code(std::string_view code, const char* chunkname, std::string& error,
-                bool* bounded = nullptr) {
+                bool* bounded = nullptr, std::vector<lua::ArithSite51>* arith = nullptr) {
     if (bounded != nullptr) *bounded = false;
     int status;
     if (!code.empty() && code[0] == LUA_SIGNATURE[0]) {
@@ -170,6 +172,7 @@ struct ScriptEngine::Impl {
         status = LUA_ERRSYNTAX;
       }
       if (status == LUA_OK && bounded != nullptr) *bounded = bounded_chunk(source.code);
+      if (status == LUA_OK && arith != nullptr) *arith = std::move(source.arith);
     }
     if (status != LUA_OK) {
       const char* msg = lua_tostring(L, -1);
@@ -189,7 +192,9 @@ struct ScriptEngine::Impl {
     }
     std::string message;
     bool bounded = false;
-    if (load_code(body.substr(shebang.code_offset), "@user_script", message, &bounded) != LUA_OK) {
+    std::vector<lua::ArithSite51> arith;
+    if (load_code(body.substr(shebang.code_offset), "@user_script", message, &bounded, &arith) !=
+        LUA_OK) {
       error = one_line("ERR Error compiling script (new function): " + message);
       return nullptr;
     }
@@ -198,6 +203,7 @@ struct ScriptEngine::Impl {
     script.flags = shebang.flags;
     script.shebang = shebang.present;
     script.bounded = bounded;
+    script.arith = std::move(arith);
     return &scripts.emplace(sha, script).first->second;
   }
 
@@ -281,6 +287,7 @@ struct ScriptEngine::Impl {
     fill_array(script.keys_ref, kKeysNameIndex, argv, 3, numkeys);
     fill_array(script.argv_ref, kArgvNameIndex, argv, 3 + numkeys, argv.size() - 3 - numkeys);
     lua_rawgeti(L, LUA_REGISTRYINDEX, script.ref);
+    state.arith_sites = &script.arith;
     return call(ctx, 0, sha, read_only, script.bounded);
   }
 
@@ -302,6 +309,7 @@ struct ScriptEngine::Impl {
         impl.state.session = nullptr;
         impl.state.read_only = false;
         impl.state.allow_oom = false;
+        impl.state.arith_sites = nullptr;
         impl.heap.limit = SIZE_MAX;
         lua_sethook(impl.L, nullptr, 0, 0);
       }
@@ -426,6 +434,7 @@ struct Library {
   std::string name;                                // as given in the shebang
   std::string code;                                // the whole payload, shebang included
   std::vector<lua::RegisteredFunction> functions;  // in registration order
+  std::vector<lua::ArithSite51> arith;             // the code's arithmetic sites
 };
 
 struct ScriptEngine::Functions {

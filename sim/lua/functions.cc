@@ -418,7 +418,8 @@ std::optional<Library> ScriptEngine::Functions::create(Server& server, std::stri
   lua_State* L = engine.L;
   lua_settop(L, kBaseTop);
   std::string message;
-  if (engine.load_code(md->code, "@user_function", message) != LUA_OK) {
+  std::vector<lua::ArithSite51> arith;
+  if (engine.load_code(md->code, "@user_function", message, nullptr, &arith) != LUA_OK) {
     err = "Error compiling function: " + message;
     return std::nullopt;
   }
@@ -437,12 +438,14 @@ std::optional<Library> ScriptEngine::Functions::create(Server& server, std::stri
   lua::LibraryLoad load;
   lua::EngineState& st = engine.state;
   st.load = &load;
+  st.arith_sites = &arith;
   st.run = lua::ScriptRun{};
   if (server.options().script_time == ScriptTime::kClock) st.run.start_us = server.clock().now_us();
   lua_sethook(L, load_hook, LUA_MASKCOUNT, ScriptEngine::kHookInstructions);
   int status = lua_pcall(L, 0, 0, 0);
   lua_sethook(L, nullptr, 0, 0);
   st.load = nullptr;
+  st.arith_sites = nullptr;
   // From now on the callbacks see the sandbox's globals.
   lua_rawgeti(L, LUA_REGISTRYINDEX, meta);
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
@@ -454,6 +457,7 @@ std::optional<Library> ScriptEngine::Functions::create(Server& server, std::stri
   lib.name = md->name;
   lib.code.assign(payload);
   lib.functions = std::move(load.functions);
+  lib.arith = std::move(arith);
   if (status != LUA_OK) {
     std::string msg;
     if (lua_type(L, -1) == LUA_TTABLE) {
@@ -582,6 +586,7 @@ resp::Reply ScriptEngine::fcall(CommandContext& ctx, bool read_only) {
   push_array(argv, 3 + keys, argv.size() - 3 - keys);
   engine.state.allow_oom = allow_oom;
   std::string name = fn->name;
+  engine.state.arith_sites = &lib.arith;
   return engine.call(ctx, 2, name, read_only || no_writes);
 }
 

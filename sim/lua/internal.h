@@ -13,6 +13,7 @@
 #include <lua.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/sha1.h"
@@ -30,6 +31,8 @@ struct ScriptRun {
   bool wrote = false;        // called a write command (Redis's SCRIPT_WRITE_DIRTY)
   int depth_skip = 0;        // calls before the call hook measures the depth again
 };
+
+struct ArithSite51;
 
 // What redis.call and friends need while a script runs. One per lua_State,
 // reached with state_of(L); owned by ScriptEngine::Impl.
@@ -58,6 +61,19 @@ struct EngineState {
   // puts what it registers (null otherwise: registering then fails).
   struct LibraryLoad* load = nullptr;
   bool frames_grown = false;  // a script of this state overflowed the call depth
+  // The arithmetic sites (Source51::arith) of the chunk that runs (an EVAL
+  // script, a FUNCTION library), for naming operands in string arithmetic
+  // errors; null when not known (errors then name no operand).
+  const std::vector<ArithSite51>* arith_sites = nullptr;
+  // The last string arithmetic error whose 5.1 line (ArithSite51::line51)
+  // differs from 5.4's current line, and that line: error_handler's "on
+  // @user_script:<line>" takes it for that message.
+  std::string arith_error;
+  int arith_error_line = 0;
+  // The arithmetic sites of the chunks loadstring() compiled, by chunk name
+  // (the code itself unless given), newest last, at most kLoadedSites.
+  static constexpr size_t kLoadedSites = 16;
+  std::vector<std::pair<std::string, std::vector<ArithSite51>>> loaded_sites;
 };
 
 // A function redis.register_function registered (functions.cc).
@@ -203,10 +219,29 @@ Shebang parse_shebang(std::string_view body);
 
 // ---- source51.cc ----------------------------------------------------------
 
+// An arithmetic expression of a script (binary + - * / ^, unary -; `%` is
+// kModName's) with the names 5.1 gives its operands in an error ("local
+// 'x'", "upvalue 'u'", "global 'g'", "field 'f'", "field '?'", or empty
+// for a temporary or a constant), from which string_arith51 words 5.1's
+// "attempt to perform arithmetic on local 'x' (a string value)".
+struct ArithSite51 {
+  int line = 0;       // the operator's line: where 5.4 reports the error
+  int line51 = 0;     // the operand's last line: where 5.1 reports it
+  char op = 0;        // '+', '-', '*', '/', '^', or 'u' for unary minus
+  std::string left;   // the operand's name (unary minus: the only one)
+  std::string right;  // empty for unary minus
+  // The operand is a number literal or an arithmetic, `#` or `not` result:
+  // never the operand that failed to convert (tells sites on one line apart).
+  bool left_numeric = false;
+  bool right_numeric = false;
+};
+
 struct Source51 {
   std::string code;    // what to hand the 5.4 parser (5.1 escapes and numbers)
   std::string error;   // non-empty: 5.3+ syntax, as 5.1 reports it
   int error_line = 0;  // the line of `error`
+  // With the number model: every arithmetic expression, in source order.
+  std::vector<ArithSite51> arith;
 };
 
 // One lexical pass over a script body (source51.cc has the rules): unknown

@@ -24,10 +24,16 @@ class RealRedis {
  public:
   RealRedis() : ctx_(redisConnect(server_.host().c_str(), server_.port())) {}
   ~RealRedis() { redisFree(ctx_); }
-  resp::Reply eval(const std::string& script) {
-    const char* argv[] = {"EVAL", script.c_str(), "0"};
-    size_t lens[] = {4, script.size(), 1};
-    auto* r = static_cast<redisReply*>(redisCommandArgv(ctx_, 3, argv, lens));
+  resp::Reply eval(const std::string& script) { return command({"EVAL", script, "0"}); }
+  resp::Reply command(const std::vector<std::string>& args) {
+    std::vector<const char*> argv;
+    std::vector<size_t> lens;
+    for (const std::string& a : args) {
+      argv.push_back(a.data());
+      lens.push_back(a.size());
+    }
+    auto* r = static_cast<redisReply*>(
+        redisCommandArgv(ctx_, static_cast<int>(args.size()), argv.data(), lens.data()));
     if (r == nullptr) return resp::Reply::error("connection failed");
     resp::Reply out = lock::to_reply(*r);
     freeReplyObject(r);
@@ -71,6 +77,30 @@ TEST_F(Lua51Real, SeededNumberExpressions) {
 }
 TEST_F(Lua51Real, GotoMethodsAndTheSharedZeroConstant) { compare(lua51::goto_and_zero_cases()); }
 TEST_F(Lua51Real, LengthIgnoresLenAndNamesItsOperand) { compare(lua51::length_cases()); }
+TEST_F(Lua51Real, StringArithmeticErrorsNameTheOperandAsFiveOne) {
+  compare(lua51::string_arith_cases());
+}
+TEST_F(Lua51Real, ArithmeticNamesFollowFiveOnesScopes) { compare(lua51::arith_naming_cases()); }
+TEST_F(Lua51Real, StringArithmeticInFunctionsNamesTheOperandAsFiveOne) {
+  auto fake = server_.connect();
+  const std::vector<std::vector<std::string>> commands = {
+      {"FUNCTION", "LOAD", "REPLACE", lua51::kArithLibrary},
+      {"FCALL", "af", "0", "abc"},
+      {"FCALL", "ag", "0", "abc"},
+      {"FCALL", "af", "0", "4"},
+      {"FUNCTION", "LOAD", "REPLACE", lua51::kArithLoadLibrary},
+  };
+  const resp::Reply pinned[] = {resp::Reply::bulk("arithlib"),
+                                resp::Reply::error(lua51::kArithAfError),
+                                resp::Reply::error(lua51::kArithAgError), resp::Reply::integer(8),
+                                resp::Reply::error(lua51::kArithLoadError)};
+  for (size_t i = 0; i < commands.size(); ++i) {
+    resp::Reply real = real_.command(commands[i]);
+    EXPECT_EQ(real, pinned[i]) << "pinned reply is stale: " << commands[i][1];
+    EXPECT_EQ(server_.execute(*fake, Argv(commands[i].begin(), commands[i].end())), real)
+        << commands[i][1];
+  }
+}
 TEST_F(Lua51Real, UnpackAndCallDepthLimits) { compare(lua51::limit_cases()); }
 TEST_F(Lua51Real, UnpackedMapsRepackInFiveOneOrder) { compare(lua51::msgpack_roundtrip_cases()); }
 TEST_F(Lua51Real, CmsgpackAndStructByteForByte) {

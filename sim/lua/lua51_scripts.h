@@ -590,6 +590,309 @@ inline std::vector<Case> length_cases() {
   };
 }
 
+// Arithmetic on a string that is not a number: 5.1's luaG_aritherror names
+// the first operand that does not convert as 5.1's lgetobjname does. Each
+// operator on each kind of operand, left, right and under unary minus.
+inline std::vector<Case> string_arith_cases() {
+  auto arith_err = [](const std::string& script, const std::string& msg, int line = 1) {
+    return Case{script, runtime_err(script, msg, line)};
+  };
+  struct Kind {
+    const char* setup;    // the script up to the expression
+    const char* operand;  // the string operand
+    const char* name;     // 5.1's name for it, empty for none
+  };
+  static const Kind kKinds[] = {
+      {"local x = 'a' return ", "x", "local 'x'"},
+      {"return ", "_VERSION", "global '_VERSION'"},
+      {"local u = 'a' return (function() return ", "u", "upvalue 'u'"},
+      {"local t = {f='a'} return ", "t.f", "field 'f'"},
+      {"local t = {f='a'} return ", "t['f']", "field 'f'"},
+      {"local t = {'a'} return ", "t[1]", "field '?'"},
+      {"local t = {'a'} local k = 1 return ", "t[k]", "field '?'"},
+      {"local s = 'a' return ", "s:lower()", ""},
+      {"return ", "'a'", ""},
+      {"return ", "tostring('a')", ""},
+      {"local x = 'a' return ", "(x)", "local 'x'"},
+      {"local x = 'a' return ", "(x .. 'b')", ""},
+      {"local t = {g={f='a'}} return ", "t.g.f", "field 'f'"},
+  };
+  std::vector<Case> out;
+  for (const Kind& k : kKinds) {
+    std::string setup = k.setup;
+    bool closure = setup.find("(function()") != std::string::npos;
+    std::string msg = "attempt to perform arithmetic on ";
+    msg += *k.name != '\0' ? std::string(k.name) + " (a string value)" : "a string value";
+    std::vector<std::string> exprs;
+    for (const char* op : {"+", "-", "*", "/", "%", "^"}) {
+      exprs.push_back(std::string(k.operand) + " " + op + " 1");
+      exprs.push_back(std::string("1 ") + op + " " + k.operand);
+    }
+    exprs.push_back(std::string("-") + k.operand);
+    for (const std::string& e : exprs)
+      out.push_back(arith_err(setup + e + (closure ? " end)()" : ""), msg));
+  }
+  const char* kLocalX = "attempt to perform arithmetic on local 'x' (a string value)";
+  std::vector<Case> more = {
+      arith_err("local x = 'a' local y = 'b' return x + y", kLocalX),
+      arith_err("local x = 'a' return '10' + x", kLocalX),
+      arith_err("local x = 'a' return x + '10'", kLocalX),
+      arith_err("local x = 'a' return x + {}", kLocalX),
+      arith_err("local x = 'a' local t = {} return t + x",
+                "attempt to perform arithmetic on local 't' (a table value)"),
+      arith_err("local x = 'a' local n return n + x",
+                "attempt to perform arithmetic on local 'n' (a nil value)"),
+      arith_err("local x = 'a' local n return x + n", kLocalX),
+      arith_err("local x = 'a' return x * 2 + 1", kLocalX),
+      arith_err("local x = 'a' return 1 + x * 2", kLocalX),
+      arith_err("local x = 'a' local y = 'b' return x + 1, y + 1", kLocalX),
+      arith_err("local x = '5' local y = 'b' return x + 1 + y",
+                "attempt to perform arithmetic on local 'y' (a string value)"),
+      arith_err("local x = 'a'\nreturn 1 +\n  x", kLocalX, 3),
+      arith_err("local x = 'a'\nlocal y = x\n  + 1\nreturn y", kLocalX, 3),
+      arith_err("local x = 'a' for i = 1, 2 do local z = x + i end", kLocalX),
+      arith_err("local x = 'a' local function f() return x + 1 end return f()",
+                "attempt to perform arithmetic on upvalue 'x' (a string value)"),
+      arith_err("local t = {} function t:m() return self.v + 1 end t.v = 'a' return t:m()",
+                "attempt to perform arithmetic on field 'v' (a string value)"),
+      arith_err("local x = 'a' return -x + 1", kLocalX),
+      arith_err("local x = 'a' return - - x", kLocalX),
+      arith_err("local x = 'a' return 2 ^ x ^ 2", kLocalX),
+      arith_err("local x = ' ' return x + 1", kLocalX),
+      arith_err("local x = '0x' return x + 1", kLocalX),
+      arith_err("local x = '1e' return x + 1", kLocalX),
+      arith_err("local x = 'a' local y = x return y + 1",
+                "attempt to perform arithmetic on local 'y' (a string value)"),
+      arith_err("local x = 'a' local x = x + 1 return x", kLocalX),
+      arith_err("local a, b = 'a', 'b' return (a) * (b)",
+                "attempt to perform arithmetic on local 'a' (a string value)"),
+      arith_err("return ARGV[1] + 1", "attempt to perform arithmetic on field '?' (a nil value)"),
+      // One line, one operator, two sites: the one whose variable holds
+      // the operand.
+      arith_err("local x = 1 local y = 'b' return x + 1, y + 1",
+                "attempt to perform arithmetic on local 'y' (a string value)"),
+      arith_err("local x, y = 'a', 'b' local z = 1 return z + 1 + (x .. '') + y",
+                "attempt to perform arithmetic on a string value"),
+      arith_err("local x = 'a' return x + 1 .. 'z'", kLocalX),
+      arith_err("local x = 'a' return 'z' .. x + 1", kLocalX),
+      arith_err("local t = {['a b']='c'} return t['a b'] * 2",
+                "attempt to perform arithmetic on field 'a b' (a string value)"),
+      arith_err("local x = 'a' return x == 1 or x + 1", kLocalX),
+      arith_err("local x = 'a' return #x + x", kLocalX),
+      arith_err("local x = 'a' local t = {x + 1}", kLocalX),
+      arith_err("local x = 'a' if x + 1 then end", kLocalX),
+      arith_err("local x = 'a' local t = {f = function() return 1 end} return x - t.f()", kLocalX),
+      arith_err("return (_VERSION) + 1",
+                "attempt to perform arithmetic on global '_VERSION' (a string value)"),
+      arith_err("local x = 'a' return math.floor(x / 2)", kLocalX),
+      arith_err("local t = {} t.x = 'a' return t.x ^ 2",
+                "attempt to perform arithmetic on field 'x' (a string value)"),
+      // The other operand's metamethod runs (5.1's call_binTM).
+      {"local t = setmetatable({}, {__add=function(a, b) return 7 end}) return 'a' + t",
+       testing::Int(7)},
+      {"local t = setmetatable({}, {__add=function(a, b) return 7 end}) return t + 'a'",
+       testing::Int(7)},
+      // pcall hands the message back.
+      {"local ok, e = pcall(function() local x = 'a' return x * 2 end) return e",
+       testing::Bulk("user_script:1: attempt to perform arithmetic on local 'x' (a string value)")},
+  };
+  out.insert(out.end(), more.begin(), more.end());
+  return out;
+}
+
+// More string arithmetic: 5.1's scopes (`local x = x + 1` reads the outer
+// x, a `for`'s variables from its `do`, `until` sees the loop's locals),
+// escaped string keys, several operators of one kind on one line, and the
+// names `..`, `#` and `%` give under the same scope rules.
+inline std::vector<Case> arith_naming_cases() {
+  auto arith_err = [](const std::string& script, const std::string& msg, int line = 1) {
+    return Case{script, runtime_err(script, msg, line)};
+  };
+  return {
+      arith_err("local _VERSION = _VERSION + 1",
+                "attempt to perform arithmetic on global '_VERSION' (a string value)"),
+      arith_err("local x = 'a' local function f() local function g() return x + 1 end return g() "
+                "end return f()",
+                "attempt to perform arithmetic on upvalue 'x' (a string value)"),
+      arith_err("for i, v in ipairs({'a'}) do return v + 1 end",
+                "attempt to perform arithmetic on local 'v' (a string value)"),
+      arith_err("for k, v in pairs({a='b'}) do return k * 2 end",
+                "attempt to perform arithmetic on local 'k' (a string value)"),
+      arith_err("local function f(...) local a = ... return a + 1 end return f('z')",
+                "attempt to perform arithmetic on local 'a' (a string value)"),
+      arith_err("local function f(...) return (...) + 1 end return f('z')",
+                "attempt to perform arithmetic on a string value"),
+      arith_err("local function f(a, b) return a / b end return f('z', 1)",
+                "attempt to perform arithmetic on local 'a' (a string value)"),
+      arith_err("local t = {} function t:m(v) return v - self.n end t.n = 1 return t:m('q')",
+                "attempt to perform arithmetic on local 'v' (a string value)"),
+      arith_err("local t = {goto = 'a'} return t.goto + 1",
+                "attempt to perform arithmetic on field 'goto' (a string value)"),
+      arith_err("local t = {x = {y = 'a'}} local k = 'y' return t.x[k] + 1",
+                "attempt to perform arithmetic on field '?' (a string value)"),
+      arith_err("local t = {['a\\tb'] = 'a'} return t['a\\tb'] + 1",
+                "attempt to perform arithmetic on field 'a\tb' (a string value)"),
+      arith_err("local t = {['q\"'] = 'a'} return t['q\"'] + 1",
+                "attempt to perform arithmetic on field 'q\"' (a string value)"),
+      arith_err("local t = {['p|q'] = 'a'} return t['p|q'] + 1",
+                "attempt to perform arithmetic on field 'p|q' (a string value)"),
+      arith_err("local t = {[\"a\"] = 'a'} return t[\"a\"] + 1",
+                "attempt to perform arithmetic on field 'a' (a string value)"),
+      arith_err("local x = 'a' do local x = 1 end return x + 1",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 1 do local x = 'a' return x + 1 end",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' while true do return x * 3 end",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' repeat local y = x until y + 1",
+                "attempt to perform arithmetic on local 'y' (a string value)"),
+      arith_err("local x = 'a' if false then elseif true then return x - 1 end",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local s = 'a' return s:upper() .. (s + 1)",
+                "attempt to perform arithmetic on local 's' (a string value)"),
+      arith_err("local x, y = 'a', 2 return y ^ x",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' return (x + 1)",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' return (1) + x",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' return x--[[c]]+ 1",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' local y = {x + 1, x - 1}",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' return 1 + 2 + x",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' return 2 * 3 * x",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' local t = {} t[x + 1] = 1",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' return tostring(x + 1)",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' return redis.call('GET', x + 1)",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local a = {} a.b = {} a.b.c = 'z' return a.b.c * a.b.c",
+                "attempt to perform arithmetic on field 'c' (a string value)"),
+      arith_err("local x = 'z' return x + x",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local u = 'a' local function f() local v = 1 return v + u end return f()",
+                "attempt to perform arithmetic on upvalue 'u' (a string value)"),
+      arith_err("local u = 'a' local function f() return 1 + u, u + 1 end return f()",
+                "attempt to perform arithmetic on upvalue 'u' (a string value)"),
+      arith_err("local x = 1 local y = 'q' return x + 1 + y + 1",
+                "attempt to perform arithmetic on local 'y' (a string value)"),
+      arith_err("return (function() local x = 'a' return x + 1 end)()",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local t = {1} return t[1] + t['n']",
+                "attempt to perform arithmetic on field 'n' (a nil value)"),
+      arith_err("local t = {} return t.x + 'a'",
+                "attempt to perform arithmetic on field 'x' (a nil value)"),
+      arith_err("local x = 'a' local f = function() return x * 2 end return f()",
+                "attempt to perform arithmetic on upvalue 'x' (a string value)"),
+      arith_err("local x = '10' local y = 'a' return x * y",
+                "attempt to perform arithmetic on local 'y' (a string value)"),
+      arith_err("local x = 'a' return -(-x)",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' return -x ^ 2",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' return 2 ^ -x",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local m = math return m.pi + 'a'",
+                "attempt to perform arithmetic on a string value"),
+      arith_err("return math.pi * 'q'", "attempt to perform arithmetic on a string value"),
+      arith_err("return string.rep('a', 2) - 1", "attempt to perform arithmetic on a string value"),
+      arith_err("local x = 'a'\nlocal z = 1\nreturn z +\nx",
+                "attempt to perform arithmetic on local 'x' (a string value)", 4),
+      arith_err("local x = 'a'\nreturn (\nx\n) + 1",
+                "attempt to perform arithmetic on local 'x' (a string value)", 4),
+      arith_err("local x = 'a'\nreturn x\n+\n1",
+                "attempt to perform arithmetic on local 'x' (a string value)", 4),
+      arith_err("local x = 'a'\nreturn -\nx",
+                "attempt to perform arithmetic on local 'x' (a string value)", 3),
+      arith_err("local x = 'a' return 1 + #x + x",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("return KEYS + 1",
+                "attempt to perform arithmetic on global 'KEYS' (a table value)"),
+      arith_err("local t = setmetatable({}, {__index = function() return 'a' end}) return t.q + 1",
+                "attempt to perform arithmetic on field 'q' (a string value)"),
+      {"local x = 'a' return x .. 1 + 2", testing::Bulk("a3")},
+      arith_err("local y = y .. 'a'", "Script attempted to access nonexistent global variable 'y'"),
+      arith_err("local n = #n", "Script attempted to access nonexistent global variable 'n'"),
+      arith_err("local z = z % 2", "Script attempted to access nonexistent global variable 'z'"),
+      arith_err("local a, b = 1, a + 1",
+                "Script attempted to access nonexistent global variable 'a'"),
+      arith_err("local f = function() return 1 end local g = f() + f",
+                "attempt to perform arithmetic on local 'f' (a function value)"),
+      arith_err("local t = {} local x = t.q or 'a' return x + 1",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("for i = 1, 2 do local i = i .. nil end", "attempt to concatenate a nil value"),
+      arith_err("local x = 'a' for x = x + 1, 2 do end",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("repeat local q = 'z' until q + 1",
+                "attempt to perform arithmetic on local 'q' (a string value)"),
+      arith_err("repeat local q = 'z' until true return q + 1",
+                "Script attempted to access nonexistent global variable 'q'"),
+      arith_err("local p = 'a'; local r = p; return r * 2",
+                "attempt to perform arithmetic on local 'r' (a string value)"),
+      arith_err("local s = 'a' local t = {s + 1; 2}",
+                "attempt to perform arithmetic on local 's' (a string value)"),
+      arith_err("local function f(x) local x = x * 2 return x end return f('k')",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' local y = function() return 1 end + x",
+                "attempt to perform arithmetic on a function value"),
+      arith_err("local w = 'w' local v = (function() return w end)() return v - 1",
+                "attempt to perform arithmetic on local 'v' (a string value)"),
+      arith_err("local k = 'a' local m = {k = k} return m.k + 1",
+                "attempt to perform arithmetic on field 'k' (a string value)"),
+      arith_err("local t = {} t[#t + 1] = 'a' return t[1] + 1",
+                "attempt to perform arithmetic on field '?' (a string value)"),
+      arith_err("local t = {['\\65'] = 'a'} return t['\\65'] * 2",
+                "attempt to perform arithmetic on field 'A' (a string value)"),
+      arith_err("local t = {['a\\\\b'] = 'a'} return t['a\\\\b'] * 2",
+                "attempt to perform arithmetic on field 'a\\b' (a string value)"),
+      arith_err("local x = 'a' return 10 % x",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' return (x) % 2",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      arith_err("local x = 'a' return 2 * x % 3",
+                "attempt to perform arithmetic on local 'x' (a string value)"),
+      // Code loadstring() compiled has its sites too.
+      {"return loadstring(\"local x = 'a' return x + 1\")()",
+       resp::Reply::error("ERR [string \"local x = 'a' return x + 1\"]:1: attempt to perform "
+                          "arithmetic on local 'x' (a string value) script: " +
+                          lua::sha1_hex("return loadstring(\"local x = 'a' return x + 1\")()") +
+                          ", on local x = 'a' return x + 1:1.")},
+      {"local f = loadstring(\"return -_VERSION\", \"=chunk\") return f()",
+       resp::Reply::error(
+           "ERR chunk:1: attempt to perform arithmetic on global '_VERSION' (a string value) "
+           "script: " +
+           lua::sha1_hex("local f = loadstring(\"return -_VERSION\", \"=chunk\") return f()") +
+           ", on =chunk:1.")},
+      {"local f = loadstring(\"local x = 'a' return x + 1\") local ok, e = pcall(f) return e",
+       testing::Bulk("[string \"local x = 'a' return x + 1\"]:1: attempt to perform arithmetic "
+                     "on local 'x' (a string value)")},
+      {"return loadstring(\"local a = 1 return a + 1\")()", testing::Int(2)},
+  };
+}
+
+// A library whose functions do string arithmetic (FUNCTION LOAD, then
+// FCALL af 0 abc / ag 0 abc / af 0 4), and one whose load does.
+inline constexpr const char* kArithLibrary =
+    "#!lua name=arithlib\nredis.register_function('af', function(keys, args) local x = args[1]\n"
+    "  return x * 2 end)\nredis.register_function('ag', function(keys, args) return args[1] + 1 "
+    "end)";
+inline constexpr const char* kArithAfError =
+    "ERR user_function:3: attempt to perform arithmetic on local 'x' (a string value) script: af, "
+    "on @user_function:3.";
+inline constexpr const char* kArithAgError =
+    "ERR user_function:4: attempt to perform arithmetic on field '?' (a string value) script: ag, "
+    "on @user_function:4.";
+inline constexpr const char* kArithLoadLibrary =
+    "#!lua name=arithlib2\nlocal x = 'q'\nlocal y = x - 1\nredis.register_function('ah', "
+    "function() return 1 end)";
+inline constexpr const char* kArithLoadError =
+    "ERR Error registering functions: ERR user_function:3: attempt to perform arithmetic on local "
+    "'x' (a string value)";
+
 inline std::vector<Case> limit_cases() {
   using testing::Arr;
   using testing::Bulk;

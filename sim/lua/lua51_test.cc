@@ -27,6 +27,39 @@ TEST_F(Lua51Test, LibraryAndBridgeNumbersAreDoubles) { check(lua51::library_numb
 TEST_F(Lua51Test, ModuloIsFiveOnes) { check(lua51::modulo_cases()); }
 TEST_F(Lua51Test, GotoMethodsAndTheSharedZeroConstant) { check(lua51::goto_and_zero_cases()); }
 TEST_F(Lua51Test, LengthIgnoresLenAndNamesItsOperand) { check(lua51::length_cases()); }
+TEST_F(Lua51Test, StringArithmeticErrorsNameTheOperandAsFiveOne) {
+  check(lua51::string_arith_cases());
+}
+TEST_F(Lua51Test, ArithmeticNamesFollowFiveOnesScopes) { check(lua51::arith_naming_cases()); }
+TEST_F(Lua51Test, StringArithmeticInFunctionsNamesTheOperandAsFiveOne) {
+  EXPECT_EQ(server_->execute(*s_, {"FUNCTION", "LOAD", lua51::kArithLibrary}), Bulk("arithlib"));
+  EXPECT_EQ(server_->execute(*s_, {"FCALL", "af", "0", "abc"}),
+            resp::Reply::error(lua51::kArithAfError));
+  EXPECT_EQ(server_->execute(*s_, {"FCALL", "ag", "0", "abc"}),
+            resp::Reply::error(lua51::kArithAgError));
+  EXPECT_EQ(server_->execute(*s_, {"FCALL", "af", "0", "4"}), Int(8));
+  EXPECT_EQ(server_->execute(*s_, {"FUNCTION", "LOAD", lua51::kArithLoadLibrary}),
+            resp::Reply::error(lua51::kArithLoadError));
+}
+
+// The sites the rewrite records: operator, line, and 5.1's operand names.
+TEST_F(Lua51Test, TheRewriteRecordsArithmeticSitesWithFiveOnesNames) {
+  lua::Source51 src =
+      lua::adapt_source51("local x, t = 1, {}\nreturn -x + t.f * 2, (x) ^ y ^ 2,\n  t[1] - 3 % x");
+  std::vector<std::string> got;
+  for (const lua::ArithSite51& s : src.arith) {
+    got.push_back(std::to_string(s.line) + ":" + std::to_string(s.line51) + " " + s.op + " [" +
+                  s.left + "] [" + s.right + "]");
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "2:2 u [local 'x'] []",
+                     "2:2 + [] []",
+                     "2:2 * [field 'f'] []",
+                     "2:2 ^ [local 'x'] []",
+                     "2:2 ^ [global 'y'] []",
+                     "3:3 - [field '?'] []",
+                 }));
+}
 TEST_F(Lua51Test, UnpackAndCallDepthLimits) { check(lua51::limit_cases()); }
 TEST_F(Lua51Test, MathRandomStartsFromRand48sInitialState) { check(lua51::random_cases()); }
 

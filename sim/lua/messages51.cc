@@ -1,7 +1,9 @@
 // Lua 5.4's error wording turned back into Lua 5.1's, which is what Redis
-// 7.0 clients see. Only differences of form are undone; where 5.4 knows
-// less than 5.1 did (no variable name for string arithmetic) or rejects
-// what 5.1 accepted ("\q" escapes), the 5.4 text stays.
+// 7.0 clients see. Only differences of form are undone; where 5.4 rejects
+// what 5.1 accepted ("\q" escapes), the 5.4 text stays. String arithmetic
+// errors are raised in 5.1's words by string_arith51 (numbers51.cc), which
+// knows the operand's name; rewrite_string_arith below only words 5.4's
+// text for arithmetic that reaches the string library another way.
 //
 // Pairs below were taken from redis-server 7.0.15 and lua5.4 side by side.
 #include <string>

@@ -17,11 +17,18 @@
 // String arithmetic ("10" * "10", ARGV[1] + 1): 5.4 does it in the string
 // metatable's __add.. with integer arithmetic for integral strings
 // ("4294967296" * "4294967296" wraps to 0); ours converts both operands to
-// doubles as 5.1's luaV_tonumber does, and leaves operands that do not
-// convert to the original, so its error texts stay.
+// doubles as 5.1's luaV_tonumber does. When one does not convert, the other
+// operand's metamethod runs (5.1's call_binTM), else the error is 5.1's
+// luaG_aritherror: the first operand that does not convert, named as 5.1
+// names it ("attempt to perform arithmetic on local 'x' (a string value)",
+// measured on redis-server 7.0.15) from the arithmetic sites the source
+// rewrite recorded for the running chunk (exprs51.cc), at the line 5.1
+// reports (the right operand's last line; 5.4's is the operator's).
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "sim/lua/internal.h"
 
@@ -167,16 +174,168 @@ bool arith_operand(lua_State* L, int idx, lua_Number* out) {
   return true;
 }
 
-// The string metatable's __add.. (upvalue 1: the original, 2: the LUA_OP*).
+// The variable a site names ("local 'x'", "upvalue 'u'", "global 'g'")
+// holds the value at `v` in the Lua function `ar` describes: 1 yes, 0 no,
+// -1 cannot tell (a field, a temporary).
+int names_value(lua_State* L, lua_Debug& ar, std::string_view name, int v) {
+  size_t quote = name.find(" '");
+  if (quote == std::string_view::npos || name.size() < quote + 3) return -1;
+  std::string_view kind = name.substr(0, quote);
+  std::string var(name.substr(quote + 2, name.size() - quote - 3));
+  int found = 0;
+  if (kind == "local") {
+    for (int i = 1;; ++i) {
+      const char* n = lua_getlocal(L, &ar, i);
+      if (n == nullptr) break;
+      if (var == n) found = lua_rawequal(L, v, -1) ? 1 : 0;  // the innermost wins
+      lua_pop(L, 1);
+    }
+    return found;
+  }
+  if (kind == "upvalue") {
+    lua_getinfo(L, "f", &ar);
+    for (int i = 1;; ++i) {
+      const char* n = lua_getupvalue(L, -1, i);
+      if (n == nullptr) break;
+      if (var == n) found = lua_rawequal(L, v, -1) ? 1 : 0;
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return found;
+  }
+  if (kind == "global") {
+    push_real_globals(L);
+    lua_pushlstring(L, var.data(), var.size());
+    lua_rawget(L, -2);
+    found = lua_rawequal(L, v, -1) ? 1 : 0;
+    lua_pop(L, 2);
+    return found;
+  }
+  return -1;
+}
+
+// 5.1's name (lgetobjname) of operand `bad` (1 left, 2 right) of the
+// arithmetic `op` ('u': unary minus) the Lua function at level 1 was
+// running when it called this metamethod, from its chunk's arithmetic
+// sites (EngineState::arith_sites): those on the current line with that
+// operator; when they name the operand differently, the first whose
+// variable holds the operand's value. `line51` gets the line 5.1 reports.
+std::string arith_operand_name(lua_State* L, char op, int bad, lua_Debug& ar, int* line51) {
+  *line51 = ar.currentline;
+  EngineState& state = state_of(L);
+  const std::vector<ArithSite51>* sites = state.arith_sites;
+  std::string_view source = ar.source != nullptr ? ar.source : "";
+  if (source != "@user_script" && source != "@user_function") {
+    sites = nullptr;  // code loadstring() compiled, if it still has its sites
+    for (const auto& [name, loaded] : state.loaded_sites) {
+      if (name == source) sites = &loaded;
+    }
+  }
+  if (sites == nullptr || ar.currentline <= 0) return {};
+  std::vector<const ArithSite51*> candidates;
+  for (const ArithSite51& site : *sites) {
+    if (site.line == ar.currentline && site.op == op) candidates.push_back(&site);
+  }
+  // A site whose failing side is a number literal or an arithmetic result
+  // is not the one (unless none is left).
+  std::vector<const ArithSite51*> possible;
+  for (const ArithSite51* site : candidates) {
+    if (!(bad == 1 ? site->left_numeric : site->right_numeric)) possible.push_back(site);
+  }
+  if (!possible.empty()) candidates = std::move(possible);
+  auto name_of = [bad](const ArithSite51* site) -> const std::string& {
+    return bad == 1 ? site->left : site->right;
+  };
+  const ArithSite51* best = candidates.empty() ? nullptr : candidates.front();
+  bool agree = true;
+  for (const ArithSite51* site : candidates) agree = agree && name_of(site) == name_of(best);
+  if (!agree) {
+    // A variable that holds it, else one that cannot be checked (a field,
+    // a temporary), else the first.
+    int best_rank = -1;
+    for (const ArithSite51* site : candidates) {
+      int holds = names_value(L, ar, name_of(site), bad);
+      int rank = holds == 1 ? 2 : holds == -1 ? 1 : 0;
+      if (rank > best_rank) {
+        best = site;
+        best_rank = rank;
+      }
+      if (rank == 2) break;
+    }
+  }
+  if (best == nullptr) return {};
+  *line51 = best->line51;
+  return bad == 1 ? best->left : best->right;
+}
+
+// The string metatable's __add.. (upvalue 1: the original, 2: the LUA_OP*,
+// 3: the event name).
 int string_arith51(lua_State* L) {
   auto op = static_cast<int>(lua_tointeger(L, lua_upvalueindex(2)));
   lua_Number a = 0;
   lua_Number b = 0;
-  if (!arith_operand(L, 1, &a) || !arith_operand(L, 2, &b)) return upvalue_function(L, 1)(L);
-  lua_pushnumber(L, a);
-  if (op != LUA_OPUNM) lua_pushnumber(L, b);
-  lua_arith(L, op);  // two floats: float arithmetic
-  return 1;
+  bool left = arith_operand(L, 1, &a);
+  if (left && arith_operand(L, 2, &b)) {
+    lua_pushnumber(L, a);
+    if (op != LUA_OPUNM) lua_pushnumber(L, b);
+    lua_arith(L, op);  // two floats: float arithmetic
+    return 1;
+  }
+  // 5.1's call_binTM: the other operand's metamethod (a string has none in
+  // 5.1); 5.4's original calls it (trymt).
+  const char* event = lua_tostring(L, lua_upvalueindex(3));
+  for (int i = 1; i <= 2; ++i) {
+    if (lua_type(L, i) != LUA_TSTRING && luaL_getmetafield(L, i, event) != LUA_TNIL) {
+      lua_pop(L, 1);
+      return upvalue_function(L, 1)(L);
+    }
+  }
+  // luaG_aritherror: the first operand that is not convertible is named.
+  int bad = left ? 2 : 1;
+  char code = 0;
+  switch (op) {
+    case LUA_OPADD:
+      code = '+';
+      break;
+    case LUA_OPSUB:
+      code = '-';
+      break;
+    case LUA_OPMUL:
+      code = '*';
+      break;
+    case LUA_OPDIV:
+      code = '/';
+      break;
+    case LUA_OPPOW:
+      code = '^';
+      break;
+    case LUA_OPUNM:
+      code = 'u';
+      break;
+    default:
+      break;
+  }
+  std::string msg;
+  lua_Debug ar{};
+  int line = 0;
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+    std::string name = arith_operand_name(L, code, bad, ar, &line);
+    msg = std::string(ar.short_src) + ":" + std::to_string(line) + ": ";
+    msg += "attempt to perform arithmetic on ";
+    if (name.empty()) {
+      msg += std::string("a ") + luaL_typename(L, bad) + " value";
+    } else {
+      msg += name + " (a " + luaL_typename(L, bad) + " value)";
+    }
+  } else {
+    msg = std::string("attempt to perform arithmetic on a ") + luaL_typename(L, bad) + " value";
+    ar.currentline = 0;
+  }
+  EngineState& state = state_of(L);
+  state.arith_error_line = line != ar.currentline ? line : 0;
+  state.arith_error = state.arith_error_line != 0 ? msg : std::string();
+  lua_pushlstring(L, msg.data(), msg.size());
+  return lua_error(L);
 }
 
 // Replaces the C function in field `name` of the table at `t` with fn,
@@ -319,7 +478,8 @@ void install_numbers51(lua_State* L) {
         continue;
       }
       lua_pushinteger(L, a.op);
-      lua_pushcclosure(L, string_arith51, 2);
+      lua_pushstring(L, a.name);
+      lua_pushcclosure(L, string_arith51, 3);
       lua_setfield(L, mt, a.name);
     }
   }

@@ -206,6 +206,15 @@ int error_handler(lua_State* L) {
     }
   }
   lua_settop(L, 1);
+  int line = have_place ? ar.currentline : 0;
+  // string_arith51's error at 5.1's line, not 5.4's.
+  EngineState* state = state_slot(L);
+  if (state != nullptr && state->arith_error_line != 0 && lua_type(L, 1) == LUA_TSTRING &&
+      state->arith_error == lua_tostring(L, 1)) {
+    line = state->arith_error_line;
+    state->arith_error_line = 0;
+    state->arith_error.clear();
+  }
   if (lua_type(L, 1) != LUA_TTABLE) {
     std::string msg = "ERR ";
     if (lua_type(L, 1) == LUA_TSTRING) {
@@ -232,7 +241,7 @@ int error_handler(lua_State* L) {
     lua_pushstring(L, ar.source);
     lua_rawset(L, 1);
     lua_pushliteral(L, "line");
-    lua_pushinteger(L, ar.currentline);
+    lua_pushinteger(L, line);
     lua_rawset(L, 1);
   }
   return 1;

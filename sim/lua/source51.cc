@@ -14,6 +14,7 @@
 //    - Since the VM's `..` prints an integral float as "3.0", every chain
 //      `a .. b .. c` becomes kConcatName("names", a, b, c) (concat51.cc):
 //      operands are found by a small precedence parser over the tokens
+//      (ExprRewriter51, exprs51.cc)
 //      (arithmetic and unary operators bind tighter than `..`; comparison,
 //      and, or, brackets and separators end an operand), and each lone
 //      name is classified local / upvalue / global by tracking blocks and
@@ -29,6 +30,11 @@
 //      script that never writes "len" (so has no __len), `(#x+0.0)`.
 //    - `a % b` becomes kModName("names", a, b): 5.1's a - floor(a/b)*b
 //      (the VM's float modulo is fmod based).
+//    - Not an edit: every other arithmetic operator (binary + - * / ^,
+//      unary -) is recorded in Source51::arith with its line and 5.1's
+//      names of its operands (exprs51.cc), from which string_arith51
+//      (numbers51.cc) words 5.1's "attempt to perform arithmetic on local
+//      'x' (a string value)" when a string does not convert.
 //    - Zero constants take the sign of the first zero constant of their
 //      function body, as 5.1's shared constant does (zeros51.cc),
 //      zeros folded from constant expressions included.
@@ -55,6 +61,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/lua/exprs51.h"
 #include "sim/lua/internal.h"
 #include "sim/lua/lexer51.h"
 
@@ -254,444 +261,6 @@ class Checker {
   int current_line_ = 1;
 };
 
-// ---- The number model: `..` chains -------------------------------------------
-
-// Every number literal is a float (5.1 has only doubles), so the VM's own
-// arithmetic is 5.1's. The VM's `..` would print an integral float as "5.0";
-// each chain `a .. b .. c` therefore becomes a call of the concat function
-// (concat51 in sandbox.cc) that prints numbers as 5.1 does. Its first
-// argument names the operands for 5.1's error text ("local 'x'", "global
-// 'y'", "field 'z'", or nothing), separated by '|'.
-class ConcatRewriter {
- public:
-  ConcatRewriter(std::string_view src, const std::vector<Token>& toks)
-      : src_(src), toks_(toks), match_(toks.size(), kNone) {
-    std::vector<size_t> open;
-    for (size_t k = 0; k < toks.size(); ++k) {
-      if (toks[k].kind != Tok::kOp) continue;
-      const std::string& op = toks[k].text;
-      if (op == "(" || op == "[" || op == "{") {
-        open.push_back(k);
-      } else if ((op == ")" || op == "]" || op == "}") && !open.empty()) {
-        const std::string& o = toks[open.back()].text;
-        if ((o == "(" && op == ")") || (o == "[" && op == "]") || (o == "{" && op == "}")) {
-          match_[k] = open.back();
-          match_[open.back()] = k;
-        }
-        open.pop_back();
-      }
-    }
-    classify_names();
-  }
-
-  // Appends the edits of every chain that parses; returns how many.
-  int run(std::vector<Edit>& edits) {
-    int chains = 0;
-    std::vector<bool> seen(toks_.size(), false);
-    for (size_t d = 1; d < toks_.size(); ++d) {
-      if (seen[d] || !is_op(d, "..")) continue;
-      seen[d] = true;
-      size_t start = operand_before(d - 1);
-      if (start == kNone) continue;
-      std::vector<size_t> ops{d};
-      std::vector<size_t> starts{start, d + 1};
-      size_t e = operand_after(d + 1);
-      while (e != kNone && is_op(e, "..")) {
-        seen[e] = true;
-        ops.push_back(e);
-        starts.push_back(e + 1);
-        e = operand_after(e + 1);
-      }
-      if (e == kNone) continue;
-      std::string names;
-      for (size_t i = 0; i < starts.size(); ++i) {
-        if (i > 0) names += '|';
-        size_t last = i + 1 < starts.size() ? ops[i] - 1 : e - 1;
-        names += describe(starts[i], last);
-      }
-      edits.push_back({toks_[start].offset, 0, std::string(kConcatName) + "(\"" + names + "\", "});
-      for (size_t op : ops) edits.push_back({toks_[op].offset, 2, ","});
-      edits.push_back({toks_[e - 1].end, 0, ")"});
-      ++chains;
-    }
-    return chains;
-  }
-
-  // `#x` gives a 5.4 integer; each becomes `(#x+0.0)`, a float as in 5.1
-  // (one more VM instruction). `opens` are the "(" and `closes` the
-  // "+0.0)", in the order that nests them inside any other insertion at
-  // the same offset (see adapt_source51). An operand this pass does not
-  // understand (a function literal) is left as it is.
-  // `#x` becomes kLenName("name", x) (5.1's length: no __len for tables,
-  // a double, the operand named in the error) when `helper`, else
-  // `(#x+0.0)` (the VM's length as a double, errors named by the VM);
-  // returns how many helper calls.
-  int length_edits(bool helper, std::vector<Edit>& edits, std::vector<Edit>& opens,
-                   std::vector<Edit>& closes) const {
-    int count = 0;
-    for (size_t k = toks_.size(); k-- > 0;) {
-      if (!is_op(k, "#")) continue;
-      size_t e = unary_end(k + 1);
-      if (e == kNone || e == 0 || e <= k + 1) continue;
-      if (!helper) {
-        opens.push_back({toks_[k].offset, 0, "("});
-        closes.push_back({toks_[e - 1].end, 0, "+0.0)"});
-        continue;
-      }
-      edits.push_back(
-          {toks_[k].offset, 1, std::string(kLenName) + "(\"" + describe(k + 1, e - 1) + "\", "});
-      closes.push_back({toks_[e - 1].end, 0, ")"});
-      ++count;
-    }
-    return count;
-  }
-
-  // `obj:goto(args)` (5.1 allows any name after ':') becomes
-  // kSelfCallName(obj, "goto", args); `colon` is the ':' token. False when
-  // the call is not one this pass understands.
-  bool self_call_edits(size_t colon, std::vector<Edit>& edits, std::vector<Edit>& opens,
-                       std::vector<Edit>& closes) const {
-    if (colon == 0) return false;
-    size_t start = primary_before(colon - 1);
-    size_t a = colon + 2;  // the arguments
-    if (start == kNone || a >= toks_.size()) return false;
-    std::vector<Edit> mine;
-    if (is_op(a, "(")) {
-      if (match_[a] == kNone) return false;
-      mine.push_back({toks_[a].offset, 1, is_op(a + 1, ")") ? "" : ", "});
-    } else if (toks_[a].kind == Tok::kString || is_op(a, "{")) {
-      size_t last = is_op(a, "{") ? match_[a] : a;
-      if (last == kNone) return false;
-      mine.push_back({toks_[a].offset, 0, ", "});
-      closes.push_back({toks_[last].end, 0, ")"});
-    } else {
-      return false;
-    }
-    opens.push_back({toks_[start].offset, 0, std::string(kSelfCallName) + "("});
-    edits.push_back({toks_[colon].offset, 1, ", \"" + toks_[colon + 1].text + "\""});
-    edits.push_back({toks_[colon + 1].offset, toks_[colon + 1].end - toks_[colon + 1].offset, {}});
-    edits.insert(edits.end(), mine.begin(), mine.end());
-    return true;
-  }
-
-  // `a % b` becomes kModName("names", a, b): the VM's float modulo is 5.4's
-  // (fmod based: -0 % 3 is -0, 2^32 % x keeps digits 5.1 loses); 5.1's is
-  // a - floor(a/b)*b. The left operand is the multiplicative term before
-  // the '%' (unary operators and `^` included, `*` `/` `%` to the left),
-  // the right one the unary expression after it. Returns how many.
-  int mod_edits(std::vector<Edit>& edits, std::vector<Edit>& opens,
-                std::vector<Edit>& closes) const {
-    int count = 0;
-    for (size_t k = toks_.size(); k-- > 1;) {
-      if (!is_op(k, "%")) continue;
-      size_t start = term_before(k - 1);
-      size_t e = unary_end(k + 1);
-      if (start == kNone || e == kNone || e <= k + 1) continue;
-      std::string names = describe(start, k - 1) + "|" + describe(k + 1, e - 1);
-      opens.push_back({toks_[start].offset, 0, std::string(kModName) + "(\"" + names + "\", "});
-      edits.push_back({toks_[k].offset, 1, ","});
-      closes.push_back({toks_[e - 1].end, 0, ")"});
-      ++count;
-    }
-    std::reverse(closes.end() - count, closes.end());  // inner (left) ones close first
-    return count;
-  }
-
- private:
-  static constexpr size_t kNone = static_cast<size_t>(-1);
-
-  // One past the operand of a unary operator starting at i: more unary
-  // operators, a suffixed primary or literal, and a `^` chain (which binds
-  // tighter than the unary operators).
-  size_t unary_end(size_t i) const {
-    for (;;) {
-      while (is_kw(i, "not") || is_op(i, "#") || is_op(i, "-")) ++i;
-      if (i >= toks_.size()) return kNone;
-      size_t e = primary_after(i);
-      if (e == kNone || e >= toks_.size() || !is_op(e, "^")) return e;
-      i = e + 1;
-    }
-  }
-
-  bool is_op(size_t k, std::string_view op) const {
-    return k < toks_.size() && toks_[k].kind == Tok::kOp && toks_[k].text == op;
-  }
-  bool is_kw(size_t k, std::string_view w) const {
-    return k < toks_.size() && toks_[k].kind == Tok::kKeyword && toks_[k].text == w;
-  }
-  bool is_arith(size_t k) const {
-    return is_op(k, "+") || is_op(k, "-") || is_op(k, "*") || is_op(k, "/") || is_op(k, "%") ||
-           is_op(k, "^");
-  }
-  bool ends_prefix(size_t k) const { return ends_prefix51(toks_, k); }
-  bool ends_value(size_t k) const { return ends_value51(toks_, k); }
-
-  // Start of the suffixed primary expression or literal ending at j.
-  size_t primary_before(size_t j) const {
-    for (;;) {
-      const Token& t = toks_[j];
-      if (t.kind == Tok::kNumber || is_op(j, "...") || is_kw(j, "nil") || is_kw(j, "true") ||
-          is_kw(j, "false")) {
-        return j;
-      }
-      if (t.kind == Tok::kString) {
-        if (j > 0 && ends_prefix(j - 1)) {
-          --j;
-          continue;
-        }
-        return j;
-      }
-      if (t.kind == Tok::kName) {
-        if (j >= 2 && (is_op(j - 1, ".") || is_op(j - 1, ":"))) {
-          j -= 2;
-          continue;
-        }
-        return j;
-      }
-      if (is_op(j, ")") || is_op(j, "]") || is_op(j, "}")) {
-        size_t m = match_[j];
-        if (m == kNone) return kNone;
-        if (m > 0 && ends_prefix(m - 1)) {
-          j = m - 1;
-          continue;
-        }
-        return is_op(j, "]") ? kNone : m;
-      }
-      return kNone;
-    }
-  }
-
-  // Start of the multiplicative term ending at token j (the left operand of
-  // a '%').
-  size_t term_before(size_t j) const {
-    for (;;) {
-      size_t s = primary_before(j);
-      if (s == kNone) return kNone;
-      if (s >= 2 && is_op(s - 1, "^")) {  // a ^ b: b was the primary
-        j = s - 2;
-        continue;
-      }
-      while (s > 0 && (is_kw(s - 1, "not") || is_op(s - 1, "#") ||
-                       (is_op(s - 1, "-") && (s < 2 || !ends_value(s - 2))))) {
-        --s;
-      }
-      if (s >= 2 && (is_op(s - 1, "*") || is_op(s - 1, "/") || is_op(s - 1, "%"))) {
-        j = s - 2;
-        continue;
-      }
-      return s;
-    }
-  }
-
-  // Start of the operand of `..` that ends at token j: operators binding
-  // tighter than `..` (arithmetic, unary) included.
-  size_t operand_before(size_t j) const {
-    for (;;) {
-      size_t s = primary_before(j);
-      if (s == kNone) return kNone;
-      while (s > 0 && (is_kw(s - 1, "not") || is_op(s - 1, "#") ||
-                       (is_op(s - 1, "-") && (s < 2 || !ends_value(s - 2))))) {
-        --s;
-      }
-      if (s >= 2 && is_arith(s - 1)) {
-        j = s - 2;
-        continue;
-      }
-      return s;
-    }
-  }
-
-  // One past the suffixed primary or literal starting at i.
-  size_t primary_after(size_t i) const {
-    const Token& t = toks_[i];
-    if (t.kind == Tok::kNumber || t.kind == Tok::kString || is_op(i, "...") || is_kw(i, "nil") ||
-        is_kw(i, "true") || is_kw(i, "false")) {
-      return i + 1;
-    }
-    if (is_op(i, "{")) return match_[i] == kNone ? kNone : match_[i] + 1;
-    if (t.kind == Tok::kName) {
-      ++i;
-    } else if (is_op(i, "(")) {
-      if (match_[i] == kNone) return kNone;
-      i = match_[i] + 1;
-    } else {
-      return kNone;
-    }
-    for (;;) {
-      if ((is_op(i, ".") || is_op(i, ":")) && i + 1 < toks_.size() &&
-          toks_[i + 1].kind == Tok::kName) {
-        bool method = is_op(i, ":");
-        i += 2;
-        if (!method) continue;
-        if (i >= toks_.size()) return kNone;
-        if (toks_[i].kind == Tok::kString) {
-          ++i;
-          continue;
-        }
-        if (!is_op(i, "(") && !is_op(i, "{")) return kNone;
-      }
-      if (is_op(i, "(") || is_op(i, "[") || is_op(i, "{")) {
-        if (match_[i] == kNone) return kNone;
-        i = match_[i] + 1;
-      } else if (i < toks_.size() && toks_[i].kind == Tok::kString) {
-        ++i;
-      } else {
-        return i;
-      }
-    }
-  }
-
-  size_t operand_after(size_t i) const {
-    for (;;) {
-      while (is_kw(i, "not") || is_op(i, "#") || is_op(i, "-")) ++i;
-      if (i >= toks_.size()) return kNone;
-      i = primary_after(i);
-      if (i == kNone || i >= toks_.size()) return kNone;
-      if (!is_arith(i)) return i;
-      ++i;
-    }
-  }
-
-  // 5.1's name of an operand in a concat error (lgetobjname): a lone name
-  // is a local, an upvalue or a global; `x.k` and `x["k"]` are field 'k',
-  // other indexes field '?'; anything else has no name.
-  std::string describe(size_t first, size_t last) const {
-    const Token& t = toks_[last];
-    if (first == last && t.kind == Tok::kName) {
-      const char* kind = kinds_[last] == 'l' ? "local" : kinds_[last] == 'u' ? "upvalue" : "global";
-      return std::string(kind) + " '" + t.text + "'";
-    }
-    if (last > first && t.kind == Tok::kName && is_op(last - 1, ".")) {
-      return "field '" + t.text + "'";
-    }
-    if (is_op(last, "]") && match_[last] != kNone && match_[last] > first) {
-      size_t m = match_[last];
-      if (m + 2 == last && toks_[m + 1].kind == Tok::kString) {
-        const Token& key = toks_[m + 1];
-        std::string_view body;
-        char quote = src_[key.offset];
-        if ((quote == '"' || quote == '\'') && key.end - key.offset >= 2) {
-          body = src_.substr(key.offset + 1, key.end - key.offset - 2);
-        }
-        // 5.1 names a constant string key by its bytes (redis-server
-        // 7.0.15: "field 'a b'", "field ''"). One with escapes (which would
-        // need decoding here), a '"' (the names travel in a "..." literal)
-        // or a '|' (their separator) stays '?'.
-        bool quoted = (quote == '"' || quote == '\'') && key.end - key.offset >= 2;
-        if (quoted && body.find_first_of("\\\"|") == std::string_view::npos) {
-          return "field '" + std::string(body) + "'";
-        }
-      }
-      return "field '?'";
-    }
-    return {};
-  }
-
-  // Marks each name token 'l' (a local of the current function), 'u' (a
-  // local of an enclosing one) or 'g'. Locals are visible from the token
-  // after their name (5.1 from the end of the statement: `local x = x ..`
-  // differs).
-  void classify_names() {
-    kinds_.assign(toks_.size(), 0);
-    struct Block {
-      std::vector<std::string> names;
-      bool awaiting_do = false;
-      bool function_body = false;
-    };
-    std::vector<Block> blocks(1);
-    std::vector<size_t> fn_base{0};
-    auto declare = [&](size_t k) {
-      if (k < toks_.size() && toks_[k].kind == Tok::kName)
-        blocks.back().names.push_back(toks_[k].text);
-    };
-    auto pop = [&]() {
-      if (blocks.size() <= 1) return;
-      if (blocks.back().function_body && fn_base.size() > 1) fn_base.pop_back();
-      blocks.pop_back();
-    };
-    for (size_t k = 0; k < toks_.size(); ++k) {
-      const Token& t = toks_[k];
-      if (t.kind == Tok::kName) {
-        if (k > 0 && (is_op(k - 1, ".") || is_op(k - 1, ":"))) continue;
-        char kind = 'g';
-        for (size_t b = blocks.size(); b-- > 0 && kind == 'g';) {
-          for (const std::string& n : blocks[b].names) {
-            if (n == t.text) {
-              kind = b >= fn_base.back() ? 'l' : 'u';
-              break;
-            }
-          }
-        }
-        kinds_[k] = kind;
-        continue;
-      }
-      if (t.kind != Tok::kKeyword) continue;
-      const std::string& w = t.text;
-      if (w == "local") {
-        if (is_kw(k + 1, "function")) {
-          declare(k + 2);
-          continue;
-        }
-        for (size_t j = k + 1; j < toks_.size() && toks_[j].kind == Tok::kName; j += 2) {
-          declare(j);
-          if (!is_op(j + 1, ",")) break;
-        }
-      } else if (w == "function") {
-        size_t j = k + 1;
-        bool method = false;
-        while (j < toks_.size() && toks_[j].kind == Tok::kName) {
-          if (is_op(j + 1, ".") || is_op(j + 1, ":")) {
-            method = is_op(j + 1, ":");
-            j += 2;
-          } else {
-            ++j;
-            break;
-          }
-        }
-        Block body;
-        body.function_body = true;
-        if (method) body.names.push_back("self");
-        if (is_op(j, "(")) {
-          for (++j; j < toks_.size() && !is_op(j, ")"); ++j) {
-            if (toks_[j].kind == Tok::kName) body.names.push_back(toks_[j].text);
-          }
-        }
-        blocks.push_back(std::move(body));
-        fn_base.push_back(blocks.size() - 1);
-      } else if (w == "for") {
-        Block b;
-        b.awaiting_do = true;
-        for (size_t j = k + 1; j < toks_.size() && toks_[j].kind == Tok::kName; j += 2) {
-          b.names.push_back(toks_[j].text);
-          if (!is_op(j + 1, ",")) break;
-        }
-        blocks.push_back(std::move(b));
-      } else if (w == "while") {
-        Block b;
-        b.awaiting_do = true;
-        blocks.push_back(std::move(b));
-      } else if (w == "do") {
-        if (blocks.back().awaiting_do) {
-          blocks.back().awaiting_do = false;
-        } else {
-          blocks.emplace_back();
-        }
-      } else if (w == "if" || w == "repeat") {
-        blocks.emplace_back();
-      } else if (w == "elseif" || w == "else") {
-        blocks.back().names.clear();
-      } else if (w == "end" || w == "until") {
-        pop();
-      }
-    }
-  }
-
-  std::string_view src_;
-  const std::vector<Token>& toks_;
-  std::vector<size_t> match_;
-  std::vector<char> kinds_;
-};
-
 // True when the `goto` name at k ends the name of a function statement
 // (`function a.b:goto(x)`), which 5.4 cannot parse; *method for ':'.
 bool goto_function_name(const std::vector<Token>& toks, size_t k, bool* method) {
@@ -711,7 +280,7 @@ Source51 adapt_source51(std::string_view code, bool number_model) {
   Source51 out;
   std::vector<Edit> edits;
   std::vector<Token> toks = tokenize51(code, edits);
-  ConcatRewriter exprs(code, toks);
+  ExprRewriter51 exprs(code, toks);
 
   // Insertions that must nest inside others at the same offset: `opens`
   // go after every other edit, `closes` before (see the sort below).
@@ -799,6 +368,7 @@ Source51 adapt_source51(std::string_view code, bool number_model) {
       std::string name(kModName);
       edits.push_back({0, 0, "local " + name + "=" + name + ";"});
     }
+    exprs.arith_sites(out.arith);
     std::vector<Edit> chains;
     if (exprs.run(chains) > 0) {
       std::string name(kConcatName);
