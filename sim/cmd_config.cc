@@ -151,6 +151,12 @@ constexpr Param kParams[] = {
     // server through Server::config_change_handler.
     {"proc-title-template", ParamKind::kString, false, kDefaultProcTitleTemplate},
     {"set-proc-title", ParamKind::kBool, true, "yes"},
+    // What SIGINT / SIGTERM do (Redis's MULTI_ARG enum of SHUTDOWN flags):
+    // stored and echoed (redsim server stops on either, saving nothing).
+    {"shutdown-on-sigint", ParamKind::kEnum, false, "default", 0, 0,
+     "default, save, nosave, now, force"},
+    {"shutdown-on-sigterm", ParamKind::kEnum, false, "default", 0, 0,
+     "default, save, nosave, now, force"},
 };
 
 // The Keyspace::limits field a threshold parameter (or its alias) sets.
@@ -345,6 +351,34 @@ std::optional<Reply> check_param(const Param& p, const std::string& arg, std::st
       *value = arg;
       return std::nullopt;
     case ParamKind::kEnum: {
+      if (p.name.starts_with("shutdown-on-sig")) {
+        // configEnumGetName with bitflags: the words' flags in the
+        // choices' order, "default" for none.
+        static constexpr std::string_view kFlags[] = {"save", "nosave", "now", "force"};
+        bool chosen[4] = {};
+        bool any_word = false;
+        std::istringstream words(lower(arg));
+        for (std::string w; words >> w;) {
+          any_word = true;
+          if (w == "default") continue;
+          auto it = std::find(std::begin(kFlags), std::end(kFlags), w);
+          if (it == std::end(kFlags)) {
+            any_word = false;
+            break;
+          }
+          chosen[it - std::begin(kFlags)] = true;
+        }
+        if (!any_word) {
+          return config_failed(
+              p.name, "argument(s) must be one of the following: " + std::string(p.choices));
+        }
+        value->clear();
+        for (size_t i = 0; i < 4; ++i) {
+          if (chosen[i]) *value += (value->empty() ? "" : " ") + std::string(kFlags[i]);
+        }
+        if (value->empty()) *value = "default";
+        return std::nullopt;
+      }
       std::string_view rest = p.choices;
       std::string want = lower(arg);
       while (!rest.empty()) {
@@ -565,16 +599,21 @@ std::string overwrite_file(const std::string& path, const std::string& content) 
   return {};
 }
 
-Reply config_rewrite(Server& server) {
+}  // namespace
+
+Reply config_rewrite(Server& server, bool force_all) {
   const std::string path = config_file(server);
   if (path.empty()) return Reply::error("ERR The server is running without a config file");
+  // rewriteConfig(path, force_all): errors name the caller.
+  const std::string failed =
+      force_all ? "ERR CONFIG-REWRITE-FORCE-ALL failed: " : "ERR Rewriting config file: ";
   // rewriteConfigReadOldFile: a missing file reads as empty.
   std::string old_text;
   {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
       if (errno != ENOENT) {
-        return Reply::error("ERR Rewriting config file: " + std::string(std::strerror(errno)));
+        return Reply::error(failed + std::strerror(errno));
       }
     } else {
       std::ostringstream text;
@@ -598,12 +637,13 @@ Reply config_rewrite(Server& server) {
   }
   entries.push_back(std::move(users));
   entries.push_back({"loadmodule", {}, false});
+  if (force_all) {  // state->force_write: every line written, even at its default
+    for (ConfigRewriteEntry& e : entries) e.force = true;
+  }
   std::string error = overwrite_file(path, rewrite_config_text(old_text, entries, kAliases));
-  if (!error.empty()) return Reply::error("ERR Rewriting config file: " + error);
+  if (!error.empty()) return Reply::error(failed + error);
   return Reply::ok();
 }
-
-}  // namespace
 
 Reply config(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
@@ -669,7 +709,7 @@ Reply config(CommandContext& ctx) {
   }
   if (sub == "resetstat" || sub == "rewrite") {
     if (argv.size() != 2) return sub_arity("config", sub);
-    if (sub == "rewrite") return config_rewrite(ctx.server);
+    if (sub == "rewrite") return config_rewrite(ctx.server, false);
     ctx.server.reset_stats();
     return Reply::ok();
   }

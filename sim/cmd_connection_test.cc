@@ -280,6 +280,19 @@ TEST_F(ConnectionCommandsTest, ConfigSet) {
   EXPECT_EQ(run({"CONFIG", "SET", "hz"}),
             Err("ERR wrong number of arguments for 'config|set' command"));
   EXPECT_EQ(run({"CONFIG", "SET", "hz", "1", "port"}), Err(kSyntax));
+  // Redis's MULTI_ARG enum: flags in the choices' order, "default" for none.
+  EXPECT_EQ(run({"CONFIG", "GET", "shutdown-on-sigterm"}),
+            Bulks({"shutdown-on-sigterm", "default"}));
+  EXPECT_EQ(run({"CONFIG", "SET", "shutdown-on-sigterm", "now nosave"}), Ok());
+  EXPECT_EQ(run({"CONFIG", "GET", "shutdown-on-sigterm"}),
+            Bulks({"shutdown-on-sigterm", "nosave now"}));
+  EXPECT_EQ(run({"CONFIG", "SET", "shutdown-on-sigint", "save default"}), Ok());
+  EXPECT_EQ(run({"CONFIG", "GET", "shutdown-on-sigint"}), Bulks({"shutdown-on-sigint", "save"}));
+  for (std::string bad : {"bogus", "", "now bogus"}) {
+    EXPECT_EQ(run({"CONFIG", "SET", "shutdown-on-sigint", bad}),
+              Err("ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - "
+                  "argument(s) must be one of the following: default, save, nosave, now, force"));
+  }
   // Nothing of a refused CONFIG SET is applied.
   EXPECT_EQ(run({"CONFIG", "SET", "hz", "20", "hz", "30"}).is_error(), true);
   EXPECT_EQ(server_->config().hz, 500);
@@ -367,6 +380,17 @@ TEST_F(ConnectionCommandsTest, ConfigRewriteKeepsTheFileAndWritesChangesAndUsers
                 "\"\nnotify-keyspace-events \"AKE\"\nlatency-tracking-info-percentiles 50 99 "
                 "99.9\nhash-max-listpack-entries 100\nproc-title-template \"{title} y\"\n"
                 "user default on nopass sanitize-payload ~* &* +@all\n");
+  // DEBUG CONFIG-REWRITE-FORCE-ALL (rewriteConfig's force_write): the
+  // options at their defaults are written too.
+  EXPECT_EQ(run({"DEBUG", "CONFIG-REWRITE-FORCE-ALL"}), Ok());
+  const std::string all = read_text(path);
+  for (std::string_view line :
+       {"\ndatabases 16\n", "\nport 6379\n", "\nhz 10\n", "\nio-threads 1\n",
+        "\nhash-max-listpack-value 64\n", "\nmaxmemory-policy noeviction\n",
+        "\nproto-max-bulk-len 512mb\n", "\naclfile \"\"\n"}) {
+    EXPECT_NE(all.find(line), std::string::npos) << line;
+  }
+  EXPECT_EQ(all.find("ziplist"), std::string::npos);  // aliases are not
   std::filesystem::remove(path);
   set_config_file(*server_, "/nonexistent-redsim-dir/redis.conf");
   EXPECT_EQ(run({"CONFIG", "REWRITE"}),

@@ -175,6 +175,15 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
     o.seed = static_cast<uint64_t>(seed);
     return std::nullopt;
   }
+  if (name == "io-threads") {
+    // One thread serves every client here; the value is reported only.
+    int64_t n = 0;
+    if (auto e = one_arg()) return e;
+    if (!parse_int(args[0], &n)) return "argument couldn't be parsed into an integer";
+    if (n < 1 || n > 128) return "argument must be between 1 and 128 inclusive";
+    o.reported_only.emplace_back("io-threads", args[0]);
+    return std::nullopt;
+  }
   if (name == "enable-debug-command") {
     if (auto e = one_arg()) return e;
     std::string v = lower(args[0]);
@@ -359,6 +368,13 @@ std::expected<RedisServerLaunch, std::string> parse_redis_server_args(
     if (auto why = server::apply(words, &launch)) {
       return std::unexpected(fatal(line_number, quoted_option(words), *why));
     }
+  }
+  // No save line at all: Redis's own default (CONFIG GET reports it; nothing
+  // is persisted).
+  auto& config = launch.options.config;
+  if (std::none_of(config.begin(), config.end(),
+                   [](const auto& kv) { return kv.first == "save"; })) {
+    config.insert(config.begin(), {"save", "3600 1 300 100 60 10000"});
   }
   return launch;
 }

@@ -85,8 +85,13 @@ TEST(RedisServerArgs, AFileConfigRewriteWroteIsAccepted) {
   auto cleared = parse({"--save", "900 1", "--save", "", "--save", "60 5"});
   ASSERT_TRUE(cleared.has_value()) << cleared.error();
   EXPECT_EQ(cleared->options.config, (Pairs{{"save", "900 1"}, {"save", ""}, {"save", "60 5"}}));
-  // Immutable parameters are not settable from the file this way.
-  EXPECT_FALSE(parse({"--io-threads", "1"}).has_value());
+  // No save line: Redis's default (introspection.tcl "CONFIG save params
+  // special case handled properly"); io-threads is reported only.
+  auto defaults = parse({"--io-threads", "4"});
+  ASSERT_TRUE(defaults.has_value()) << defaults.error();
+  EXPECT_EQ(defaults->options.config, (Pairs{{"save", "3600 1 300 100 60 10000"}}));
+  EXPECT_EQ(defaults->options.reported_only, (Pairs{{"io-threads", "4"}}));
+  EXPECT_FALSE(parse({"--io-threads", "0"}).has_value());
 }
 
 TEST(RedisServerArgs, ProcessTitleOptions) {
@@ -95,7 +100,8 @@ TEST(RedisServerArgs, ProcessTitleOptions) {
   auto launch = parse({"--proc-title-template", "TEST {title}", "--unixsocket", "/tmp/s"});
   ASSERT_TRUE(launch.has_value()) << launch.error();
   EXPECT_TRUE(launch->options.set_proc_title);
-  EXPECT_EQ(launch->options.config, (Pairs{{"proc-title-template", "TEST {title}"}}));
+  EXPECT_EQ(launch->options.config,
+            (Pairs{{"save", "3600 1 300 100 60 10000"}, {"proc-title-template", "TEST {title}"}}));
   EXPECT_EQ(launch->options.unixsocket, "/tmp/s");
   EXPECT_EQ(launch->options.config_file, "");
   char path[] = "/tmp/redsim_args_test_XXXXXX";
