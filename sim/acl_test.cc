@@ -3,8 +3,12 @@
 #include "sim/acl.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "sim/sim_test_util.h"
 
@@ -232,6 +236,59 @@ TEST_F(AclTest, LogRecordsRefusals) {
   EXPECT_EQ(run({"CONFIG", "SET", "acllog-max-len", "2"}), Ok());
   EXPECT_EQ(run({"ACL", "LOG", "RESET"}), Ok());
   EXPECT_EQ(run({"ACL", "LOG"}), Arr({}));
+}
+
+// ACL SAVE and ACL LOAD with the aclfile option (Redis 7.0 acl.c
+// aclCommand, ACLSaveToFile, ACLLoadFromFile); texts from redis-server
+// 7.0.15 started with --aclfile.
+TEST_F(AclTest, SaveAndLoadUseTheAclFile) {
+  const std::string no_file =
+      "ERR This Redis instance is not configured to use an ACL file. You may want to specify "
+      "users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a "
+      "Redis configuration file set) in order to store users in the Redis configuration.";
+  EXPECT_EQ(run({"ACL", "SAVE"}), Err(no_file));
+  EXPECT_EQ(run({"ACL", "LOAD"}), Err(no_file));
+  const std::string path =
+      ::testing::TempDir() + "redsim_" + std::to_string(getpid()) + "_users.acl";
+  auto write = [&](std::string_view text) {
+    std::ofstream(path, std::ios::trunc | std::ios::binary) << text;
+  };
+  auto read = [&] {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  write("user default on nopass ~* +@all\nuser bob on >x +get ~k\n");
+  EXPECT_EQ(server_->load_acl_users({}, path), "");
+  EXPECT_EQ(run({"ACL", "LIST"}),
+            Bulks({"user bob on #2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881 "
+                   "~k resetchannels -@all +get",
+                   "user default on nopass ~* resetchannels +@all"}));
+  write("user default on nopass ~* +@all\nuser bob on +bogus\nfoo bar\n");
+  EXPECT_EQ(run({"ACL", "LOAD"}),
+            Err("ERR " + path +
+                ":2: Error in applying operation '+bogus': Unknown command or category name in "
+                "ACL. " +
+                path +
+                ":3 should start with user keyword followed by the username. WARNING: ACL errors "
+                "detected, no change to the previously active ACL rules was performed"));
+  std::remove(path.c_str());
+  EXPECT_EQ(run({"ACL", "LOAD"}),
+            Err("ERR Error loading ACLs, opening file '" + path + "': No such file or directory"));
+  EXPECT_EQ(run({"ACL", "SETUSER", "carol", "on", ">pw", "&ch", "+ping"}), Ok());
+  EXPECT_EQ(run({"ACL", "SAVE"}), Ok());
+  EXPECT_EQ(read(),
+            "user bob on #2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881 ~k "
+            "resetchannels -@all +get\n"
+            "user carol on #30c952fab122c3f9759f02a6d95c3758b246b4fee239957b2d4fee46e26170c4 "
+            "resetchannels &ch -@all +ping\n"
+            "user default on nopass ~* resetchannels +@all\n");
+  // What was saved is what ACL LOAD reads back.
+  EXPECT_EQ(run({"ACL", "DELUSER", "carol"}), Int(1));
+  EXPECT_EQ(run({"ACL", "LOAD"}), Ok());
+  EXPECT_EQ(run({"ACL", "USERS"}), Bulks({"bob", "carol", "default"}));
+  std::remove(path.c_str());
 }
 
 TEST_F(AclTest, ChangedUsersLoseTheirConnections) {

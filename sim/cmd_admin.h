@@ -32,7 +32,10 @@ resp::Reply unknown_subcommand(std::string_view sub, std::string_view container)
 // "ERR wrong number of arguments for 'container|sub' command".
 resp::Reply sub_arity(std::string_view container, std::string_view sub);
 
-resp::Reply config(CommandContext& ctx);           // cmd_config.cc
+resp::Reply config(CommandContext& ctx);  // cmd_config.cc
+// CONFIG REWRITE (`force_all`: DEBUG CONFIG-REWRITE-FORCE-ALL, every
+// parameter written even at its default), cmd_config.cc.
+resp::Reply config_rewrite(Server& server, bool force_all);
 resp::Reply info(CommandContext& ctx);             // cmd_introspection.cc
 resp::Reply command(CommandContext& ctx);          // cmd_introspection.cc
 resp::Reply slowlog(CommandContext& ctx);          // cmd_monitor.cc

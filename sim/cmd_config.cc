@@ -3,18 +3,40 @@
 // by ServerConfig or ServerOptions are live; the others are stored and
 // echoed. Replies and error texts as Redis 7.0.15 (checked against Debian's
 // redis-server).
+//
+// CONFIG REWRITE (Redis 7.0 config.c configRewriteCommand, rewriteConfig)
+// rewrites the config file (sim/config_rewrite.h: config_file): each
+// parameter below except the aliases, forced (appended when the file lacks
+// it) when its value is not the one of a server started without options
+// (Redis: its compiled default), in this table's order (Redis
+// walks a hash table); numbers as numbers, memory with rewriteConfigFormatMemory's
+// units, strings quoted (sdscatrepr), `dir` always (the working directory),
+// `save` always (one line per pair, or save ""), `bind` only when not the
+// default, `latency-tracking-info-percentiles` always, `replicaof` only on
+// a replica; then rewriteConfigUserOption: one `user` line per user in
+// name order (ACL LIST's lines, ACLDescribeUser), or none when `aclfile`
+// is set (the users live in that file: ACL SAVE / ACL LOAD, cmd_acl.cc).
+// Lines of options redsim has no parameter for (pidfile, logfile,
+// unixsocket, redsim's clock and seed, ...) are kept as they are.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <climits>
+#include <cstring>
+#include <fstream>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "sim/args.h"
 #include "sim/cmd_admin.h"
+#include "sim/config_rewrite.h"
 #include "sim/glob.h"
 #include "sim/internal.h"
 #include "sim/latency_histogram.h"
@@ -129,6 +151,12 @@ constexpr Param kParams[] = {
     // server through Server::config_change_handler.
     {"proc-title-template", ParamKind::kString, false, kDefaultProcTitleTemplate},
     {"set-proc-title", ParamKind::kBool, true, "yes"},
+    // What SIGINT / SIGTERM do (Redis's MULTI_ARG enum of SHUTDOWN flags):
+    // stored and echoed (redsim server stops on either, saving nothing).
+    {"shutdown-on-sigint", ParamKind::kEnum, false, "default", 0, 0,
+     "default, save, nosave, now, force"},
+    {"shutdown-on-sigterm", ParamKind::kEnum, false, "default", 0, 0,
+     "default, save, nosave, now, force"},
 };
 
 // The Keyspace::limits field a threshold parameter (or its alias) sets.
@@ -323,6 +351,34 @@ std::optional<Reply> check_param(const Param& p, const std::string& arg, std::st
       *value = arg;
       return std::nullopt;
     case ParamKind::kEnum: {
+      if (p.name.starts_with("shutdown-on-sig")) {
+        // configEnumGetName with bitflags: the words' flags in the
+        // choices' order, "default" for none.
+        static constexpr std::string_view kFlags[] = {"save", "nosave", "now", "force"};
+        bool chosen[4] = {};
+        bool any_word = false;
+        std::istringstream words(lower(arg));
+        for (std::string w; words >> w;) {
+          any_word = true;
+          if (w == "default") continue;
+          auto it = std::find(std::begin(kFlags), std::end(kFlags), w);
+          if (it == std::end(kFlags)) {
+            any_word = false;
+            break;
+          }
+          chosen[it - std::begin(kFlags)] = true;
+        }
+        if (!any_word) {
+          return config_failed(
+              p.name, "argument(s) must be one of the following: " + std::string(p.choices));
+        }
+        value->clear();
+        for (size_t i = 0; i < 4; ++i) {
+          if (chosen[i]) *value += (value->empty() ? "" : " ") + std::string(kFlags[i]);
+        }
+        if (value->empty()) *value = "default";
+        return std::nullopt;
+      }
       std::string_view rest = p.choices;
       std::string want = lower(arg);
       while (!rest.empty()) {
@@ -435,7 +491,159 @@ bool apply_param(Server& server, const Param& p, const std::string& value, int64
   return true;
 }
 
+// Redis's ALIAS_CONFIG names and the parameters they stand for: a file's
+// alias lines are rewritten under the parameter's name.
+constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+    {"lua-time-limit", "busy-reply-threshold"},
+    {"slaveof", "replicaof"},
+    {"min-slaves-to-write", "min-replicas-to-write"},
+    {"min-slaves-max-lag", "min-replicas-max-lag"},
+    {"hash-max-ziplist-entries", "hash-max-listpack-entries"},
+    {"hash-max-ziplist-value", "hash-max-listpack-value"},
+    {"zset-max-ziplist-entries", "zset-max-listpack-entries"},
+    {"zset-max-ziplist-value", "zset-max-listpack-value"},
+    {"list-max-ziplist-size", "list-max-listpack-size"},
+};
+
+bool is_alias(std::string_view name) {
+  for (const auto& [alias, target] : kAliases) {
+    if (alias == name) return true;
+  }
+  return false;
+}
+
+// What rewriteConfig writes for one parameter (its rewrite callback).
+// `fresh` is a server started without options: a value it has too is not
+// written unless the file has the option (Redis compares with its compiled
+// defaults; redsim's differ in a few, hash-max-listpack-entries 128 as in
+// redis.conf, and a restart must give back the same value).
+ConfigRewriteEntry rewrite_entry(Server& server, Server& fresh, const Param& p) {
+  std::string name(p.name);
+  std::string value = param_value(server, p);
+  const std::string default_value = param_value(fresh, p);
+  ConfigRewriteEntry e{name, {}, value != default_value};
+  auto add = [&](std::string rest) { e.lines.push_back(name + " " + rest); };
+  if (p.name == "save") {
+    // rewriteConfigSaveOption: always, one line per pair.
+    e.force = true;
+    std::istringstream in(value);
+    std::string seconds, changes;
+    while (in >> seconds >> changes) add(seconds + " " + changes);
+    if (e.lines.empty()) add("\"\"");
+    return e;
+  }
+  if (p.name == "dir") {  // rewriteConfigDirOption: always, absolute
+    e.force = true;
+    add(config_repr(value));
+    return e;
+  }
+  if (p.name == "bind") {  // rewriteConfigBindOption
+    if (e.force) add(value.empty() ? "\"\"" : value);
+    return e;
+  }
+  if (p.name == "replicaof" || p.name == "requirepass") {
+    // rewriteConfigReplicaOfOption (a master has none) and
+    // rewriteConfigRequirepassOption (none without a password).
+    e.force = true;
+    if (!value.empty()) add(p.name == "replicaof" ? value : config_repr(value));
+    return e;
+  }
+  if (p.name == "latency-tracking-info-percentiles") {
+    e.force = true;  // Redis 7.0.15 writes it even at its default
+    add(value);
+    return e;
+  }
+  switch (p.kind) {
+    case ParamKind::kMemory: {
+      int64_t bytes = 0;
+      if (!value.ends_with('%') && parse_int64(value, &bytes)) {
+        add(config_format_memory(bytes));
+      } else {
+        add(value);
+      }
+      break;
+    }
+    case ParamKind::kString:
+      add(config_repr(value));
+      break;
+    default:
+      add(value);
+      break;
+  }
+  return e;
+}
+
+// rewriteConfigOverwriteFile: a temporary file next to it, then rename.
+// "" on success, else strerror's text.
+std::string overwrite_file(const std::string& path, const std::string& content) {
+  std::string tmp = path + ".XXXXXX";
+  int fd = mkstemp(tmp.data());
+  if (fd < 0) return std::strerror(errno);
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      unlink(tmp.c_str());
+      return std::strerror(err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || fchmod(fd, 0644) != 0 || ::close(fd) != 0 ||
+      std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    unlink(tmp.c_str());
+    return std::strerror(err);
+  }
+  return {};
+}
+
 }  // namespace
+
+Reply config_rewrite(Server& server, bool force_all) {
+  const std::string path = config_file(server);
+  if (path.empty()) return Reply::error("ERR The server is running without a config file");
+  // rewriteConfig(path, force_all): errors name the caller.
+  const std::string failed =
+      force_all ? "ERR CONFIG-REWRITE-FORCE-ALL failed: " : "ERR Rewriting config file: ";
+  // rewriteConfigReadOldFile: a missing file reads as empty.
+  std::string old_text;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      if (errno != ENOENT) {
+        return Reply::error(failed + std::strerror(errno));
+      }
+    } else {
+      std::ostringstream text;
+      text << in.rdbuf();
+      old_text = text.str();
+    }
+  }
+  ManualClock clock;
+  Server fresh(clock, ServerOptions{});
+  std::vector<ConfigRewriteEntry> entries;
+  for (const Param& p : kParams) {
+    if (!is_alias(p.name)) entries.push_back(rewrite_entry(server, fresh, p));
+  }
+  // rewriteConfigUserOption, then rewriteConfigLoadmoduleOption (no modules).
+  ConfigRewriteEntry users{"user", {}, true};
+  auto aclfile = server.config().others.find("aclfile");
+  if (aclfile == server.config().others.end() || aclfile->second.empty()) {
+    for (const auto& [name, user] : ServerAccess::acl(server).users()) {
+      users.lines.push_back(AclUsers::describe(name, user));
+    }
+  }
+  entries.push_back(std::move(users));
+  entries.push_back({"loadmodule", {}, false});
+  if (force_all) {  // state->force_write: every line written, even at its default
+    for (ConfigRewriteEntry& e : entries) e.force = true;
+  }
+  std::string error = overwrite_file(path, rewrite_config_text(old_text, entries, kAliases));
+  if (!error.empty()) return Reply::error(failed + error);
+  return Reply::ok();
+}
 
 Reply config(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
@@ -501,7 +709,7 @@ Reply config(CommandContext& ctx) {
   }
   if (sub == "resetstat" || sub == "rewrite") {
     if (argv.size() != 2) return sub_arity("config", sub);
-    if (sub == "rewrite") return Reply::error("ERR The server is running without a config file");
+    if (sub == "rewrite") return config_rewrite(ctx.server, false);
     ctx.server.reset_stats();
     return Reply::ok();
   }
@@ -519,3 +727,27 @@ Reply config(CommandContext& ctx) {
 }
 
 }  // namespace redsim::sim::admin
+
+namespace redsim::sim {
+
+namespace {
+constexpr std::string_view kConfigFileKey = "config-file";
+}  // namespace
+
+void set_config_file(Server& server, std::string path) {
+  server.config().others[std::string(kConfigFileKey)] = std::move(path);
+}
+
+const std::string& config_file(Server& server) {
+  static const std::string kNone;
+  const auto& others = server.config().others;
+  auto it = others.find(kConfigFileKey);
+  return it == others.end() ? kNone : it->second;
+}
+
+bool config_parameter_settable(std::string_view name) {
+  const admin::Param* p = admin::find_param(name);
+  return p != nullptr && !p->immutable;
+}
+
+}  // namespace redsim::sim

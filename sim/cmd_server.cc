@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/args.h"
+#include "sim/cmd_admin.h"
 #include "sim/internal.h"
 #include "sim/lua/script_engine.h"
 
@@ -116,6 +117,9 @@ Reply debug(CommandContext& ctx) {
   if (equals_ci(argv[1], "set-active-expire") && argv.size() == 3) {
     ctx.server.config().active_expire_enabled = std::atoi(argv[2].c_str()) != 0;
     return Reply::ok();
+  }
+  if (equals_ci(argv[1], "config-rewrite-force-all") && argv.size() == 2) {
+    return admin::config_rewrite(ctx.server, true);  // introspection.tcl "CONFIG REWRITE sanity"
   }
   if (equals_ci(argv[1], "reload")) {
     // rdbSave resets server.dirty; the data set stays as it is.

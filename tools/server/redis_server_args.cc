@@ -12,6 +12,7 @@
 
 #include "base/split_args.h"
 #include "sim/acl.h"
+#include "sim/config_rewrite.h"
 
 namespace redsim::server {
 
@@ -38,7 +39,6 @@ constexpr std::string_view kAcceptedOnly[] = {
     "tcp-backlog",
     "crash-log-enabled",
     "crash-memcheck-enabled",
-    "latency-monitor-threshold",
     "jemalloc-bg-thread",
     "activerehashing",
     "lazyfree-lazy-eviction",
@@ -54,7 +54,6 @@ constexpr std::string_view kAcceptedOnly[] = {
     "repl-diskless-load",
     "repl-ping-replica-period",
     "repl-timeout",
-    "repl-backlog-size",
     "slave-serve-stale-data",
     "replica-serve-stale-data",
     "enable-protected-configs",
@@ -176,6 +175,15 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
     o.seed = static_cast<uint64_t>(seed);
     return std::nullopt;
   }
+  if (name == "io-threads") {
+    // One thread serves every client here; the value is reported only.
+    int64_t n = 0;
+    if (auto e = one_arg()) return e;
+    if (!parse_int(args[0], &n)) return "argument couldn't be parsed into an integer";
+    if (n < 1 || n > 128) return "argument must be between 1 and 128 inclusive";
+    o.reported_only.emplace_back("io-threads", args[0]);
+    return std::nullopt;
+  }
   if (name == "enable-debug-command") {
     if (auto e = one_arg()) return e;
     std::string v = lower(args[0]);
@@ -191,7 +199,15 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
                                              [](const std::string& a) { return a.empty(); });
     if (!none)
       launch->warnings.push_back("save " + value + ": nothing is persisted (accepted only)");
-    o.config.emplace_back("save", none ? "" : value);
+    // Redis's config loading adds each save line's pairs to the earlier
+    // lines' (save "" clears them).
+    auto prev = std::find_if(o.config.rbegin(), o.config.rend(),
+                             [](const auto& kv) { return kv.first == "save"; });
+    if (!none && prev != o.config.rend() && !prev->second.empty()) {
+      prev->second += " " + value;
+    } else {
+      o.config.emplace_back("save", none ? "" : value);
+    }
     return std::nullopt;
   }
   if (name == "appendonly") {
@@ -266,33 +282,10 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
       std::end(kAcceptedOnly)) {
     return std::nullopt;
   }
-  // The rest goes to the fake's CONFIG SET when it knows the name; run_server
-  // reports a value it refuses. The immutable ones it knows are above.
-  static constexpr std::string_view kConfigSet[] = {"hz",
-                                                    "busy-reply-threshold",
-                                                    "lua-time-limit",
-                                                    "maxmemory",
-                                                    "proto-max-bulk-len",
-                                                    "client-query-buffer-limit",
-                                                    "maxmemory-policy",
-                                                    "maxmemory-samples",
-                                                    "maxclients",
-                                                    "timeout",
-                                                    "tcp-keepalive",
-                                                    "protected-mode",
-                                                    "appendfsync",
-                                                    "dbfilename",
-                                                    "loglevel",
-                                                    "notify-keyspace-events",
-                                                    "slowlog-log-slower-than",
-                                                    "slowlog-max-len",
-                                                    "lazyfree-lazy-user-del",
-                                                    "lazyfree-lazy-user-flush",
-                                                    "replica-read-only",
-                                                    "acllog-max-len",
-                                                    "acl-pubsub-default",
-                                                    "proc-title-template"};
-  if (std::find(std::begin(kConfigSet), std::end(kConfigSet), name) != std::end(kConfigSet)) {
+  // The rest goes to the fake's CONFIG SET when it knows the name as a
+  // settable parameter (every line CONFIG REWRITE writes, sim/cmd_config.cc);
+  // run_server reports a value it refuses. The immutable ones it knows are above.
+  if (sim::config_parameter_settable(name)) {
     if (args.empty()) return "wrong number of arguments";
     o.config.emplace_back(name, value);
     return std::nullopt;
@@ -375,6 +368,13 @@ std::expected<RedisServerLaunch, std::string> parse_redis_server_args(
     if (auto why = server::apply(words, &launch)) {
       return std::unexpected(fatal(line_number, quoted_option(words), *why));
     }
+  }
+  // No save line at all: Redis's own default (CONFIG GET reports it; nothing
+  // is persisted).
+  auto& config = launch.options.config;
+  if (std::none_of(config.begin(), config.end(),
+                   [](const auto& kv) { return kv.first == "save"; })) {
+    config.insert(config.begin(), {"save", "3600 1 300 100 60 10000"});
   }
   return launch;
 }

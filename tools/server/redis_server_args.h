@@ -17,9 +17,11 @@
 //   config as Redis's ACLLoadUsersAtStartup), set-proc-title and
 //   proc-title-template (the process title, tools/server/proc_title.h, as
 //   redis-server sets it; the config file's path and unixsocket fill its
-//   variables), and every parameter `CONFIG SET` knows
-//   (sim/cmd_config.cc: hz, maxclients, timeout, maxmemory, ...), applied
-//   before the first client and reported by CONFIG GET;
+//   variables), and every parameter `CONFIG SET` can change
+//   (sim/config_rewrite.h config_parameter_settable: hz, maxclients,
+//   timeout, maxmemory, ...), applied before the first client and reported
+//   by CONFIG GET (so that what CONFIG REWRITE writes reads back; the config
+//   file's path is CONFIG REWRITE's file);
 // - accepted, with a warning on stderr when they ask for something the fake
 //   does not do: save and appendonly (no persistence), enable-debug-command
 //   (DEBUG is always on), loglevel, and the persistence and logging options

@@ -48,13 +48,60 @@ TEST(RedisServerArgs, ConfigFileThenCommandLineOptionsWin) {
   EXPECT_EQ(launch->warnings[1], "save 900 1: nothing is persisted (accepted only)");
 }
 
+// What CONFIG REWRITE writes (sim/cmd_config.cc) starts the server again:
+// every settable parameter, repeated save lines (their pairs add up, save ""
+// clears them) and the users as ACL LIST describes them.
+TEST(RedisServerArgs, AFileConfigRewriteWroteIsAccepted) {
+  auto launch = parse({"--save",
+                       "900 1",
+                       "--save",
+                       "100 2",
+                       "--latency-tracking-info-percentiles",
+                       "50 99 99.9",
+                       "--hash-max-listpack-entries",
+                       "100",
+                       "--list-max-ziplist-size",
+                       "-1",
+                       "--notify-keyspace-events",
+                       "AKE",
+                       "--user",
+                       "default",
+                       "on",
+                       "nopass",
+                       "sanitize-payload",
+                       "~*",
+                       "resetchannels",
+                       "+@all",
+                       "-flushdb"});
+  ASSERT_TRUE(launch.has_value()) << launch.error();
+  EXPECT_EQ(launch->options.config, (Pairs{{"save", "900 1 100 2"},
+                                           {"latency-tracking-info-percentiles", "50 99 99.9"},
+                                           {"hash-max-listpack-entries", "100"},
+                                           {"list-max-ziplist-size", "-1"},
+                                           {"notify-keyspace-events", "AKE"}}));
+  EXPECT_EQ(launch->options.acl_users,
+            std::vector<std::string>{
+                "default on nopass sanitize-payload ~* resetchannels +@all -flushdb"});
+  auto cleared = parse({"--save", "900 1", "--save", "", "--save", "60 5"});
+  ASSERT_TRUE(cleared.has_value()) << cleared.error();
+  EXPECT_EQ(cleared->options.config, (Pairs{{"save", "900 1"}, {"save", ""}, {"save", "60 5"}}));
+  // No save line: Redis's default (introspection.tcl "CONFIG save params
+  // special case handled properly"); io-threads is reported only.
+  auto defaults = parse({"--io-threads", "4"});
+  ASSERT_TRUE(defaults.has_value()) << defaults.error();
+  EXPECT_EQ(defaults->options.config, (Pairs{{"save", "3600 1 300 100 60 10000"}}));
+  EXPECT_EQ(defaults->options.reported_only, (Pairs{{"io-threads", "4"}}));
+  EXPECT_FALSE(parse({"--io-threads", "0"}).has_value());
+}
+
 TEST(RedisServerArgs, ProcessTitleOptions) {
   // Redis sets its process title unless told not to; the template goes to
   // CONFIG SET, the config file (absolute) and unixsocket fill its variables.
   auto launch = parse({"--proc-title-template", "TEST {title}", "--unixsocket", "/tmp/s"});
   ASSERT_TRUE(launch.has_value()) << launch.error();
   EXPECT_TRUE(launch->options.set_proc_title);
-  EXPECT_EQ(launch->options.config, (Pairs{{"proc-title-template", "TEST {title}"}}));
+  EXPECT_EQ(launch->options.config,
+            (Pairs{{"save", "3600 1 300 100 60 10000"}, {"proc-title-template", "TEST {title}"}}));
   EXPECT_EQ(launch->options.unixsocket, "/tmp/s");
   EXPECT_EQ(launch->options.config_file, "");
   char path[] = "/tmp/redsim_args_test_XXXXXX";
@@ -168,6 +215,10 @@ TEST(RedisServerArgs, RedisTestSuiteConfig) {
       std::find(c.begin(), c.end(), std::pair<std::string, std::string>{"requirepass", "foobar"}),
       c.end());
   EXPECT_NE(std::find(c.begin(), c.end(), std::pair<std::string, std::string>{"maxclients", "10"}),
+            c.end());
+  // Applied, so that CONFIG REWRITE writes the file's value back.
+  EXPECT_NE(std::find(c.begin(), c.end(),
+                      std::pair<std::string, std::string>{"latency-monitor-threshold", "1"}),
             c.end());
   bool socket_noted = false;
   for (const std::string& w : launch->warnings)

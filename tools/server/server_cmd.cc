@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "sim/clock.h"
+#include "sim/config_rewrite.h"
 #include "sim/proc_title.h"
 #include "sim/server.h"
 #include "tools/server/proc_title.h"
@@ -112,6 +113,7 @@ int run_server(const ServerCmdOptions& options, std::ostream& out_stream,
     }
   }
   for (const auto& [name, value] : options.reported_only) fake.config().others[name] = value;
+  sim::set_config_file(fake, options.config_file);  // CONFIG REWRITE's file
   if (std::string acl = fake.load_acl_users(options.acl_users, options.aclfile); !acl.empty()) {
     err << acl << "\n";
     return 1;
