@@ -221,8 +221,9 @@ TEST(ExhaustiveReduction, AClientTimerCommutesWithAnotherClientsCommand) {
 // The expire-then-delete race of get-del (a holder's GET sees its own token,
 // its lease runs out, another client takes the lock, the first one's DEL
 // removes it), in a two-client world: seed 3's plan needs two deviations
-// (two pauses of 30 ms around the holder's check), so bound 2 finds it and
-// bound 1 proves that plan safe.
+// (two pauses of the small world's pause length, 48.75 ms in a 104 ms
+// lease: one before the holder's GET, one before its DEL), so bound 2
+// finds it and bound 1 proves that plan safe.
 TEST(ExhaustiveSearch, FindsTheGetDelRaceAndItReplays) {
   ExplorePlan plan = generate_small_plan(lock::LockKind::kGetDel, 3);
   plan.strategy = parse_strategy("exhaustive:1");
