@@ -420,7 +420,10 @@ void ReentrantLock::on_acquired(const std::string& owner, Lease lease) {
                             reply.debug_string() + "); stopping");
                   break;
                 }
-                dog->stopped = true;
+                // Through stop(): a watchdog that stops on its own signals its
+                // Event as it sets `stopped`, so the write the lock task may
+                // read comes with a signal (the exhaustive reduction's case 6).
+                dog->stop();
               });
 }
 

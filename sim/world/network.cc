@@ -96,8 +96,9 @@ lock::Connection& Network::connection(Task& t, size_t server) {
 }
 
 Link& Network::new_link(Process& p, TaskId task, size_t server) {
-  // The process's list of links and the server's sessions (exhaustive reduction).
-  life_.sched().note_process_wide();
+  // The process's list of links and the server's sessions (exhaustive
+  // reduction, case 7).
+  life_.sched().note_new_link();
   auto link = std::make_unique<Link>();
   link->server = server;
   link->node = &nodes_.primary(server);

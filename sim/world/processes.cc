@@ -174,8 +174,9 @@ void Processes::finish_task(Task& t) {
   t.state = Task::State::kDone;
   t.fiber.reset();
   if (t.id != p.main_task) {
-    // What it leaves behind, other tasks read (exhaustive reduction).
-    life_.sched().note_process_wide();
+    // What it leaves behind, other tasks read (exhaustive reduction, cases 5
+    // and 6).
+    life_.sched().note_task_end();
     life_.record(life_.event(EventKind::kTaskEnd, &p, t.id));
     return;
   }

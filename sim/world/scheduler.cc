@@ -160,8 +160,11 @@ void Scheduler::run_key(const Key& key) {
   current_owner_ = slot.owner;
   current_server_side_ = slot.server_side;
   current_process_wide_ = false;
+  current_runs_code_ = slot.runs_code;
+  current_links_ = false;
   free_.push_back(key.slot);
   action();
+  current_runs_code_ = false;
   current_owner_ = 0;
   current_server_side_ = false;
 }
@@ -174,9 +177,13 @@ void Scheduler::step() {
 }
 
 Scheduler::Asleep Scheduler::asleep(uint64_t seq, const Slot& s, bool known_narrow) {
-  return Asleep{
-      seq,        s.owner, s.server_side, s.footprint, s.runs_code && !known_narrow ? 0 : s.task,
-      s.runs_code};
+  return Asleep{seq,
+                s.owner,
+                s.server_side,
+                s.footprint,
+                s.runs_code && !known_narrow ? 0 : s.task,
+                s.runs_code,
+                /*links=*/s.runs_code};
 }
 
 bool Scheduler::independent(const Asleep& a, const Asleep& b) const {
@@ -190,7 +197,8 @@ bool Scheduler::independent(const Asleep& a, const Asleep& b) const {
   // (case 5).
   if (!a.server_side && !b.server_side) {
     return a.owner != b.owner ||
-           (other_tasks && (task_runs_commute_ || !(a.runs_code && b.runs_code)));
+           (other_tasks && (task_runs_commute_ || !(a.runs_code && b.runs_code)) &&
+            !(a.links && b.links));
   }
   // Two commands: on different servers or disjoint keys (even of one process:
   // they travel on different connections and only schedule its replies).
@@ -275,6 +283,7 @@ bool Scheduler::step_chosen() {
   run_key(key);
   // Judged as it ran: a run that reached beyond its task touched them all.
   if (current_process_wide_) ran.task = 0;
+  ran.links = current_links_;
   if (point != SIZE_MAX) chooser_->note_narrow(point, !current_process_wide_);
   current_process_wide_ = false;
   std::erase_if(sleep_, [this, &ran](const Asleep& a) { return !independent(a, ran); });

@@ -95,6 +95,23 @@ class Scheduler {
   // delivery held by a pause, a teardown, a stall noted, a new connection):
   // for the exhaustive reduction (exhaustive.h, case 4).
   void note_process_wide() { current_process_wide_ = true; }
+  // The running event opened a connection (Network::new_link: the process's
+  // and the server's lists of links, the server's client ids). A task's run
+  // stays narrow for it (exhaustive.h, case 7); any other event turns
+  // process-wide.
+  void note_new_link() {
+    if (current_runs_code_) {
+      current_links_ = true;
+    } else {
+      note_process_wide();
+    }
+  }
+  // The running event ended a task that is not its process's main
+  // (Processes::finish_task): process-wide, except with task_runs_commute
+  // (exhaustive.h, case 6).
+  void note_task_end() {
+    if (!task_runs_commute_) note_process_wide();
+  }
 
   // Exhaustive: ask `chooser` at every tie (not owned; null: off); with
   // `reduce`, skip the orders the sleep sets prove redundant.
@@ -157,6 +174,8 @@ class Scheduler {
     std::shared_ptr<const Footprint> footprint;
     uint64_t task;  // 0: may touch every task of its process
     bool runs_code;
+    // It opened (a run asleep: it may open) a connection (case 7).
+    bool links = false;
   };
   void push(int64_t t_us, Slot slot);
   // Runs the earliest event. Precondition: !heap_.empty().
@@ -183,6 +202,8 @@ class Scheduler {
   bool messages_take_time_ = false;
   bool task_runs_commute_ = false;
   bool current_process_wide_ = false;
+  bool current_runs_code_ = false;
+  bool current_links_ = false;
   std::vector<Asleep> sleep_;
   std::vector<Key> heap_;  // a min-heap on (t_us, -priority, seq)
   std::vector<Slot> slots_;

@@ -371,6 +371,7 @@ int exhaustive_table(const Options& o) {
         plan = faulty;
       }
       plan.strategy = world::Strategy{.bound = o.bound};
+      if (o.per_seed) std::fprintf(stderr, "%s", world::describe_plan(plan).c_str());
       return world::explore_exhaustive(plan, o.max_runs);
     });
   }

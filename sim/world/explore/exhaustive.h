@@ -187,6 +187,35 @@
 //      streams are seeded by (task, server), not by creation order. The
 //      public harness leaves it off: a user's lock may share plain memory
 //      between its tasks (the zoo's watchdogs do).
+//   6. A task's end, only with Strategy::task_runs_commute
+//      (Scheduler::note_task_end; any other world keeps it process-wide).
+//      The Env has no join: another task learns that a task ended only
+//      through memory that task wrote. Under case 5's premise that memory
+//      is written next to a widening operation; for the ReentrantLock
+//      family the only such write at a task's end was the watchdog's
+//      `stopped = true`, which now goes through Watchdog::stop() (it sets
+//      `stopped` and signals the Event, widening that run, exactly when
+//      `stopped` changes; a watchdog stopped by its lock task writes
+//      nothing more), and an unlock latch's detached DEL task writes no
+//      memory at all. The end's own record (kTaskEnd) and the fiber's
+//      release are the task's. So the run in which such a task ends is
+//      narrow unless it did something else that widens. Measured: the
+//      watchdog's end against the lock task's next run was the largest
+//      family of orders left in reentrant's search (1,725 of its first
+//      3,000 runs started there).
+//   7. Opening a connection inside a task's run (Scheduler::note_new_link).
+//      It writes the process's and the server's lists of links and takes
+//      the server's next client id, which only another connection's
+//      opening reads or writes; a reply, a timer, a command on an
+//      existing connection and a run that opens none read none of them.
+//      So a run that opened a connection stays narrow, and carries a
+//      `links` flag: two client-side events of one process are dependent
+//      when both may open one (a sleeping run may, since its sibling only
+//      told whether it stayed narrow; the run just made is known). An
+//      opening outside a task's run is process-wide, as before. Two
+//      different processes opening connections at one microsecond take
+//      client ids in either order, as before (case 1): the ids are in no
+//      checked property's history.
 // Ties that need no choice (persistent sets of one event, Godefroid 1996,
 // ch. 4; combined with sleep sets as in ch. 6). When no message arrives in
 // the microsecond it was sent (the plan's latency_min >= 1 us, as

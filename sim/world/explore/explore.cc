@@ -313,6 +313,73 @@ ExplorePlan generate_plan(LockKind kind, uint64_t seed, int clients,
   return plan;
 }
 
+namespace {
+
+// The single-instance string kinds whose budget is "reply latency + work +
+// one pause < lease" (generate_plan's). In a small world their pause
+// length and lease are set from the plan (tighten_small_lease), so that the
+// budget still holds while a holder's release can land on its contender's
+// key. Redlock's validity margin and the reentrant kinds' watchdog have
+// budgets of their own and keep generate_plan's figures.
+bool has_tight_small_lease(LockKind kind) {
+  return kind == LockKind::kSimple || kind == LockKind::kGetDel || kind == LockKind::kBlindDel ||
+         kind == LockKind::kSetnxExpire;
+}
+
+// The pause length P and lease L of a small world of a string kind.
+// Sound: L = longest reply latency + longest work + P + 1 ms, so a holder
+// whose one blocking call inside its section (the work) pauses for P still
+// leaves before its key expires: a correct lock is never flagged.
+// Failing by construction: in the default schedule (every latency at its
+// 1 us minimum) the first holder A takes the lock at its think time and
+// the next client B polls (or arrives) for it. A paused at its work and
+// again at its release (the exhaustive search's stall burst, two
+// deviations) sends its release 2P after its work began; P is the
+// shortest length that makes that release reach the server after B's SET
+// could follow the lease's end (a backoff of retry_backoff_max later) and
+// at least 1 ms before B's own release, so get-del's GET (before the
+// second pause, inside the lease) and blind-del's DEL delete B's key. When
+// no P fits (B's work under about 3 ms), P covers the longest work instead:
+// the two pauses then still outlive the lease, and a later hold may land.
+void tighten_small_lease(ExplorePlan& plan) {
+  int64_t work_max = 0;
+  for (const ClientPlan& c : plan.clients) {
+    for (const Attempt& a : c.attempts) work_max = std::max(work_max, a.work_us);
+  }
+  const int64_t latency_max = plan.faults.latency_max.count();
+  const int64_t backoff = plan.retry_backoff_max_us;
+  auto lease_for = [&](int64_t pause) { return latency_max + work_max + pause + kMs; };
+  std::vector<const ClientPlan*> order;
+  for (const ClientPlan& c : plan.clients) {
+    if (!c.attempts.empty()) order.push_back(&c);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const ClientPlan* x, const ClientPlan* y) {
+    return x->attempts[0].think_us < y->attempts[0].think_us;
+  });
+  int64_t pause =
+      std::max(plan.faults.pause_max.count(), work_max + 3 * latency_max + backoff + 2 * kMs);
+  if (order.size() >= 2) {
+    const Attempt& a = order[0]->attempts[0];
+    const Attempt& b = order[1]->attempts[0];
+    for (int64_t p = kMs; p <= 4 * lease_for(0); p += kMs / 4) {
+      const int64_t expiry = a.think_us + (lease_for(p) + kMs - 1) / kMs * kMs;
+      const bool polling = b.think_us < expiry;
+      const int64_t b_first = polling ? expiry : b.think_us;
+      const int64_t b_last = polling ? expiry + backoff : b.think_us;
+      const int64_t release = a.think_us + a.work_us + 2 * p;
+      if (release > b_last + kMs && release + kMs < b_first + b.work_us) {
+        pause = p;
+        break;
+      }
+    }
+  }
+  plan.faults.pause_max = Micros{pause};
+  plan.faults.pause_min = std::min(plan.faults.pause_min, plan.faults.pause_max);
+  plan.lease_ms = (lease_for(pause) + kMs - 1) / kMs;
+}
+
+}  // namespace
+
 ExplorePlan generate_small_plan(LockKind kind, uint64_t seed, int clients, int attempts) {
   if (clients < 1 || clients > 3 || attempts < 1 || attempts > 2) {
     throw std::invalid_argument("exhaustive worlds are 1..3 clients x 1..2 attempts");
@@ -328,6 +395,7 @@ ExplorePlan generate_small_plan(LockKind kind, uint64_t seed, int clients, int a
       c.attempts.resize(static_cast<size_t>(attempts));
     }
   }
+  if (has_tight_small_lease(kind)) tighten_small_lease(plan);
   return plan;
 }
 

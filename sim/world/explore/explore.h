@@ -189,7 +189,14 @@ ExplorePlan generate_plan(lock::LockKind kind, uint64_t seed, int clients = 0,
 // generate_plan(kind, seed, clients) with each client's attempts cut to the
 // first `attempts`, and a latency of at least kSmallWorldLatencyMin (the
 // minimum the exhaustive strategy takes by default: 1 us, not 0, so fewer
-// events tie). Bounds: clients in 1..3, attempts in 1..2 (throws
+// events tie). For simple, get-del, blind-del and setnx-expire the pause
+// length and the lease are then set from the plan (explore.cc,
+// tighten_small_lease): the lease is 1 ms above the longest reply latency +
+// work + one pause (the budget, so a correct lock is never flagged), and
+// the pause is the shortest that makes the first holder, paused at its work
+// and at its release, release while its contender holds the lock (two
+// deviations: the expire-then-delete race is in every such plan's bounded
+// space at bound 2). Bounds: clients in 1..3, attempts in 1..2 (throws
 // std::invalid_argument otherwise).
 inline constexpr Micros kSmallWorldLatencyMin{1};
 ExplorePlan generate_small_plan(lock::LockKind kind, uint64_t seed, int clients = 2,
