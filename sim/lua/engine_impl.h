@@ -352,6 +352,8 @@ struct ScriptEngine::Impl {
       }
       heap.limit = heap.live + static_cast<size_t>(cap);
     }
+    // script_hook's arm_count_hook sees the chunk's call first when no count hook is set.
+    state.run.entry_call_pending = (lua_gethookmask(L) & LUA_MASKCOUNT) == 0;
     int status = lua_pcall(L, nargs, 1, kHandlerIndex);
     heap.limit = SIZE_MAX;
     resp::Reply reply;

@@ -30,6 +30,9 @@ struct ScriptRun {
   bool killed = false;       // SCRIPT KILL accepted: the script fails at the next hook
   bool wrote = false;        // called a write command (Redis's SCRIPT_WRITE_DIRTY)
   int depth_skip = 0;        // calls before the call hook measures the depth again
+  // The next call event is the run's own function (set just before
+  // ScriptEngine::Impl::call's lua_pcall, so no finalizer comes first).
+  bool entry_call_pending = false;
 };
 
 struct ArithSite51;
@@ -348,7 +351,20 @@ std::string compile_message51(std::string_view message);
 
 // Pushes the `redis` table: call, pcall, error_reply, status_reply, sha1hex,
 // log, setresp, constants, and the no-op replication/debug helpers.
+// redis.call and redis.pcall are C closures whose one upvalue is the light
+// userdata &kCallMark (see is_marked_c_call).
 int open_redis(lua_State* L);
+
+inline constexpr char kCallMark = 0;
+
+// Inside a call hook: true when the function being called is redis.call or
+// redis.pcall, told without lua_getinfo (~190 instructions a call). Lua
+// 5.4's index2value reads an upvalue pseudo-index of the running frame's
+// function: a C closure's upvalue, and nil for a light C function or (in a
+// hook) a Lua function, so only our marked closures answer true.
+inline bool is_marked_c_call(lua_State* L) {
+  return lua_touserdata(L, lua_upvalueindex(1)) == &kCallMark;
+}
 
 // Lower-case hex SHA1 (base/sha1.h: OpenSSL's EVP interface).
 using base::sha1_hex;

@@ -394,6 +394,9 @@ TEST_F(ScriptLimitsTest, ScriptsWithoutLoopsStillGetBusyThroughTheFunctionsTheyC
       "local ok = pcall(loadstring('wh' .. 'ile true do end')) return 2",  // pcall cannot swallow
                                                                            // it
       "coroutine.wrap(loadstring('wh' .. 'ile true do end'))() return 3",  // another thread
+      // redis.call and redis.pcall first (the hook tells them by their mark).
+      "redis.call('ping') redis.pcall('ping') pcall(redis.call, 'ping') "
+      "local f = loadstring('wh' .. 'ile true do end') f() return 4",
   };
   for (const std::string& script : scripts) {
     ASSERT_TRUE(script_detail::bounded_chunk(script)) << script;

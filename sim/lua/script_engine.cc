@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "sim/args.h"
 #include "sim/lua/engine_impl.h"
@@ -243,6 +244,11 @@ void script_hook(lua_State* L, lua_Debug* ar) {
 // A tail call always sets it (the chunk itself is never tail-called).
 void arm_count_hook(lua_State* L, lua_Debug* ar, bool tail_call) {
   if (!tail_call) {
+    // redis.call and redis.pcall, nearly every call event of a bounded chunk.
+    if (lua::is_marked_c_call(L)) return;
+    // The chunk's own call (the test below would find it the first frame of
+    // the engine's thread), told without lua_getinfo and lua_getstack.
+    if (std::exchange(lua::state_of(L).run.entry_call_pending, false)) return;
     if (lua_getinfo(L, "f", ar) == 0) return;
     const bool c_function = lua_iscfunction(L, -1) != 0;
     lua_pop(L, 1);

@@ -6,50 +6,25 @@
 
 namespace redsim::resp {
 
-Reply Reply::status(std::string text) {
-  Reply r;
-  r.kind_ = Kind::kStatus;
-  r.str_ = std::move(text);
-  return r;
-}
-
-Reply Reply::ok() { return status("OK"); }
-
-Reply Reply::error(std::string text) {
-  Reply r;
-  r.kind_ = Kind::kError;
-  r.str_ = std::move(text);
-  return r;
-}
-
-Reply Reply::integer(int64_t value) {
-  Reply r;
-  r.kind_ = Kind::kInteger;
-  r.integer_ = value;
-  return r;
-}
-
-Reply Reply::bulk(std::string data) {
-  Reply r;
-  r.kind_ = Kind::kBulk;
-  r.str_ = std::move(data);
-  return r;
-}
-
-Reply Reply::nil() { return Reply(); }
-
 Reply Reply::nil_array() {
   Reply r;
   r.nil_array_ = true;
   return r;
 }
 
-Reply Reply::array(std::vector<Reply> elements) {
-  Reply r;
-  r.kind_ = Kind::kArray;
-  r.elements_ = std::move(elements);
-  return r;
+constinit const std::vector<Reply> Reply::kNoElements;
+
+void Reply::copy_elements_from(const Reply& other) {
+  ::new (&elements_) std::vector<Reply>(other.elements_);
+  has_elements_ = true;
 }
+
+void Reply::drop_elements() noexcept {
+  elements_.~vector();
+  has_elements_ = false;
+}
+
+Reply Reply::array(std::vector<Reply> elements) { return Reply(Kind::kArray, std::move(elements)); }
 
 Reply Reply::array(std::initializer_list<Reply> elements) {
   return array(std::vector<Reply>(elements));
@@ -103,25 +78,12 @@ Reply Reply::big_number(std::string digits) {
 
 Reply Reply::map(std::vector<Reply> key_values) {
   if (key_values.size() % 2 != 0) key_values.pop_back();
-  Reply r;
-  r.kind_ = Kind::kMap;
-  r.elements_ = std::move(key_values);
-  return r;
+  return Reply(Kind::kMap, std::move(key_values));
 }
 
-Reply Reply::set(std::vector<Reply> elements) {
-  Reply r;
-  r.kind_ = Kind::kSet;
-  r.elements_ = std::move(elements);
-  return r;
-}
+Reply Reply::set(std::vector<Reply> elements) { return Reply(Kind::kSet, std::move(elements)); }
 
-Reply Reply::push(std::vector<Reply> elements) {
-  Reply r;
-  r.kind_ = Kind::kPush;
-  r.elements_ = std::move(elements);
-  return r;
-}
+Reply Reply::push(std::vector<Reply> elements) { return Reply(Kind::kPush, std::move(elements)); }
 
 bool Reply::is_aggregate() const {
   return kind_ == Kind::kArray || kind_ == Kind::kMap || kind_ == Kind::kSet ||
@@ -137,7 +99,7 @@ bool Reply::has_resp3() const {
     case Kind::kNil:
       return false;
     case Kind::kArray:
-      for (const Reply& e : elements_) {
+      for (const Reply& e : elements()) {
         if (e.has_resp3()) return true;
       }
       return false;
@@ -185,7 +147,7 @@ Reply to_resp2(Reply reply) {
       // plain strings (every pub/sub message) is converted by its kind alone.
       reply.kind_ = Kind::kArray;
       if (!reply.has_resp3()) return reply;
-      for (Reply& e : reply.elements_) e = to_resp2(std::move(e));
+      for (Reply& e : reply.elements()) e = to_resp2(std::move(e));
       return reply;
   }
   return reply;
@@ -216,7 +178,7 @@ bool operator==(const Reply& a, const Reply& b) {
     case Kind::kMap:
     case Kind::kSet:
     case Kind::kPush:
-      return a.elements_ == b.elements_;
+      return a.elements() == b.elements();
   }
   return false;
 }

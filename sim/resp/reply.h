@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,15 +50,71 @@ enum class Protocol : uint8_t { kResp2 = 2, kResp3 = 3 };
 class Reply {
  public:
   // A null bulk string, the most common "nothing" reply.
-  Reply() = default;
+  Reply() noexcept {}
+  Reply(const Reply& other)
+      : kind_(other.kind_),
+        nil_array_(other.nil_array_),
+        integer_(other.integer_),
+        str_(other.str_) {
+    if (other.has_elements_) copy_elements_from(other);
+  }
+  Reply(Reply&& other) noexcept
+      : kind_(other.kind_),
+        nil_array_(other.nil_array_),
+        integer_(other.integer_),
+        str_(std::move(other.str_)) {
+    if (other.has_elements_) {
+      ::new (&elements_) std::vector<Reply>(std::move(other.elements_));
+      has_elements_ = true;
+      // A moved-from vector owns no storage: `other` need not destroy it.
+      other.has_elements_ = false;
+    }
+  }
+  Reply& operator=(const Reply& other) {
+    if (this != &other) *this = Reply(other);
+    return *this;
+  }
+  // `other` may be one of this reply's own elements (`r = std::move(r.elements()[0])`):
+  // its parts are taken before this reply's old elements are destroyed.
+  Reply& operator=(Reply&& other) noexcept {
+    if (this == &other) return *this;
+    kind_ = other.kind_;
+    nil_array_ = other.nil_array_;
+    integer_ = other.integer_;
+    str_ = std::move(other.str_);
+    if (other.has_elements_) {
+      if (has_elements_) {
+        elements_ = std::move(other.elements_);
+      } else {
+        ::new (&elements_) std::vector<Reply>(std::move(other.elements_));
+        has_elements_ = true;
+        other.has_elements_ = false;  // not one of ours: this reply had none
+      }
+    } else if (has_elements_) {
+      drop_elements();
+    }
+    return *this;
+  }
+  // Inline and branch-only for the scalar kinds (the common case on every
+  // command): only a reply that ever had elements pays the out-of-line,
+  // recursive vector destructor.
+  ~Reply() {
+    if (has_elements_) drop_elements();
+  }
 
-  static Reply status(std::string text);
-  static Reply ok();                     // +OK
-  static Reply error(std::string text);  // text without the leading '-'
-  static Reply integer(int64_t value);
-  static Reply bulk(std::string data);
-  static Reply nil();        // $-1
-  static Reply nil_array();  // *-1, e.g. EXEC after a WATCH failure
+  static Reply status(std::string text) { return Reply(Kind::kStatus, std::move(text)); }
+  static Reply ok() { return Reply(Kind::kStatus, std::string("OK", 2)); }  // +OK
+  // text without the leading '-'
+  static Reply error(std::string text) { return Reply(Kind::kError, std::move(text)); }
+  static Reply integer(int64_t value) {
+    Reply r;
+    r.kind_ = Kind::kInteger;
+    r.integer_ = value;
+    return r;
+  }
+  static Reply bulk(std::string data) { return Reply(Kind::kBulk, std::move(data)); }
+  static Reply nil() { return Reply(); }  // $-1
+  static Reply nil_array();               // *-1, e.g. EXEC after a WATCH failure
   static Reply array(std::vector<Reply> elements);
   static Reply array(std::initializer_list<Reply> elements);
   // RESP3 kinds (see Kind). A double's text is Redis 7.0's addReplyDouble:
@@ -102,8 +159,14 @@ class Reply {
   // Value of an integer reply (a boolean's 1 or 0); 0 for the other kinds.
   int64_t integer() const { return integer_; }
   // Elements of an array, map (flattened), set or push; empty for the others.
-  const std::vector<Reply>& elements() const { return elements_; }
-  std::vector<Reply>& elements() { return elements_; }
+  const std::vector<Reply>& elements() const { return has_elements_ ? elements_ : kNoElements; }
+  std::vector<Reply>& elements() {
+    if (!has_elements_) {
+      ::new (&elements_) std::vector<Reply>();
+      has_elements_ = true;
+    }
+    return elements_;
+  }
 
   // The first word of an error reply ("ERR", "WRONGTYPE", "NOSCRIPT").
   std::string_view error_code() const;
@@ -119,11 +182,26 @@ class Reply {
   friend Reply to_resp2(Reply reply);
 
  private:
+  Reply(Kind kind, std::string text) noexcept : kind_(kind), str_(std::move(text)) {}
+  Reply(Kind kind, std::vector<Reply> elements) noexcept : kind_(kind), has_elements_(true) {
+    ::new (&elements_) std::vector<Reply>(std::move(elements));
+  }
+  void copy_elements_from(const Reply& other);
+  // Destroys elements_ (out of line: ~vector<Reply> recurses).
+  void drop_elements() noexcept;
+
+  static const std::vector<Reply> kNoElements;
+
   Kind kind_ = Kind::kNil;
   bool nil_array_ = false;
+  // Whether elements_ holds a constructed vector: only the aggregate kinds
+  // (and a reply whose mutable elements() was asked for) construct it.
+  bool has_elements_ = false;
   int64_t integer_ = 0;
   std::string str_;
-  std::vector<Reply> elements_;
+  union {
+    std::vector<Reply> elements_;
+  };
 };
 
 Reply to_resp2(Reply reply);

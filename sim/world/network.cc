@@ -131,14 +131,8 @@ Link& Network::pubsub_link(Process& p, size_t server) {
   link.session->set_push_handler([this, &link](const resp::Reply& push) {
     // Copied once here; then it moves along (scheduler, pause hold): each
     // action runs once.
-    send_to_client(
-        link,
-        [this, &link, push]() mutable {
-          procs_.deliver(*link.process, [this, &link, push = std::move(push)] {
-            dispatch_push(*link.process, link.server, push);
-          });
-        },
-        "push");
+    deliver_to_client(
+        link, [this, &link, push] { dispatch_push(*link.process, link.server, push); }, "push");
   });
   slot = &link;
   return link;
@@ -243,10 +237,16 @@ void Network::send_to_client(Link& link, std::function<void()> fn, std::string_v
   send(link, link.last_to_client_us, std::move(fn), what, nullptr, task);
 }
 
+void Network::deliver_to_client(Link& link, std::function<void()> fn, std::string_view what,
+                                TaskId task) {
+  send(link, link.last_to_client_us, std::move(fn), what, nullptr, task, /*through_process=*/true);
+}
+
 // `what` ("request", "reply", "push", "close") is always a string literal:
 // the message keeps the view until it arrives.
 void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
-                   std::string_view what, std::shared_ptr<const Footprint> footprint, TaskId task) {
+                   std::string_view what, std::shared_ptr<const Footprint> footprint, TaskId task,
+                   bool through_process) {
   if (link.broken) return;
   // A PCT step of the link's process (its change points demote it).
   if (life_.pct() != nullptr) life_.pct()->step(link.process->pid);
@@ -263,7 +263,7 @@ void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
   }
   life_.sched().at_message(
       arrival,
-      [this, &link, fn = std::move(fn), what, sent] {
+      [this, &link, fn = std::move(fn), what, sent, through_process]() mutable {
         if (link.broken) {  // lost with the connection
           record_message(link, EventKind::kMessageLost, std::string(what) + " (connection broken)");
           return;
@@ -271,7 +271,12 @@ void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
         if (life_.options().record_messages) {
           record_message(link, EventKind::kMessageDelivered, std::string(what), sent);
         }
-        fn();
+        // A scheduled action runs once: `fn` can move on.
+        if (through_process) {
+          procs_.deliver(*link.process, std::move(fn));
+        } else {
+          fn();
+        }
       },
       link.process->pid, reinterpret_cast<uintptr_t>(&last_arrival_us),
       /*server_side=*/&last_arrival_us == &link.last_to_server_us, std::move(footprint), task);
@@ -416,17 +421,14 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
           // A plain reply on the task's own connection touches that task
           // only (exhaustive.h, case 4); an on_arrival hook may touch more.
           const TaskId only = !on_arrival && link.task == t.id ? t.id : 0;
-          send_to_client(
+          deliver_to_client(
               link,
-              [this, &link, &t, token, reply = std::move(reply),
+              [this, &t, token, reply = std::move(reply),
                on_arrival = std::move(on_arrival)]() mutable {
-                procs_.deliver(*link.process, [this, &t, token, reply = std::move(reply),
-                                               on_arrival = std::move(on_arrival)]() mutable {
-                  if (t.state != Task::State::kBlocked || t.block_token != token) return;
-                  if (on_arrival) on_arrival(reply);
-                  t.reply = std::move(reply);
-                  procs_.wake(t, token);
-                });
+                if (t.state != Task::State::kBlocked || t.block_token != token) return;
+                if (on_arrival) on_arrival(reply);
+                t.reply = std::move(reply);
+                procs_.wake(t, token);
               },
               "reply", only);
         }

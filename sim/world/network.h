@@ -136,6 +136,12 @@ class Network {
   // it, for the exhaustive reduction); 0: the whole process.
   void send_to_client(Link& link, std::function<void()> fn, std::string_view what = "reply",
                       TaskId task = 0);
+  // send_to_client of a delivery: `fn` runs through Processes::deliver at
+  // the client end (held while the process is paused, dropped if it is
+  // dying). The same as sending a function that calls deliver(fn), without
+  // a second std::function (and its heap block) around `fn`.
+  void deliver_to_client(Link& link, std::function<void()> fn, std::string_view what = "reply",
+                         TaskId task = 0);
   // Closes `link` from the client side (a process ending): the close travels
   // to the server like a request.
   void close_link(Link& link);
@@ -174,8 +180,10 @@ class Network {
   // Records a message event of `link`'s task: sent, delivered, lost, delayed.
   void record_message(const Link& link, EventKind kind, std::string text, int64_t value = 0);
   // Either direction: `last_arrival_us` is the link's last arrival time that way.
+  // `through_process`: `fn` runs through Processes::deliver (deliver_to_client).
   void send(Link& link, int64_t& last_arrival_us, std::function<void()> fn, std::string_view what,
-            std::shared_ptr<const Footprint> footprint = nullptr, TaskId task = 0);
+            std::shared_ptr<const Footprint> footprint = nullptr, TaskId task = 0,
+            bool through_process = false);
   // Sends argv on `link` for task `t`, blocks t until the reply arrives and
   // returns it. `on_arrival` runs when the reply reaches the process (before
   // the task resumes). timeout_us (process clock) > 0: lock::TimeoutError

@@ -312,12 +312,10 @@ void Nodes::reply_wait(const BlockedWait& w, int64_t acked) {
   life_.record(std::move(e));
   Task* task = w.task;
   const uint64_t tok = w.token;
-  net_.send_to_client(l, [this, &l, task, tok, acked] {
-    procs_.deliver(*l.process, [this, task, tok, acked] {
-      if (task->state != Task::State::kBlocked || task->block_token != tok) return;
-      task->reply = resp::Reply::integer(acked);
-      procs_.wake(*task, tok);
-    });
+  net_.deliver_to_client(l, [this, task, tok, acked] {
+    if (task->state != Task::State::kBlocked || task->block_token != tok) return;
+    task->reply = resp::Reply::integer(acked);
+    procs_.wake(*task, tok);
   });
 }
 
@@ -384,12 +382,10 @@ void Nodes::serve_unblocked(Node& n) {
       life_.record(std::move(l));
       continue;
     }
-    net_.send_to_client(link, [this, &link, &t, token, reply = std::move(u.reply)]() mutable {
-      procs_.deliver(*link.process, [this, &t, token, reply = std::move(reply)]() mutable {
-        if (t.state != Task::State::kBlocked || t.block_token != token) return;
-        t.reply = std::move(reply);
-        procs_.wake(t, token);
-      });
+    net_.deliver_to_client(link, [this, &t, token, reply = std::move(u.reply)]() mutable {
+      if (t.state != Task::State::kBlocked || t.block_token != token) return;
+      t.reply = std::move(reply);
+      procs_.wake(t, token);
     });
   }
   arm_block_timer(n);
