@@ -31,6 +31,10 @@
 // (forceCommandPropagation in publishCommand/spublishCommand) and FUNCTION
 // LOAD/DELETE/FLUSH/RESTORE go as the client sent them. Not propagated: a
 // stream key's changes, and those commands inside MULTI or a script.
+// The cost: each write sends the whole value of each key it touched (an
+// RPUSH to a long list resends the list), O(value size) per write where
+// Redis sends the command; the effects are exact whatever the command
+// (random, relative time, a blocked client served), which is why.
 #pragma once
 
 #include <cstdint>
