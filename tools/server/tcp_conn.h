@@ -45,6 +45,12 @@ struct TcpServer::Conn {
   int64_t replica_port = 0;    // REPLCONF listening-port
   uint64_t replica_ack = 0;    // REPLCONF ACK offset
   int64_t replica_ack_us = 0;  // steady clock
+  // WAIT blocked (sim::Session::BlockedWait): `blocked` is set too, so that
+  // its next requests wait; replication_cron answers.
+  bool waiting = false;
+  int64_t wait_numreplicas = 0;
+  int64_t wait_deadline_us = 0;  // steady clock; 0: no timeout
+  uint64_t wait_offset = 0;
 };
 
 // The replication link's state (tcp_replication.cc).
@@ -55,7 +61,9 @@ struct TcpServer::Replication {
   uint64_t offset = 0;
   int stream_db = -1;
   bool had_replica = false;
-  bool recording = false;  // sim::record_changes is on: a replica is attached
+  bool recording = false;
+  bool any_waiting = false;  // a connection is blocked in WAIT  // sim::record_changes is on: a
+                             // replica is attached
   int64_t last_ping_us = 0;
   // As a replica.
   std::string master_host;

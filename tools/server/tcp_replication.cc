@@ -15,8 +15,9 @@
 //   offset counts the stream's bytes. The snapshot is taken at once
 //   (Redis forks a BGSAVE). REPLCONF listening-port / ACK <offset> record
 //   the replica's port and acknowledged offset (INFO's slaveN line, ROLE,
-//   WAIT's count). WAIT does not block in redsim server: it answers the
-//   replicas that acknowledged so far.
+//   WAIT's count). WAIT blocks its client (waitCommand) until enough
+//   replicas acknowledged its offset or the timeout passed, sending the
+//   replicas REPLCONF GETACK * first; checked every 100 ms at most.
 // - Replica (replicaofCommand, connectWithMaster, syncWithMaster,
 //   readSyncBulkPayload, replicationSendAck): REPLICAOF host port answers
 //   +OK ("+OK Already connected to specified master" when unchanged) and
@@ -49,6 +50,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <string>
@@ -139,7 +141,7 @@ void TcpServer::log(const std::string& line) {
 const void* TcpServer::replication_tag() const { return &repl_->tag; }
 
 bool TcpServer::replication_active() const {
-  return !repl_->master_host.empty() || repl_->had_replica;
+  return !repl_->master_host.empty() || repl_->had_replica || repl_->any_waiting;
 }
 
 TcpServer::Conn* TcpServer::conn_of(const sim::Session& s) {
@@ -234,6 +236,61 @@ void TcpServer::start_replica(Conn& c, const resp::Reply& reply) {
   repl_->had_replica = true;
   repl_->stream_db = -1;  // the next write selects its db first
   sim::record_changes(server_, true);
+}
+
+// waitCommand: blocks until numreplicas replicas acknowledged the
+// client's offset or the timeout passed, asking them with REPLCONF GETACK *
+// (replicationRequestAckFromSlaves); answers the count then.
+bool TcpServer::start_wait(Conn& c) {
+  std::optional<sim::Session::BlockedWait> w = c.session->take_blocked_wait();
+  if (!w) return false;
+  c.waiting = true;
+  c.blocked = true;
+  c.wait_numreplicas = w->numreplicas;
+  c.wait_offset = c.session->repl_offset();
+  c.wait_deadline_us = w->timeout_ms > 0 ? steady_us() + w->timeout_ms * 1000 : 0;
+  repl_->any_waiting = true;
+  propagate(-1, {"REPLCONF", "GETACK", "*"});
+  return true;
+}
+
+void TcpServer::answer_waits() {
+  if (!repl_->any_waiting) return;
+  const int64_t now = steady_us();
+  std::vector<std::pair<int, int64_t>> ready;  // fd, count
+  bool still = false;
+  for (auto& [fd, c] : conns_) {
+    if (!c->waiting || c->doomed) continue;
+    int64_t acked = 0;
+    for (auto& [rfd, r] : conns_)
+      acked += r->replica && !r->doomed && r->replica_ack >= c->wait_offset;
+    if (acked >= c->wait_numreplicas || (c->wait_deadline_us != 0 && now >= c->wait_deadline_us)) {
+      ready.emplace_back(fd, acked);
+    } else {
+      still = true;
+    }
+  }
+  repl_->any_waiting = still;
+  for (auto [fd, acked] : ready) {
+    auto it = conns_.find(fd);
+    if (it == conns_.end()) continue;
+    Conn& c = *it->second;
+    c.waiting = false;
+    c.blocked = false;
+    if (c.doomed) continue;
+    sim::Session& s = *c.session;
+    if (!s.reply_suppressed()) resp::encode_to(c.out, resp::Reply::integer(acked), s.protocol());
+    s.command_done();
+    if (!c.in.empty()) {
+      size_t pos = 0;
+      process_input(c, c.in, pos);
+      keep_unparsed(c, std::string_view(c.in).substr(pos), /*from_in=*/true);
+    }
+    if (!c.queued_for_flush) {
+      c.queued_for_flush = true;
+      to_flush_.push_back(&c);
+    }
+  }
 }
 
 void TcpServer::on_replconf(sim::Session& s, const sim::Argv& argv) {
@@ -478,6 +535,7 @@ void TcpServer::replication_cron() {
       propagate(-1, {"PING"});
     }
   }
+  answer_waits();
   for (size_t i = 0; i < to_flush_.size(); ++i) {
     Conn* c = to_flush_[i];
     c->queued_for_flush = false;

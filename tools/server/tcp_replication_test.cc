@@ -109,6 +109,12 @@ TEST(TcpReplication, RedisServerReplicaSyncsFromRedsimAndFollowsTheStream) {
                std::string::npos;
   }));
   EXPECT_EQ(line(m, {"ROLE"}), "*3\r\n");
+  RawClient m2(master.port());
+  // WAIT blocks until the replica acknowledged (GETACK asks it), or until
+  // the timeout when more replicas are asked for than there are.
+  EXPECT_EQ(line(m2, {"SET", "w", "1"}), "+OK\r\n");
+  EXPECT_EQ(line(m2, {"WAIT", "1", "0"}), ":1\r\n");
+  EXPECT_EQ(line(m2, {"WAIT", "2", "50"}), ":1\r\n");
 }
 
 TEST(TcpReplication, RedsimReplicaOfRedisServerIsReadOnlyUntilNoOne) {

@@ -605,6 +605,7 @@ void TcpServer::run_command(Conn& c) {
     c.blocked = true;
     return;
   }
+  if (start_wait(c)) return;  // WAIT: replication_cron answers
   if (!c.rdb.empty()) {
     start_replica(c, reply);
   } else if (!s.reply_suppressed() || pushed_reply(s, subscribe, reply)) {

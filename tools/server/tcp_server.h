@@ -161,6 +161,8 @@ class TcpServer {
   void replication_cron();
   void on_master_readable();
   void start_replica(Conn& c, const resp::Reply& reply);
+  bool start_wait(Conn& c);
+  void answer_waits();
   void propagate(int db, const sim::Argv& argv);
   resp::Reply on_sync(sim::Session& s, const sim::Argv& argv);
   resp::Reply on_replicaof(const sim::Argv& argv);
