@@ -55,14 +55,14 @@ std::string save_rdb(Server& server, std::string_view replid, uint64_t offset);
 // changed then).
 std::string load_rdb(Server& server, std::string_view file);
 
-// Whether key changes are recorded for the stream (on after
+// Whether key changes are recorded and commands propagated (on after
 // set_replication_hooks with `propagate`): a transport turns it off while
-// it has no replica, so that writes cost nothing more then.
+// it has no replica, so that commands cost nothing more then.
 void record_changes(Server& server, bool on);
 
 // Sends the key changes recorded since the last call down
 // ReplicationHooks::propagate, as above. Server::execute calls it after
-// every command; a transport calls it after the active expiry cycle and
+// every command while recording; a transport calls it after the active expiry cycle and
 // after blocked clients were served.
 void propagate_changes(Server& server);
 

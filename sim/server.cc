@@ -491,7 +491,8 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
   resp::Reply reply = call(session, command, argv, /*in_script=*/false);
   // handleClientsBlockedOnKeys: after the whole command (EXEC, a script).
   if (keyspace_->has_ready_keys()) blocking_->serve(*this);
-  if (replication_.propagate) propagate_command(*this, session, argv, reply);
+  // Only while a replica listens (sim/replication.h record_changes).
+  if (keyspace_->hooks().record_changes) propagate_command(*this, session, argv, reply);
   if (replication_.after_write && ((spec->flags & kCmdWrite) || spec->name == "exec" ||
                                    spec->name == "eval" || spec->name == "evalsha")) {
     replication_.after_write(session);
