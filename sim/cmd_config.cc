@@ -86,6 +86,11 @@ constexpr Param kParams[] = {
     // A master's address when this server is a replica: none (stored and echoed).
     {"replicaof", ParamKind::kString, true, ""},
     {"slaveof", ParamKind::kString, true, ""},
+    // The replication link's credentials (redsim server; stored and echoed).
+    {"masterauth", ParamKind::kString, false, ""},
+    {"masteruser", ParamKind::kString, false, ""},
+    {"slave-read-only", ParamKind::kBool, false, "yes"},
+    {"repl-ping-replica-period", ParamKind::kInt, false, "10", 1, INT_MAX},
     // A debugging knob Redis hides from patterns; stored and echoed.
     {"key-load-delay", ParamKind::kInt, false, "0", INT_MIN, INT_MAX, "", true},
     {"lfu-log-factor", ParamKind::kInt, false, "", 0, INT_MAX},
@@ -181,6 +186,7 @@ size_t* limit_of(Server& server, std::string_view n) {
 // The one stored value a parameter and its alias share.
 std::string_view canonical_name(std::string_view n) {
   if (n == "list-max-ziplist-size") return "list-max-listpack-size";
+  if (n == "slave-read-only") return "replica-read-only";
   return n;
 }
 

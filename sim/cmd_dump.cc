@@ -30,9 +30,10 @@ using resp::Reply;
 
 namespace rdb {
 
-uint64_t crc64(std::string_view data) {
+uint64_t crc64(std::string_view data) { return crc64_update(0, data); }
+
+uint64_t crc64_update(uint64_t crc, std::string_view data) {
   constexpr uint64_t kPolyReflected = 0x95ac9329ac4bc9b5ULL;  // 0xad93d23594c935a9 reflected
-  uint64_t crc = 0;
   for (unsigned char c : data) {
     crc ^= c;
     for (int k = 0; k < 8; ++k) crc = (crc & 1) ? (crc >> 1) ^ kPolyReflected : crc >> 1;
@@ -258,6 +259,16 @@ Reply dump(CommandContext& ctx) {
 }
 
 }  // namespace
+
+namespace rdb {
+
+void put_len(std::string* out, uint64_t len) { sim::put_len(out, len); }
+void put_string(std::string* out, std::string_view s) { sim::put_string(out, s); }
+std::string dump_payload(const Entry& e) {
+  return e.type() == ValueType::kStream ? std::string() : serialize(e);
+}
+
+}  // namespace rdb
 
 void register_dump_commands(CommandTable& table) {
   table.add({"dump", 2, kCmdReadonly, &dump});

@@ -140,6 +140,8 @@ std::string info_section(Server& server, std::string_view section, int64_t now_m
           "used_cpu_sys_main_thread", "used_cpu_user_main_thread"}) {
       line(field, "0.000000");
     }
+  } else if (section == "replication" && server.replication_hooks().info) {
+    out = server.replication_hooks().info();  // redsim server's link (sim/replication.h)
   } else if (section == "replication") {
     // A master with no replicas and no backlog, as a fresh redis-server
     // reports itself (its random master_replid left out).

@@ -3,7 +3,8 @@
 // Redis 7.0.15 (the WAIT command page; texts checked against redis-server 7.0.15).
 //
 // The other replication and cluster commands, as a standalone redis-server
-// 7.0.15 with no replicas answers them (texts checked against it):
+// 7.0.15 with no replicas answers them (texts checked against it), when no
+// transport installed replication hooks (the embedded fake):
 //   ASKING, READONLY, READWRITE   -ERR This instance has cluster support disabled
 //   RESTORE-ASKING                RESTORE (the ASKING flag matters in a cluster only)
 //   ROLE                          ["master", 0, []]: offset 0, no replicas
@@ -19,8 +20,15 @@
 //                                 ip-address, capa, rdb-only, ... answer +OK; ACK and
 //                                 GETACK answer nothing (inside EXEC: +OK);
 //                                 an odd count is a syntax error.
-// Not here: SYNC and PSYNC, which would stream an RDB snapshot and then the
-// replication stream.
+//   SYNC, PSYNC replicationid offset  refused with redsim's own error (no
+//                                 transport to send an RDB file on); no_multi
+//                                 (-ERR Command not allowed inside a transaction).
+// With redsim server's replication (sim/replication.h; ReplicationHooks set
+// by tools/server/tcp_replication.cc, whose header says what it does as
+// Redis's replication.c does) ROLE, INFO replication, REPLICAOF host port
+// and NO ONE, REPLCONF listening-port/ACK/GETACK, SYNC and PSYNC go to the
+// transport, and a read-only replica refuses ordinary clients' writes
+// (Server::execute, processCommand's -READONLY).
 //
 // WAIT numreplicas timeout answers the number of replicas that acknowledged
 // every write this connection made so far (its repl_offset). Redis blocks
@@ -153,18 +161,34 @@ Reply cluster_disabled(CommandContext& /*ctx*/) {
   return Reply::error("ERR This instance has cluster support disabled");
 }
 
-Reply role(CommandContext& /*ctx*/) {
+Reply role(CommandContext& ctx) {
+  if (const ReplicationHooks& hooks = ctx.server.replication_hooks(); hooks.role) {
+    return hooks.role();
+  }
   return Reply::array({Reply::bulk("master"), Reply::integer(0), Reply::array({})});
+}
+
+// SYNC and PSYNC (syncCommand): refused inside MULTI by their no_multi
+// flag; the transport (ReplicationHooks::sync) answers +FULLRESYNC and
+// sends the RDB file.
+Reply sync(CommandContext& ctx) {
+  if (const ReplicationHooks& hooks = ctx.server.replication_hooks(); hooks.sync) {
+    return hooks.sync(ctx.session, ctx.argv);
+  }
+  return Reply::error("ERR redsim: SYNC and PSYNC need a transport (redsim server)");
 }
 
 // REPLICAOF host port / NO ONE (replicaofCommand): NO ONE on a master is OK.
 Reply replicaof(CommandContext& ctx) {
   const Argv& argv = ctx.argv;
-  if (equals_ci(argv[1], "no") && equals_ci(argv[2], "one")) return Reply::ok();
+  const ReplicationHooks& hooks = ctx.server.replication_hooks();
+  const bool no_one = equals_ci(argv[1], "no") && equals_ci(argv[2], "one");
+  if (no_one && !hooks.replicaof) return Reply::ok();
   int64_t port = 0;
-  if (!parse_int64(argv[2], &port) || port < 0 || port > 65535) {
+  if (!no_one && (!parse_int64(argv[2], &port) || port < 0 || port > 65535)) {
     return Reply::error("ERR Invalid master port");
   }
+  if (hooks.replicaof) return hooks.replicaof(argv);
   return Reply::error(
       "ERR redsim: REPLICAOF <host> <port> is not supported (the fake server has no "
       "replication link); only REPLICAOF NO ONE is");
@@ -214,6 +238,9 @@ Reply replconf(CommandContext& ctx) {
       int64_t port = 0;
       if (!parse_int64(argv[j + 1], &port)) return errors::not_integer();
     } else if (equals_ci(option, "ack") || equals_ci(option, "getack")) {
+      if (const ReplicationHooks& hooks = ctx.server.replication_hooks(); hooks.replconf) {
+        hooks.replconf(ctx.session, argv);
+      }
       // Only a replica's ACK (or a master's GETACK) means something; Redis
       // adds no reply at all. Inside EXEC the fake answers +OK instead of
       // leaving a hole in EXEC's array.
@@ -224,6 +251,9 @@ Reply replconf(CommandContext& ctx) {
                !equals_ci(option, "rdb-only") && !equals_ci(option, "rdb-filter-only")) {
       return Reply::error("ERR Unrecognized REPLCONF option: " + option);
     }
+  }
+  if (const ReplicationHooks& hooks = ctx.server.replication_hooks(); hooks.replconf) {
+    hooks.replconf(ctx.session, argv);
   }
   return Reply::ok();
 }
@@ -243,6 +273,8 @@ void register_replication_commands(CommandTable& table) {
   table.add({"slaveof", 3, kCmdNoScript, &replicaof});
   table.add({"failover", -1, kCmdNoScript, &failover});
   table.add({"replconf", -1, kCmdNoScript, &replconf});
+  table.add({"sync", 1, kCmdNoScript | kCmdDenyInMulti, &sync});
+  table.add({"psync", -3, kCmdNoScript | kCmdDenyInMulti, &sync});
   // RESTORE's handler (registered before, by sim/cmd_dump.cc).
   if (const CommandSpec* restore = table.find("restore")) {
     table.add({"restore-asking", -4, restore->flags, restore->handler});

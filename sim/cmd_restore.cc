@@ -45,6 +45,7 @@ class Reader {
   explicit Reader(std::string_view data) : data_(data) {}
   bool ok() const { return ok_; }
   bool at_end() const { return pos_ == data_.size(); }
+  size_t remaining() const { return data_.size() - pos_; }
 
   uint8_t byte() {
     if (pos_ >= data_.size()) return fail(), 0;
@@ -415,9 +416,7 @@ std::optional<Stream> load_stream(Reader& r, uint8_t type) {
 }
 
 // rdbLoadObject for the types above; nullopt on a bad payload.
-std::optional<Entry> deserialize(std::string_view payload, const EncodingLimits& limits) {
-  Reader r(payload.substr(0, payload.size() - 10));
-  const uint8_t type = r.byte();
+std::optional<Entry> read_object(Reader& r, uint8_t type, const EncodingLimits& limits) {
   Entry e;
   switch (type) {
     case kString:
@@ -571,7 +570,7 @@ std::optional<Entry> deserialize(std::string_view payload, const EncodingLimits&
     default:
       return std::nullopt;
   }
-  if (!r.ok() || !r.at_end()) return std::nullopt;
+  if (!r.ok()) return std::nullopt;
   // Redis never stores an empty collection (a stream may be empty).
   if (!e.is_string() && e.type() != ValueType::kStream) {
     bool empty = e.is_list()   ? e.list().empty()
@@ -580,6 +579,14 @@ std::optional<Entry> deserialize(std::string_view payload, const EncodingLimits&
                                : e.zset().empty();
     if (empty) return std::nullopt;
   }
+  return e;
+}
+
+std::optional<Entry> deserialize(std::string_view payload, const EncodingLimits& limits) {
+  Reader r(payload.substr(0, payload.size() - 10));
+  const uint8_t type = r.byte();
+  std::optional<Entry> e = read_object(r, type, limits);
+  if (!e || !r.at_end()) return std::nullopt;
   return e;
 }
 
@@ -597,6 +604,73 @@ bool payload_ok(std::string_view p) {
 }
 
 }  // namespace
+
+// rdbLoadRioWithLoadingCtx: the header, then opcodes and keys until EOF.
+std::string rdb::load_file(std::string_view file, const EncodingLimits& limits,
+                           const std::function<void(LoadedKey&&)>& on_key) {
+  if (file.size() < 9 || file.substr(0, 5) != "REDIS") return "Wrong signature trying to load DB";
+  int version = 0;
+  for (char c : file.substr(5, 4)) {
+    if (c < '0' || c > '9') return "Wrong signature trying to load DB";
+    version = version * 10 + (c - '0');
+  }
+  if (version < 1 || version > kRdbVersion) {
+    return "Can't handle RDB format version " + std::to_string(version);
+  }
+  Reader r(file.substr(9));
+  int db = 0;
+  int64_t expire_ms = -1;
+  while (true) {
+    const uint8_t type = r.byte();
+    if (!r.ok()) return "Short read or OOM loading DB";
+    if (type == kOpEof) break;
+    switch (type) {
+      case kOpExpireTime:
+        expire_ms = static_cast<int64_t>(r.le(4)) * 1000;
+        continue;
+      case kOpExpireTimeMs:
+        expire_ms = static_cast<int64_t>(r.le(8));
+        continue;
+      case kOpFreq:
+        r.byte();
+        continue;
+      case kOpIdle:
+        r.len();
+        continue;
+      case kOpSelectDb:
+        db = static_cast<int>(r.len());
+        continue;
+      case kOpResizeDb:
+        r.len();
+        r.len();
+        continue;
+      case kOpAux:
+        r.string();
+        r.string();
+        continue;
+      case kOpFunction2:
+        return "redsim does not load functions from an RDB file";
+      case kOpModuleAux:
+        return "redsim does not load module data from an RDB file";
+      default:
+        break;
+    }
+    LoadedKey k;
+    k.db = db;
+    k.key = r.string();
+    std::optional<Entry> e = read_object(r, type, limits);
+    if (!r.ok() || !e) return "Bad data format loading key type " + std::to_string(type);
+    k.entry = std::move(*e);
+    k.expire_ms = std::exchange(expire_ms, -1);
+    on_key(std::move(k));
+  }
+  const size_t body = file.size() - r.remaining();
+  if (version >= 5 && r.remaining() >= 8) {
+    const uint64_t want = r.le(8);
+    if (want != 0 && crc64(file.substr(0, body)) != want) return "Wrong RDB checksum";
+  }
+  return "";
+}
 
 // RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds]
 // [FREQ frequency]. IDLETIME and FREQ are checked, not kept (no LRU/LFU).

@@ -126,6 +126,12 @@ void notify_keyspace_event(CommandContext& ctx, int type, std::string_view event
 void publish_keyspace_event(Server& server, int db, int type, std::string_view event,
                             std::string_view key);
 
+// After a client's command ran, with ReplicationHooks::propagate set: its
+// key changes, or the command itself, go down the replication stream
+// (sim/replication.cc).
+void propagate_command(Server& server, Session& session, const Argv& argv,
+                       const resp::Reply& reply);
+
 // WATCH bookkeeping (cmd_multi.cc).
 void watch_key(Session& s, Db& db, std::string_view key, int64_t now_ms);
 void unwatch_all(Session& s);

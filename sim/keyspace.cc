@@ -410,6 +410,7 @@ void Db::set_expire(std::string_view key, Entry& e, int64_t deadline_ms) {
 
 void Db::erase(Map::iterator it, TouchKind kind) {
   if (kind == TouchKind::kWrite && hooks_ != nullptr) ++hooks_->writes;  // see KeyHooks::writes
+  if (hooks_ != nullptr && hooks_->record_changes) hooks_->changed.emplace_back(index_, it->first);
   if (it->second.has_expire()) {
     auto v = volatile_.find(std::string_view(it->first));
     if (v != volatile_.end()) volatile_.erase(v);

@@ -346,6 +346,11 @@ struct KeyHooks {
   // deletion) since the server last took the count: the default of Redis's
   // server.dirty for a command that does not count its changes itself.
   uint64_t writes = 0;
+  // Replication (redsim server as a master, sim/replication.h): while set,
+  // every touch() and every deletion (expiry included) appends (db, key)
+  // to `changed`, which the server turns into the replication stream.
+  bool record_changes = false;
+  std::vector<std::pair<int, std::string>> changed;
 };
 
 // Keys a write made ready for the clients blocked on them (Redis's
@@ -409,7 +414,10 @@ class Db {
   // Redis's signalModifiedKey: every session watching `key` is told, and
   // client-side caching (KeyHooks::modified).
   void touch(std::string_view key) {
-    if (hooks_ != nullptr) ++hooks_->writes;
+    if (hooks_ != nullptr) {
+      ++hooks_->writes;
+      if (hooks_->record_changes) hooks_->changed.emplace_back(index_, std::string(key));
+    }
     if (!watchers_.empty()) notify(key, TouchKind::kWrite);
     if (hooks_ != nullptr && hooks_->tracking) hooks_->modified(hooks_->owner, index_, key);
   }

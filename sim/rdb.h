@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <string_view>
 
 #include "sim/internal.h"
@@ -44,6 +46,42 @@ enum RdbType : uint8_t {
 
 // The CRC-64 of `data` (crc64.c: Jones polynomial, reflected, initial 0).
 uint64_t crc64(std::string_view data);
+// Continues a CRC-64 over more data (crc64(a + b) == crc64_update(crc64(a), b)).
+uint64_t crc64_update(uint64_t crc, std::string_view data);
+
+// rdbSaveLen / rdbSaveRawString (integer and LZF encodings as DUMP uses them).
+void put_len(std::string* out, uint64_t len);
+void put_string(std::string* out, std::string_view s);
+// DUMP's payload of `e` (type byte, value, version, CRC-64); "" for a
+// stream, which the fake does not serialize.
+std::string dump_payload(const Entry& e);
+
+// The opcodes of an RDB file (rdb.h RDB_OPCODE_*).
+enum RdbOpcode : uint8_t {
+  kOpFunction2 = 245,
+  kOpModuleAux = 247,
+  kOpIdle = 248,
+  kOpFreq = 249,
+  kOpAux = 250,
+  kOpResizeDb = 251,
+  kOpExpireTimeMs = 252,
+  kOpExpireTime = 253,
+  kOpSelectDb = 254,
+  kOpEof = 255,
+};
+
+// One key of an RDB file, as load_file hands it over.
+struct LoadedKey {
+  int db = 0;
+  std::string key;
+  Entry entry;             // expire_ms set from the file's EXPIRETIME(_MS)
+  int64_t expire_ms = -1;  // -1: none
+};
+// rdbLoadRio over a whole file ("REDIS" + 4 version digits, opcodes, keys,
+// EOF, CRC-64 unless it is 0): calls `on_key` for every key; AUX fields
+// are skipped. "" or why the file cannot be loaded.
+std::string load_file(std::string_view file, const EncodingLimits& limits,
+                      const std::function<void(LoadedKey&&)>& on_key);
 
 }  // namespace redsim::sim::rdb
 

@@ -437,7 +437,8 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
     return refuse(std::move(*oom));
   }
   // processCommand: a write (EXEC of a queued write) needs good replicas.
-  if (lacks_good_replicas()) {
+  const bool read_only = replication_.read_only && replication_.read_only();
+  if (lacks_good_replicas() || read_only) {
     bool write = (spec->flags & kCmdWrite) != 0;
     if (argv.size() > 1 && command.container) {
       if (const SubcommandSpec* sub = commands_.find_subcommand(*spec, argv[1])) {
@@ -450,7 +451,13 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
         if (q != nullptr && (q->flags & kCmdWrite)) write = true;
       }
     }
-    if (write) return refuse(resp::Reply::error(std::string(kNoReplicasError)));
+    // processCommand: a read-only replica's check comes first.
+    if (write && read_only) {
+      return refuse(resp::Reply::error("READONLY You can't write against a read only replica."));
+    }
+    if (write && lacks_good_replicas()) {
+      return refuse(resp::Reply::error(std::string(kNoReplicasError)));
+    }
   }
   // RESP2: a subscribed connection may only (un)subscribe, ping, quit, reset
   // (RESP3 may run anything: processCommand checks c->resp == 2).
@@ -484,6 +491,8 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
   resp::Reply reply = call(session, command, argv, /*in_script=*/false);
   // handleClientsBlockedOnKeys: after the whole command (EXEC, a script).
   if (keyspace_->has_ready_keys()) blocking_->serve(*this);
+  // Only while a replica listens (sim/replication.h record_changes).
+  if (keyspace_->hooks().record_changes) propagate_command(*this, session, argv, reply);
   if (replication_.after_write && ((spec->flags & kCmdWrite) || spec->name == "exec" ||
                                    spec->name == "eval" || spec->name == "evalsha")) {
     replication_.after_write(session);

@@ -312,6 +312,16 @@ struct ReplicationHooks {
   std::function<void(Session& session)> after_write;
   // The number of replicas that acknowledged the stream up to `offset`.
   std::function<int64_t(uint64_t offset)> acked_replicas;
+  // redsim server's replication link (sim/replication.h); unset in the
+  // simulated world. `propagate` receives the replication stream.
+  std::function<void(int db, const Argv& argv)> propagate;
+  std::function<resp::Reply(Session& session, const Argv& argv)> sync;  // SYNC, PSYNC
+  std::function<resp::Reply(const Argv& argv)> replicaof;               // REPLICAOF, SLAVEOF
+  std::function<void(Session& session, const Argv& argv)> replconf;     // its checked options
+  std::function<resp::Reply()> role;                                    // ROLE
+  std::function<std::string()> info;  // INFO's "# Replication" section, whole
+  // Writes of ordinary clients are refused with -READONLY while true.
+  std::function<bool()> read_only;
 };
 
 class Server {
@@ -408,7 +418,9 @@ class Server {
   // O(keys), between commands, for fuzzers: non-empty is a bug in redsim.
   std::string inconsistency() const;
   const CommandTable& commands() const { return commands_; }
-  void set_replication_hooks(ReplicationHooks hooks) { replication_ = std::move(hooks); }
+  // Installs the hooks; with `propagate` set, key changes are recorded for
+  // the replication stream (sim/replication.cc).
+  void set_replication_hooks(ReplicationHooks hooks);
   const ReplicationHooks& replication_hooks() const { return replication_; }
   // Commands running now, nested ones included (EXEC's queue, redis.call):
   // 1 inside a top-level command's handler.

@@ -268,14 +268,19 @@ std::optional<std::string> apply(const std::vector<std::string>& words, RedisSer
     o.aclfile = args[0];
     return std::nullopt;
   }
-  if (name == "masterauth") return "redsim has no replication: masterauth is not supported";
   if (name == "cluster-enabled") {
     bool on = false;
     if (auto e = yes_no(&on)) return e;
     if (on) return "redsim is not a cluster: cluster-enabled yes is not supported";
     return std::nullopt;
   }
-  if (name == "include" || name == "loadmodule" || name == "replicaof" || name == "slaveof") {
+  if (name == "replicaof" || name == "slaveof") {
+    // Started as a replica: redsim server connects out (tcp_replication.cc).
+    if (args.size() != 2) return "wrong number of arguments";
+    o.reported_only.emplace_back("replicaof", args[0] + " " + args[1]);
+    return std::nullopt;
+  }
+  if (name == "include" || name == "loadmodule") {
     return "redsim does not support " + name;
   }
   if (std::find(std::begin(kAcceptedOnly), std::end(kAcceptedOnly), name) !=

@@ -118,7 +118,8 @@ int run_server(const ServerCmdOptions& options, std::ostream& out_stream,
     err << acl << "\n";
     return 1;
   }
-  TcpServer tcp(fake, {.bind = options.bind, .port = options.port, .wall_clock = real});
+  TcpServer tcp(fake,
+                {.bind = options.bind, .port = options.port, .wall_clock = real, .log = &out});
   int port = 0;
   try {
     port = tcp.listen();

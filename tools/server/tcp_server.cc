@@ -22,6 +22,7 @@
 #include "sim/args.h"
 #include "sim/resp/codec.h"
 #include "tools/server/request_parser.h"
+#include "tools/server/tcp_conn.h"
 
 namespace redsim::server {
 
@@ -78,44 +79,20 @@ std::string address_of(const sockaddr_storage& ss) {
 
 }  // namespace
 
-struct TcpServer::Conn {
-  int fd = -1;
-  std::unique_ptr<sim::Session> session;
-  RequestParser parser;
-  std::string in;
-  std::string out;
-  size_t out_pos = 0;
-  std::string own_pushes;  // pushes raised by this connection's running command
-  // A big argument being read straight into its own string (see
-  // RequestParser::big_bulk_len): its length, 0 when none.
-  std::string big_arg;
-  size_t big_arg_len = 0;
-  size_t in_peak = 0;               // most bytes `in` held since the last cron
-  size_t out_peak = 0;              // most bytes `out` held since out_peak_reset_us
-  int64_t out_peak_reset_us = 0;    // server clock
-  int64_t last_interaction_us = 0;  // server clock: last read or write (timeout)
-  bool executing = false;
-  // Blocked by a blocking command (sim::Session::blocked()): its requests
-  // wait in `in` until Server::take_unblocked() hands over the reply.
-  bool blocked = false;
-  bool close_after_reply = false;
-  bool writable_interest = false;
-  bool queued_for_flush = false;
-  bool doomed = false;
-};
-
 TcpServer::TcpServer(sim::Server& server, TcpServerOptions options)
     : server_(server),
       options_(std::move(options)),
       read_buf_(kReadChunkBytes),
       busy_read_buf_(kReadChunkBytes) {
   server_.set_busy_script_handler([this](sim::Session&) { serve_while_busy(); });
+  install_replication();
   server_.set_stop_check([this] { return stop_requested_.load(std::memory_order_relaxed); });
 }
 
 TcpServer::~TcpServer() {
   server_.set_busy_script_handler(nullptr);
   server_.set_stop_check(nullptr);
+  uninstall_replication();
   server_.config().change_port = nullptr;
   if (spare_fd_ >= 0) ::close(spare_fd_);
   for (auto& [fd, c] : conns_) ::close(fd);
@@ -246,6 +223,10 @@ int TcpServer::wait_timeout_ms() const {
     int due_ms = wait_us <= 0 ? 0 : static_cast<int>(std::min<int64_t>(wait_us / 1000 + 1, 1000));
     timeout_ms = timeout_ms < 0 ? due_ms : std::min(timeout_ms, due_ms);
   }
+  if (replication_active()) {
+    // The link's cron (pings, ACKs, reconnecting) runs at least every 100 ms.
+    timeout_ms = timeout_ms < 0 ? 100 : std::min(timeout_ms, 100);
+  }
   if (!accepting_) {
     int64_t wait_us = accept_resume_us_ - steady_now_us();
     int resume_ms = wait_us <= 0 ? 0 : static_cast<int>(wait_us / 1000 + 1);
@@ -288,6 +269,8 @@ void TcpServer::run() {
         stop = true;
       } else if (tag == &kListenTag) {
         accept_all();
+      } else if (tag == replication_tag()) {
+        on_master_readable();
       } else {
         Conn& c = *static_cast<Conn*>(tag);
         if (c.doomed) continue;
@@ -308,6 +291,7 @@ void TcpServer::run() {
     }
     to_flush_.clear();
     run_expiry_cycles();
+    replication_cron();
     close_doomed();
     if (!accepting_ && steady_now_us() >= accept_resume_us_) set_accepting(true);
     if (stop) break;
@@ -466,7 +450,9 @@ void TcpServer::close_idle_clients() {
   int64_t now_us = server_.clock().now_us();
   for (auto& [fd, conn] : conns_) {
     Conn& c = *conn;
-    if (c.doomed || c.executing || c.blocked || c.session->subscription_count() > 0) continue;
+    if (c.doomed || c.executing || c.blocked || c.replica || c.session->subscription_count() > 0) {
+      continue;  // replicas too: Redis times them out by repl-timeout, not timeout
+    }
     if (now_us - c.last_interaction_us > timeout_s * 1000000) doom(c);
   }
 }
@@ -619,7 +605,10 @@ void TcpServer::run_command(Conn& c) {
     c.blocked = true;
     return;
   }
-  if (!s.reply_suppressed() || pushed_reply(s, subscribe, reply)) {
+  if (start_wait(c)) return;  // WAIT: replication_cron answers
+  if (!c.rdb.empty()) {
+    start_replica(c, reply);
+  } else if (!s.reply_suppressed() || pushed_reply(s, subscribe, reply)) {
     resp::encode_to(c.out, reply, s.protocol());
   }
   if (!c.own_pushes.empty()) {

@@ -89,6 +89,7 @@ struct TcpServerOptions {
   std::string bind = "127.0.0.1";  // numeric IPv4 or IPv6 address
   int port = 6379;                 // 0: the kernel picks a free port
   bool wall_clock = false;         // the server's clock follows wall time (timed expiry cycles)
+  std::ostream* log = nullptr;     // the replication link's messages (Redis's log lines)
 };
 
 class TcpServer {
@@ -151,6 +152,27 @@ class TcpServer {
   void set_accepting(bool on);
   void close_idle_clients();
   void adjust_open_files_limit();
+  // Replication (tcp_replication.cc).
+  struct Replication;
+  void install_replication();
+  void uninstall_replication();
+  bool replication_active() const;
+  const void* replication_tag() const;
+  void replication_cron();
+  void on_master_readable();
+  void start_replica(Conn& c, const resp::Reply& reply);
+  bool start_wait(Conn& c);
+  void answer_waits();
+  void propagate(int db, const sim::Argv& argv);
+  resp::Reply on_sync(sim::Session& s, const sim::Argv& argv);
+  resp::Reply on_replicaof(const sim::Argv& argv);
+  void on_replconf(sim::Session& s, const sim::Argv& argv);
+  resp::Reply role() const;
+  std::string info() const;
+  Conn* conn_of(const sim::Session& s);
+  void connect_to_master();
+  void drop_master_link(const std::string& why);
+  void log(const std::string& line);
 
   sim::Server& server_;
   TcpServerOptions options_;
@@ -173,6 +195,7 @@ class TcpServer {
   std::atomic<size_t> buffer_bytes_ = 0;
   size_t keys_high_ = 0;         // most keys stored since the last malloc_trim
   bool trim_requested_ = false;  // FLUSHALL / FLUSHDB ran
+  std::unique_ptr<Replication> repl_;
 };
 
 }  // namespace redsim::server
