@@ -437,8 +437,8 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
     return refuse(std::move(*oom));
   }
   // processCommand: a write (EXEC of a queued write) needs good replicas.
-  const bool read_only = replication_.read_only && replication_.read_only();
-  if (lacks_good_replicas() || read_only) {
+  const bool replica_read_only = replication_.read_only && replication_.read_only();
+  if (lacks_good_replicas() || replica_read_only) {
     bool write = (spec->flags & kCmdWrite) != 0;
     if (argv.size() > 1 && command.container) {
       if (const SubcommandSpec* sub = commands_.find_subcommand(*spec, argv[1])) {
@@ -452,7 +452,7 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
       }
     }
     // processCommand: a read-only replica's check comes first.
-    if (write && read_only) {
+    if (write && replica_read_only) {
       return refuse(resp::Reply::error("READONLY You can't write against a read only replica."));
     }
     if (write && lacks_good_replicas()) {
