@@ -356,8 +356,8 @@ void tighten_small_lease(ExplorePlan& plan) {
   std::stable_sort(order.begin(), order.end(), [](const ClientPlan* x, const ClientPlan* y) {
     return x->attempts[0].think_us < y->attempts[0].think_us;
   });
-  int64_t pause =
-      std::max(plan.faults.pause_max.count(), work_max + 3 * latency_max + backoff + 2 * kMs);
+  int64_t pause = std::max<int64_t>(plan.faults.pause_max.count(),
+                                    work_max + 3 * latency_max + backoff + 2 * kMs);
   if (order.size() >= 2) {
     const Attempt& a = order[0]->attempts[0];
     const Attempt& b = order[1]->attempts[0];
