@@ -171,18 +171,6 @@ harness::LockFactory factory(Millis lease) {
       [lease](lock::Env& env, const std::string& key) { return L(env, key, lease); });
 }
 
-Entry correct(std::string name, std::string source, std::string what, Millis lease,
-              harness::LockFactory f) {
-  Entry e;
-  e.name = std::move(name);
-  e.source = std::move(source);
-  e.what = std::move(what);
-  e.buggy = false;
-  e.lease = lease;
-  e.factory = std::move(f);
-  return e;
-}
-
 }  // namespace
 
 void add_correct_locks(std::vector<Entry>& out) {

@@ -35,4 +35,16 @@ const char* profile_name(harness::FaultProfile p) {
   return "?";
 }
 
+Entry correct(std::string name, std::string source, std::string what,
+              std::chrono::milliseconds lease, harness::LockFactory f) {
+  Entry e;
+  e.name = std::move(name);
+  e.source = std::move(source);
+  e.what = std::move(what);
+  e.buggy = false;
+  e.lease = lease;
+  e.factory = std::move(f);
+  return e;
+}
+
 }  // namespace redsim::zoo

@@ -326,18 +326,6 @@ harness::LockFactory hash_factory(Millis lease, const char* release) {
       ReenterInside{});
 }
 
-Entry correct(std::string name, std::string source, std::string what, Millis lease,
-              harness::LockFactory f) {
-  Entry e;
-  e.name = std::move(name);
-  e.source = std::move(source);
-  e.what = std::move(what);
-  e.buggy = false;
-  e.lease = lease;
-  e.factory = std::move(f);
-  return e;
-}
-
 }  // namespace
 
 void add_transaction_hash_pubsub_bugs(std::vector<Entry>& out) {

@@ -61,6 +61,10 @@ void add_transaction_hash_pubsub_correct(std::vector<Entry>& out);
 // Every entry, buggy first, in a fixed order.
 std::vector<Entry> entries();
 
+// A correct lock's entry (buggy = false, no expected checker).
+Entry correct(std::string name, std::string source, std::string what,
+              std::chrono::milliseconds lease, harness::LockFactory f);
+
 // The plan options for a correct entry under `profile`.
 harness::PlanOptions plan_for(const Entry& e, harness::FaultProfile profile);
 
