@@ -242,12 +242,49 @@ void Network::deliver_to_client(Link& link, std::function<void()> fn, std::strin
   send(link, link.last_to_client_us, std::move(fn), what, nullptr, task, /*through_process=*/true);
 }
 
-// `what` ("request", "reply", "push", "close") is always a string literal:
-// the message keeps the view until it arrives.
+std::pair<Network::Message*, uint32_t> Network::new_message(Message::Kind kind) {
+  uint32_t id;
+  if (free_messages_.empty()) {
+    id = static_cast<uint32_t>(messages_.size());
+    messages_.push_back(std::make_unique<Message>());
+  } else {
+    id = free_messages_.back();
+    free_messages_.pop_back();
+  }
+  Message* m = messages_[id].get();
+  m->kind = kind;
+  return {m, id};
+}
+
+void Network::release_message(uint32_t id) {
+  Message& m = *messages_[id];
+  m.fn = nullptr;
+  m.argv.clear();
+  m.on_arrival = nullptr;
+  m.reply = resp::Reply();
+  m.through_process = m.lost = m.lost_after_run = m.reply_lost = false;
+  m.task = nullptr;
+  free_messages_.push_back(id);
+}
+
 void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
                    std::string_view what, std::shared_ptr<const Footprint> footprint, TaskId task,
                    bool through_process) {
   if (link.broken) return;
+  auto [m, id] = new_message(Message::Kind::kAction);
+  m->fn = std::move(fn);
+  m->through_process = through_process;
+  send_message(link, last_arrival_us, id, what, std::move(footprint), task);
+}
+
+// `what` ("request", "reply", "push", "close") is always a string literal:
+// the message keeps the view until it arrives.
+void Network::send_message(Link& link, int64_t& last_arrival_us, uint32_t id, std::string_view what,
+                           std::shared_ptr<const Footprint> footprint, TaskId task) {
+  if (link.broken) {
+    release_message(id);
+    return;
+  }
   // A PCT step of the link's process (its change points demote it).
   if (life_.pct() != nullptr) life_.pct()->step(link.process->pid);
   // Never before an earlier message in the same direction: FIFO. Equal times
@@ -261,25 +298,48 @@ void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
   if (life_.options().record_messages) {
     record_message(link, EventKind::kMessageSent, std::string(what), arrival);
   }
+  Message& m = *messages_[id];
+  m.link = &link;
+  m.what = what;
+  m.sent = sent;
   life_.sched().at_message(
-      arrival,
-      [this, &link, fn = std::move(fn), what, sent, through_process]() mutable {
-        if (link.broken) {  // lost with the connection
-          record_message(link, EventKind::kMessageLost, std::string(what) + " (connection broken)");
-          return;
-        }
-        if (life_.options().record_messages) {
-          record_message(link, EventKind::kMessageDelivered, std::string(what), sent);
-        }
-        // A scheduled action runs once: `fn` can move on.
-        if (through_process) {
-          procs_.deliver(*link.process, std::move(fn));
-        } else {
-          fn();
-        }
-      },
-      link.process->pid, reinterpret_cast<uintptr_t>(&last_arrival_us),
+      arrival, [this, id] { arrive(id); }, link.process->pid,
+      reinterpret_cast<uintptr_t>(&last_arrival_us),
       /*server_side=*/&last_arrival_us == &link.last_to_server_us, std::move(footprint), task);
+}
+
+void Network::arrive(uint32_t id) {
+  // Released however the arrival ends (an action may throw).
+  struct Release {
+    Network* net;
+    uint32_t id;
+    ~Release() { net->release_message(id); }
+  } release{this, id};
+  Message& m = *messages_[id];
+  Link& link = *m.link;
+  if (link.broken) {  // lost with the connection
+    record_message(link, EventKind::kMessageLost, std::string(m.what) + " (connection broken)");
+    return;
+  }
+  if (life_.options().record_messages) {
+    record_message(link, EventKind::kMessageDelivered, std::string(m.what), m.sent);
+  }
+  switch (m.kind) {
+    case Message::Kind::kAction:
+      // A scheduled action runs once: `fn` can move on.
+      if (m.through_process) {
+        procs_.deliver(*link.process, std::move(m.fn));
+      } else {
+        m.fn();
+      }
+      return;
+    case Message::Kind::kRequest:
+      request_arrived(m);
+      return;
+    case Message::Kind::kReply:
+      reply_arrived(m);
+      return;
+  }
 }
 
 void Network::fail_call(Task& t, uint64_t token, CallEnd end, std::string error, int64_t at_us) {
@@ -295,6 +355,116 @@ void Network::fail_call(Task& t, uint64_t token, CallEnd end, std::string error,
         });
       },
       t.id);
+}
+
+void Network::request_arrived(Message& m) {
+  Link& link = *m.link;
+  Task& t = *m.task;
+  const uint64_t token = m.token;
+  if (!link.session) return;  // cannot happen: a close is queued behind every request
+  if (m.lost && !m.lost_after_run) {
+    HistoryEvent e = life_.event(EventKind::kMessageLost, link.process, t.id);
+    e.server = static_cast<int32_t>(link.server);
+    e.text = "request " + format_argv(m.argv, 48) + " (connection reset)";
+    life_.record(std::move(e));
+    break_link(link, "reset before the command ran", draw_latency(link));
+    return;
+  }
+  Node& node = *link.node;
+  // Keys that expired since the last look are gone before the command
+  // runs, so its own effect on a tracked key is recorded as its own.
+  nodes_.note_key_states(link.server);
+  resp::Reply reply = node.server_->execute(*link.session, m.argv);
+  if (link.session->blocked()) {
+    // BLPOP & co: the call stays pending until the server serves it.
+    nodes_.hold_blocked(node, BlockedCall{&link, link.session.get(), &t, token, m.incarnation,
+                                          std::move(m.argv), m.lost, m.reply_lost});
+    nodes_.after_command(node);
+    return;
+  }
+  std::optional<sim::Session::BlockedWait> wait = link.session->take_blocked_wait();
+  if (wait && !m.lost && !m.reply_lost) {
+    // WAIT holds its reply until enough replicas acknowledged, or timeout.
+    auto w = std::make_shared<BlockedWait>();
+    w->link = &link;
+    w->task = &t;
+    w->token = token;
+    w->numreplicas = wait->numreplicas;
+    w->offset = link.session->repl_offset();
+    w->argv = std::move(m.argv);
+    nodes_.hold_wait(node, std::move(w), wait->timeout_ms);
+    nodes_.after_command(node);
+    return;
+  }
+  HistoryEvent e = life_.event(EventKind::kCommand, link.process, t.id);
+  e.server = static_cast<int32_t>(link.server);
+  e.argv = std::move(m.argv);
+  e.reply = reply;
+  // Who sent it: the process incarnation then (a restart may have come
+  // since), and whether its caller still waits for it or had given up
+  // (timed out, its connection broken, its process gone): an orphaned
+  // command's effects are nobody's decision.
+  e.value = static_cast<int64_t>(m.incarnation);
+  if (t.state != Task::State::kBlocked || t.block_token != token ||
+      m.incarnation != link.process->incarnation) {
+    e.orphaned = true;
+  }
+  life_.record(std::move(e));
+  nodes_.note_key_states(link.server, link.process, t.id);
+  if (m.lost) {
+    HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
+    l.server = static_cast<int32_t>(link.server);
+    l.text = "reply (connection reset after the command ran)";
+    life_.record(std::move(l));
+    break_link(link, "reset after the command ran", draw_latency(link));
+  } else if (m.reply_lost) {
+    HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
+    l.server = static_cast<int32_t>(link.server);
+    l.text = "reply";
+    life_.record(std::move(l));
+  } else {
+    // The reply moves along (message, pause hold, task): each action runs
+    // once. A plain reply on the task's own connection touches that task
+    // only (exhaustive.h, case 4); an on_arrival hook may touch more.
+    const TaskId only = !m.on_arrival && link.task == t.id ? t.id : 0;
+    if (!link.broken) {
+      auto [r, id] = new_message(Message::Kind::kReply);
+      r->task = &t;
+      r->token = token;
+      r->reply = std::move(reply);
+      r->on_arrival = std::move(m.on_arrival);
+      send_message(link, link.last_to_client_us, id, "reply", nullptr, only);
+    }
+  }
+  nodes_.serve_unblocked(node);
+  nodes_.after_command(node);
+}
+
+namespace {
+// The reply reaching a task that waits for it (its own block, not a
+// later one's).
+void take_reply(Processes& procs, Task& t, uint64_t token, resp::Reply& reply,
+                const std::function<void(const resp::Reply&)>& on_arrival) {
+  if (t.state != Task::State::kBlocked || t.block_token != token) return;
+  if (on_arrival) on_arrival(reply);
+  t.reply = std::move(reply);
+  procs.wake(t, token);
+}
+}  // namespace
+
+void Network::reply_arrived(Message& m) {
+  // Through Processes::deliver: taken now, held by a pause (then the held
+  // action owns the reply), dropped when the process is gone. Taken now is
+  // the same as deliver running it at once, without a std::function.
+  Process& p = *m.link->process;
+  if (!p.dying && !p.paused) {
+    take_reply(procs_, *m.task, m.token, m.reply, m.on_arrival);
+    return;
+  }
+  procs_.deliver(p, [this, t = m.task, token = m.token, reply = std::move(m.reply),
+                     on_arrival = std::move(m.on_arrival)]() mutable {
+    take_reply(procs_, *t, token, reply, on_arrival);
+  });
 }
 
 resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
@@ -350,92 +520,19 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
     fail_call(t, token, CallEnd::kTimeout, "", life_.now() + p.clock.true_duration(timeout_us));
   }
   std::shared_ptr<const Footprint> footprint = footprint_of(link, &argv);
-  send_to_server(
-      link,
-      [this, &link, &t, token, argv = std::move(argv), on_arrival = std::move(on_arrival), lost,
-       lost_after_run, reply_lost, incarnation = p.incarnation]() mutable {
-        if (!link.session) return;  // cannot happen: a close is queued behind every request
-        if (lost && !lost_after_run) {
-          HistoryEvent e = life_.event(EventKind::kMessageLost, link.process, t.id);
-          e.server = static_cast<int32_t>(link.server);
-          e.text = "request " + format_argv(argv, 48) + " (connection reset)";
-          life_.record(std::move(e));
-          break_link(link, "reset before the command ran", draw_latency(link));
-          return;
-        }
-        Node& node = *link.node;
-        // Keys that expired since the last look are gone before the command
-        // runs, so its own effect on a tracked key is recorded as its own.
-        nodes_.note_key_states(link.server);
-        resp::Reply reply = node.server_->execute(*link.session, argv);
-        if (link.session->blocked()) {
-          // BLPOP & co: the call stays pending until the server serves it.
-          nodes_.hold_blocked(node, BlockedCall{&link, link.session.get(), &t, token, incarnation,
-                                                std::move(argv), lost, reply_lost});
-          nodes_.after_command(node);
-          return;
-        }
-        std::optional<sim::Session::BlockedWait> wait = link.session->take_blocked_wait();
-        if (wait && !lost && !reply_lost) {
-          // WAIT holds its reply until enough replicas acknowledged, or timeout.
-          auto w = std::make_shared<BlockedWait>();
-          w->link = &link;
-          w->task = &t;
-          w->token = token;
-          w->numreplicas = wait->numreplicas;
-          w->offset = link.session->repl_offset();
-          w->argv = std::move(argv);
-          nodes_.hold_wait(node, std::move(w), wait->timeout_ms);
-          nodes_.after_command(node);
-          return;
-        }
-        HistoryEvent e = life_.event(EventKind::kCommand, link.process, t.id);
-        e.server = static_cast<int32_t>(link.server);
-        e.argv = std::move(argv);
-        e.reply = reply;
-        // Who sent it: the process incarnation then (a restart may have come
-        // since), and whether its caller still waits for it or had given up
-        // (timed out, its connection broken, its process gone): an orphaned
-        // command's effects are nobody's decision.
-        e.value = static_cast<int64_t>(incarnation);
-        if (t.state != Task::State::kBlocked || t.block_token != token ||
-            incarnation != link.process->incarnation) {
-          e.orphaned = true;
-        }
-        life_.record(std::move(e));
-        nodes_.note_key_states(link.server, link.process, t.id);
-        if (lost) {
-          HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
-          l.server = static_cast<int32_t>(link.server);
-          l.text = "reply (connection reset after the command ran)";
-          life_.record(std::move(l));
-          break_link(link, "reset after the command ran", draw_latency(link));
-        } else if (reply_lost) {
-          HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
-          l.server = static_cast<int32_t>(link.server);
-          l.text = "reply";
-          life_.record(std::move(l));
-        } else {
-          // The reply moves along (scheduler, pause hold, task): each
-          // action runs once.
-          // A plain reply on the task's own connection touches that task
-          // only (exhaustive.h, case 4); an on_arrival hook may touch more.
-          const TaskId only = !on_arrival && link.task == t.id ? t.id : 0;
-          deliver_to_client(
-              link,
-              [this, &t, token, reply = std::move(reply),
-               on_arrival = std::move(on_arrival)]() mutable {
-                if (t.state != Task::State::kBlocked || t.block_token != token) return;
-                if (on_arrival) on_arrival(reply);
-                t.reply = std::move(reply);
-                procs_.wake(t, token);
-              },
-              "reply", only);
-        }
-        nodes_.serve_unblocked(node);
-        nodes_.after_command(node);
-      },
-      "request", std::move(footprint));
+  {
+    auto [m, id] = new_message(Message::Kind::kRequest);
+    m->task = &t;
+    m->token = token;
+    m->argv = std::move(argv);
+    m->on_arrival = std::move(on_arrival);
+    m->lost = lost;
+    m->lost_after_run = lost_after_run;
+    m->reply_lost = reply_lost;
+    m->incarnation = p.incarnation;
+    // A request belongs to its connection's task (send_to_server).
+    send_message(link, link.last_to_server_us, id, "request", std::move(footprint), link.task);
+  }
   try {
     procs_.suspend(t);
   } catch (const lock::ClosedError&) {
