@@ -5,6 +5,7 @@
 #include "sim/world/network.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <stdexcept>
 #include <string_view>
@@ -26,24 +27,52 @@ bool is_command(const lock::Argv& argv, std::string_view name) {
   return true;
 }
 
-// What a reply tells the client about its connection's MULTI and WATCH
-// state (Redis: EXEC, DISCARD and RESET end both; UNWATCH ends WATCH).
-void track_state(Link& link, const lock::Argv& argv, const resp::Reply& reply) {
-  if (is_command(argv, "MULTI")) {
-    link.in_multi = link.in_multi || reply.is_status();
-  } else if (is_command(argv, "WATCH")) {
-    link.watching = link.watching || reply.is_status();
-  } else if (is_command(argv, "UNWATCH")) {
-    link.watching = false;
-  } else if (is_command(argv, "EXEC") || is_command(argv, "DISCARD") || is_command(argv, "RESET")) {
-    link.in_multi = false;
-    link.watching = false;
+// The commands whose reply tells the client about its connection's MULTI
+// and WATCH state (Redis: EXEC, DISCARD and RESET end both; UNWATCH ends
+// WATCH). Taken from argv before it is sent (the request keeps argv).
+enum class StateCommand : uint8_t { kOther, kMulti, kWatch, kUnwatch, kEnd };
+
+StateCommand state_command(const lock::Argv& argv) {
+  if (is_command(argv, "MULTI")) return StateCommand::kMulti;
+  if (is_command(argv, "WATCH")) return StateCommand::kWatch;
+  if (is_command(argv, "UNWATCH")) return StateCommand::kUnwatch;
+  if (is_command(argv, "EXEC") || is_command(argv, "DISCARD") || is_command(argv, "RESET")) {
+    return StateCommand::kEnd;
+  }
+  return StateCommand::kOther;
+}
+
+void track_state(Link& link, StateCommand command, const resp::Reply& reply) {
+  switch (command) {
+    case StateCommand::kMulti:
+      link.in_multi = link.in_multi || reply.is_status();
+      return;
+    case StateCommand::kWatch:
+      link.watching = link.watching || reply.is_status();
+      return;
+    case StateCommand::kUnwatch:
+      link.watching = false;
+      return;
+    case StateCommand::kEnd:
+      link.in_multi = false;
+      link.watching = false;
+      return;
+    case StateCommand::kOther:
+      return;
   }
 }
 
 }  // namespace
 
 resp::Reply SimConnection::do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) {
+  return call_with(argv, timeout);
+}
+
+resp::Reply SimConnection::do_call_owned(lock::Argv&& argv, std::optional<lock::Micros> timeout) {
+  return call_with(std::move(argv), timeout);
+}
+
+resp::Reply SimConnection::call_with(lock::Argv argv, std::optional<lock::Micros> timeout) {
   Process& p = *task_.process;
   Task& t = procs_.current_task(p);
   if (p.dying) {
@@ -69,15 +98,16 @@ resp::Reply SimConnection::do_call(const lock::Argv& argv, std::optional<lock::M
     link_ = &net_.new_link(p, t.id, server_);
   }
   Link& link = *link_;
+  const StateCommand command = state_command(argv);
   resp::Reply reply;
   try {
-    reply = net_.round_trip(t, link, argv, {}, timeout_us);
+    reply = net_.round_trip(t, link, std::move(argv), {}, timeout_us);
   } catch (const lock::ConnectionError&) {
     link.in_multi = false;  // the caller is told: the state is its to rebuild
     link.watching = false;
     throw;
   }
-  track_state(link, argv, reply);
+  track_state(link, command, reply);
   return reply;
 }
 
@@ -128,12 +158,7 @@ Link& Network::pubsub_link(Process& p, size_t server) {
   Link& link = new_link(p, 0, server);
   // The server calls this inside the PUBLISH (or SUBSCRIBE) it is running;
   // the push then travels to the client like any other message.
-  link.session->set_push_handler([this, &link](const resp::Reply& push) {
-    // Copied once here; then it moves along (scheduler, pause hold): each
-    // action runs once.
-    deliver_to_client(
-        link, [this, &link, push] { dispatch_push(*link.process, link.server, push); }, "push");
-  });
+  link.session->set_push_handler([this, &link](const resp::Reply& push) { send_push(link, push); });
   slot = &link;
   return link;
 }
@@ -262,9 +287,25 @@ void Network::release_message(uint32_t id) {
   m.argv.clear();
   m.on_arrival = nullptr;
   m.reply = resp::Reply();
-  m.through_process = m.lost = m.lost_after_run = m.reply_lost = false;
+  m.text.clear();
+  m.through_process = m.lost = m.lost_after_run = m.reply_lost = m.message = false;
   m.task = nullptr;
   free_messages_.push_back(id);
+}
+
+void Network::send_push(Link& link, const resp::Reply& push) {
+  if (link.broken) return;
+  // What the process reads of it, copied once here (channel and payload,
+  // not the whole array); then it moves along (pause hold): each message
+  // arrives once. Any other push only travels (and is held by a pause).
+  auto [m, id] = new_message(Message::Kind::kPush);
+  const auto& el = push.elements();
+  if (push.is_array() && el.size() == 3 && el[0].str() == "message") {
+    m->message = true;
+    m->text = el[1].str();
+    m->reply = el[2];
+  }
+  send_message(link, link.last_to_client_us, id, "push", nullptr, 0);
 }
 
 void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
@@ -339,6 +380,9 @@ void Network::arrive(uint32_t id) {
     case Message::Kind::kReply:
       reply_arrived(m);
       return;
+    case Message::Kind::kPush:
+      push_arrived(m);
+      return;
   }
 }
 
@@ -396,20 +440,21 @@ void Network::request_arrived(Message& m) {
     nodes_.after_command(node);
     return;
   }
-  HistoryEvent e = life_.event(EventKind::kCommand, link.process, t.id);
-  e.server = static_cast<int32_t>(link.server);
-  e.argv = std::move(m.argv);
-  e.reply = reply;
-  // Who sent it: the process incarnation then (a restart may have come
-  // since), and whether its caller still waits for it or had given up
-  // (timed out, its connection broken, its process gone): an orphaned
-  // command's effects are nobody's decision.
-  e.value = static_cast<int64_t>(m.incarnation);
-  if (t.state != Task::State::kBlocked || t.block_token != token ||
-      m.incarnation != link.process->incarnation) {
-    e.orphaned = true;
+  {
+    HistoryEvent& e = life_.record_event(EventKind::kCommand, link.process, t.id);
+    e.server = static_cast<int32_t>(link.server);
+    e.argv = std::move(m.argv);
+    e.reply = reply;
+    // Who sent it: the process incarnation then (a restart may have come
+    // since), and whether its caller still waits for it or had given up
+    // (timed out, its connection broken, its process gone): an orphaned
+    // command's effects are nobody's decision.
+    e.value = static_cast<int64_t>(m.incarnation);
+    if (t.state != Task::State::kBlocked || t.block_token != token ||
+        m.incarnation != link.process->incarnation) {
+      e.orphaned = true;
+    }
   }
-  life_.record(std::move(e));
   nodes_.note_key_states(link.server, link.process, t.id);
   if (m.lost) {
     HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
@@ -464,6 +509,23 @@ void Network::reply_arrived(Message& m) {
   procs_.deliver(p, [this, t = m.task, token = m.token, reply = std::move(m.reply),
                      on_arrival = std::move(m.on_arrival)]() mutable {
     take_reply(procs_, *t, token, reply, on_arrival);
+  });
+}
+
+void Network::push_arrived(Message& m) {
+  // Through Processes::deliver, as reply_arrived.
+  Process& p = *m.link->process;
+  const size_t server = m.link->server;
+  if (!p.dying && !p.paused) {
+    if (m.message) dispatch_push(p, server, m.text, m.reply);
+    return;
+  }
+  if (!m.message) {
+    procs_.deliver(p, [] {});
+    return;
+  }
+  procs_.deliver(p, [this, &p, server, channel = std::move(m.text), payload = std::move(m.reply)] {
+    dispatch_push(p, server, channel, payload);
   });
 }
 
@@ -701,27 +763,35 @@ void Network::resubscribe(Process& p, size_t server) {
   }
 }
 
-void Network::dispatch_push(Process& p, size_t server, const resp::Reply& push) {
-  const auto& el = push.elements();
-  if (!push.is_array() || el.size() != 3 || el[0].str() != "message") return;
-  const std::string& channel = el[1].str();
-  const std::string& payload = el[2].str();
-  HistoryEvent e = life_.event(EventKind::kPush, &p, 0);
-  e.server = static_cast<int32_t>(server);
-  e.text = channel;
-  e.reply = el[2];
-  life_.record(std::move(e));
-  // Collect first: a callback may subscribe or unsubscribe.
-  std::vector<lock::SubscriptionId> ids;
+void Network::dispatch_push(Process& p, size_t server, const std::string& channel,
+                            const resp::Reply& payload) {
+  {
+    HistoryEvent& e = life_.record_event(EventKind::kPush, &p, 0);
+    e.server = static_cast<int32_t>(server);
+    e.text = channel;
+    e.reply = payload;
+  }
+  // Collect first: a callback may subscribe or unsubscribe. (Nearly always
+  // a few: on the stack, the rest in a vector.)
+  std::array<lock::SubscriptionId, 8> few;
+  size_t count = 0;
+  std::vector<lock::SubscriptionId> more;
   for (const auto& [id, sub] : p.subscriptions) {
-    if (sub.server == server && sub.channel == channel) ids.push_back(id);
+    if (sub.server != server || sub.channel != channel) continue;
+    if (count < few.size()) {
+      few[count++] = id;
+    } else {
+      more.push_back(id);
+    }
   }
-  for (lock::SubscriptionId id : ids) {
+  const auto run = [&](lock::SubscriptionId id) {
     auto it = p.subscriptions.find(id);
-    if (it == p.subscriptions.end() || p.dying) continue;
+    if (it == p.subscriptions.end() || p.dying) return;
     auto callback = it->second.on_message;  // a copy: the callback may erase itself
-    callback(payload);
-  }
+    callback(payload.str());
+  };
+  for (size_t i = 0; i < count; ++i) run(few[i]);
+  for (lock::SubscriptionId id : more) run(id);
 }
 
 lock::SubscriptionId Network::subscribe(Process& p, const std::string& channel,
@@ -768,7 +838,13 @@ void Network::unsubscribe(Process& p, lock::SubscriptionId id) {
   if (link == nullptr || link->closed || link->broken) return;
   const Task* current = procs_.current();
   const TaskId task = current != nullptr && current->process == &p ? current->id : 0;
-  const lock::Argv unsubscribe{"UNSUBSCRIBE", channel};
+  // The footprint (exhaustive reduction) only when footprints are on: the
+  // argv is not built otherwise.
+  std::shared_ptr<const Footprint> footprint;
+  if (life_.footprints()) {
+    const lock::Argv unsubscribe{"UNSUBSCRIBE", channel};
+    footprint = footprint_of(*link, &unsubscribe);
+  }
   send_to_server(
       *link,
       [this, link, task, channel] {
@@ -783,7 +859,7 @@ void Network::unsubscribe(Process& p, lock::SubscriptionId id) {
         // Nobody waits for this reply; it only keeps its place in the FIFO.
         send_to_client(*link, [] {});
       },
-      "request", footprint_of(*link, &unsubscribe));
+      "request", std::move(footprint));
 }
 
 void Network::add_loss_window(ProcessId pid, size_t server, int64_t from_us, int64_t to_us,

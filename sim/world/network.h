@@ -94,6 +94,9 @@ class SimConnection final : public lock::Connection {
 
  private:
   resp::Reply do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) override;
+  // argv goes on into the request and the history without a copy.
+  resp::Reply do_call_owned(lock::Argv&& argv, std::optional<lock::Micros> timeout) override;
+  resp::Reply call_with(lock::Argv argv, std::optional<lock::Micros> timeout);
 
   Network& net_;
   Processes& procs_;
@@ -190,12 +193,14 @@ class Network {
       kAction,   // fn
       kRequest,  // a round trip's request: task, token, argv, on_arrival, the fault draws
       kReply,    // its reply: task, token, reply, on_arrival
+      kPush,     // a pub/sub message to the process: text (channel), reply (payload)
     };
     Kind kind = Kind::kAction;
     bool through_process = false;  // kAction: fn runs through Processes::deliver
     bool lost = false;             // kRequest: the draws round_trip made
     bool lost_after_run = false;
     bool reply_lost = false;
+    bool message = false;  // kPush: a "message" push (anything else only travels)
     Link* link = nullptr;
     std::string_view what;  // a string literal
     int64_t sent = 0;       // when it was sent (true us)
@@ -206,6 +211,7 @@ class Network {
     lock::Argv argv;
     std::function<void(const resp::Reply&)> on_arrival;
     resp::Reply reply;
+    std::string text;
   };
   // A cleared record of the pool and its index.
   std::pair<Message*, uint32_t> new_message(Message::Kind kind);
@@ -214,6 +220,9 @@ class Network {
   void arrive(uint32_t id);
   void request_arrived(Message& m);
   void reply_arrived(Message& m);
+  void push_arrived(Message& m);
+  // The server's push on `link` sent on to the process (its pub/sub link).
+  void send_push(Link& link, const resp::Reply& push);
   // Either direction: `last_arrival_us` is the link's last arrival time that way.
   // `through_process`: `fn` runs through Processes::deliver (deliver_to_client).
   void send(Link& link, int64_t& last_arrival_us, std::function<void()> fn, std::string_view what,
@@ -235,7 +244,10 @@ class Network {
   bool unreachable(const Process& p, size_t server) const;
   bool partitioned(const Process& p, size_t server) const;
   void fail_call(Task& t, uint64_t token, CallEnd end, std::string error, int64_t at_us);
-  void dispatch_push(Process& p, size_t server, const resp::Reply& push);
+  // A "message" push on `channel` reaching `p`: its history event, then
+  // the process's callbacks subscribed to `channel` on `server`.
+  void dispatch_push(Process& p, size_t server, const std::string& channel,
+                     const resp::Reply& payload);
 
   Lifecycle& life_;
   Processes& procs_;
