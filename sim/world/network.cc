@@ -269,12 +269,16 @@ void Network::deliver_to_client(Link& link, std::function<void()> fn, std::strin
 
 std::pair<Network::Message*, uint32_t> Network::new_message(Message::Kind kind) {
   uint32_t id;
-  if (free_messages_.empty()) {
-    id = static_cast<uint32_t>(messages_.size());
-    messages_.push_back(std::make_unique<Message>());
-  } else {
+  if (!free_messages_.empty()) {
     id = free_messages_.back();
     free_messages_.pop_back();
+  } else if (!dropped_messages_.empty()) {
+    id = dropped_messages_.back();
+    dropped_messages_.pop_back();
+    messages_[id] = std::make_unique<Message>();
+  } else {
+    id = static_cast<uint32_t>(messages_.size());
+    messages_.push_back(std::make_unique<Message>());
   }
   Message* m = messages_[id].get();
   m->kind = kind;
@@ -282,6 +286,11 @@ std::pair<Network::Message*, uint32_t> Network::new_message(Message::Kind kind) 
 }
 
 void Network::release_message(uint32_t id) {
+  if (free_messages_.size() >= kKeptMessages) {
+    messages_[id].reset();
+    dropped_messages_.push_back(id);
+    return;
+  }
   Message& m = *messages_[id];
   m.fn = nullptr;
   m.argv.clear();

@@ -256,8 +256,15 @@ class Network {
   std::vector<Window> partitions_;
   std::vector<Window> delays_;
   std::vector<Window> losses_;
-  std::vector<std::unique_ptr<Message>> messages_;  // stable addresses: arrivals send more
+  // Stable addresses (an arrival sends more). At most kKeptMessages free
+  // records are kept for reuse (free_messages_); past that a released
+  // record is freed and its index waits in dropped_messages_, so a burst of
+  // messages (a thousand processes starting at once) does not hold its
+  // memory for the rest of the run.
+  static constexpr size_t kKeptMessages = 64;
+  std::vector<std::unique_ptr<Message>> messages_;
   std::vector<uint32_t> free_messages_;
+  std::vector<uint32_t> dropped_messages_;
 };
 
 }  // namespace redsim::world::detail
