@@ -27,6 +27,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lock/errors.h"
@@ -74,11 +75,25 @@ class Connection {
     }
     return do_call(argv, timeout);
   }
+  // The same call, handing argv over: a Connection that keeps the command
+  // (the simulation records it in the world's history) takes it without a
+  // copy. Same errors and replies as call(const Argv&).
+  Reply call(Argv&& argv, std::optional<Micros> timeout = std::nullopt) {
+    if (timeout && *timeout <= Micros::zero()) {
+      throw std::invalid_argument("Connection::call: timeout must be positive, got " +
+                                  std::to_string(timeout->count()) + " us");
+    }
+    return do_call_owned(std::move(argv), timeout);
+  }
 
  protected:
   // The call itself, in each world: `timeout` is std::nullopt (the default)
   // or positive. Pure virtual, so that no Connection drops the timeout.
   virtual Reply do_call(const Argv& argv, std::optional<Micros> timeout) = 0;
+  // call(Argv&&): do_call unless a Connection has a use for argv itself.
+  virtual Reply do_call_owned(Argv&& argv, std::optional<Micros> timeout) {
+    return do_call(argv, timeout);
+  }
 };
 
 // A wake-up signal a task can wait on, with a timeout. It remembers one

@@ -79,25 +79,33 @@ const Script& force_unlock_script() {
 
 std::string ms_arg(milliseconds ms) { return std::to_string(ms.count()); }
 
-// run_script() (lock/script.h) for the acquire and unlock of every cycle:
-// the one argv is built in place from views, without the two intermediate
-// vectors of keys and args. Same commands: EVALSHA, then EVAL if and only
-// if the EVALSHA answered NOSCRIPT.
-Reply run_cycle_script(Connection& connection, const Script& script,
-                       std::initializer_list<std::string_view> keys,
-                       std::initializer_list<std::string_view> args) {
+// `first` (EVALSHA or EVAL), `second` (the SHA1 or the body), numkeys,
+// keys, args: one argv built in place from views.
+Argv cycle_argv(std::string_view first, const std::string& second,
+                std::initializer_list<std::string_view> keys,
+                std::initializer_list<std::string_view> args) {
   Argv argv;
   argv.reserve(3 + keys.size() + args.size());
-  argv.emplace_back("EVALSHA");
-  argv.emplace_back(script.sha1_hex());
+  argv.emplace_back(first);
+  argv.emplace_back(second);
   argv.emplace_back(std::to_string(keys.size()));
   for (std::string_view k : keys) argv.emplace_back(k);
   for (std::string_view a : args) argv.emplace_back(a);
-  Reply reply = connection.call(argv);
+  return argv;
+}
+
+// run_script() (lock/script.h) for the acquire and unlock of every cycle:
+// the argv is built in place from views, without the two intermediate
+// vectors of keys and args, and handed over to the connection (the
+// simulation keeps it in its history without a copy). Same commands:
+// EVALSHA, then EVAL if and only if the EVALSHA answered NOSCRIPT (its argv
+// built again from the same views).
+Reply run_cycle_script(Connection& connection, const Script& script,
+                       std::initializer_list<std::string_view> keys,
+                       std::initializer_list<std::string_view> args) {
+  Reply reply = connection.call(cycle_argv("EVALSHA", script.sha1_hex(), keys, args));
   if (reply.is_error() && reply.error_code() == "NOSCRIPT") {
-    argv[0] = "EVAL";
-    argv[1] = script.text();
-    reply = connection.call(argv);
+    reply = connection.call(cycle_argv("EVAL", script.text(), keys, args));
   }
   return reply;
 }

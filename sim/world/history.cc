@@ -139,13 +139,23 @@ EventLog& EventLog::operator=(const EventLog& other) {
   return *this;
 }
 
-void EventLog::push_back(HistoryEvent&& e) {
+void* EventLog::next_slot() {
   if (size_ == chunks_.size() * kChunk) {
     chunks_.push_back(static_cast<HistoryEvent*>(
         ::operator new (sizeof(HistoryEvent) * kChunk, std::align_val_t{alignof(HistoryEvent)})));
   }
-  new (chunks_[size_ / kChunk] + size_ % kChunk) HistoryEvent(std::move(e));
+  return chunks_[size_ / kChunk] + size_ % kChunk;
+}
+
+void EventLog::push_back(HistoryEvent&& e) {
+  new (next_slot()) HistoryEvent(std::move(e));
   ++size_;
+}
+
+HistoryEvent& EventLog::emplace_back() {
+  HistoryEvent* e = new (next_slot()) HistoryEvent();
+  ++size_;
+  return *e;
 }
 
 void EventLog::clear() {

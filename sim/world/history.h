@@ -223,6 +223,8 @@ class EventLog {
   const_iterator end() const { return {this, size_}; }
   void push_back(HistoryEvent&& e);
   void push_back(const HistoryEvent& e) { push_back(HistoryEvent(e)); }
+  // Appends a default event and returns it, to be filled in place.
+  HistoryEvent& emplace_back();
   void clear();
 
  private:
@@ -230,6 +232,8 @@ class EventLog {
     chunks_.swap(other.chunks_);
     std::swap(size_, other.size_);
   }
+  // Storage for the next event (a new chunk when the last one is full).
+  void* next_slot();
   // Raw storage for kChunk events each; the first size_ slots hold events.
   std::vector<HistoryEvent*> chunks_;
   size_t size_ = 0;
@@ -244,6 +248,9 @@ class History {
   // bytes of strings, argv and reply: the world records several per command).
   size_t add(HistoryEvent&& e);
   size_t add(const HistoryEvent& e) { return add(HistoryEvent(e)); }
+  // Appends a default event and returns it: the caller fills it in place
+  // (nothing moved), before anything else is added.
+  HistoryEvent& add_new() { return events_.emplace_back(); }
 
   const Events& events() const { return events_; }
   size_t size() const { return events_.size(); }

@@ -50,6 +50,15 @@ HistoryEvent Lifecycle::event(EventKind kind, const Process* p, TaskId task) con
   return e;
 }
 
+HistoryEvent& Lifecycle::record_event(EventKind kind, const Process* p, TaskId task) {
+  HistoryEvent& e = history_.add_new();
+  e.t_us = now();
+  e.kind = kind;
+  e.process = p != nullptr ? p->pid : 0;
+  e.task = task;
+  return e;
+}
+
 std::vector<ChoicePoint> Lifecycle::choice_points() const {
   return chooser_ ? chooser_->points() : std::vector<ChoicePoint>{};
 }

@@ -56,6 +56,10 @@ class Lifecycle {
   // A history event of `kind` at now(), of process `p` (null: none) and task.
   HistoryEvent event(EventKind kind, const Process* p, TaskId task) const;
   void record(HistoryEvent&& e) { history_.add(std::move(e)); }
+  // event() recorded at once and returned to be filled in place (no move of
+  // a few hundred bytes); the caller fills it before anything else is
+  // recorded.
+  HistoryEvent& record_event(EventKind kind, const Process* p, TaskId task);
   const History& history() const { return history_; }
 
   const Prng& root() const { return root_; }

@@ -5,6 +5,7 @@
 #include "sim/world/network.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <stdexcept>
 #include <string_view>
@@ -26,24 +27,52 @@ bool is_command(const lock::Argv& argv, std::string_view name) {
   return true;
 }
 
-// What a reply tells the client about its connection's MULTI and WATCH
-// state (Redis: EXEC, DISCARD and RESET end both; UNWATCH ends WATCH).
-void track_state(Link& link, const lock::Argv& argv, const resp::Reply& reply) {
-  if (is_command(argv, "MULTI")) {
-    link.in_multi = link.in_multi || reply.is_status();
-  } else if (is_command(argv, "WATCH")) {
-    link.watching = link.watching || reply.is_status();
-  } else if (is_command(argv, "UNWATCH")) {
-    link.watching = false;
-  } else if (is_command(argv, "EXEC") || is_command(argv, "DISCARD") || is_command(argv, "RESET")) {
-    link.in_multi = false;
-    link.watching = false;
+// The commands whose reply tells the client about its connection's MULTI
+// and WATCH state (Redis: EXEC, DISCARD and RESET end both; UNWATCH ends
+// WATCH). Taken from argv before it is sent (the request keeps argv).
+enum class StateCommand : uint8_t { kOther, kMulti, kWatch, kUnwatch, kEnd };
+
+StateCommand state_command(const lock::Argv& argv) {
+  if (is_command(argv, "MULTI")) return StateCommand::kMulti;
+  if (is_command(argv, "WATCH")) return StateCommand::kWatch;
+  if (is_command(argv, "UNWATCH")) return StateCommand::kUnwatch;
+  if (is_command(argv, "EXEC") || is_command(argv, "DISCARD") || is_command(argv, "RESET")) {
+    return StateCommand::kEnd;
+  }
+  return StateCommand::kOther;
+}
+
+void track_state(Link& link, StateCommand command, const resp::Reply& reply) {
+  switch (command) {
+    case StateCommand::kMulti:
+      link.in_multi = link.in_multi || reply.is_status();
+      return;
+    case StateCommand::kWatch:
+      link.watching = link.watching || reply.is_status();
+      return;
+    case StateCommand::kUnwatch:
+      link.watching = false;
+      return;
+    case StateCommand::kEnd:
+      link.in_multi = false;
+      link.watching = false;
+      return;
+    case StateCommand::kOther:
+      return;
   }
 }
 
 }  // namespace
 
 resp::Reply SimConnection::do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) {
+  return call_with(argv, timeout);
+}
+
+resp::Reply SimConnection::do_call_owned(lock::Argv&& argv, std::optional<lock::Micros> timeout) {
+  return call_with(std::move(argv), timeout);
+}
+
+resp::Reply SimConnection::call_with(lock::Argv argv, std::optional<lock::Micros> timeout) {
   Process& p = *task_.process;
   Task& t = procs_.current_task(p);
   if (p.dying) {
@@ -69,15 +98,16 @@ resp::Reply SimConnection::do_call(const lock::Argv& argv, std::optional<lock::M
     link_ = &net_.new_link(p, t.id, server_);
   }
   Link& link = *link_;
+  const StateCommand command = state_command(argv);
   resp::Reply reply;
   try {
-    reply = net_.round_trip(t, link, argv, {}, timeout_us);
+    reply = net_.round_trip(t, link, std::move(argv), {}, timeout_us);
   } catch (const lock::ConnectionError&) {
     link.in_multi = false;  // the caller is told: the state is its to rebuild
     link.watching = false;
     throw;
   }
-  track_state(link, argv, reply);
+  track_state(link, command, reply);
   return reply;
 }
 
@@ -128,12 +158,7 @@ Link& Network::pubsub_link(Process& p, size_t server) {
   Link& link = new_link(p, 0, server);
   // The server calls this inside the PUBLISH (or SUBSCRIBE) it is running;
   // the push then travels to the client like any other message.
-  link.session->set_push_handler([this, &link](const resp::Reply& push) {
-    // Copied once here; then it moves along (scheduler, pause hold): each
-    // action runs once.
-    deliver_to_client(
-        link, [this, &link, push] { dispatch_push(*link.process, link.server, push); }, "push");
-  });
+  link.session->set_push_handler([this, &link](const resp::Reply& push) { send_push(link, push); });
   slot = &link;
   return link;
 }
@@ -242,12 +267,74 @@ void Network::deliver_to_client(Link& link, std::function<void()> fn, std::strin
   send(link, link.last_to_client_us, std::move(fn), what, nullptr, task, /*through_process=*/true);
 }
 
-// `what` ("request", "reply", "push", "close") is always a string literal:
-// the message keeps the view until it arrives.
+std::pair<Network::Message*, uint32_t> Network::new_message(Message::Kind kind) {
+  uint32_t id;
+  if (!free_messages_.empty()) {
+    id = free_messages_.back();
+    free_messages_.pop_back();
+  } else if (!dropped_messages_.empty()) {
+    id = dropped_messages_.back();
+    dropped_messages_.pop_back();
+    messages_[id] = std::make_unique<Message>();
+  } else {
+    id = static_cast<uint32_t>(messages_.size());
+    messages_.push_back(std::make_unique<Message>());
+  }
+  Message* m = messages_[id].get();
+  m->kind = kind;
+  return {m, id};
+}
+
+void Network::release_message(uint32_t id) {
+  if (free_messages_.size() >= kKeptMessages) {
+    messages_[id].reset();
+    dropped_messages_.push_back(id);
+    return;
+  }
+  Message& m = *messages_[id];
+  m.fn = nullptr;
+  m.argv.clear();
+  m.on_arrival = nullptr;
+  m.reply = resp::Reply();
+  m.text.clear();
+  m.through_process = m.lost = m.lost_after_run = m.reply_lost = m.message = false;
+  m.task = nullptr;
+  free_messages_.push_back(id);
+}
+
+void Network::send_push(Link& link, const resp::Reply& push) {
+  if (link.broken) return;
+  // What the process reads of it, copied once here (channel and payload,
+  // not the whole array); then it moves along (pause hold): each message
+  // arrives once. Any other push only travels (and is held by a pause).
+  auto [m, id] = new_message(Message::Kind::kPush);
+  const auto& el = push.elements();
+  if (push.is_array() && el.size() == 3 && el[0].str() == "message") {
+    m->message = true;
+    m->text = el[1].str();
+    m->reply = el[2];
+  }
+  send_message(link, link.last_to_client_us, id, "push", nullptr, 0);
+}
+
 void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> fn,
                    std::string_view what, std::shared_ptr<const Footprint> footprint, TaskId task,
                    bool through_process) {
   if (link.broken) return;
+  auto [m, id] = new_message(Message::Kind::kAction);
+  m->fn = std::move(fn);
+  m->through_process = through_process;
+  send_message(link, last_arrival_us, id, what, std::move(footprint), task);
+}
+
+// `what` ("request", "reply", "push", "close") is always a string literal:
+// the message keeps the view until it arrives.
+void Network::send_message(Link& link, int64_t& last_arrival_us, uint32_t id, std::string_view what,
+                           std::shared_ptr<const Footprint> footprint, TaskId task) {
+  if (link.broken) {
+    release_message(id);
+    return;
+  }
   // A PCT step of the link's process (its change points demote it).
   if (life_.pct() != nullptr) life_.pct()->step(link.process->pid);
   // Never before an earlier message in the same direction: FIFO. Equal times
@@ -261,25 +348,51 @@ void Network::send(Link& link, int64_t& last_arrival_us, std::function<void()> f
   if (life_.options().record_messages) {
     record_message(link, EventKind::kMessageSent, std::string(what), arrival);
   }
+  Message& m = *messages_[id];
+  m.link = &link;
+  m.what = what;
+  m.sent = sent;
   life_.sched().at_message(
-      arrival,
-      [this, &link, fn = std::move(fn), what, sent, through_process]() mutable {
-        if (link.broken) {  // lost with the connection
-          record_message(link, EventKind::kMessageLost, std::string(what) + " (connection broken)");
-          return;
-        }
-        if (life_.options().record_messages) {
-          record_message(link, EventKind::kMessageDelivered, std::string(what), sent);
-        }
-        // A scheduled action runs once: `fn` can move on.
-        if (through_process) {
-          procs_.deliver(*link.process, std::move(fn));
-        } else {
-          fn();
-        }
-      },
-      link.process->pid, reinterpret_cast<uintptr_t>(&last_arrival_us),
+      arrival, [this, id] { arrive(id); }, link.process->pid,
+      reinterpret_cast<uintptr_t>(&last_arrival_us),
       /*server_side=*/&last_arrival_us == &link.last_to_server_us, std::move(footprint), task);
+}
+
+void Network::arrive(uint32_t id) {
+  // Released however the arrival ends (an action may throw).
+  struct Release {
+    Network* net;
+    uint32_t id;
+    ~Release() { net->release_message(id); }
+  } release{this, id};
+  Message& m = *messages_[id];
+  Link& link = *m.link;
+  if (link.broken) {  // lost with the connection
+    record_message(link, EventKind::kMessageLost, std::string(m.what) + " (connection broken)");
+    return;
+  }
+  if (life_.options().record_messages) {
+    record_message(link, EventKind::kMessageDelivered, std::string(m.what), m.sent);
+  }
+  switch (m.kind) {
+    case Message::Kind::kAction:
+      // A scheduled action runs once: `fn` can move on.
+      if (m.through_process) {
+        procs_.deliver(*link.process, std::move(m.fn));
+      } else {
+        m.fn();
+      }
+      return;
+    case Message::Kind::kRequest:
+      request_arrived(m);
+      return;
+    case Message::Kind::kReply:
+      reply_arrived(m);
+      return;
+    case Message::Kind::kPush:
+      push_arrived(m);
+      return;
+  }
 }
 
 void Network::fail_call(Task& t, uint64_t token, CallEnd end, std::string error, int64_t at_us) {
@@ -295,6 +408,134 @@ void Network::fail_call(Task& t, uint64_t token, CallEnd end, std::string error,
         });
       },
       t.id);
+}
+
+void Network::request_arrived(Message& m) {
+  Link& link = *m.link;
+  Task& t = *m.task;
+  const uint64_t token = m.token;
+  if (!link.session) return;  // cannot happen: a close is queued behind every request
+  if (m.lost && !m.lost_after_run) {
+    HistoryEvent e = life_.event(EventKind::kMessageLost, link.process, t.id);
+    e.server = static_cast<int32_t>(link.server);
+    e.text = "request " + format_argv(m.argv, 48) + " (connection reset)";
+    life_.record(std::move(e));
+    break_link(link, "reset before the command ran", draw_latency(link));
+    return;
+  }
+  Node& node = *link.node;
+  // Keys that expired since the last look are gone before the command
+  // runs, so its own effect on a tracked key is recorded as its own.
+  nodes_.note_key_states(link.server);
+  resp::Reply reply = node.server_->execute(*link.session, m.argv);
+  if (link.session->blocked()) {
+    // BLPOP & co: the call stays pending until the server serves it.
+    nodes_.hold_blocked(node, BlockedCall{&link, link.session.get(), &t, token, m.incarnation,
+                                          std::move(m.argv), m.lost, m.reply_lost});
+    nodes_.after_command(node);
+    return;
+  }
+  std::optional<sim::Session::BlockedWait> wait = link.session->take_blocked_wait();
+  if (wait && !m.lost && !m.reply_lost) {
+    // WAIT holds its reply until enough replicas acknowledged, or timeout.
+    auto w = std::make_shared<BlockedWait>();
+    w->link = &link;
+    w->task = &t;
+    w->token = token;
+    w->numreplicas = wait->numreplicas;
+    w->offset = link.session->repl_offset();
+    w->argv = std::move(m.argv);
+    nodes_.hold_wait(node, std::move(w), wait->timeout_ms);
+    nodes_.after_command(node);
+    return;
+  }
+  {
+    HistoryEvent& e = life_.record_event(EventKind::kCommand, link.process, t.id);
+    e.server = static_cast<int32_t>(link.server);
+    e.argv = std::move(m.argv);
+    e.reply = reply;
+    // Who sent it: the process incarnation then (a restart may have come
+    // since), and whether its caller still waits for it or had given up
+    // (timed out, its connection broken, its process gone): an orphaned
+    // command's effects are nobody's decision.
+    e.value = static_cast<int64_t>(m.incarnation);
+    if (t.state != Task::State::kBlocked || t.block_token != token ||
+        m.incarnation != link.process->incarnation) {
+      e.orphaned = true;
+    }
+  }
+  nodes_.note_key_states(link.server, link.process, t.id);
+  if (m.lost) {
+    HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
+    l.server = static_cast<int32_t>(link.server);
+    l.text = "reply (connection reset after the command ran)";
+    life_.record(std::move(l));
+    break_link(link, "reset after the command ran", draw_latency(link));
+  } else if (m.reply_lost) {
+    HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
+    l.server = static_cast<int32_t>(link.server);
+    l.text = "reply";
+    life_.record(std::move(l));
+  } else {
+    // The reply moves along (message, pause hold, task): each action runs
+    // once. A plain reply on the task's own connection touches that task
+    // only (exhaustive.h, case 4); an on_arrival hook may touch more.
+    const TaskId only = !m.on_arrival && link.task == t.id ? t.id : 0;
+    if (!link.broken) {
+      auto [r, id] = new_message(Message::Kind::kReply);
+      r->task = &t;
+      r->token = token;
+      r->reply = std::move(reply);
+      r->on_arrival = std::move(m.on_arrival);
+      send_message(link, link.last_to_client_us, id, "reply", nullptr, only);
+    }
+  }
+  nodes_.serve_unblocked(node);
+  nodes_.after_command(node);
+}
+
+namespace {
+// The reply reaching a task that waits for it (its own block, not a
+// later one's).
+void take_reply(Processes& procs, Task& t, uint64_t token, resp::Reply& reply,
+                const std::function<void(const resp::Reply&)>& on_arrival) {
+  if (t.state != Task::State::kBlocked || t.block_token != token) return;
+  if (on_arrival) on_arrival(reply);
+  t.reply = std::move(reply);
+  procs.wake(t, token);
+}
+}  // namespace
+
+void Network::reply_arrived(Message& m) {
+  // Through Processes::deliver: taken now, held by a pause (then the held
+  // action owns the reply), dropped when the process is gone. Taken now is
+  // the same as deliver running it at once, without a std::function.
+  Process& p = *m.link->process;
+  if (!p.dying && !p.paused) {
+    take_reply(procs_, *m.task, m.token, m.reply, m.on_arrival);
+    return;
+  }
+  procs_.deliver(p, [this, t = m.task, token = m.token, reply = std::move(m.reply),
+                     on_arrival = std::move(m.on_arrival)]() mutable {
+    take_reply(procs_, *t, token, reply, on_arrival);
+  });
+}
+
+void Network::push_arrived(Message& m) {
+  // Through Processes::deliver, as reply_arrived.
+  Process& p = *m.link->process;
+  const size_t server = m.link->server;
+  if (!p.dying && !p.paused) {
+    if (m.message) dispatch_push(p, server, m.text, m.reply);
+    return;
+  }
+  if (!m.message) {
+    procs_.deliver(p, [] {});
+    return;
+  }
+  procs_.deliver(p, [this, &p, server, channel = std::move(m.text), payload = std::move(m.reply)] {
+    dispatch_push(p, server, channel, payload);
+  });
 }
 
 resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
@@ -350,92 +591,19 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
     fail_call(t, token, CallEnd::kTimeout, "", life_.now() + p.clock.true_duration(timeout_us));
   }
   std::shared_ptr<const Footprint> footprint = footprint_of(link, &argv);
-  send_to_server(
-      link,
-      [this, &link, &t, token, argv = std::move(argv), on_arrival = std::move(on_arrival), lost,
-       lost_after_run, reply_lost, incarnation = p.incarnation]() mutable {
-        if (!link.session) return;  // cannot happen: a close is queued behind every request
-        if (lost && !lost_after_run) {
-          HistoryEvent e = life_.event(EventKind::kMessageLost, link.process, t.id);
-          e.server = static_cast<int32_t>(link.server);
-          e.text = "request " + format_argv(argv, 48) + " (connection reset)";
-          life_.record(std::move(e));
-          break_link(link, "reset before the command ran", draw_latency(link));
-          return;
-        }
-        Node& node = *link.node;
-        // Keys that expired since the last look are gone before the command
-        // runs, so its own effect on a tracked key is recorded as its own.
-        nodes_.note_key_states(link.server);
-        resp::Reply reply = node.server_->execute(*link.session, argv);
-        if (link.session->blocked()) {
-          // BLPOP & co: the call stays pending until the server serves it.
-          nodes_.hold_blocked(node, BlockedCall{&link, link.session.get(), &t, token, incarnation,
-                                                std::move(argv), lost, reply_lost});
-          nodes_.after_command(node);
-          return;
-        }
-        std::optional<sim::Session::BlockedWait> wait = link.session->take_blocked_wait();
-        if (wait && !lost && !reply_lost) {
-          // WAIT holds its reply until enough replicas acknowledged, or timeout.
-          auto w = std::make_shared<BlockedWait>();
-          w->link = &link;
-          w->task = &t;
-          w->token = token;
-          w->numreplicas = wait->numreplicas;
-          w->offset = link.session->repl_offset();
-          w->argv = std::move(argv);
-          nodes_.hold_wait(node, std::move(w), wait->timeout_ms);
-          nodes_.after_command(node);
-          return;
-        }
-        HistoryEvent e = life_.event(EventKind::kCommand, link.process, t.id);
-        e.server = static_cast<int32_t>(link.server);
-        e.argv = std::move(argv);
-        e.reply = reply;
-        // Who sent it: the process incarnation then (a restart may have come
-        // since), and whether its caller still waits for it or had given up
-        // (timed out, its connection broken, its process gone): an orphaned
-        // command's effects are nobody's decision.
-        e.value = static_cast<int64_t>(incarnation);
-        if (t.state != Task::State::kBlocked || t.block_token != token ||
-            incarnation != link.process->incarnation) {
-          e.orphaned = true;
-        }
-        life_.record(std::move(e));
-        nodes_.note_key_states(link.server, link.process, t.id);
-        if (lost) {
-          HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
-          l.server = static_cast<int32_t>(link.server);
-          l.text = "reply (connection reset after the command ran)";
-          life_.record(std::move(l));
-          break_link(link, "reset after the command ran", draw_latency(link));
-        } else if (reply_lost) {
-          HistoryEvent l = life_.event(EventKind::kMessageLost, link.process, t.id);
-          l.server = static_cast<int32_t>(link.server);
-          l.text = "reply";
-          life_.record(std::move(l));
-        } else {
-          // The reply moves along (scheduler, pause hold, task): each
-          // action runs once.
-          // A plain reply on the task's own connection touches that task
-          // only (exhaustive.h, case 4); an on_arrival hook may touch more.
-          const TaskId only = !on_arrival && link.task == t.id ? t.id : 0;
-          deliver_to_client(
-              link,
-              [this, &t, token, reply = std::move(reply),
-               on_arrival = std::move(on_arrival)]() mutable {
-                if (t.state != Task::State::kBlocked || t.block_token != token) return;
-                if (on_arrival) on_arrival(reply);
-                t.reply = std::move(reply);
-                procs_.wake(t, token);
-              },
-              "reply", only);
-        }
-        nodes_.serve_unblocked(node);
-        nodes_.after_command(node);
-      },
-      "request", std::move(footprint));
+  {
+    auto [m, id] = new_message(Message::Kind::kRequest);
+    m->task = &t;
+    m->token = token;
+    m->argv = std::move(argv);
+    m->on_arrival = std::move(on_arrival);
+    m->lost = lost;
+    m->lost_after_run = lost_after_run;
+    m->reply_lost = reply_lost;
+    m->incarnation = p.incarnation;
+    // A request belongs to its connection's task (send_to_server).
+    send_message(link, link.last_to_server_us, id, "request", std::move(footprint), link.task);
+  }
   try {
     procs_.suspend(t);
   } catch (const lock::ClosedError&) {
@@ -604,27 +772,35 @@ void Network::resubscribe(Process& p, size_t server) {
   }
 }
 
-void Network::dispatch_push(Process& p, size_t server, const resp::Reply& push) {
-  const auto& el = push.elements();
-  if (!push.is_array() || el.size() != 3 || el[0].str() != "message") return;
-  const std::string& channel = el[1].str();
-  const std::string& payload = el[2].str();
-  HistoryEvent e = life_.event(EventKind::kPush, &p, 0);
-  e.server = static_cast<int32_t>(server);
-  e.text = channel;
-  e.reply = el[2];
-  life_.record(std::move(e));
-  // Collect first: a callback may subscribe or unsubscribe.
-  std::vector<lock::SubscriptionId> ids;
+void Network::dispatch_push(Process& p, size_t server, const std::string& channel,
+                            const resp::Reply& payload) {
+  {
+    HistoryEvent& e = life_.record_event(EventKind::kPush, &p, 0);
+    e.server = static_cast<int32_t>(server);
+    e.text = channel;
+    e.reply = payload;
+  }
+  // Collect first: a callback may subscribe or unsubscribe. (Nearly always
+  // a few: on the stack, the rest in a vector.)
+  std::array<lock::SubscriptionId, 8> few;
+  size_t count = 0;
+  std::vector<lock::SubscriptionId> more;
   for (const auto& [id, sub] : p.subscriptions) {
-    if (sub.server == server && sub.channel == channel) ids.push_back(id);
+    if (sub.server != server || sub.channel != channel) continue;
+    if (count < few.size()) {
+      few[count++] = id;
+    } else {
+      more.push_back(id);
+    }
   }
-  for (lock::SubscriptionId id : ids) {
+  const auto run = [&](lock::SubscriptionId id) {
     auto it = p.subscriptions.find(id);
-    if (it == p.subscriptions.end() || p.dying) continue;
+    if (it == p.subscriptions.end() || p.dying) return;
     auto callback = it->second.on_message;  // a copy: the callback may erase itself
-    callback(payload);
-  }
+    callback(payload.str());
+  };
+  for (size_t i = 0; i < count; ++i) run(few[i]);
+  for (lock::SubscriptionId id : more) run(id);
 }
 
 lock::SubscriptionId Network::subscribe(Process& p, const std::string& channel,
@@ -671,7 +847,13 @@ void Network::unsubscribe(Process& p, lock::SubscriptionId id) {
   if (link == nullptr || link->closed || link->broken) return;
   const Task* current = procs_.current();
   const TaskId task = current != nullptr && current->process == &p ? current->id : 0;
-  const lock::Argv unsubscribe{"UNSUBSCRIBE", channel};
+  // The footprint (exhaustive reduction) only when footprints are on: the
+  // argv is not built otherwise.
+  std::shared_ptr<const Footprint> footprint;
+  if (life_.footprints()) {
+    const lock::Argv unsubscribe{"UNSUBSCRIBE", channel};
+    footprint = footprint_of(*link, &unsubscribe);
+  }
   send_to_server(
       *link,
       [this, link, task, channel] {
@@ -686,7 +868,7 @@ void Network::unsubscribe(Process& p, lock::SubscriptionId id) {
         // Nobody waits for this reply; it only keeps its place in the FIFO.
         send_to_client(*link, [] {});
       },
-      "request", footprint_of(*link, &unsubscribe));
+      "request", std::move(footprint));
 }
 
 void Network::add_loss_window(ProcessId pid, size_t server, int64_t from_us, int64_t to_us,

@@ -32,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lock/env.h"
@@ -93,6 +94,9 @@ class SimConnection final : public lock::Connection {
 
  private:
   resp::Reply do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) override;
+  // argv goes on into the request and the history without a copy.
+  resp::Reply do_call_owned(lock::Argv&& argv, std::optional<lock::Micros> timeout) override;
+  resp::Reply call_with(lock::Argv argv, std::optional<lock::Micros> timeout);
 
   Network& net_;
   Processes& procs_;
@@ -179,11 +183,54 @@ class Network {
   std::shared_ptr<const Footprint> footprint_of(const Link& link, const lock::Argv* argv) const;
   // Records a message event of `link`'s task: sent, delivered, lost, delayed.
   void record_message(const Link& link, EventKind kind, std::string text, int64_t value = 0);
+  // A message on the wire: what its arrival needs. Records are pooled
+  // (messages_, reused through free_messages_), so a message's scheduled
+  // action is a pointer and an index, which std::function keeps without a
+  // heap block; a request and its reply carry their state here instead of
+  // in a lambda of their own (two heap blocks less per message).
+  struct Message {
+    enum class Kind : uint8_t {
+      kAction,   // fn
+      kRequest,  // a round trip's request: task, token, argv, on_arrival, the fault draws
+      kReply,    // its reply: task, token, reply, on_arrival
+      kPush,     // a pub/sub message to the process: text (channel), reply (payload)
+    };
+    Kind kind = Kind::kAction;
+    bool through_process = false;  // kAction: fn runs through Processes::deliver
+    bool lost = false;             // kRequest: the draws round_trip made
+    bool lost_after_run = false;
+    bool reply_lost = false;
+    bool message = false;  // kPush: a "message" push (anything else only travels)
+    Link* link = nullptr;
+    std::string_view what;  // a string literal
+    int64_t sent = 0;       // when it was sent (true us)
+    Task* task = nullptr;
+    uint64_t token = 0;
+    uint64_t incarnation = 0;  // kRequest: the sender's, when it sent
+    std::function<void()> fn;
+    lock::Argv argv;
+    std::function<void(const resp::Reply&)> on_arrival;
+    resp::Reply reply;
+    std::string text;
+  };
+  // A cleared record of the pool and its index.
+  std::pair<Message*, uint32_t> new_message(Message::Kind kind);
+  void release_message(uint32_t id);
+  // Runs message `id` at its arrival, then releases it.
+  void arrive(uint32_t id);
+  void request_arrived(Message& m);
+  void reply_arrived(Message& m);
+  void push_arrived(Message& m);
+  // The server's push on `link` sent on to the process (its pub/sub link).
+  void send_push(Link& link, const resp::Reply& push);
   // Either direction: `last_arrival_us` is the link's last arrival time that way.
   // `through_process`: `fn` runs through Processes::deliver (deliver_to_client).
   void send(Link& link, int64_t& last_arrival_us, std::function<void()> fn, std::string_view what,
             std::shared_ptr<const Footprint> footprint = nullptr, TaskId task = 0,
             bool through_process = false);
+  // send() of the filled record `id` (its link and what are set here).
+  void send_message(Link& link, int64_t& last_arrival_us, uint32_t id, std::string_view what,
+                    std::shared_ptr<const Footprint> footprint, TaskId task);
   // Sends argv on `link` for task `t`, blocks t until the reply arrives and
   // returns it. `on_arrival` runs when the reply reaches the process (before
   // the task resumes). timeout_us (process clock) > 0: lock::TimeoutError
@@ -197,7 +244,10 @@ class Network {
   bool unreachable(const Process& p, size_t server) const;
   bool partitioned(const Process& p, size_t server) const;
   void fail_call(Task& t, uint64_t token, CallEnd end, std::string error, int64_t at_us);
-  void dispatch_push(Process& p, size_t server, const resp::Reply& push);
+  // A "message" push on `channel` reaching `p`: its history event, then
+  // the process's callbacks subscribed to `channel` on `server`.
+  void dispatch_push(Process& p, size_t server, const std::string& channel,
+                     const resp::Reply& payload);
 
   Lifecycle& life_;
   Processes& procs_;
@@ -206,6 +256,15 @@ class Network {
   std::vector<Window> partitions_;
   std::vector<Window> delays_;
   std::vector<Window> losses_;
+  // Stable addresses (an arrival sends more). At most kKeptMessages free
+  // records are kept for reuse (free_messages_); past that a released
+  // record is freed and its index waits in dropped_messages_, so a burst of
+  // messages (a thousand processes starting at once) does not hold its
+  // memory for the rest of the run.
+  static constexpr size_t kKeptMessages = 64;
+  std::vector<std::unique_ptr<Message>> messages_;
+  std::vector<uint32_t> free_messages_;
+  std::vector<uint32_t> dropped_messages_;
 };
 
 }  // namespace redsim::world::detail

@@ -132,9 +132,7 @@ uint64_t ProcessEnv::random_u64() { return p_.random.next_u64(); }
 
 void ProcessEnv::trace(std::string_view what) {
   if (p_.dying) return;
-  HistoryEvent e = rt_.life.event(EventKind::kTrace, &p_, task_id());
-  e.text = str(what);
-  rt_.life.record(std::move(e));
+  rt_.life.record_event(EventKind::kTrace, &p_, task_id()).text = what;
 }
 
 void ProcessEnv::enter_critical(std::string_view resource) {

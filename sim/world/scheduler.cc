@@ -108,37 +108,48 @@ int64_t saturating_add(int64_t a, int64_t b) {
 
 void Scheduler::at(int64_t t_us, Action action, bool daemon, uint32_t owner) {
   if (owner == kInheritOwner) owner = current_owner_;
-  push(t_us, Slot{owner, daemon, current_server_side_, 0, std::move(action), nullptr});
+  push(t_us, owner, daemon, current_server_side_, 0, std::move(action), nullptr, 0, false);
 }
 
 void Scheduler::at_message(int64_t t_us, Action action, uint32_t owner, uintptr_t channel,
                            bool server_side, std::shared_ptr<const Footprint> footprint,
                            uint64_t task) {
-  push(t_us,
-       Slot{owner, false, server_side, channel, std::move(action), std::move(footprint), task});
+  push(t_us, owner, false, server_side, channel, std::move(action), std::move(footprint), task,
+       false);
 }
 
 void Scheduler::at_task(int64_t t_us, Action action, uint64_t task, bool runs_code) {
-  push(t_us, Slot{current_owner_, false, current_server_side_, 0, std::move(action), nullptr,
-                  current_server_side_ ? 0 : task, runs_code && !current_server_side_});
+  push(t_us, current_owner_, false, current_server_side_, 0, std::move(action), nullptr,
+       current_server_side_ ? 0 : task, runs_code && !current_server_side_);
 }
 
 void Scheduler::after_task(int64_t delay_us, Action action, uint64_t task) {
   at_task(saturating_add(now_us_, std::max<int64_t>(delay_us, 0)), std::move(action), task);
 }
 
-void Scheduler::push(int64_t t_us, Slot slot) {
-  const uint64_t priority = priorities_ != nullptr ? priorities_->priority(slot.owner) : 0;
-  if (!slot.daemon) ++live_;
+void Scheduler::push(int64_t t_us, uint32_t owner, bool daemon, bool server_side, uintptr_t channel,
+                     Action&& action, std::shared_ptr<const Footprint>&& footprint, uint64_t task,
+                     bool runs_code) {
+  const uint64_t priority = priorities_ != nullptr ? priorities_->priority(owner) : 0;
+  if (!daemon) ++live_;
   uint32_t index;
   if (free_.empty()) {
     index = static_cast<uint32_t>(slots_.size());
-    slots_.push_back(std::move(slot));
+    slots_.emplace_back();
   } else {
     index = free_.back();
     free_.pop_back();
-    slots_[index] = std::move(slot);
   }
+  // A free slot's action and footprint are empty (run_key left them so).
+  Slot& slot = slots_[index];
+  slot.owner = owner;
+  slot.daemon = daemon;
+  slot.server_side = server_side;
+  slot.channel = channel;
+  slot.action.swap(action);
+  slot.footprint.swap(footprint);
+  slot.task = task;
+  slot.runs_code = runs_code;
   heap_.push_back(Key{std::max(t_us, now_us_), priority, next_seq_++, index});
   std::push_heap(heap_.begin(), heap_.end(), Later{});
 }

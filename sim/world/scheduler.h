@@ -177,7 +177,10 @@ class Scheduler {
     // It opened (a run asleep: it may open) a connection (case 7).
     bool links = false;
   };
-  void push(int64_t t_us, Slot slot);
+  // Fills a free slot in place (no Slot temporary moved in) and queues it.
+  void push(int64_t t_us, uint32_t owner, bool daemon, bool server_side, uintptr_t channel,
+            Action&& action, std::shared_ptr<const Footprint>&& footprint, uint64_t task,
+            bool runs_code);
   // Runs the earliest event. Precondition: !heap_.empty().
   void step();
   // Exhaustive: runs the chosen one of the earliest events; false when all
