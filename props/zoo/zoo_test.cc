@@ -372,6 +372,58 @@ TEST(Zoo, WatchUnlockFailoverPlanReplaysClean) {
   EXPECT_EQ(timeline.find("EXEC without MULTI"), std::string::npos) << timeline;
 }
 
+// The plan that flagged redlock-validity (unbounded profile, RapidCheck
+// seed 1, case 284, REDSIM_ZOO_CASES=2000): a failed attempt's release was
+// reset before it ran on s1, so that server kept c2's earlier key; s1's
+// clock then jumped back three times, and the key outlived c2's later
+// release (by a quorum: 3 of 5) by 30 ms. The ghost-lock checker judged one
+// server's key; a key on a minority keeps nobody out (checkers.h), so with
+// several servers a ghost now needs a quorum.
+constexpr const char* kRedlockValidityGhostPlan =
+    "p1/1,100,2000,10000,5,0,0,0,25000,0,0,0,0,0,0,24740,455720,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+    "18381,4144,12691,100000,0,0,0,0,0,0,772/1.1.0.0.0/1.1.0.0.0/8.1.0.0.0.2000.0.0";
+
+TEST(Zoo, RedlockValidityMinorityKeyPlanReplaysClean) {
+  const std::optional<Entry> e = entry_named("redlock-validity");
+  ASSERT_TRUE(e.has_value());
+  const std::optional<world::ExplorePlan> plan = harness::parse_plan(kRedlockValidityGhostPlan);
+  ASSERT_TRUE(plan.has_value());
+  const harness::RunResult r = harness::run_plan(*plan, e->factory, e->run);
+  EXPECT_TRUE(r.safe()) << harness::report(r, kRedlockValidityGhostPlan);
+  // The leftover key is in the history: s1 still held c2's earlier token
+  // after c2's unlock said released.
+  const std::string timeline = world::render_timeline(r.history);
+  EXPECT_NE(timeline.find("release on server 1 failed"), std::string::npos);
+}
+
+// The validity entries' counterexamples show both promises: each failing
+// plan's validity violation names two windows and its excerpt holds both
+// VALID lines.
+TEST(Zoo, ValidityCounterexamplesShowBothWindows) {
+  for (const char* name : {"redlock-no-elapsed", "validity-from-last-retry"}) {
+    SCOPED_TRACE(name);
+    const std::optional<Entry> e = entry_named(name);
+    ASSERT_TRUE(e.has_value());
+    const Outcome o = run_property(*e, e->plan, 1, kMaxCases, /*shrink=*/false);
+    ASSERT_TRUE(o.failed);
+    ASSERT_TRUE(o.shrunk.has_value());
+    const harness::RunResult r = harness::run_plan(*o.shrunk, e->factory, e->run);
+    ASSERT_TRUE(r.has("validity")) << harness::report(r, "");
+    for (const world::Violation& v : r.violations) {
+      if (v.checker != "validity") continue;
+      harness::RunResult one;
+      one.violations = {v};
+      one.history = r.history;
+      const std::string text = harness::report(one, "");
+      const size_t first = text.find("VALID lock:test until");
+      ASSERT_NE(first, std::string::npos) << text;
+      EXPECT_NE(text.find("VALID lock:test until", first + 1), std::string::npos) << text;
+      EXPECT_TRUE(contains(v.description, "'s promise [t=")) << v.description;
+      break;
+    }
+  }
+}
+
 // check-then-subscribe's zoo failures mostly shrink to a release that
 // never published (the holder's connection was cut). Without any fault the
 // property must find the lost wake-up itself: every release publishes, and
