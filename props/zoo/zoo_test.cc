@@ -424,6 +424,45 @@ TEST(Zoo, ValidityCounterexamplesShowBothWindows) {
   }
 }
 
+// The correct validity locks under drifting clocks alone (the budgeted
+// profile's clock fault: every process and server drifts up to 1000 ppm,
+// with latency so that acquisitions take time), with sections that use the
+// whole validity and with the default mode (the plan's work, cut at the
+// deadline, where mutual-exclusion and held-past-lease judge too), and the
+// default mode under every budgeted fault: REDSIM_ZOO_CASES cases each.
+TEST(Zoo, ValidityLocksCleanUnderClockDriftAndInTheDefaultMode) {
+  const int cases = env_int("REDSIM_ZOO_CASES", 150);
+  struct Config {
+    const char* name;
+    bool clock_only;
+    harness::ValidityMode mode;
+  };
+  const Config configs[] = {
+      {"clock+latency, whole validity", true, harness::ValidityMode::kUseWholeValidity},
+      {"clock+latency, stop at deadline", true, harness::ValidityMode::kStopAtDeadline},
+      {"budgeted, stop at deadline", false, harness::ValidityMode::kStopAtDeadline},
+  };
+  for (const char* name : {"redlock-validity", "set-nx-validity"}) {
+    const std::optional<Entry> e = entry_named(name);
+    ASSERT_TRUE(e.has_value());
+    for (const Config& c : configs) {
+      Entry variant = *e;
+      variant.run.validity = c.mode;
+      harness::PlanOptions options = plan_for(variant, harness::FaultProfile::kBudgeted);
+      if (c.clock_only) {
+        options.faults = world::FaultSet{};
+        options.faults.clock = true;
+        options.faults.latency = true;
+      }
+      const Outcome o = run_property(variant, options, 1, cases, /*shrink=*/true);
+      std::cout << "zoo: " << name << " | " << c.name << " | " << cases << " cases | "
+                << (o.failed ? "flagged at case " + std::to_string(o.cases) : std::string("clean"))
+                << "\n";
+      EXPECT_FALSE(o.failed) << name << " (" << c.name << "):\n" << o.description;
+    }
+  }
+}
+
 // check-then-subscribe's zoo failures mostly shrink to a release that
 // never published (the holder's connection was cut). Without any fault the
 // property must find the lost wake-up itself: every release publishes, and
