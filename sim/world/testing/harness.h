@@ -34,6 +34,14 @@
 // escapes try_lock_for is a task error. Times are virtual: a run of seconds
 // takes milliseconds of wall time.
 //
+// Lease validity: a lock may say until when its acquisition is its holder's
+// alone (valid_until() on the client's Env clock, or validity_left(): see
+// lock_under_test.h). The harness records that promise (kValidity, at the
+// true time the holder's clock reads the deadline), bounds the section by
+// it (ValidityMode: cut at the deadline, or use all of it), and the
+// validity checker (check_validity) flags two owners promised the resource
+// at once; a lock that promises nothing runs as before.
+//
 // Checkers (check_all, see CheckOptions): mutual exclusion, holders inside
 // their section after their lease ended (held-past-lease), writes to a lock
 // key that holds another owner's mark (foreign-write), lock keys nobody
