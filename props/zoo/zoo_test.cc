@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "lock/redlock.h"
 #include "sim/world/checkers.h"
 #include "sim/world/testing/generators.h"
 #include "sim/world/testing/harness.h"
@@ -388,12 +389,47 @@ TEST(Zoo, RedlockValidityMinorityKeyPlanReplaysClean) {
   ASSERT_TRUE(e.has_value());
   const std::optional<world::ExplorePlan> plan = harness::parse_plan(kRedlockValidityGhostPlan);
   ASSERT_TRUE(plan.has_value());
-  const harness::RunResult r = harness::run_plan(*plan, e->factory, e->run);
+  // The entry as it was then: retries after 2..6 ms.
+  const harness::LockFactory then =
+      harness::lock_factory([](lock::Env& env, const std::string& key) {
+        lock::RedlockOptions o;
+        o.lease = std::chrono::milliseconds(100);
+        o.server_timeout = std::chrono::milliseconds(10);
+        o.retry_delay_min = std::chrono::milliseconds(2);
+        o.retry_delay_max = std::chrono::milliseconds(6);
+        return lock::Redlock(env, key, o);
+      });
+  const harness::RunResult r = harness::run_plan(*plan, then, e->run);
   EXPECT_TRUE(r.safe()) << harness::report(r, kRedlockValidityGhostPlan);
   // The leftover key is in the history: s1 still held c2's earlier token
   // after c2's unlock said released.
   const std::string timeline = world::render_timeline(r.history);
   EXPECT_NE(timeline.find("release on server 1 failed"), std::string::npos);
+}
+
+// The plan that flagged redlock-validity in the default validity mode
+// (clock and latency faults, RapidCheck seed 1, case 1724 of 2,000): three
+// waiters started together on 5 servers and split the vote round after
+// round; the lock stayed free but untaken for 188 ms, past the liveness
+// bound of 166 ms, which allowed one server's round trips. The bound now
+// grows with the servers (harness::liveness_bound).
+constexpr const char* kRedlockSplitVotePlan =
+    "p1/379917,100,2000,10000,5,0,0,0,0,1,2,0,4500,176332,5000,0,500000,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+    "0,0,0,0,0,0,0,0,0,0,20000,100000,514/42421335.1.0.0.0/43556499.1.0.0.0/61253967.1.0.0.0";
+
+TEST(Zoo, RedlockSplitVotePlanReplaysCleanWithinTheServersLivenessBound) {
+  std::optional<Entry> e = entry_named("redlock-validity");
+  ASSERT_TRUE(e.has_value());
+  e->run.validity = harness::ValidityMode::kStopAtDeadline;
+  const std::optional<world::ExplorePlan> plan = harness::parse_plan(kRedlockSplitVotePlan);
+  ASSERT_TRUE(plan.has_value());
+  ASSERT_EQ(plan->servers, 5u);
+  const harness::RunResult r = harness::run_plan(*plan, e->factory, e->run);
+  EXPECT_TRUE(r.safe()) << harness::report(r, kRedlockSplitVotePlan);
+  // With one server's allowance the same history is a liveness violation.
+  const int64_t one_server =
+      harness::liveness_bound(*plan).count() - 8 * 4 * plan->faults.latency_max.count();
+  EXPECT_FALSE(world::check_liveness(r.history, one_server).empty());
 }
 
 // The validity entries' counterexamples show both promises: each failing
