@@ -65,6 +65,7 @@
 // GoogleTest's ::testing inside namespace redsim).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <concepts>
 #include <cstdint>
