@@ -9,8 +9,10 @@ std::vector<Entry> entries() {
   add_watchdog_bugs(out);
   add_fencing_and_redlock_bugs(out);
   add_transaction_hash_pubsub_bugs(out);
+  add_validity_bugs(out);
   add_correct_locks(out);
   add_transaction_hash_pubsub_correct(out);
+  add_validity_correct(out);
   return out;
 }
 

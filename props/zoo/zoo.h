@@ -57,6 +57,10 @@ void add_correct_locks(std::vector<Entry>& out);
 // WATCH/MULTI unlocks, Redisson-style hash locks, pub/sub waiters: buggy and correct.
 void add_transaction_hash_pubsub_bugs(std::vector<Entry>& out);
 void add_transaction_hash_pubsub_correct(std::vector<Entry>& out);
+// Lease locks that promise a validity (harness::ReportsValidUntil), judged
+// with sections that use all of it: buggy and correct.
+void add_validity_bugs(std::vector<Entry>& out);
+void add_validity_correct(std::vector<Entry>& out);
 
 // Every entry, buggy first, in a fixed order.
 std::vector<Entry> entries();

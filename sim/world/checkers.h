@@ -125,7 +125,11 @@ struct GhostLockOptions {
 // the workload was told the outcome is unknown). The classic ghost: a SET
 // whose reply was lost, which the lock treated as "not acquired"; the key
 // then blocks everyone for a whole lease. Tasks that record no acquire or
-// unlock outcome are not judged. One violation per mark.
+// unlock outcome are not judged. One violation per mark. With several
+// servers (a Redlock-style lock), one violation per key: such marks on a
+// quorum (N/2 + 1) of the servers at once for longer than the bound; a
+// minority keeps nobody out (a failed attempt whose release could not reach
+// one server leaves its key there until its lease ends, as Redlock allows).
 std::vector<Violation> check_ghost_locks(const History& history, const GhostLockOptions& options);
 
 // Per lock key, the stretches in which it held a mark that no workload

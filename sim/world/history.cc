@@ -82,6 +82,8 @@ std::string_view to_string(EventKind kind) {
       return "fenced-write";
     case EventKind::kUnlockEnd:
       return "unlock-end";
+    case EventKind::kValidity:
+      return "validity";
   }
   return "?";
 }
@@ -428,6 +430,9 @@ std::string body(const History& h, const HistoryEvent& e, size_t max_chars) {
       return "unlock " + e.resource + ": " +
              std::string(to_string(static_cast<UnlockOutcome>(e.value))) +
              (e.text.empty() ? "" : " (" + cut(e.text, max_chars * 2) + ")");
+    case EventKind::kValidity:
+      return "VALID " + e.resource + " until t=" + format_time_ms(e.value) + " (promised " +
+             format_time_ms(e.value - e.t_us) + ")";
   }
   return "?";
 }

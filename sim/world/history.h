@@ -99,6 +99,9 @@ enum class EventKind : uint8_t {
   kFencedWrite,       // a FencedResource judged a write: resource; value: the token;
                       // verdict: accepted or rejected
   kUnlockEnd,         // resource; value: an UnlockOutcome; text: what the lock said, if anything
+  kValidity,          // resource; the lock just acquired promised to be this task's alone
+                      // until value (true time, us: when the holder's clock reads the
+                      // deadline the lock reported; ProcessEnv::record_validity)
 };
 
 std::string_view to_string(EventKind kind);

@@ -435,6 +435,20 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
   if (log.marks.empty()) return {};
   const auto tasks = task_states(h);
   const auto paused = paused_spans(h);
+  // With several servers (a Redlock-style lock) a key on a minority of them
+  // keeps nobody out: a ghost is a stretch in which a quorum of the servers
+  // hold unexplained marks of the key at once (as check_held_past_lease
+  // judges a majority). A failed attempt whose release could not reach one
+  // server leaves its key there until the lease ends, and Redlock goes on
+  // (antirez, "Distributed locks with Redis": the keys expire).
+  const size_t quorum = h.server_count() > 1 ? h.server_count() / 2 + 1 : 1;
+  struct Piece {
+    int64_t from;
+    int64_t to;
+    const Mark* mark;
+    size_t began;  // the event that began the owner's clean stretch
+  };
+  std::map<std::string, std::vector<Piece>> by_key;  // quorum > 1 only
 
   std::vector<Violation> out;
   for (const Mark& m : log.marks) {
@@ -462,6 +476,10 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
         if (t >= to) break;
       }
       if (t < to) pieces.emplace_back(t, to);
+      if (quorum > 1) {
+        for (const auto& [a, b] : pieces) by_key[m.key].push_back(Piece{a, b, &m, c.began});
+        continue;
+      }
       std::optional<std::pair<int64_t, int64_t>> ghost;
       for (const auto& piece : pieces) {
         if (piece.second - piece.first > options.bound_us) {
@@ -484,6 +502,65 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
               ": nobody could take the lock",
           std::move(events)));
       break;
+    }
+  }
+  for (const auto& [key, pieces] : by_key) {
+    // The stretches in which a quorum of servers hold a piece, in time order.
+    std::vector<int64_t> cuts;
+    for (const Piece& p : pieces) {
+      cuts.push_back(p.from);
+      cuts.push_back(p.to);
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    std::optional<int64_t> since;
+    std::vector<const Piece*> involved;
+    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+      std::set<int32_t> servers;
+      std::vector<const Piece*> here;
+      for (const Piece& p : pieces) {
+        if (p.from <= cuts[i] && cuts[i + 1] <= p.to) {
+          servers.insert(p.mark->server);
+          here.push_back(&p);
+        }
+      }
+      const bool held = servers.size() >= quorum;
+      if (held) {
+        if (!since) since = cuts[i];
+        for (const Piece* p : here) {
+          if (std::find(involved.begin(), involved.end(), p) == involved.end()) {
+            involved.push_back(p);
+          }
+        }
+      }
+      const bool last = i + 2 == cuts.size();
+      if (since && (!held || last)) {
+        const int64_t until = held ? cuts[i + 1] : cuts[i];
+        if (until - *since > options.bound_us) {
+          std::vector<size_t> events;
+          std::string marks;
+          for (const Piece* p : involved) {
+            events.push_back(p->mark->created);
+            events.push_back(p->began);
+            marks += (marks.empty() ? "" : ", ") + std::string("s") +
+                     std::to_string(p->mark->server) + " " + who_name(p->mark->owner) + "'s " +
+                     format_argv({p->mark->text}, 24);
+          }
+          std::sort(events.begin(), events.end());
+          events.erase(std::unique(events.begin(), events.end()), events.end());
+          out.push_back(make_violation(
+              h, "ghost-lock",
+              key + " held marks on a quorum (" + std::to_string(quorum) + " of " +
+                  std::to_string(h.server_count()) + ") of servers from t=" +
+                  format_time_ms(*since) + " to t=" + format_time_ms(until) + " (longer than " +
+                  format_time_ms(options.bound_us) + ") whose owners were alive, not paused, and " +
+                  "said they held nothing (" + marks + "): nobody could take the lock",
+              std::move(events)));
+          break;
+        }
+        since.reset();
+        involved.clear();
+      }
     }
   }
   return out;

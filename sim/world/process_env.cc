@@ -211,6 +211,16 @@ void ProcessEnv::record_unlock_end(std::string_view resource, UnlockOutcome outc
   rt_.life.record(std::move(e));
 }
 
+void ProcessEnv::record_validity(std::string_view resource, lock::EnvTime valid_until) {
+  if (p_.dying) return;
+  HistoryEvent e = rt_.life.event(EventKind::kValidity, &p_, task_id());
+  e.resource = str(resource);
+  const int64_t now_us = rt_.life.now();
+  e.value = now_us +
+            p_.clock.true_duration(valid_until.time_since_epoch().count() - p_.clock.read(now_us));
+  rt_.life.record(std::move(e));
+}
+
 FencedResource& ProcessEnv::fenced_resource(std::string_view name) {
   return rt_.procs.fenced_resource(name);
 }

@@ -372,6 +372,12 @@ class ProcessEnv final : public ClientEnv {
   // The unlock of `resource` ended (kUnlockEnd): read by check_ghost_locks.
   void record_unlock_end(std::string_view resource, UnlockOutcome outcome,
                          std::string_view detail = {});
+  // The lock on `resource` just acquired promises to be this task's alone
+  // until `valid_until` on this process's clock (now()'s): kValidity, whose
+  // value is the true time at which this clock reads valid_until at its
+  // current rate (now, when valid_until is not after now()). Read by the
+  // harness's validity checker (sim/world/testing/harness.h).
+  void record_validity(std::string_view resource, lock::EnvTime valid_until);
   // Kleppmann's storage service named `name` (fenced_resource.h), one per
   // name in the world, shared by every process; made on first use (include
   // sim/world/fenced_resource.h to call it).

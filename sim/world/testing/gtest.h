@@ -96,9 +96,10 @@ class LockWorldTest : public ::testing::Test {
   // body, unlock) in each of its `options.tasks` tasks.
   world::ProcessId spawn_client(std::string name, const LockFactory& make,
                                 const ClientOptions& options = {}) {
-    return harness::spawn_client(world(), std::move(name), make, key_,
-                                 ClientSpec{attempts_of(options), options.wait, options.start_at,
-                                            std::nullopt, options.tasks, options.shared_lock});
+    return harness::spawn_client(
+        world(), std::move(name), make, key_,
+        ClientSpec{attempts_of(options), options.wait, options.start_at, std::nullopt,
+                   options.tasks, options.shared_lock, options.validity});
   }
   // `n` clients named client1..clientN, all with `options`.
   void spawn_clients(int n, const LockFactory& make, const ClientOptions& options = {}) {

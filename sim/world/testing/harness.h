@@ -34,6 +34,14 @@
 // escapes try_lock_for is a task error. Times are virtual: a run of seconds
 // takes milliseconds of wall time.
 //
+// Lease validity: a lock may say until when its acquisition is its holder's
+// alone (valid_until() on the client's Env clock, or validity_left(): see
+// lock_under_test.h). The harness records that promise (kValidity, at the
+// true time the holder's clock reads the deadline), bounds the section by
+// it (ValidityMode: cut at the deadline, or use all of it), and the
+// validity checker (check_validity) flags two owners promised the resource
+// at once; a lock that promises nothing runs as before.
+//
 // Checkers (check_all, see CheckOptions): mutual exclusion, holders inside
 // their section after their lease ended (held-past-lease), writes to a lock
 // key that holds another owner's mark (foreign-write), lock keys nobody
@@ -57,6 +65,7 @@
 // GoogleTest's ::testing inside namespace redsim).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <concepts>
 #include <cstdint>
@@ -124,13 +133,17 @@ struct ClientOptions {
   Micros start_at{0};                           // when the client process starts
   int tasks = 1;             // tasks (threads) of the process, each running the attempts
   bool shared_lock = false;  // the tasks share one lock object (else one each)
+  // How long a section lasts when the lock promised a validity (lock_under_test.h).
+  ValidityMode validity = ValidityMode::kStopAtDeadline;
 };
 
 // The body of one task: `attempts` in order against `lk` on `key`, each
 // recorded for the checkers. `lk` must have been made with `env` (or an Env
-// forwarding to it).
+// forwarding to it). A validity the lock promised at an acquisition is
+// recorded (kValidity) before the section, which `validity` then bounds.
 inline void run_attempts(world::ProcessEnv& env, LockUnderTest& lk, const std::string& key,
-                         const std::vector<world::Attempt>& attempts, Micros wait) {
+                         const std::vector<world::Attempt>& attempts, Micros wait,
+                         ValidityMode validity = ValidityMode::kStopAtDeadline) {
   for (const world::Attempt& a : attempts) {
     env.sleep_for(Micros(a.think_us));
     env.record_acquire_start(key, wait);
@@ -144,8 +157,10 @@ inline void run_attempts(world::ProcessEnv& env, LockUnderTest& lk, const std::s
     }
     env.record_acquire_end(key, acquired);
     if (!acquired) continue;
+    const std::optional<lock::EnvTime> valid_until = lk.valid_until();
+    if (valid_until) env.record_validity(key, *valid_until);
     env.enter_critical(key);
-    Section section(env, key, Micros(a.work_us));
+    Section section(env, key, Micros(a.work_us), valid_until, validity);
     lk.inside(section);
     env.leave_critical(key);
     std::string detail;
@@ -169,6 +184,8 @@ struct ClientSpec {
   std::optional<uint64_t> stream;  // World::spawn_process's random stream
   int tasks = 1;                   // tasks that each run `attempts`
   bool shared_lock = false;        // one lock object for all tasks (else one each)
+  // How long a section lasts when the lock promised a validity (lock_under_test.h).
+  ValidityMode validity = ValidityMode::kStopAtDeadline;
 };
 
 // Spawns a client process `name` in `w` whose tasks make their lock with
@@ -183,7 +200,7 @@ inline world::ProcessId spawn_client(world::World& w, std::string name, LockFact
         if (spec.shared_lock) shared = make(env, key);
         auto body = [&env, &make, &key, &spec, shared] {
           std::shared_ptr<LockUnderTest> lk = shared ? shared : make(env, key);
-          run_attempts(env, *lk, key, spec.attempts, spec.wait);
+          run_attempts(env, *lk, key, spec.attempts, spec.wait, spec.validity);
         };
         const int others = std::max(spec.tasks, 1) - 1;
         if (others == 0) {
@@ -233,6 +250,108 @@ inline std::vector<world::Violation> check_task_errors(const world::History& h) 
   return out;
 }
 
+// Promises broken (kValidity, "validity"): two owners whose promised
+// validity windows on one resource overlap in true time. A window opens
+// when the lock says "acquired" and promises a deadline (run_attempts
+// records it) and ends at the first of: the true time the holder's clock
+// read that deadline, the holder leaving its section (it gave the lock up),
+// its process crashing or ending. The lock promised both owners the
+// resource at once: antirez's Redlock promises it for validity = TTL -
+// elapsed - drift ("Distributed locks with Redis"), so a lock whose
+// reported validity forgets the time its acquisition took or the clocks'
+// drift, or counts from a retry after the key was set, is caught here even
+// when no section overlaps. Each overlapping pair is one violation whose
+// excerpt shows both VALID lines and where each window ended.
+inline std::vector<world::Violation> check_validity(const world::History& h) {
+  struct Window {
+    world::ProcessId process = 0;
+    world::TaskId task = 0;
+    std::string resource;
+    int64_t start_us = 0;
+    int64_t end_us = 0;
+    size_t opened = 0;             // the kValidity event
+    std::optional<size_t> closed;  // the event that ended it early
+  };
+  std::vector<Window> windows;
+  std::vector<size_t> open;  // indices into windows
+  auto close = [&](size_t w, const world::HistoryEvent& e, size_t i) {
+    if (e.t_us < windows[w].end_us) {
+      windows[w].end_us = e.t_us;
+      windows[w].closed = i;
+    }
+  };
+  for (size_t i = 0; i < h.size(); ++i) {
+    const world::HistoryEvent& e = h[i];
+    if (e.kind == world::EventKind::kValidity) {
+      Window w;
+      w.process = e.process;
+      w.task = e.task;
+      w.resource = e.resource;
+      w.start_us = e.t_us;
+      w.end_us = std::max(e.value, e.t_us);
+      w.opened = i;
+      open.push_back(windows.size());
+      windows.push_back(std::move(w));
+      continue;
+    }
+    const bool process_gone =
+        e.kind == world::EventKind::kProcessCrash || e.kind == world::EventKind::kProcessEnd;
+    const bool task_done = e.kind == world::EventKind::kLeaveCritical ||
+                           e.kind == world::EventKind::kAcquireStart ||
+                           e.kind == world::EventKind::kTaskEnd;
+    if (!process_gone && !task_done) continue;
+    for (size_t k = 0; k < open.size();) {
+      Window& w = windows[open[k]];
+      const bool ends =
+          w.process == e.process &&
+          (process_gone || (w.task == e.task &&
+                            (e.kind == world::EventKind::kTaskEnd || w.resource == e.resource)));
+      if (ends) {
+        close(open[k], e, i);
+        open.erase(open.begin() + static_cast<ptrdiff_t>(k));
+      } else {
+        ++k;
+      }
+    }
+  }
+  std::vector<world::Violation> out;
+  auto who = [](const Window& w) {
+    return "c" + std::to_string(w.process) + "/" + std::to_string(w.task);
+  };
+  auto span = [&h](const Window& w) {
+    std::string text =
+        "[t=" + world::format_time_ms(w.start_us) + ", t=" + world::format_time_ms(w.end_us) + "]";
+    if (w.closed) {
+      text += " (ended early: " + std::string(world::to_string(h[*w.closed].kind)) + ")";
+    }
+    return text;
+  };
+  for (size_t a = 0; a < windows.size(); ++a) {
+    for (size_t b = a + 1; b < windows.size(); ++b) {
+      const Window& x = windows[a];
+      const Window& y = windows[b];
+      if (x.resource != y.resource || (x.process == y.process && x.task == y.task)) continue;
+      if (!(y.start_us < x.end_us && x.start_us < y.end_us)) continue;
+      world::Violation v;
+      v.checker = "validity";
+      v.description =
+          who(y) + " was promised " + y.resource + " for " + span(y) + " while " + who(x) +
+          "'s promise " + span(x) + " still held: the lock promised both at once (overlap " +
+          world::format_time_ms(std::min(x.end_us, y.end_us) - std::max(x.start_us, y.start_us)) +
+          ")";
+      v.events = {x.opened, y.opened};
+      if (x.closed) v.events.push_back(*x.closed);
+      if (y.closed) v.events.push_back(*y.closed);
+      std::sort(v.events.begin(), v.events.end());
+      world::TimelineOptions t;
+      t.focus = v.events;
+      v.timeline = world::render_timeline(h, t);
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
 // Which checkers check_all runs. The defaults judge everything a correct
 // lock must keep when every holder stays inside its lease (the budgeted
 // fault profile, and any world without faults).
@@ -251,6 +370,9 @@ struct CheckOptions {
   bool fencing = true;
   // Exceptions escaping a client (check_task_errors).
   bool task_errors = true;
+  // No two owners' promised validity windows overlap (check_validity); judges
+  // only locks that report a validity (ReportsValidUntil, ReportsValidityLeft).
+  bool validity = true;
 
   // Under unbounded faults (pauses and clock jumps past the lease) every
   // lease-based lock lets holders overlap (Kleppmann 2016); what is judged
@@ -260,6 +382,7 @@ struct CheckOptions {
     CheckOptions o;
     o.mutual_exclusion = false;
     o.held_past_lease = false;
+    o.validity = false;
     o.ghost_bound = ghost_bound;
     return o;
   }
@@ -282,6 +405,7 @@ inline std::vector<world::Violation> check_all(const world::History& h, const Ch
     add(world::check_fenced_order(h));
   }
   if (o.task_errors) add(check_task_errors(h));
+  if (o.validity) add(check_validity(h));
   return out;
 }
 
@@ -366,28 +490,51 @@ struct RunOptions {
   // quarter lease (ghost_bound(plan)) in both.
   std::optional<CheckOptions> checks;
   ExcerptOptions excerpt;
+  // How long a section lasts when the lock promised a validity
+  // (lock_under_test.h); with kUseWholeValidity the default checks judge the
+  // promise instead of the section (default_checks).
+  ValidityMode validity = ValidityMode::kStopAtDeadline;
 };
 
 // A free lock must be taken by a waiter within this (world::liveness_bound_us
 // plus what the plan's faults add: a server's downtime, a partition, a
-// command timeout).
+// command timeout). world::liveness_bound_us allows a waiter "a few round
+// trips" (8 latencies); with several servers each attempt of a Redlock-style
+// lock makes one round trip to every server (in turn, when written against
+// Env's blocking calls), and contending waiters that split the vote all
+// retry, so the allowance scales with the servers: 8 latencies per server.
+// (redsim's lock::Redlock on 5 servers, three waiters starting together:
+// split votes kept the lock free but untaken for 188-224 ms, past bounds
+// of 166-206 ms, in 1 of about 2,000 cases.)
 inline Micros liveness_bound(const world::ExplorePlan& plan) {
+  const int64_t more_servers = plan.servers > 1 ? static_cast<int64_t>(plan.servers) - 1 : 0;
   return Micros(world::liveness_bound_us(plan) + plan.faults.server_down_max.count() +
                 plan.faults.partition_max.count() +
-                2 * plan.command_timeout.value_or(Micros{0}).count());
+                2 * plan.command_timeout.value_or(Micros{0}).count() +
+                8 * more_servers * plan.faults.latency_max.count());
 }
 inline Micros ghost_bound(const world::ExplorePlan& plan) {
   return Micros(std::max<int64_t>(plan.lease_ms * 1000 / 4, 1000));
 }
 
 // The checks run_plan applies to `plan` when RunOptions::checks is not set.
-inline CheckOptions default_checks(const world::ExplorePlan& plan) {
+// With ValidityMode::kUseWholeValidity a holder stays inside until its
+// deadline, and a pause there makes it leave late whatever the lock did, so
+// the validity checker judges the promise in place of mutual-exclusion and
+// held-past-lease (a budgeted plan's stalls fit a lease, not the slack
+// after a deadline).
+inline CheckOptions default_checks(const world::ExplorePlan& plan,
+                                   ValidityMode validity = ValidityMode::kStopAtDeadline) {
   if (plan.fault_mode == world::FaultMode::kUnbounded && plan.fault_set) {
     return CheckOptions::unbounded(ghost_bound(plan));
   }
   CheckOptions o;
   o.liveness_bound = liveness_bound(plan);
   o.ghost_bound = ghost_bound(plan);
+  if (validity == ValidityMode::kUseWholeValidity) {
+    o.mutual_exclusion = false;
+    o.held_past_lease = false;
+  }
   return o;
 }
 
@@ -415,7 +562,7 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
     const world::ClientPlan& c = plan.clients[i];
     spawn_client(w, "client" + std::to_string(i + 1), make, run.key,
                  ClientSpec{c.attempts, std::chrono::milliseconds(plan.wait_ms), Micros(0),
-                            c.stream, c.tasks, run.shared_lock});
+                            c.stream, c.tasks, run.shared_lock, run.validity});
   }
   const world::World::RunEnd end = w.run();
   RunResult r;
@@ -424,7 +571,8 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
   r.choices = w.choice_points();
   r.pruned = end == world::World::RunEnd::kPruned;
   if (!r.pruned) {
-    r.violations = check_all(r.history, run.checks ? *run.checks : default_checks(plan));
+    r.violations =
+        check_all(r.history, run.checks ? *run.checks : default_checks(plan, run.validity));
   }
   r.excerpt = run.excerpt;
   return r;

@@ -5,12 +5,14 @@
 // sim/world/testing/harness.h, which includes this.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <concepts>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -33,12 +35,49 @@ concept TimedLock = requires(L& l, Micros wait) {
   l.unlock();
 };
 
+// A lease lock's promise (optional). A lock whose acquisition promises
+// exclusivity only for a while (a lease: Redlock's validity time, antirez,
+// "Distributed locks with Redis": validity = TTL - elapsed - drift) says
+// until when, right after a try_lock_for that returned true, by either
+//   std::optional<lock::EnvTime> valid_until()   // or lock::EnvTime
+//     the deadline on the client's own Env clock (Env::now(), us); nullopt:
+//     no promise (the section runs as for a lock without one);
+//   Micros validity_left()                        // redsim's lock::Redlock
+//     what is left of the validity now, on the same clock.
+// The harness records the promise (kValidity, at true time) and judges it
+// with the validity checker: two owners' promised windows must never
+// overlap in true time (check_validity, harness.h). The holder stops
+// trusting the lock at the deadline: its section ends there (ValidityMode).
+template <class L>
+concept ReportsValidUntil = requires(L& l) {
+  { l.valid_until() } -> std::convertible_to<std::optional<lock::EnvTime>>;
+};
+template <class L>
+concept ReportsValidityLeft = requires(L& l) {
+  { l.validity_left() } -> std::same_as<Micros>;
+};
+
+// How long a section whose lock promised a validity lasts (a lock that
+// promised none: always its plan's work).
+enum class ValidityMode : uint8_t {
+  // Its plan's work, cut short at the deadline (on the holder's clock): a
+  // holder that checks the validity before each step of its work.
+  kStopAtDeadline,
+  // Until the deadline, whatever the plan's work: a holder that uses all the
+  // validity it was promised, the strongest test of the promise. The checks
+  // then judge the promise (validity), not the section: a holder paused
+  // past its deadline leaves late, as no lease can prevent (Kleppmann 2016).
+  kUseWholeValidity,
+};
+
 // What the body of a critical section gets (lock_factory's `inside`): the
 // client's Env and the run's plan for this section. Valid during the call.
 class Section {
  public:
-  Section(world::ProcessEnv& env, const std::string& key, Micros work)
-      : env_(env), key_(key), work_(work) {}
+  Section(world::ProcessEnv& env, const std::string& key, Micros work,
+          std::optional<lock::EnvTime> valid_until = std::nullopt,
+          ValidityMode mode = ValidityMode::kStopAtDeadline)
+      : env_(env), key_(key), work_(work), valid_until_(valid_until), mode_(mode) {}
 
   // The client process's Env: Redis calls, now(), sleep_for(), and the
   // history records (env().record("...")).
@@ -47,8 +86,20 @@ class Section {
   const std::string& key() const { return key_; }
   // How long the plan wants this section to last.
   Micros work() const { return work_; }
-  // Sleeps work(): the default body.
-  void do_work() const { env_.sleep_for(work_); }
+  // The deadline the lock promised at this acquisition, on the holder's
+  // clock (env().now()); nullopt when it promised none.
+  std::optional<lock::EnvTime> valid_until() const { return valid_until_; }
+  // The default body. Without a promise: sleeps work(). With one: sleeps
+  // until the deadline (kUseWholeValidity), or work() but not past the
+  // deadline (kStopAtDeadline); a deadline already passed: sleeps 0.
+  void do_work() const {
+    if (!valid_until_) {
+      env_.sleep_for(work_);
+      return;
+    }
+    const Micros left = std::max(Micros{0}, *valid_until_ - env_.now());
+    env_.sleep_for(mode_ == ValidityMode::kUseWholeValidity ? left : std::min(work_, left));
+  }
   // Writes `token` to the run's FencedResource named key() (Kleppmann's
   // storage service, shared by every client): true when accepted (its token
   // is not below the highest accepted so far). Recorded for check_fencing; a
@@ -59,6 +110,8 @@ class Section {
   world::ProcessEnv& env_;
   const std::string& key_;
   Micros work_;
+  std::optional<lock::EnvTime> valid_until_;
+  ValidityMode mode_;
 };
 
 // A lock under test, type-erased (lock_factory makes these).
@@ -73,6 +126,9 @@ class LockUnderTest {
   virtual world::UnlockOutcome unlock(std::string& detail) = 0;
   // The body of the critical section; by default do_work().
   virtual void inside(Section& section) { section.do_work(); }
+  // The validity the lock promised at the acquisition that just succeeded
+  // (ReportsValidUntil, ReportsValidityLeft); nullopt: none.
+  virtual std::optional<lock::EnvTime> valid_until() { return std::nullopt; }
 };
 
 // Makes one lock object on `key` for a client; called on that client's own
@@ -104,7 +160,7 @@ class Holder final : public LockUnderTest {
  public:
   template <class Make>
   Holder(Make& make, const Inside& inside, lock::Env& env, const std::string& key)
-      : lock_(make(env, key)), inside_(inside) {}
+      : lock_(make(env, key)), inside_(inside), env_(env) {}
   bool try_lock_for(Micros wait) override {
     return static_cast<bool>(deref(lock_).try_lock_for(wait));
   }
@@ -139,10 +195,21 @@ class Holder final : public LockUnderTest {
     }
   }
   void inside(Section& section) override { inside_(section, deref(lock_)); }
+  std::optional<lock::EnvTime> valid_until() override {
+    using L = std::remove_reference_t<decltype(deref(lock_))>;
+    if constexpr (ReportsValidUntil<L>) {
+      return std::optional<lock::EnvTime>(deref(lock_).valid_until());
+    } else if constexpr (ReportsValidityLeft<L>) {
+      return env_.now() + deref(lock_).validity_left();
+    } else {
+      return std::nullopt;
+    }
+  }
 
  private:
   Made lock_;
   Inside inside_;
+  lock::Env& env_;
 };
 
 template <class Make>

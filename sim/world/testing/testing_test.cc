@@ -14,6 +14,7 @@
 #include <string>
 
 #include "lock/lock.h"
+#include "lock/redlock.h"
 #include "sim/world/explore/explore.h"
 #include "sim/world/testing/generators.h"
 #include "sim/world/testing/gtest.h"
@@ -519,6 +520,137 @@ TEST(Harness, ProcessesNeverShareARandomStream) {
   ASSERT_EQ(draws.size(), 4u);
   EXPECT_EQ(std::set<uint64_t>(draws.begin(), draws.end()).size(), 4u);
   EXPECT_EQ(ids.size(), 4u);
+}
+
+// ---- Validity: a lease lock's promise (ReportsValidUntil).
+
+// A lock that always gets the key at once and promises `promise` from then;
+// `report` false: a lock that promises nothing.
+class PromisingLock {
+ public:
+  PromisingLock(lock::Env& env, Micros promise) : env_(env), promise_(promise) {}
+  bool try_lock_for(Micros) {
+    until_ = env_.now() + promise_;
+    return true;
+  }
+  void unlock() {}
+  std::optional<lock::EnvTime> valid_until() const { return until_; }
+
+ private:
+  lock::Env& env_;
+  Micros promise_;
+  std::optional<lock::EnvTime> until_;
+};
+class SilentLock {
+ public:
+  bool try_lock_for(Micros) { return true; }
+  void unlock() {}
+};
+static_assert(ReportsValidUntil<PromisingLock> && !ReportsValidUntil<SilentLock>);
+static_assert(ReportsValidityLeft<lock::Redlock>);
+
+// Where the section of one client with one attempt of `work` ended, and the
+// kValidity events of the run.
+struct SectionEnd {
+  int64_t leave_us = -1;
+  std::vector<world::HistoryEvent> promises;
+};
+SectionEnd run_one(const LockFactory& make, Micros work, ValidityMode mode) {
+  world::World w;
+  ClientSpec spec;
+  spec.attempts = {world::Attempt{0, work.count(), 0}};
+  spec.validity = mode;
+  spawn_client(w, "c", make, kDefaultKey, spec);
+  w.run();
+  SectionEnd out;
+  for (const world::HistoryEvent& e : w.history().events()) {
+    if (e.kind == world::EventKind::kLeaveCritical) out.leave_us = e.t_us;
+    if (e.kind == world::EventKind::kValidity) out.promises.push_back(e);
+  }
+  return out;
+}
+
+TEST(Validity, APromiseIsRecordedAndBoundsTheSection) {
+  auto promising = lock_factory(
+      [](lock::Env& env, const std::string&) { return PromisingLock(env, Micros(30000)); });
+  // Work past the promise stops at the deadline.
+  SectionEnd cut = run_one(promising, 50ms, ValidityMode::kStopAtDeadline);
+  ASSERT_EQ(cut.promises.size(), 1u);
+  EXPECT_EQ(cut.promises[0].value, 30000);
+  EXPECT_EQ(cut.promises[0].resource, kDefaultKey);
+  EXPECT_EQ(cut.leave_us, 30000);
+  // Shorter work ends first...
+  EXPECT_EQ(run_one(promising, 10ms, ValidityMode::kStopAtDeadline).leave_us, 10000);
+  // ...unless the holder uses the whole validity.
+  EXPECT_EQ(run_one(promising, 10ms, ValidityMode::kUseWholeValidity).leave_us, 30000);
+  // A lock that promises nothing: today's section, nothing recorded.
+  auto silent = lock_factory([](lock::Env&, const std::string&) { return SilentLock(); });
+  SectionEnd plain = run_one(silent, 50ms, ValidityMode::kUseWholeValidity);
+  EXPECT_TRUE(plain.promises.empty());
+  EXPECT_EQ(plain.leave_us, 50000);
+}
+
+// The window ends when the holder's own clock reads the deadline: a clock
+// 10% fast reads +110 ms after 100 ms of true time.
+TEST(Validity, TheDeadlineIsReadOnTheHoldersClock) {
+  world::World w;
+  const world::ProcessId p = w.spawn_process("c", [](world::ProcessEnv& env) {
+    env.sleep_for(10ms);
+    env.record_validity(kDefaultKey, env.now() + 110ms);
+  });
+  w.set_process_clock_drift(p, 100000);
+  w.run();
+  bool seen = false;
+  for (const world::HistoryEvent& e : w.history().events()) {
+    if (e.kind != world::EventKind::kValidity) continue;
+    seen = true;
+    EXPECT_EQ(e.value - e.t_us, 100000) << world::render_event(w.history(), e);
+    EXPECT_NE(world::render_event(w.history(), e).find("VALID lock:test until t="),
+              std::string::npos);
+  }
+  EXPECT_TRUE(seen);
+}
+
+// Two holders, each promised 100 ms; the first leaves after `first_work`.
+// Its window ends there (it gave the lock up), so the second's promise at
+// 60 ms overlaps it only when the first was still inside.
+std::vector<world::Violation> two_promises(Micros first_work) {
+  world::World w;
+  auto holder = [](Micros work) {
+    return [work](world::ProcessEnv& env) {
+      env.record_acquire_start(kDefaultKey, 1s);
+      env.record_acquire_end(kDefaultKey, true);
+      env.record_validity(kDefaultKey, env.now() + 100ms);
+      env.enter_critical(kDefaultKey);
+      env.sleep_for(work);
+      env.leave_critical(kDefaultKey);
+    };
+  };
+  w.spawn_process("a", holder(first_work));
+  w.spawn_process("b", holder(10ms), 60ms);
+  w.run();
+  return check_validity(w.history());
+}
+
+TEST(Validity, OverlappingPromisesAreFlaggedWithBothWindows) {
+  EXPECT_TRUE(two_promises(50ms).empty());
+  const std::vector<world::Violation> v = two_promises(80ms);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].checker, "validity");
+  EXPECT_NE(v[0].description.find("c2/1 was promised lock:test for [t=60.000ms, t=70.000ms]"),
+            std::string::npos)
+      << v[0].description;
+  EXPECT_NE(v[0].description.find("c1/1's promise [t=0.000ms, t=80.000ms]"), std::string::npos)
+      << v[0].description;
+  EXPECT_NE(v[0].description.find("overlap 10.000ms"), std::string::npos) << v[0].description;
+  // Both VALID lines are in the excerpt.
+  const size_t first = v[0].timeline.find("VALID lock:test until t=100.000ms");
+  const size_t second = v[0].timeline.find("VALID lock:test until t=160.000ms");
+  EXPECT_NE(first, std::string::npos) << v[0].timeline;
+  EXPECT_NE(second, std::string::npos) << v[0].timeline;
+  // The default checks judge it; the unbounded profile's do not.
+  EXPECT_EQ(check_all(world::History(), CheckOptions{}).size(), 0u);
+  EXPECT_FALSE(CheckOptions::unbounded(std::nullopt).validity);
 }
 
 // A correct lock with random-only tokens (no client id in them): before
