@@ -247,6 +247,8 @@ std::shared_ptr<const Footprint> Network::footprint_of(const Link& link,
   auto close = std::make_shared<Footprint>();
   close->server = link.server;
   close->pubsub = link.task == 0;
+  // It removes its own session's subscriptions only (exhaustive.h, case 10).
+  close->subscriptions_only = close->all_channels = close->pubsub;
   return close;
 }
 
@@ -766,7 +768,9 @@ void Network::resubscribe(Process& p, size_t server) {
           e.argv = std::move(argv);
           e.reply = std::move(reply);
           life_.record(std::move(e));
-          send_to_client(link, [] {});
+          // Nobody waits for it: it touches no state (exhaustive.h, case 8).
+          send_to_client(
+              link, [] {}, "reply", Scheduler::kNoTask);
         },
         "request", footprint_of(link, &subscribe));
   }
@@ -865,8 +869,10 @@ void Network::unsubscribe(Process& p, lock::SubscriptionId id) {
         e.argv = std::move(argv);
         e.reply = std::move(reply);
         life_.record(std::move(e));
-        // Nobody waits for this reply; it only keeps its place in the FIFO.
-        send_to_client(*link, [] {});
+        // Nobody waits for this reply; it only keeps its place in the FIFO
+        // and touches no state (exhaustive.h, case 8).
+        send_to_client(
+            *link, [] {}, "reply", Scheduler::kNoTask);
       },
       "request", std::move(footprint));
 }

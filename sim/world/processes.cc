@@ -180,7 +180,9 @@ void Processes::finish_task(Task& t) {
     life_.record(life_.event(EventKind::kTaskEnd, &p, t.id));
     return;
   }
-  // main returned: the process exits, its other tasks stop with it.
+  // main returned: the process exits, its other tasks stop with it
+  // (exhaustive reduction, case 9).
+  life_.sched().note_process_end();
   life_.record(life_.event(EventKind::kProcessEnd, &p, 0));
   p.state = ProcessState::kEnded;
   teardown(p);

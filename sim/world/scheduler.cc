@@ -47,7 +47,18 @@ bool among(std::string_view name, auto& table) {
 
 bool Footprint::commutes_with(const Footprint& other) const {
   if (server != other.server) return true;
-  if (pubsub && other.pubsub) return false;
+  if (pubsub && other.pubsub) {
+    // Two sessions' own subscription changes (exhaustive.h, case 10): a
+    // removal and anything, or additions of different channels.
+    if (!subscriptions_only || !other.subscriptions_only) return false;
+    if (!all_channels && !other.all_channels) {
+      for (const std::string& c : channels) {
+        if (std::find(other.channels.begin(), other.channels.end(), c) != other.channels.end()) {
+          return false;
+        }
+      }
+    }
+  }
   if ((any_key && (other.any_key || !other.keys.empty())) || (other.any_key && !keys.empty())) {
     return false;
   }
@@ -77,6 +88,13 @@ std::shared_ptr<const Footprint> command_footprint(size_t server,
   }
   if (among(name, kPubSubCommands)) {
     f->pubsub = true;
+    // The (un)subscriptions of its own session (exhaustive.h, case 10);
+    // PUBLISH and SPUBLISH reach every subscriber.
+    f->subscriptions_only = name != "PUBLISH" && name != "SPUBLISH";
+    if (f->subscriptions_only) {
+      f->channels.assign(argv.begin() + 1, argv.end());
+      f->all_channels = f->channels.empty();  // UNSUBSCRIBE with no channel: all of them
+    }
     return f;
   }
   if (among(name, kScriptCommands)) {
@@ -173,6 +191,7 @@ void Scheduler::run_key(const Key& key) {
   current_process_wide_ = false;
   current_runs_code_ = slot.runs_code;
   current_links_ = false;
+  current_ended_ = false;
   free_.push_back(key.slot);
   action();
   current_runs_code_ = false;
@@ -201,12 +220,21 @@ bool Scheduler::independent(const Asleep& a, const Asleep& b) const {
   // explore/exhaustive.h has the argument. Events of no process (the active expiry
   // cycle, world-level faults) are dependent on everything.
   if (!reduce_ || a.owner == 0 || b.owner == 0) return false;
+  // A delivery that touches no state (case 8).
+  if ((!a.server_side && a.task == kNoTask) || (!b.server_side && b.task == kNoTask)) return true;
   const bool other_tasks = a.task != 0 && b.task != 0 && a.task != b.task;
   // Two client processes' own events; or two events of one process that
   // each touch only one task's state, different tasks, of which at most
   // one runs its task's fiber (case 4), or both, when task runs commute
   // (case 5).
   if (!a.server_side && !b.server_side) {
+    // A run that ended the process and a timer or plain reply of another
+    // of its tasks (case 9).
+    auto ends_before = [](const Asleep& end, const Asleep& wait) {
+      return end.ended_task != 0 && !wait.runs_code && wait.task != 0 &&
+             wait.task != end.ended_task;
+    };
+    if (a.owner == b.owner && (ends_before(a, b) || ends_before(b, a))) return true;
     return a.owner != b.owner ||
            (other_tasks && (task_runs_commute_ || !(a.runs_code && b.runs_code)) &&
             !(a.links && b.links));
@@ -293,6 +321,7 @@ bool Scheduler::step_chosen() {
   Asleep ran = asleep(key.seq, slots_[key.slot], true);
   run_key(key);
   // Judged as it ran: a run that reached beyond its task touched them all.
+  if (current_ended_) ran.ended_task = ran.task;
   if (current_process_wide_) ran.task = 0;
   ran.links = current_links_;
   if (point != SIZE_MAX) chooser_->note_narrow(point, !current_process_wide_);

@@ -41,9 +41,17 @@ struct Footprint {
   std::vector<std::string> keys;  // every key it may read or write (a superset)
   bool any_key = false;           // it may read or write any key (a script)
   bool pubsub = false;            // it may publish or change subscriptions
+  // pubsub, but it only adds or removes its own session's subscriptions to
+  // `channels` (SUBSCRIBE, UNSUBSCRIBE and their P and S forms), or removes
+  // all of them (`all_channels`: UNSUBSCRIBE with no channel, a pub/sub
+  // connection's close); it publishes nothing.
+  bool subscriptions_only = false;
+  bool all_channels = false;
+  std::vector<std::string> channels;
   // Commands on different servers, or on disjoint keys (an any-key one
-  // meets every keyed one) of which not both touch pub/sub, commute
-  // (exhaustive.h).
+  // meets every keyed one) of which not both touch pub/sub, or both only
+  // change subscriptions and not both add one channel, commute
+  // (exhaustive.h, cases 3 and 10).
   bool commutes_with(const Footprint& other) const;
 };
 
@@ -67,6 +75,10 @@ class Scheduler {
 
   // The owner of an event that inherits the running event's owner.
   static constexpr uint32_t kInheritOwner = UINT32_MAX;
+  // at_message's `task` for a client-side delivery that touches no state at
+  // all (a reply nobody waits for: UNSUBSCRIBE's, a resubscription's): it
+  // commutes with every event of a process (exhaustive.h, case 8).
+  static constexpr uint64_t kNoTask = UINT64_MAX;
 
   // Schedules `action` at `t_us` (a time in the past means now). A daemon
   // event (the server's active expiry cycle) does not keep run() going.
@@ -111,6 +123,13 @@ class Scheduler {
   // (exhaustive.h, case 6).
   void note_task_end() {
     if (!task_runs_commute_) note_process_wide();
+  }
+  // The running event is a task's run in which main returned: the process
+  // ended and tore its other tasks down (Processes::finish_task). Still
+  // process-wide, but it commutes with a timer or reply of another task
+  // (exhaustive.h, case 9).
+  void note_process_end() {
+    if (current_runs_code_) current_ended_ = true;
   }
 
   // Exhaustive: ask `chooser` at every tie (not owned; null: off); with
@@ -176,6 +195,9 @@ class Scheduler {
     bool runs_code;
     // It opened (a run asleep: it may open) a connection (case 7).
     bool links = false;
+    // A run that ended its process (case 9): its own task; 0 otherwise
+    // (a run asleep: not known).
+    uint64_t ended_task = 0;
   };
   // Fills a free slot in place (no Slot temporary moved in) and queues it.
   void push(int64_t t_us, uint32_t owner, bool daemon, bool server_side, uintptr_t channel,
@@ -207,6 +229,7 @@ class Scheduler {
   bool current_process_wide_ = false;
   bool current_runs_code_ = false;
   bool current_links_ = false;
+  bool current_ended_ = false;
   std::vector<Asleep> sleep_;
   std::vector<Key> heap_;  // a min-heap on (t_us, -priority, seq)
   std::vector<Slot> slots_;

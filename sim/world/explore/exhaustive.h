@@ -216,6 +216,65 @@
 //      different processes opening connections at one microsecond take
 //      client ids in either order, as before (case 1): the ids are in no
 //      checked property's history.
+//   8. A delivery that touches no state (Scheduler::kNoTask): the reply of
+//      an UNSUBSCRIBE or of a resubscription's SUBSCRIBE, which nobody
+//      waits for (its action is empty; it only keeps its place in its
+//      connection's FIFO, which the scheduler keeps apart from the sleep
+//      sets). It writes only an unchecked history record (kMessageLost
+//      when its link broke, kMessageDelivered when messages are recorded),
+//      so it commutes with every event of a process. Found by logging the
+//      ties the search reorders on reentrant seed 3 at bound 0 (the log
+//      named each event by kind, process and task): the lock task's
+//      UNSUBSCRIBE reply against its own EVAL's reply and the run that
+//      reply wakes were 6,340 of 38,421 runs, high in the tree.
+//   9. A run that ended its process (main returned: Processes::finish_task
+//      calls Scheduler::note_process_end, and the teardown stops every other
+//      task) and a timer or plain reply of another task T of that process
+//      (case 4's events: a reply on T's own connection without an
+//      on_arrival hook, a sleep's, an Event wait's or a call's timer, a
+//      task pause's end). Such an event finds T blocked in an Env call
+//      (it is stale otherwise, and a no-op in either order), writes T's
+//      reply or call end, marks T ready and schedules T's run. The
+//      teardown resumes every unfinished task that is not running, ready
+//      or blocked alike, and Processes::suspend throws ClosedError as soon
+//      as the fiber is back, before the call reads the reply or its end:
+//      T unwinds the same way in both orders. What the ending run did
+//      before main returned cannot reach T's call: T waits on a call's
+//      token, which only that call's reply, timer or link break wakes (an
+//      Event signal or another wake-up with an old token does nothing in
+//      either state), and a run that pauses its process ends there, so
+//      it does not also end it. The two orders differ only in (a) the
+//      event's record: a reply that comes after the teardown finds its
+//      link closed (kMessageLost, or nothing), one that came before leaves
+//      kMessageDelivered when messages are recorded: no checker reads
+//      either (checkers.cc, lock_key_checkers.cc read lock events,
+//      commands, key states, process ends, crashes, pauses and restarts);
+//      and (b) T's run, pending after the teardown in one order only,
+//      which finds the process dying and returns (Processes::run_task): a
+//      stutter step that touches nothing and runs no code, so the two
+//      states have the same futures up to that step and the same checked
+//      histories. The ending is only known once the run ran (a run asleep
+//      has no ended_task), so the order "end first" keeps T's event asleep
+//      and is cut as redundant. Before this case, each of reentrant's
+//      closing ties (the last unlock's run against the unlock latch's DEL
+//      reply or the watchdog's renewal reply) was three judged runs.
+//  10. Two sessions' own subscription changes on one server (Footprint::
+//      subscriptions_only: SUBSCRIBE, UNSUBSCRIBE, their P and S forms, and
+//      the close of a pub/sub connection, which removes all of its
+//      session's subscriptions). Each writes its own session's set and
+//      the server's subscriber lists of its channels (an addition appends
+//      the session, a removal takes it out) and publishes nothing, and a
+//      reply reports only its own session's count. A removal and another
+//      session's addition or removal leave the same lists in either order;
+//      two additions of different channels touch different lists. Two
+//      additions of one channel append in a different order, which a later
+//      PUBLISH's push order (and the order of its latency choice points)
+//      would show: they stay dependent, as does anything that publishes
+//      (PUBLISH, SPUBLISH, scripts). The pub/sub connection sends nothing
+//      else (its task is 0: every event of its process is dependent on it
+//      otherwise), and a subscribed session has no keys, WATCHes or MULTI.
+//      Found by the same log: the other client's pub/sub close against a
+//      SUBSCRIBE or UNSUBSCRIBE was 1,584 of seed 3's runs.
 // Ties that need no choice (persistent sets of one event, Godefroid 1996,
 // ch. 4; combined with sleep sets as in ch. 6). When no message arrives in
 // the microsecond it was sent (the plan's latency_min >= 1 us, as

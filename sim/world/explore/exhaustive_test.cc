@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -340,6 +341,114 @@ TEST(ExhaustiveReduction, ALockTaskAndItsWatchdogCommute) {
   std::printf("reentrant, seed 1, bound 0: no violation in all %llu schedules (%llu pruned)\n",
               static_cast<unsigned long long>(r.schedules),
               static_cast<unsigned long long>(r.pruned));
+}
+
+// A world of fixed 100 us latencies searched at bound 0: `body` spawns its
+// processes; the search's result.
+ExhaustiveResult search_world(bool reduce, const std::function<void(World&)>& body) {
+  return search_schedules(0, [reduce, &body](const std::vector<uint32_t>& prefix) {
+    WorldOptions o;
+    o.faults.latency_distribution = LatencyDistribution::kFixed;
+    o.faults.latency_min = Micros(100);
+    o.strategy = Strategy{.bound = 0, .schedule = prefix, .reduce = reduce};
+    World w(o);
+    body(w);
+    const bool pruned = w.run() == World::RunEnd::kPruned;
+    return ScheduleRun{.failed = false, .pruned = pruned, .points = w.choice_points()};
+  });
+}
+
+// Case 8: UNSUBSCRIBE's reply, which nobody waits for, reaches the process
+// at t = 400 us with its SET's reply: it touches no state, so one order.
+// A SUBSCRIBE's reply (it registers the subscription) and another task's
+// SET reply at one microsecond stay dependent: both orders are run.
+TEST(ExhaustiveReduction, AReplyNobodyWaitsForCommutesWithEverything) {
+  auto unsubscribe_then_set = [](World& w) {
+    w.spawn_process("p", [](ProcessEnv& env) {
+      const lock::SubscriptionId id = env.subscribe("ch", [](const std::string&) {});
+      env.unsubscribe(id);                       // its reply arrives at 400 us ...
+      env.connection().call({"SET", "a", "1"});  // ... with this one's
+    });
+  };
+  const ExhaustiveResult reduced = search_world(true, unsubscribe_then_set);
+  const ExhaustiveResult full = search_world(false, unsubscribe_then_set);
+  ASSERT_TRUE(reduced.complete);
+  ASSERT_TRUE(full.complete);
+  EXPECT_EQ(reduced.schedules, 1u);
+  EXPECT_GT(full.schedules, reduced.schedules);
+  auto subscribe_beside_set = [](World& w) {
+    w.spawn_process("p", [](ProcessEnv& env) {
+      env.spawn("subscriber", [&env] { env.subscribe("ch", [](const std::string&) {}); });
+      env.connection().call({"SET", "a", "1"});  // both replies arrive at 200 us
+    });
+  };
+  const ExhaustiveResult dependent = search_world(true, subscribe_beside_set);
+  ASSERT_TRUE(dependent.complete);
+  EXPECT_GE(dependent.schedules, 2u);
+  std::printf("case 8: %llu schedules (%llu without sleep sets); a subscription's reply: %llu\n",
+              static_cast<unsigned long long>(reduced.schedules),
+              static_cast<unsigned long long>(full.schedules),
+              static_cast<unsigned long long>(dependent.schedules));
+}
+
+// Case 9: main's run in which it returns (the process ends) and another
+// task's reply at one microsecond (200 us). The order "main first" keeps
+// the reply asleep and is cut as redundant; when main's run does something
+// else process-wide instead (it starts a task) both orders are judged.
+TEST(ExhaustiveReduction, AProcessEndCommutesWithAnotherTasksReply) {
+  auto world = [](bool ends) {
+    return [ends](World& w) {
+      w.spawn_process("p", [ends](ProcessEnv& env) {
+        env.spawn("getter", [&env] { env.connection().call({"GET", "b"}); });
+        env.sleep_for(lock::Micros(200));  // wakes with the GET's reply
+        if (ends) return;
+        env.spawn("late", [] {});
+        env.sleep_for(lock::Micros(1000));
+      });
+    };
+  };
+  const ExhaustiveResult ending = search_world(true, world(true));
+  const ExhaustiveResult going_on = search_world(true, world(false));
+  ASSERT_TRUE(ending.complete);
+  ASSERT_TRUE(going_on.complete);
+  EXPECT_GT(ending.pruned, 0u);
+  EXPECT_LT(ending.schedules, going_on.schedules);
+  std::printf("case 9: %llu schedules (%llu pruned) when main ends; %llu when it goes on\n",
+              static_cast<unsigned long long>(ending.schedules),
+              static_cast<unsigned long long>(ending.pruned),
+              static_cast<unsigned long long>(going_on.schedules));
+}
+
+// Case 10: two processes' SUBSCRIBEs reach the server at 100 us. Different
+// channels: one order; one channel (the subscriber list's order differs):
+// both. A pub/sub connection's close and another session's SUBSCRIBE of
+// the same channel commute (a removal and an addition).
+TEST(ExhaustiveReduction, SubscriptionsOfTwoSessionsCommuteUnlessBothAddOneChannel) {
+  auto two = [](const char* a, const char* b) {
+    return [a, b](World& w) {
+      for (const char* ch : {a, b}) {
+        w.spawn_process(ch,
+                        [ch](ProcessEnv& env) { env.subscribe(ch, [](const std::string&) {}); });
+      }
+    };
+  };
+  const ExhaustiveResult apart = search_world(true, two("x", "y"));
+  const ExhaustiveResult same = search_world(true, two("x", "x"));
+  ASSERT_TRUE(apart.complete);
+  ASSERT_TRUE(same.complete);
+  EXPECT_EQ(apart.schedules, 1u);
+  EXPECT_EQ(same.schedules, 2u);
+  // p1's close (it ends once subscribed, at 200 us) reaches the server at
+  // 300 us with p2's SUBSCRIBE of the same channel.
+  const ExhaustiveResult close = search_world(true, [](World& w) {
+    w.spawn_process("p1", [](ProcessEnv& env) { env.subscribe("x", [](const std::string&) {}); });
+    w.spawn_process("p2", [](ProcessEnv& env) {
+      env.sleep_for(lock::Micros(200));
+      env.subscribe("x", [](const std::string&) {});
+    });
+  });
+  ASSERT_TRUE(close.complete);
+  EXPECT_EQ(close.schedules, 1u);
 }
 
 }  // namespace
