@@ -126,8 +126,9 @@ struct GhostLockOptions {
 // whose reply was lost, which the lock treated as "not acquired"; the key
 // then blocks everyone for a whole lease. Tasks that record no acquire or
 // unlock outcome are not judged. One violation per mark. With several
-// servers (a Redlock-style lock), one violation per key: such marks on a
-// quorum (N/2 + 1) of the servers at once for longer than the bound; a
+// servers (a Redlock-style lock: the key sent to N > 1 servers), one
+// violation per key: such marks on a quorum (N/2 + 1) of those servers at
+// once for longer than the bound; a
 // minority keeps nobody out (a failed attempt whose release could not reach
 // one server leaves its key there until its lease ends, as Redlock allows).
 std::vector<Violation> check_ghost_locks(const History& history, const GhostLockOptions& options);

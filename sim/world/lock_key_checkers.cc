@@ -440,15 +440,31 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
   // hold unexplained marks of the key at once (as check_held_past_lease
   // judges a majority). A failed attempt whose release could not reach one
   // server leaves its key there until the lease ends, and Redlock goes on
-  // (antirez, "Distributed locks with Redis": the keys expire).
-  const size_t quorum = h.server_count() > 1 ? h.server_count() / 2 + 1 : 1;
+  // (antirez, "Distributed locks with Redis": the keys expire). The servers
+  // counted are those the workload sent commands naming the key to (or its
+  // marks were on): a lock on one server of a world with several is judged
+  // as on one; a Redlock that reached one server of five, as on five.
+  std::map<std::string, std::set<int32_t>> servers_of_key;
+  for (const Mark& m : log.marks) servers_of_key[m.key].insert(m.server);
+  for (const HistoryEvent& e : h.events()) {
+    if (e.kind != EventKind::kCommand || e.server < 0) continue;
+    for (size_t i = 1; i < e.argv.size(); ++i) {
+      if (auto it = servers_of_key.find(e.argv[i]); it != servers_of_key.end()) {
+        it->second.insert(e.server);
+      }
+    }
+  }
+  auto quorum_of = [&servers_of_key](const std::string& key) -> size_t {
+    const size_t n = servers_of_key[key].size();
+    return n > 1 ? n / 2 + 1 : 1;
+  };
   struct Piece {
     int64_t from;
     int64_t to;
     const Mark* mark;
     size_t began;  // the event that began the owner's clean stretch
   };
-  std::map<std::string, std::vector<Piece>> by_key;  // quorum > 1 only
+  std::map<std::string, std::vector<Piece>> by_key;  // keys on several servers only
 
   std::vector<Violation> out;
   for (const Mark& m : log.marks) {
@@ -476,7 +492,7 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
         if (t >= to) break;
       }
       if (t < to) pieces.emplace_back(t, to);
-      if (quorum > 1) {
+      if (quorum_of(m.key) > 1) {
         for (const auto& [a, b] : pieces) by_key[m.key].push_back(Piece{a, b, &m, c.began});
         continue;
       }
@@ -505,6 +521,8 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
     }
   }
   for (const auto& [key, pieces] : by_key) {
+    const size_t quorum = quorum_of(key);
+    const size_t servers_used = servers_of_key[key].size();
     // The stretches in which a quorum of servers hold a piece, in time order.
     std::vector<int64_t> cuts;
     for (const Piece& p : pieces) {
@@ -551,8 +569,8 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
           out.push_back(make_violation(
               h, "ghost-lock",
               key + " held marks on a quorum (" + std::to_string(quorum) + " of " +
-                  std::to_string(h.server_count()) + ") of servers from t=" +
-                  format_time_ms(*since) + " to t=" + format_time_ms(until) + " (longer than " +
+                  std::to_string(servers_used) + ") of servers from t=" + format_time_ms(*since) +
+                  " to t=" + format_time_ms(until) + " (longer than " +
                   format_time_ms(options.bound_us) + ") whose owners were alive, not paused, and " +
                   "said they held nothing (" + marks + "): nobody could take the lock",
               std::move(events)));

@@ -252,8 +252,11 @@ TEST(GhostLocks, WithSeveralServersAGhostNeedsAQuorum) {
     World w(o);
     w.spawn_process("a", [left_on](ProcessEnv& env) {
       env.record_acquire_start(kKey, milliseconds(10));
-      for (size_t i = 0; i < left_on; ++i) {
-        env.connection(i).call({"SET", kKey, token_of(env), "NX", "PX", "200"});
+      // A Redlock attempt asks every server; servers 1 and 2 (or 2 alone)
+      // refuse: another owner's key (never set here: the SET is sent with XX).
+      for (size_t i = 0; i < 3; ++i) {
+        const bool refused = i >= left_on;
+        env.connection(i).call({"SET", kKey, token_of(env), refused ? "XX" : "NX", "PX", "200"});
       }
       env.record_acquire_end(kKey, false);  // gave up, its keys left behind
       env.sleep_for(milliseconds(300));
@@ -269,6 +272,25 @@ TEST(GhostLocks, WithSeveralServersAGhostNeedsAQuorum) {
     EXPECT_TRUE(mentions(v, "s0 c1/1's")) << v[0].description;
     EXPECT_TRUE(mentions(v, "s1 c1/1's")) << v[0].description;
   }
+}
+
+// A world of several servers where the lock uses one: the ghost on it is
+// judged as on a single server (the quorum counts the servers the workload
+// sent the key to, not the world's).
+TEST(GhostLocks, ALockOnOneServerOfSeveralIsJudgedAsOnOne) {
+  WorldOptions o;
+  o.servers = 3;
+  World w(o);
+  w.spawn_process("a", [](ProcessEnv& env) {
+    env.record_acquire_start(kKey, milliseconds(10));
+    env.connection(1).call({"SET", kKey, token_of(env), "NX", "PX", "200"});
+    env.record_acquire_end(kKey, false);  // treated as not acquired: a ghost
+    env.sleep_for(milliseconds(300));
+  });
+  w.run();
+  const auto v = check_ghost_locks(w.history(), {.bound_us = 10000});
+  ASSERT_EQ(v.size(), 1u) << format_violations(v);
+  EXPECT_FALSE(mentions(v, "quorum")) << v[0].description;
 }
 
 // Two owners crash one after the other while their keys live (the second
