@@ -90,27 +90,14 @@ class HalfQuorumRedlock : public SetNxLock {
         }
       }
       if (got >= n / 2) return true;  // the bug: N/2 is not a majority
-      unknown = !release_all() || unknown;
+      unknown = !release_everywhere() || unknown;
       return false;
     });
     if (!got && unknown) throw lock::TimeoutError("redlock: some servers' outcome unknown");
     return got;
   }
   // False when a server's release failed (its key may live on).
-  bool unlock() { return release_all(); }
-
- private:
-  bool release_all() {
-    bool all = true;
-    for (size_t i = 0; i < env_.server_count(); ++i) {
-      try {
-        compare_and_delete(token_, i);
-      } catch (const lock::ConnectionError&) {
-        all = false;
-      }
-    }
-    return all;
-  }
+  bool unlock() { return release_everywhere(); }
 };
 
 template <class L>

@@ -71,6 +71,19 @@ class SetNxLock {
     const auto r = env_.connection(server).call({"EVAL", kCompareAndDelete, "1", key_, token});
     return r.is_integer() && r.integer() == 1;
   }
+  // compare_and_delete(token_) on every server (a Redlock's release): false
+  // when a server could not be reached (its key may live on).
+  bool release_everywhere() {
+    bool all = true;
+    for (size_t i = 0; i < env_.server_count(); ++i) {
+      try {
+        compare_and_delete(token_, i);
+      } catch (const lock::ConnectionError&) {
+        all = false;
+      }
+    }
+    return all;
+  }
 
   lock::Env& env_;
   std::string key_;

@@ -54,7 +54,7 @@ class UserRedlock : public SetNxLock {
         valid_until_ = until;
         return true;
       }
-      unknown = !release_all() || unknown;
+      unknown = !release_everywhere() || unknown;
       return false;
     });
     if (!got && unknown) throw lock::TimeoutError("redlock: some servers' outcome unknown");
@@ -64,7 +64,7 @@ class UserRedlock : public SetNxLock {
   std::optional<lock::EnvTime> valid_until() const { return valid_until_; }
   bool unlock() {
     valid_until_.reset();
-    return release_all();
+    return release_everywhere();
   }
 
  protected:
@@ -72,18 +72,6 @@ class UserRedlock : public SetNxLock {
   virtual lock::EnvTime promise(lock::EnvTime t0, lock::EnvTime end) const = 0;
 
  private:
-  bool release_all() {
-    bool all = true;
-    for (size_t i = 0; i < env_.server_count(); ++i) {
-      try {
-        compare_and_delete(token_, i);
-      } catch (const lock::ConnectionError&) {
-        all = false;
-      }
-    }
-    return all;
-  }
-
   std::optional<lock::EnvTime> valid_until_;
 };
 
