@@ -167,8 +167,10 @@ run_unit() {
   # The test client listens on a port just below --baseport, found by a
   # probe that other runs on the machine (another checkout's ctest) may
   # race: each try takes a random range of its own (below 55535: the suite
-  # also probes port + 10000), and a lost race is tried again.
-  for attempt in 1 2 3; do
+  # also probes port + 10000), and a lost race is tried again (CI once lost
+  # three in a row: six tries, a short random wait between them).
+  for attempt in 1 2 3 4 5 6; do
+    ((attempt == 1)) || sleep "0.$((RANDOM % 9 + 1))"
     baseport=$((12000 + (RANDOM % 600) * 64))
     (cd "$dir" && TERM=dumb timeout "$timeout_s" tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" \
        --baseport "$baseport" --portcount 32 --singledb --clients 1 --tags "$tags" --single "$unit" \
@@ -195,7 +197,8 @@ run_unit_started() {
     # /redis-server as Redis's own (the process title's {title}).
     ln -s "$redsim" "$dir/src/redis-server"
   fi
-  for attempt in 1 2 3; do
+  for attempt in 1 2 3 4 5 6; do
+    ((attempt == 1)) || sleep "0.$((RANDOM % 9 + 1))"
     baseport=$((12000 + (RANDOM % 600) * 64))
     (cd "$dir" && TERM=dumb timeout "$timeout_s" tclsh tests/test_helper.tcl \
        --baseport "$baseport" --portcount 32 --clients 1 --tags "$tags" --single "$unit" \
