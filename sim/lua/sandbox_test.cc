@@ -3,6 +3,9 @@
 // 7.0.15).
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "sim/lua/engine_impl.h"
 #include "sim/lua/lua_test_util.h"
 
 namespace redsim::sim {
@@ -185,6 +188,47 @@ TEST_F(SandboxTest, LoadedChunksShareTheSandbox) {
             Err("ERR [string \"x = 5\"]:1: Attempt to modify a readonly table script: "
                 "0a0d0ec3ba83e6a0bc9721ff8474d3bcd5c0762c, on x = 5:1."));
   EXPECT_EQ(eval("local f = loadstring('return KEYS[1]') return f()", {"kk"}), Bulk("kk"));
+}
+
+// A chunk that only reads globals runs with the real globals table as its
+// _ENV (no proxy hop per read: ScriptEngine::Impl::compile); everything
+// else keeps the proxy. The scripts of the tests above that must refuse a
+// write or raise on an unknown name are, most of them, such chunks.
+TEST(ReadsGlobalsOnlyTest, GlobalWritesEnvAsAValueAndClosuresKeepTheProxy) {
+  auto reads_only = [](const std::string& code) {
+    lua_State* L = luaL_newstate();
+    EXPECT_EQ(luaL_loadstring(L, code.c_str()), LUA_OK) << code;
+    const bool only = script_detail::reads_globals_only(L);
+    lua_close(L);
+    return only;
+  };
+  for (const char* code :
+       {"return redis.call('get', KEYS[1])", "redis.call = 1", "return x", "return _G.nosuch",
+        "rawset(_G, \"x\", 1) return 1", "local cj = cjson cj.foo = 1 return 1",
+        "KEYS[1] = 'x' return KEYS[1]", "local t = {} for i = 1, 300 do t[i] = i end return #t",
+        "local f = loadstring(\"x = 5\") f() return 1", "return _ENV.x"}) {
+    EXPECT_TRUE(reads_only(code)) << code;
+  }
+  for (const char* code : {"x = 1", "ARGV = {} return 1", "_ENV.x = 1", "local e = _ENV return e",
+                           "_ENV = {} return 1", "local function f() end return 1",
+                           "return (function() return KEYS end)()", "return pcall(_ENV)"}) {
+    EXPECT_FALSE(reads_only(code)) << code;
+  }
+}
+
+TEST_F(SandboxTest, ChunksThatOnlyReadGlobalsStillSeeTheSandbox) {
+  // These compile to reads of _ENV only: the real globals as _ENV must
+  // change nothing a script can see.
+  EXPECT_EQ(eval("return rawequal(_G, _G._G) and type(getmetatable(_G))"), Bulk("table"));
+  EXPECT_EQ(eval("return rawget(_G, 'KEYS')[1]", {"k1"}), Bulk("k1"));
+  EXPECT_EQ(eval("local t = {} for k in pairs(_G) do t[#t+1] = k end return #t"), Int(35));
+  EXPECT_EQ(eval("return _ENV == _G"), Int(1));  // the proxy is what _G reads
+  EXPECT_EQ(eval("return _ENV.nosuch"),
+            Err("ERR user_script:1: Script attempted to access nonexistent global variable "
+                "'nosuch' script: 35f3c5922a6c9264301234537ac6299fe3c44885, on @user_script:1."));
+  EXPECT_EQ(eval("rawset(getmetatable(_G), 'x', 1) return 1"),
+            Err("ERR Attempt to modify a readonly table script: "
+                "f4818e2999ea3d1410ecf0f8b9561a31b18daaa7, on @user_script:1."));
 }
 
 }  // namespace

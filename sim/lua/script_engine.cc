@@ -124,6 +124,68 @@ bool bounded_chunk(std::string_view code) {
   return true;
 }
 
+// ---- Chunks that only read globals: _ENV without the proxy -------------------
+
+namespace {
+
+// Lua 5.4's opcodes (lopcodes.h) that expose or write a chunk's _ENV, or
+// make a closure (which would share it).
+constexpr uint32_t kOpGetUpval = 9;
+constexpr uint32_t kOpSetUpval = 10;
+constexpr uint32_t kOpSetTabUp = 15;
+constexpr uint32_t kOpClosure = 79;
+constexpr uint32_t kOpcodeMask = 0x7F;  // an instruction's low 7 bits
+
+// A size or int of lua_dump's format (ldump.c dumpSize): 7 bits a byte,
+// most significant first, the last byte flagged 0x80.
+bool read_dump_size(std::string_view& in, uint64_t& out) {
+  out = 0;
+  for (int i = 0; i < 10 && !in.empty(); ++i) {
+    const auto b = static_cast<unsigned char>(in.front());
+    in.remove_prefix(1);
+    out = (out << 7) | (b & 0x7Fu);
+    if (b & 0x80u) return true;
+  }
+  return false;
+}
+
+int append_dump(lua_State*, const void* p, size_t size, void* ud) {
+  static_cast<std::string*>(ud)->append(static_cast<const char*>(p), size);
+  return 0;
+}
+
+}  // namespace
+
+bool reads_globals_only(lua_State* L) {
+  std::string dump;
+  if (lua_dump(L, append_dump, &dump, /*strip=*/1) != 0) return false;
+  std::string_view in = dump;
+  // The header (ldump.c dumpHeader): signature, version 5.4, format 0,
+  // LUAC_DATA, the sizes of Instruction, lua_Integer and lua_Number, then
+  // a test integer and a test float; then the main closure's upvalue count.
+  static constexpr char kHeadBytes[] = LUA_SIGNATURE "\x54\x00\x19\x93\r\n\x1a\n\x04";
+  constexpr std::string_view kHead(kHeadBytes, sizeof kHeadBytes - 1);  // it holds a NUL
+  constexpr size_t kHeaderBytes = kHead.size() + 2 + 8 + 8 + 1;
+  if (in.size() < kHeaderBytes || in.substr(0, kHead.size()) != kHead) return false;
+  in.remove_prefix(kHeaderBytes);
+  // The main function: its source (stripped: size 0), lines defined, the
+  // parameter, vararg and stack bytes, then its code.
+  uint64_t source = 0, line = 0, last_line = 0, count = 0;
+  if (!read_dump_size(in, source) || source != 0) return false;
+  if (!read_dump_size(in, line) || !read_dump_size(in, last_line) || in.size() < 3) return false;
+  in.remove_prefix(3);
+  if (!read_dump_size(in, count) || count > in.size() / 4) return false;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint32_t instruction = 0;
+    std::memcpy(&instruction, in.data() + i * 4, sizeof instruction);
+    const uint32_t op = instruction & kOpcodeMask;
+    if (op == kOpGetUpval || op == kOpSetUpval || op == kOpSetTabUp || op == kOpClosure) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // ---- Time limit: the instruction-count hook --------------------------------
 
 constexpr std::string_view kKilled = "ERR Script killed by user with SCRIPT KILL...";
