@@ -5,6 +5,7 @@
 // hands back the string "ERR ...").
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iterator>
 
@@ -33,7 +34,14 @@ bool collect_argv(lua_State* L, int argc, Argv& argv, const char** first = nullp
       case LUA_TSTRING: {
         size_t len = 0;
         const char* s = lua_tolstring(L, i, &len);
-        arg.assign(s, len);
+        // The same bytes as assign(), in the string's reused buffer without
+        // assign's general replace (these strings live in EngineState::argv).
+        // The length is the captured one: g++ 12's resize_and_overwrite
+        // hands a growing string's new capacity as the size.
+        arg.resize_and_overwrite(len, [s, len](char* p, size_t) {
+          std::memcpy(p, s, len);
+          return len;
+        });
         if (i == 1 && first != nullptr) *first = s;
         break;
       }
@@ -73,6 +81,21 @@ CommandTable::Lookup find_command(EngineState& st, const char* name, const std::
   return command;
 }
 
+// The reply of st.argv's command (built in place: no Reply moved).
+resp::Reply run_command(EngineState& st, const CommandTable::Lookup& command) {
+  try {
+    if (command.spec != nullptr) {
+      return ServerAccess::execute_from_script(*st.server, *st.session, command, st.argv,
+                                               st.read_only);
+    }
+    return ServerAccess::execute_from_script(*st.server, *st.session, st.argv, st.read_only);
+  } catch (const std::exception& e) {
+    // A bug in a command must not unwind through the Lua VM as a foreign
+    // exception; report it as an error reply instead.
+    return resp::Reply::error(std::string("ERR internal error: ") + e.what());
+  }
+}
+
 int generic_call(lua_State* L, bool raise) {
   EngineState& st = state_of(L);
   int argc = lua_gettop(L);
@@ -86,20 +109,7 @@ int generic_call(lua_State* L, bool raise) {
   if (st.server == nullptr || st.session == nullptr) {
     return fail(L, raise, "ERR redis.call() used outside of a running script");
   }
-  CommandTable::Lookup command = find_command(st, name, st.argv[0]);
-  resp::Reply reply;
-  try {
-    if (command.spec != nullptr) {
-      reply = ServerAccess::execute_from_script(*st.server, *st.session, command, st.argv,
-                                                st.read_only);
-    } else {
-      reply = ServerAccess::execute_from_script(*st.server, *st.session, st.argv, st.read_only);
-    }
-  } catch (const std::exception& e) {
-    // A bug in a command must not unwind through the Lua VM as a foreign
-    // exception; report it as an error reply instead.
-    reply = resp::Reply::error(std::string("ERR internal error: ") + e.what());
-  }
+  const resp::Reply reply = run_command(st, find_command(st, name, st.argv[0]));
   if (reply.is_error()) return fail(L, raise, reply.str());
   push_reply(L, reply);
   return 1;
