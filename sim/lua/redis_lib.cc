@@ -73,6 +73,9 @@ CommandTable::Lookup find_command(EngineState& st, const char* name, const std::
   if (hint.spec != nullptr) {
     std::string_view lower = hint.spec->name;  // registered in lower case
     bool same = lower.size() == argv0.size();
+    // Scripts mostly name commands in lower case: one memcmp, then the
+    // case-insensitive compare only when that differs.
+    if (same && std::memcmp(lower.data(), argv0.data(), lower.size()) == 0) return hint;
     for (size_t i = 0; same && i < lower.size(); ++i) same = ascii_lower(argv0[i]) == lower[i];
     if (same) return hint;
   }

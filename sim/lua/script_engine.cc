@@ -401,11 +401,18 @@ resp::Reply ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only)
   std::string computed_sha;
   std::string_view sha;
   if (by_sha) {
-    for (size_t i = 0; i < sizeof sha_buf; ++i) {
-      sha_buf[i] = ascii_lower(body[i]);
-    }
-    sha = std::string_view(sha_buf, sizeof sha_buf);
+    // The cache's keys are lower-case hex: a SHA1 given in lower case (as
+    // clients send it) is found as it is; only a miss is lowered and
+    // looked up again (a key found as given is its own lower-case form).
+    sha = body;
     script = impl.find(sha);
+    if (script == nullptr) {
+      for (size_t i = 0; i < sizeof sha_buf; ++i) {
+        sha_buf[i] = ascii_lower(body[i]);
+      }
+      sha = std::string_view(sha_buf, sizeof sha_buf);
+      script = impl.find(sha);
+    }
     if (script == nullptr) return resp::Reply::error(std::string(kNoScript));
   } else {
     computed_sha = lua::sha1_hex(body);
