@@ -68,7 +68,9 @@ char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - '
 // The command argv[0] names (spec null: unknown), through st's hints; `name`
 // is the Lua string argv[0] was copied from.
 CommandTable::Lookup find_command(EngineState& st, const char* name, const std::string& argv0) {
-  size_t slot = (reinterpret_cast<uintptr_t>(name) >> 4) & (EngineState::kCommandHints - 1);
+  static_assert(EngineState::kCommandHints == 256);  // the shift below takes 8 bits
+  const uint64_t address = reinterpret_cast<uintptr_t>(name) >> 4;
+  const size_t slot = static_cast<size_t>((address * 0x9E3779B97F4A7C15ULL) >> 56);
   CommandTable::Lookup& hint = st.command_hints[slot];
   if (hint.spec != nullptr) {
     std::string_view lower = hint.spec->name;  // registered in lower case
