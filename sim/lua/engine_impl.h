@@ -52,6 +52,11 @@ struct CachedScript {
   // (bounded_chunk): its count hook waits for its first Lua function call.
   bool bounded = false;
   std::vector<lua::ArithSite51> arith;  // the chunk's arithmetic sites (Source51::arith)
+  // ChunkFacts::keeps_arrays: a run leaves KEYS and ARGV as filled, so
+  // these copies of what they hold are all the next fill has to compare.
+  bool keeps_arrays = false;
+  std::vector<std::string> keys_held;
+  std::vector<std::string> argv_held;
 };
 
 // True when `code`, the text handed to the Lua compiler, makes a main
@@ -73,6 +78,19 @@ constexpr size_t kBoundedSourceBytes = 2000;
 // false for anything unexpected. Such a chunk may run with the real
 // globals table as its _ENV instead of the read-only proxy (see compile()).
 bool reads_globals_only(lua_State* L);
+
+// What chunk_facts() reads from the compiled chunk at the top of the stack.
+struct ChunkFacts {
+  bool reads_globals_only = false;  // as reads_globals_only()
+  // Also: every global it reads is one of a list that cannot reach the
+  // globals table or a table it is not handed (redis, KEYS, ARGV, tonumber,
+  // string, ... but not _G, load, loadstring, getmetatable), and KEYS and
+  // ARGV are only ever read into a register that the next instruction
+  // indexes and overwrites (KEYS[1], ARGV[i]). A run of such a chunk
+  // leaves both tables exactly as the engine filled them.
+  bool keeps_arrays = false;
+};
+ChunkFacts chunk_facts(lua_State* L);
 
 // The line of a compile error "user_script:<line>: ..." (0 if none).
 int error_line(const char* msg);
@@ -213,11 +231,13 @@ struct ScriptEngine::Impl {
     // (nonexistent_global, called with the real table either way), and
     // the chunk has no way to write through or hand out its _ENV; _G and
     // the libraries it reads are still their proxies.
-    if (reads_globals_only(L)) {
+    const ChunkFacts facts = chunk_facts(L);
+    if (facts.reads_globals_only) {
       lua::push_real_globals(L);
       lua_setupvalue(L, -2, 1);
     }
     CachedScript script;
+    script.keeps_arrays = facts.keeps_arrays;
     script.ref = luaL_ref(L, LUA_REGISTRYINDEX);
     script.flags = shebang.flags;
     script.shebang = shebang.present;
@@ -241,8 +261,38 @@ struct ScriptEngine::Impl {
   // `name_index` is the stack slot of the global's name (kKeysNameIndex,
   // kArgvNameIndex); the globals table has the field already and no
   // __newindex, so a raw set is what lua_setfield would do.
-  void fill_array(int& ref, int name_index, const Argv& argv, size_t from, size_t count) {
+  // `held` (a script whose chunk keeps its arrays, ChunkFacts::keeps_arrays):
+  // what the table holds since its last fill, which no run can have
+  // changed; only the elements that differ from it are set.
+  void fill_array(int& ref, int name_index, const Argv& argv, size_t from, size_t count,
+                  std::vector<std::string>* held) {
     lua_pushvalue(L, name_index);
+    if (held != nullptr && ref != LUA_NOREF) {
+      lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+      const int t = lua_gettop(L);
+      for (size_t i = 0; i < count; ++i) {
+        const std::string& s = argv[from + i];
+        if (i < held->size() && (*held)[i] == s) continue;
+        lua_pushlstring(L, s.data(), s.size());
+        lua_rawseti(L, t, static_cast<lua_Integer>(i + 1));
+        if (i < held->size()) {
+          (*held)[i] = s;
+        } else {
+          held->push_back(s);
+        }
+      }
+      for (size_t i = count; i < held->size(); ++i) {
+        lua_pushnil(L);
+        lua_rawseti(L, t, static_cast<lua_Integer>(i + 1));
+      }
+      held->resize(count);
+      lua_rawset(L, kGlobalsIndex);
+      return;
+    }
+    if (held != nullptr) {
+      const auto first = argv.begin() + static_cast<std::ptrdiff_t>(from);
+      held->assign(first, first + static_cast<std::ptrdiff_t>(count));
+    }
     bool fresh = ref == LUA_NOREF;
     if (!fresh) {
       lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
@@ -303,8 +353,10 @@ struct ScriptEngine::Impl {
     const Argv& argv = ctx.argv;
     lua_settop(L, kBaseTop);
     lua_checkstack(L, 8);
-    fill_array(script.keys_ref, kKeysNameIndex, argv, 3, numkeys);
-    fill_array(script.argv_ref, kArgvNameIndex, argv, 3 + numkeys, argv.size() - 3 - numkeys);
+    fill_array(script.keys_ref, kKeysNameIndex, argv, 3, numkeys,
+               script.keeps_arrays ? &script.keys_held : nullptr);
+    fill_array(script.argv_ref, kArgvNameIndex, argv, 3 + numkeys, argv.size() - 3 - numkeys,
+               script.keeps_arrays ? &script.argv_held : nullptr);
     lua_rawgeti(L, LUA_REGISTRYINDEX, script.ref);
     state.arith_sites = &script.arith;
     return call(ctx, 0, sha, read_only, script.bounded);

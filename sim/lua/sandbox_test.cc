@@ -216,6 +216,59 @@ TEST(ReadsGlobalsOnlyTest, GlobalWritesEnvAsAValueAndClosuresKeepTheProxy) {
   }
 }
 
+// A chunk that reads KEYS and ARGV only as KEYS[i] / ARGV[i] and names no
+// global that reaches the globals table keeps both arrays as filled: the
+// engine then refills only the elements that differ from its copy.
+TEST(ReadsGlobalsOnlyTest, KeysAndArgvReadOnlyByIndexKeepTheirArrays) {
+  // As the engine compiles it: with the number model's float literals.
+  auto keeps = [](const std::string& code) {
+    lua_State* L = luaL_newstate();
+    const std::string adapted = lua::adapt_source51(code).code;
+    EXPECT_EQ(luaL_loadstring(L, adapted.c_str()), LUA_OK) << adapted;
+    const script_detail::ChunkFacts facts = script_detail::chunk_facts(L);
+    lua_close(L);
+    EXPECT_TRUE(!facts.keeps_arrays || facts.reads_globals_only) << code;
+    return facts.keeps_arrays;
+  };
+  for (const char* code :
+       {"return redis.call('get', KEYS[1])", "local i = 2 return {KEYS[i], ARGV[3], ARGV.x}",
+        "if redis.call('exists', KEYS[1]) == 0 then return nil end "
+        "return tonumber(redis.call('hincrby', KEYS[1], ARGV[2], -1)) + 1.5",
+        "return {tostring(KEYS[1]), tostring(KEYS[2]), tostring(ARGV[1]), tostring(ARGV[2]), "
+        "tostring(ARGV[3])}",  // the script of KeysAndArgvRefilledOnlyWhereTheyDiffer
+        "return 1"}) {
+    EXPECT_TRUE(keeps(code)) << code;
+  }
+  for (const char* code :
+       {"x = 1", "local k = KEYS return k[1]", "return KEYS[KEYS]", "return ARGV[#ARGV]",
+        "return #ARGV", "return unpack(KEYS)", "table.insert(KEYS, 'x') return 1",
+        "KEYS[1] = 'x' return 1", "return KEYS", "return ARGV:upper()",
+        "return rawget(_G, 'KEYS')[1]", "return loadstring('return 1')()",
+        "return getmetatable('')", "return (KEYS)[1] .. next({})"}) {
+    EXPECT_FALSE(keeps(code)) << code;
+  }
+}
+
+TEST_F(SandboxTest, KeysAndArgvRefilledOnlyWhereTheyDiffer) {
+  // Such a chunk's arrays are refilled from the engine's copy: every call
+  // still sees exactly its own keys and arguments, longer or shorter.
+  const std::string script =
+      "return {tostring(KEYS[1]), tostring(KEYS[2]), tostring(ARGV[1]), tostring(ARGV[2]), "
+      "tostring(ARGV[3])}";
+  EXPECT_EQ(eval(script, {"k1"}, {"a", "b", "c"}), Bulks({"k1", "nil", "a", "b", "c"}));
+  EXPECT_EQ(eval(script, {"k1", "k2"}, {"a"}), Bulks({"k1", "k2", "a", "nil", "nil"}));
+  EXPECT_EQ(eval(script, {"k1"}, {"a", "b"}), Bulks({"k1", "nil", "a", "b", "nil"}));
+  EXPECT_EQ(eval("KEYS[1] = 'changed' ARGV[3] = 'added' return 1", {"k1"}, {"a", "b"}), Int(1));
+  EXPECT_EQ(eval(script, {"k1"}, {"a", "b"}), Bulks({"k1", "nil", "a", "b", "nil"}));
+  EXPECT_EQ(eval(script, {}, {}), Bulks({"nil", "nil", "nil", "nil", "nil"}));
+  EXPECT_EQ(eval(script, {"x"}, {"y", "z", "w"}), Bulks({"x", "nil", "y", "z", "w"}));
+  // Another script's tables are its own.
+  EXPECT_EQ(eval("return {KEYS[1], ARGV[1], #ARGV}", {"o"}, {"p", "q"}),
+            Arr({Bulk("o"), Bulk("p"), Int(2)}));
+  EXPECT_EQ(eval(script, {"x"}, {}), Bulks({"x", "nil", "nil", "nil", "nil"}));
+  EXPECT_EQ(eval("return #KEYS + #ARGV", {"x"}, {"y"}), Int(2));
+}
+
 TEST_F(SandboxTest, ChunksThatOnlyReadGlobalsStillSeeTheSandbox) {
   // These compile to reads of _ENV only: the real globals as _ENV must
   // change nothing a script can see.
