@@ -249,6 +249,49 @@ TEST(ReadsGlobalsOnlyTest, KeysAndArgvReadOnlyByIndexKeepTheirArrays) {
   }
 }
 
+// A chunk that reads only redis.<name>, KEYS and ARGV runs with an _ENV
+// whose redis is the real table (no proxy hop per redis.call).
+TEST(ReadsGlobalsOnlyTest, ChunksReadingOnlyRedisFieldsKeysAndArgvReadRedisDirectly) {
+  auto direct = [](const std::string& code) {
+    lua_State* L = luaL_newstate();
+    const std::string adapted = lua::adapt_source51(code).code;
+    EXPECT_EQ(luaL_loadstring(L, adapted.c_str()), LUA_OK) << adapted;
+    const script_detail::ChunkFacts facts = script_detail::chunk_facts(L);
+    lua_close(L);
+    EXPECT_TRUE(!facts.direct_redis || facts.keeps_arrays) << code;
+    return facts.direct_redis;
+  };
+  for (const char* code :
+       {"return redis.call('get', KEYS[1])", "return redis.nosuch",
+        "if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then return nil end "
+        "local holds = redis.call('hincrby', KEYS[1], ARGV[3], -1) "
+        "if holds > 0 then redis.call('pexpire', KEYS[1], ARGV[2]) return 0 end "
+        "redis.call('del', KEYS[1]) redis.call('publish', KEYS[2], ARGV[1]) return 1"}) {
+    EXPECT_TRUE(direct(code)) << code;
+  }
+  for (const char* code : {"redis.call = 1", "local r = redis return r.call('ping')",
+                           "return tonumber(redis.call('get', KEYS[1]))", "return redis",
+                           "return redis[KEYS[1]]", "x = redis.call('ping')"}) {
+    EXPECT_FALSE(direct(code)) << code;
+  }
+}
+
+TEST_F(SandboxTest, ChunksReadingRedisDirectlyStillSeeTheSandbox) {
+  EXPECT_EQ(eval("return redis.call('set', KEYS[1], ARGV[1])", {"k"}, {"v"}), Ok());
+  EXPECT_EQ(eval("return redis.pcall('get', KEYS[1])", {"k"}), Bulk("v"));
+  EXPECT_EQ(eval("return redis.nosuch"), Nil());
+  EXPECT_EQ(
+      eval("return redis.call('nosuch')"),
+      script_err("ERR Unknown Redis command called from script", "return redis.call('nosuch')"));
+  // The scripts after one that read redis directly still get the proxy.
+  EXPECT_EQ(eval("redis.call = 1"),
+            Err("ERR user_script:1: Attempt to modify a readonly table script: "
+                "69f883616b1814e2dc95cf801f324e38c5cc5ed2, on @user_script:1."));
+  EXPECT_EQ(eval("return rawequal(redis, rawget(_G, 'redis'))"), Int(1));
+  EXPECT_EQ(eval("return redis.call('get', KEYS[1])", {"k"}), Bulk("v"));
+  EXPECT_EQ(eval("return tostring(KEYS[1]) .. ARGV[1]", {"a"}, {"b"}), Bulk("ab"));
+}
+
 TEST_F(SandboxTest, KeysAndArgvRefilledOnlyWhereTheyDiffer) {
   // Such a chunk's arrays are refilled from the engine's copy: every call
   // still sees exactly its own keys and arguments, longer or shorter.

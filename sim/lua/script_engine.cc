@@ -236,6 +236,7 @@ ChunkFacts chunk_facts(lua_State* L) {
   }
   // Every global read: a name of kSealedGlobals, and KEYS or ARGV read into
   // a register that the very next instruction indexes and overwrites.
+  bool direct_redis = true;
   for (size_t pc = 0; pc < code.size(); ++pc) {
     if ((code[pc] & kOpcodeMask) != kOpGetTabUp) continue;
     const uint32_t a = (code[pc] >> 7) & 0xFF;
@@ -246,7 +247,16 @@ ChunkFacts chunk_facts(lua_State* L) {
         std::end(kSealedGlobals)) {
       return facts;
     }
-    if (name != "KEYS" && name != "ARGV") continue;
+    if (name == "redis") {
+      const uint32_t next = pc + 1 < code.size() ? code[pc + 1] : 0;
+      direct_redis = direct_redis && (next & kOpcodeMask) == kOpGetField &&
+                     ((next >> 7) & 0xFF) == a && ((next >> 16) & 0xFF) == a;
+      continue;
+    }
+    if (name != "KEYS" && name != "ARGV") {
+      direct_redis = false;
+      continue;
+    }
     // KEYS[1] (GETI; the number model's KEYS[1.0] loads the key first:
     // LOADF into another register, then GETTABLE), KEYS.x (GETFIELD),
     // KEYS[i] (GETTABLE of a local's register).
@@ -269,6 +279,7 @@ ChunkFacts chunk_facts(lua_State* L) {
     }
   }
   facts.keeps_arrays = true;
+  facts.direct_redis = direct_redis;
   return facts;
 }
 
