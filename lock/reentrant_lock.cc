@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <stdexcept>
@@ -79,33 +81,70 @@ const Script& force_unlock_script() {
 
 std::string ms_arg(milliseconds ms) { return std::to_string(ms.count()); }
 
-// `first` (EVALSHA or EVAL), `second` (the SHA1 or the body), numkeys,
-// keys, args: one argv built in place from views.
-Argv cycle_argv(std::string_view first, const std::string& second,
-                std::initializer_list<std::string_view> keys,
-                std::initializer_list<std::string_view> args) {
-  Argv argv;
-  argv.reserve(3 + keys.size() + args.size());
-  argv.emplace_back(first);
-  argv.emplace_back(second);
-  argv.emplace_back(std::to_string(keys.size()));
-  for (std::string_view k : keys) argv.emplace_back(k);
-  for (std::string_view a : args) argv.emplace_back(a);
-  return argv;
+// `s` = `v`, reusing s's buffer (no general replace, no allocation when it
+// fits). The length is v's: g++ 12's resize_and_overwrite hands a growing
+// string's new capacity as the size.
+void assign_view(std::string& s, std::string_view v) {
+  s.resize_and_overwrite(v.size(), [v](char* p, size_t) {
+    std::memcpy(p, v.data(), v.size());
+    return v.size();
+  });
 }
 
-// run_script() (lock/script.h) for the acquire and unlock of every cycle:
-// the argv is built in place from views, without the two intermediate
-// vectors of keys and args, and handed over to the connection (the
-// simulation keeps it in its history without a copy). Same commands:
-// EVALSHA, then EVAL if and only if the EVALSHA answered NOSCRIPT (its argv
-// built again from the same views).
+// Makes `argv` exactly {first, second, numkeys, keys..., args...}, where
+// `first` is EVALSHA or EVAL and `second` the SHA1 or the body. Every
+// element is assigned, so whatever `argv` held before does not matter; its
+// strings' buffers are reused.
+void fill_cycle_argv(Argv& argv, std::string_view first, std::string_view second,
+                     std::initializer_list<std::string_view> keys,
+                     std::initializer_list<std::string_view> args) {
+  argv.resize(3 + keys.size() + args.size());
+  assign_view(argv[0], first);
+  assign_view(argv[1], second);
+  char numkeys[24];
+  const auto end = std::to_chars(numkeys, numkeys + sizeof numkeys, keys.size()).ptr;
+  assign_view(argv[2], std::string_view(numkeys, static_cast<size_t>(end - numkeys)));
+  size_t i = 3;
+  for (std::string_view k : keys) assign_view(argv[i++], k);
+  for (std::string_view a : args) assign_view(argv[i++], a);
+}
+
+// The argv of this thread's cycle scripts, kept between calls: a
+// connection that does not keep the argv it is handed (DirectEnv, a real
+// client) leaves it in place, and the next cycle refills the same strings
+// without allocating (the simulation keeps it for its history, and the next
+// cycle builds it again). `busy` while a call is under way: a task of
+// another fiber on this thread that calls meanwhile builds its own.
+struct CycleArgv {
+  Argv argv;
+  bool busy = false;
+};
+thread_local CycleArgv t_cycle_argv;
+
+// The same commands as run_script() (lock/script.h) for the acquire and
+// unlock of every cycle: EVALSHA, then EVAL if and only if the EVALSHA
+// answered NOSCRIPT (its argv filled again from the same views). The argv
+// is handed over to the connection (the simulation keeps it in its history
+// without a copy).
 Reply run_cycle_script(Connection& connection, const Script& script,
                        std::initializer_list<std::string_view> keys,
                        std::initializer_list<std::string_view> args) {
-  Reply reply = connection.call(cycle_argv("EVALSHA", script.sha1_hex(), keys, args));
+  CycleArgv& cycle = t_cycle_argv;
+  Argv own;
+  Argv& argv = cycle.busy ? own : cycle.argv;
+  struct Release {
+    CycleArgv& cycle;
+    bool owned;
+    ~Release() {
+      if (owned) cycle.busy = false;
+    }
+  } release{cycle, !cycle.busy};
+  cycle.busy = true;
+  fill_cycle_argv(argv, "EVALSHA", script.sha1_hex(), keys, args);
+  Reply reply = connection.call(std::move(argv));
   if (reply.is_error() && reply.error_code() == "NOSCRIPT") {
-    reply = connection.call(cycle_argv("EVAL", script.text(), keys, args));
+    fill_cycle_argv(argv, "EVAL", script.text(), keys, args);
+    reply = connection.call(std::move(argv));
   }
   return reply;
 }
@@ -171,9 +210,12 @@ std::string ReentrantLock::channel_name(std::string_view key) {
 
 std::string ReentrantLock::owner() {
   // Built in place: this runs on every lock and unlock.
-  std::string id = env_->client_id();
-  id += ':';
-  id += std::to_string(env_->task_id());
+  char task[24];
+  const auto end = std::to_chars(task, task + sizeof task, env_->task_id()).ptr;
+  const std::string& client = env_->client_id();
+  std::string id;
+  id.reserve(client.size() + 1 + static_cast<size_t>(end - task));
+  id.append(client).append(1, ':').append(task, end);
   return id;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
@@ -114,6 +115,13 @@ bool no_auth(const CommandSpec& spec) {
 
 bool arity_ok(int arity, size_t argc) {
   return arity >= 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
+}
+
+// Whether a session runs as the user "default" (a compare the compiler
+// inlines: this runs for every command and every redis.call).
+bool is_default_user(const std::string& user) {
+  constexpr std::string_view kDefault = "default";
+  return user.size() == kDefault.size() && std::memcmp(user.data(), kDefault.data(), 7) == 0;
 }
 
 }  // namespace
@@ -332,7 +340,7 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
       return refused("ERR This Redis command is not allowed from script");
     }
     // scriptVerifyACL: the script runs as its caller's user.
-    if (std::string_view(session.user_) != "default" || !acl_default_all_) {
+    if (!acl_default_all_ || !is_default_user(session.user_)) {
       AclCheck acl = acl_check(session, command, argv);
       if (acl.verdict != AclVerdict::kOk) {
         acl_log_refusal(*this, session, full_name(*spec, argv), argv, acl, AclLogContext::kLua);
@@ -366,11 +374,9 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
     }
     // Redis's SCRIPT_WRITE_DIRTY: from here on SCRIPT KILL is refused.
     if (flags & kCmdWrite) scripts_->note_write();
-    int db_before = session.db_;
-    resp::Reply reply = call(session, command, argv, /*in_script=*/true);
-    if (session.db_ != db_before) script_changed_db_ = true;
-    if (reply.is_error()) note_script_error(reply);
-    return reply;
+    // call() notes a changed db and an error reply for a script's command
+    // (the reply is built in place, never moved).
+    return call(session, command, argv, /*in_script=*/true);
   }
 
   // Redis's server.current_client for this command (a busy script's
@@ -412,7 +418,7 @@ resp::Reply Server::dispatch(Session& session, const CommandTable::Lookup& comma
     return refuse(resp::Reply::error("NOAUTH Authentication required."));
   }
   // ACLCheckAllPerm, for a user that is not the unrestricted default one.
-  if (std::string_view(session.user_) != "default" || !acl_default_all_) {
+  if (!acl_default_all_ || !is_default_user(session.user_)) {
     AclCheck acl = acl_check(session, command, argv);
     if (acl.verdict != AclVerdict::kOk) {
       acl_log_refusal(*this, session, full_name(*spec, argv), argv, acl,
@@ -535,7 +541,6 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
       consumable_ == &argv && config_.slowlog_log_slower_than_us != 0 && monitor_->monitors.empty();
   CommandContext ctx{*this,      session,   argv,
                      frozen_ms_, in_script, may_consume ? consumable_ : nullptr};
-  resp::Reply reply;
   // server.dirty: what the handler counted, else one per key it touched
   // (the writes of nested calls are counted by those calls).
   uint64_t& writes = keyspace_->hooks().writes;
@@ -553,9 +558,10 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
     monitor_->monitors.feed(clock_.now_us(), session.db_, session.peer_.addr, argv);
   }
   Session* writer_before = std::exchange(writer_, in_script ? nullptr : &session);
-  if (in_script) {
-    reply = spec.handler(ctx);
-  } else {
+  const int script_db_before = session.db_;
+  // A client's command runs wrapped as below; a script's command straight
+  // (either way the reply is built in place, never moved).
+  auto run_for_client = [&] {
     session.last_command_ms_ = frozen_ms_;
     int db_before = session.db_;
     bool changed_before = std::exchange(script_changed_db_, false);
@@ -570,7 +576,7 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
       current_ = &session;
       outer_pending = tracking_->take_pending();
     }
-    reply = spec.handler(ctx);
+    resp::Reply client_reply = spec.handler(ctx);
     if (served) {
       deferring_ = &session;
       tracking_->send_pending(*this, &session);
@@ -582,6 +588,18 @@ resp::Reply Server::call(Session& session, const CommandTable::Lookup& command, 
     caller_spec_ = caller_spec_before;
     if (script_changed_db_) session.db_ = db_before;
     script_changed_db_ = changed_before;
+    return client_reply;
+  };
+  resp::Reply reply = in_script ? spec.handler(ctx) : run_for_client();
+  if (in_script) {
+    // Redis 7.0 scriptCall: a SELECT inside the script is undone after it
+    // (see the client branch above); a failed command's error counts in
+    // INFO errorstats here (note_script_error), not again on the EVAL's.
+    if (session.db_ != script_db_before) script_changed_db_ = true;
+    if (reply.is_error()) {
+      count_error(reply.str());
+      script_errors_.emplace_back(reply.str());
+    }
   }
   writer_ = writer_before;
   dirty_ += ctx.dirty >= 0 ? ctx.dirty : static_cast<int64_t>(writes);

@@ -26,7 +26,11 @@ constexpr int kHandlerIndex = 1;   // the error handler
 constexpr int kGlobalsIndex = 2;   // the real globals table (KEYS, ARGV are set here)
 constexpr int kKeysNameIndex = 3;  // the string "KEYS" (kept: no interning per script)
 constexpr int kArgvNameIndex = 4;  // the string "ARGV"
-constexpr int kBaseTop = kArgvNameIndex;
+// The _ENV of chunks with ChunkFacts::direct_redis: `redis` is the real
+// table, KEYS and ARGV are set here, anything else reads through to the
+// real globals (its metatable's __index).
+constexpr int kDirectEnvIndex = 5;
+constexpr int kBaseTop = kDirectEnvIndex;
 
 // The script cache is keyed by lower-case hex SHA1s: their first 16 digits
 // are already uniformly spread, so every EVALSHA need not hash all 40 bytes.
@@ -52,6 +56,12 @@ struct CachedScript {
   // (bounded_chunk): its count hook waits for its first Lua function call.
   bool bounded = false;
   std::vector<lua::ArithSite51> arith;  // the chunk's arithmetic sites (Source51::arith)
+  // ChunkFacts::keeps_arrays: a run leaves KEYS and ARGV as filled, so
+  // these copies of what they hold are all the next fill has to compare.
+  bool keeps_arrays = false;
+  bool direct_redis = false;  // ChunkFacts::direct_redis: its _ENV is kDirectEnvIndex's
+  std::vector<std::string> keys_held;
+  std::vector<std::string> argv_held;
 };
 
 // True when `code`, the text handed to the Lua compiler, makes a main
@@ -65,6 +75,31 @@ struct CachedScript {
 // a line break, answers false.
 bool bounded_chunk(std::string_view code);
 constexpr size_t kBoundedSourceBytes = 2000;
+
+// True when the compiled chunk at the top of the stack (a main function)
+// reads globals and never writes one (no SETTABUP), never takes its _ENV
+// as a value (no GETUPVAL or SETUPVAL) and makes no closure (which would
+// share its _ENV): read from its bytecode (lua_dump, Lua 5.4's format);
+// false for anything unexpected. Such a chunk may run with the real
+// globals table as its _ENV instead of the read-only proxy (see compile()).
+bool reads_globals_only(lua_State* L);
+
+// What chunk_facts() reads from the compiled chunk at the top of the stack.
+struct ChunkFacts {
+  bool reads_globals_only = false;  // as reads_globals_only()
+  // Also: every global it reads is one of a list that cannot reach the
+  // globals table or a table it is not handed (redis, KEYS, ARGV, tonumber,
+  // string, ... but not _G, load, loadstring, getmetatable), and KEYS and
+  // ARGV are only ever read into a register that the next instruction
+  // indexes and overwrites (KEYS[1], ARGV[i]). A run of such a chunk
+  // leaves both tables exactly as the engine filled them.
+  bool keeps_arrays = false;
+  // Also: the only globals it reads are redis, KEYS and ARGV, and each read
+  // of redis is a register the next instruction indexes by a constant name
+  // and overwrites (redis.call): the chunk may read the real redis table.
+  bool direct_redis = false;
+};
+ChunkFacts chunk_facts(lua_State* L);
 
 // The line of a compile error "user_script:<line>: ..." (0 if none).
 int error_line(const char* msg);
@@ -128,6 +163,17 @@ struct ScriptEngine::Impl {
     lua::push_real_globals(L);                 // slot kGlobalsIndex
     lua_pushliteral(L, "KEYS");                // slot kKeysNameIndex
     lua_pushliteral(L, "ARGV");                // slot kArgvNameIndex
+    lua_createtable(L, 0, 3);                  // slot kDirectEnvIndex
+    lua_pushliteral(L, "redis");
+    lua_rawget(L, kGlobalsIndex);  // the read-only proxy of redis
+    lua_getmetatable(L, -1);
+    lua_getfield(L, -1, "__index");  // the table behind it
+    lua_setfield(L, kDirectEnvIndex, "redis");
+    lua_pop(L, 2);
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, kGlobalsIndex);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, kDirectEnvIndex);
   }
 
   void close() {
@@ -198,7 +244,28 @@ struct ScriptEngine::Impl {
       error = one_line("ERR Error compiling script (new function): " + message);
       return nullptr;
     }
+    // Every read of a global through the proxy _ENV costs a metamethod
+    // hop (redis, KEYS, ARGV: 19 of a lock cycle's 26). A chunk that only
+    // reads globals sees the same values from the real table: a name it
+    // has is found at once, an unknown one reaches the same __index
+    // (nonexistent_global, called with the real table either way), and
+    // the chunk has no way to write through or hand out its _ENV; _G and
+    // the libraries it reads are still their proxies.
+    // A chunk that reads nothing but redis.<name>, KEYS and ARGV (the lock
+    // scripts) reads `redis` as the real table: the redis.call hop goes too.
+    // It cannot write the table or hand it out: each read of `redis` is
+    // indexed and overwritten by the next instruction (ChunkFacts).
+    const ChunkFacts facts = chunk_facts(L);
+    if (facts.direct_redis) {
+      lua_pushvalue(L, kDirectEnvIndex);
+      lua_setupvalue(L, -2, 1);
+    } else if (facts.reads_globals_only) {
+      lua::push_real_globals(L);
+      lua_setupvalue(L, -2, 1);
+    }
     CachedScript script;
+    script.keeps_arrays = facts.keeps_arrays;
+    script.direct_redis = facts.direct_redis;
     script.ref = luaL_ref(L, LUA_REGISTRYINDEX);
     script.flags = shebang.flags;
     script.shebang = shebang.present;
@@ -222,8 +289,38 @@ struct ScriptEngine::Impl {
   // `name_index` is the stack slot of the global's name (kKeysNameIndex,
   // kArgvNameIndex); the globals table has the field already and no
   // __newindex, so a raw set is what lua_setfield would do.
-  void fill_array(int& ref, int name_index, const Argv& argv, size_t from, size_t count) {
+  // `held` (a script whose chunk keeps its arrays, ChunkFacts::keeps_arrays):
+  // what the table holds since its last fill, which no run can have
+  // changed; only the elements that differ from it are set.
+  void fill_array(int& ref, int name_index, const Argv& argv, size_t from, size_t count,
+                  std::vector<std::string>* held, int env_index = kGlobalsIndex) {
     lua_pushvalue(L, name_index);
+    if (held != nullptr && ref != LUA_NOREF) {
+      lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+      const int t = lua_gettop(L);
+      for (size_t i = 0; i < count; ++i) {
+        const std::string& s = argv[from + i];
+        if (i < held->size() && (*held)[i] == s) continue;
+        lua_pushlstring(L, s.data(), s.size());
+        lua_rawseti(L, t, static_cast<lua_Integer>(i + 1));
+        if (i < held->size()) {
+          (*held)[i] = s;
+        } else {
+          held->push_back(s);
+        }
+      }
+      for (size_t i = count; i < held->size(); ++i) {
+        lua_pushnil(L);
+        lua_rawseti(L, t, static_cast<lua_Integer>(i + 1));
+      }
+      held->resize(count);
+      lua_rawset(L, env_index);
+      return;
+    }
+    if (held != nullptr) {
+      const auto first = argv.begin() + static_cast<std::ptrdiff_t>(from);
+      held->assign(first, first + static_cast<std::ptrdiff_t>(count));
+    }
     bool fresh = ref == LUA_NOREF;
     if (!fresh) {
       lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
@@ -276,7 +373,7 @@ struct ScriptEngine::Impl {
       lua_pushvalue(L, -1);
       ref = luaL_ref(L, LUA_REGISTRYINDEX);
     }
-    lua_rawset(L, kGlobalsIndex);
+    lua_rawset(L, env_index);
   }
 
   resp::Reply run(CommandContext& ctx, CachedScript& script, std::string_view sha, size_t numkeys,
@@ -284,8 +381,11 @@ struct ScriptEngine::Impl {
     const Argv& argv = ctx.argv;
     lua_settop(L, kBaseTop);
     lua_checkstack(L, 8);
-    fill_array(script.keys_ref, kKeysNameIndex, argv, 3, numkeys);
-    fill_array(script.argv_ref, kArgvNameIndex, argv, 3 + numkeys, argv.size() - 3 - numkeys);
+    const int env = script.direct_redis ? kDirectEnvIndex : kGlobalsIndex;
+    fill_array(script.keys_ref, kKeysNameIndex, argv, 3, numkeys,
+               script.keeps_arrays ? &script.keys_held : nullptr, env);
+    fill_array(script.argv_ref, kArgvNameIndex, argv, 3 + numkeys, argv.size() - 3 - numkeys,
+               script.keeps_arrays ? &script.argv_held : nullptr, env);
     lua_rawgeti(L, LUA_REGISTRYINDEX, script.ref);
     state.arith_sites = &script.arith;
     return call(ctx, 0, sha, read_only, script.bounded);

@@ -5,6 +5,7 @@
 // hands back the string "ERR ...").
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iterator>
 
@@ -33,7 +34,14 @@ bool collect_argv(lua_State* L, int argc, Argv& argv, const char** first = nullp
       case LUA_TSTRING: {
         size_t len = 0;
         const char* s = lua_tolstring(L, i, &len);
-        arg.assign(s, len);
+        // The same bytes as assign(), in the string's reused buffer without
+        // assign's general replace (these strings live in EngineState::argv).
+        // The length is the captured one: g++ 12's resize_and_overwrite
+        // hands a growing string's new capacity as the size.
+        arg.resize_and_overwrite(len, [s, len](char* p, size_t) {
+          std::memcpy(p, s, len);
+          return len;
+        });
         if (i == 1 && first != nullptr) *first = s;
         break;
       }
@@ -60,17 +68,37 @@ char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - '
 // The command argv[0] names (spec null: unknown), through st's hints; `name`
 // is the Lua string argv[0] was copied from.
 CommandTable::Lookup find_command(EngineState& st, const char* name, const std::string& argv0) {
-  size_t slot = (reinterpret_cast<uintptr_t>(name) >> 4) & (EngineState::kCommandHints - 1);
+  static_assert(EngineState::kCommandHints == 256);  // the shift below takes 8 bits
+  const uint64_t address = reinterpret_cast<uintptr_t>(name) >> 4;
+  const size_t slot = static_cast<size_t>((address * 0x9E3779B97F4A7C15ULL) >> 56);
   CommandTable::Lookup& hint = st.command_hints[slot];
   if (hint.spec != nullptr) {
     std::string_view lower = hint.spec->name;  // registered in lower case
     bool same = lower.size() == argv0.size();
+    // Scripts mostly name commands in lower case: one memcmp, then the
+    // case-insensitive compare only when that differs.
+    if (same && std::memcmp(lower.data(), argv0.data(), lower.size()) == 0) return hint;
     for (size_t i = 0; same && i < lower.size(); ++i) same = ascii_lower(argv0[i]) == lower[i];
     if (same) return hint;
   }
   CommandTable::Lookup command = st.server->commands().lookup(argv0);
   if (command.spec != nullptr) hint = command;
   return command;
+}
+
+// The reply of st.argv's command (built in place: no Reply moved).
+resp::Reply run_command(EngineState& st, const CommandTable::Lookup& command) {
+  try {
+    if (command.spec != nullptr) {
+      return ServerAccess::execute_from_script(*st.server, *st.session, command, st.argv,
+                                               st.read_only);
+    }
+    return ServerAccess::execute_from_script(*st.server, *st.session, st.argv, st.read_only);
+  } catch (const std::exception& e) {
+    // A bug in a command must not unwind through the Lua VM as a foreign
+    // exception; report it as an error reply instead.
+    return resp::Reply::error(std::string("ERR internal error: ") + e.what());
+  }
 }
 
 int generic_call(lua_State* L, bool raise) {
@@ -86,20 +114,7 @@ int generic_call(lua_State* L, bool raise) {
   if (st.server == nullptr || st.session == nullptr) {
     return fail(L, raise, "ERR redis.call() used outside of a running script");
   }
-  CommandTable::Lookup command = find_command(st, name, st.argv[0]);
-  resp::Reply reply;
-  try {
-    if (command.spec != nullptr) {
-      reply = ServerAccess::execute_from_script(*st.server, *st.session, command, st.argv,
-                                                st.read_only);
-    } else {
-      reply = ServerAccess::execute_from_script(*st.server, *st.session, st.argv, st.read_only);
-    }
-  } catch (const std::exception& e) {
-    // A bug in a command must not unwind through the Lua VM as a foreign
-    // exception; report it as an error reply instead.
-    reply = resp::Reply::error(std::string("ERR internal error: ") + e.what());
-  }
+  const resp::Reply reply = run_command(st, find_command(st, name, st.argv[0]));
   if (reply.is_error()) return fail(L, raise, reply.str());
   push_reply(L, reply);
   return 1;

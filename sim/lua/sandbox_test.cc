@@ -3,6 +3,9 @@
 // 7.0.15).
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "sim/lua/engine_impl.h"
 #include "sim/lua/lua_test_util.h"
 
 namespace redsim::sim {
@@ -185,6 +188,143 @@ TEST_F(SandboxTest, LoadedChunksShareTheSandbox) {
             Err("ERR [string \"x = 5\"]:1: Attempt to modify a readonly table script: "
                 "0a0d0ec3ba83e6a0bc9721ff8474d3bcd5c0762c, on x = 5:1."));
   EXPECT_EQ(eval("local f = loadstring('return KEYS[1]') return f()", {"kk"}), Bulk("kk"));
+}
+
+// A chunk that only reads globals runs with the real globals table as its
+// _ENV (no proxy hop per read: ScriptEngine::Impl::compile); everything
+// else keeps the proxy. The scripts of the tests above that must refuse a
+// write or raise on an unknown name are, most of them, such chunks.
+TEST(ReadsGlobalsOnlyTest, GlobalWritesEnvAsAValueAndClosuresKeepTheProxy) {
+  auto reads_only = [](const std::string& code) {
+    lua_State* L = luaL_newstate();
+    EXPECT_EQ(luaL_loadstring(L, code.c_str()), LUA_OK) << code;
+    const bool only = script_detail::reads_globals_only(L);
+    lua_close(L);
+    return only;
+  };
+  for (const char* code :
+       {"return redis.call('get', KEYS[1])", "redis.call = 1", "return x", "return _G.nosuch",
+        "rawset(_G, \"x\", 1) return 1", "local cj = cjson cj.foo = 1 return 1",
+        "KEYS[1] = 'x' return KEYS[1]", "local t = {} for i = 1, 300 do t[i] = i end return #t",
+        "local f = loadstring(\"x = 5\") f() return 1", "return _ENV.x"}) {
+    EXPECT_TRUE(reads_only(code)) << code;
+  }
+  for (const char* code : {"x = 1", "ARGV = {} return 1", "_ENV.x = 1", "local e = _ENV return e",
+                           "_ENV = {} return 1", "local function f() end return 1",
+                           "return (function() return KEYS end)()", "return pcall(_ENV)"}) {
+    EXPECT_FALSE(reads_only(code)) << code;
+  }
+}
+
+// A chunk that reads KEYS and ARGV only as KEYS[i] / ARGV[i] and names no
+// global that reaches the globals table keeps both arrays as filled: the
+// engine then refills only the elements that differ from its copy.
+TEST(ReadsGlobalsOnlyTest, KeysAndArgvReadOnlyByIndexKeepTheirArrays) {
+  // As the engine compiles it: with the number model's float literals.
+  auto keeps = [](const std::string& code) {
+    lua_State* L = luaL_newstate();
+    const std::string adapted = lua::adapt_source51(code).code;
+    EXPECT_EQ(luaL_loadstring(L, adapted.c_str()), LUA_OK) << adapted;
+    const script_detail::ChunkFacts facts = script_detail::chunk_facts(L);
+    lua_close(L);
+    EXPECT_TRUE(!facts.keeps_arrays || facts.reads_globals_only) << code;
+    return facts.keeps_arrays;
+  };
+  for (const char* code :
+       {"return redis.call('get', KEYS[1])", "local i = 2 return {KEYS[i], ARGV[3], ARGV.x}",
+        "if redis.call('exists', KEYS[1]) == 0 then return nil end "
+        "return tonumber(redis.call('hincrby', KEYS[1], ARGV[2], -1)) + 1.5",
+        "return {tostring(KEYS[1]), tostring(KEYS[2]), tostring(ARGV[1]), tostring(ARGV[2]), "
+        "tostring(ARGV[3])}",  // the script of KeysAndArgvRefilledOnlyWhereTheyDiffer
+        "return 1"}) {
+    EXPECT_TRUE(keeps(code)) << code;
+  }
+  for (const char* code :
+       {"x = 1", "local k = KEYS return k[1]", "return KEYS[KEYS]", "return ARGV[#ARGV]",
+        "return #ARGV", "return unpack(KEYS)", "table.insert(KEYS, 'x') return 1",
+        "KEYS[1] = 'x' return 1", "return KEYS", "return ARGV:upper()",
+        "return rawget(_G, 'KEYS')[1]", "return loadstring('return 1')()",
+        "return getmetatable('')", "return (KEYS)[1] .. next({})"}) {
+    EXPECT_FALSE(keeps(code)) << code;
+  }
+}
+
+// A chunk that reads only redis.<name>, KEYS and ARGV runs with an _ENV
+// whose redis is the real table (no proxy hop per redis.call).
+TEST(ReadsGlobalsOnlyTest, ChunksReadingOnlyRedisFieldsKeysAndArgvReadRedisDirectly) {
+  auto direct = [](const std::string& code) {
+    lua_State* L = luaL_newstate();
+    const std::string adapted = lua::adapt_source51(code).code;
+    EXPECT_EQ(luaL_loadstring(L, adapted.c_str()), LUA_OK) << adapted;
+    const script_detail::ChunkFacts facts = script_detail::chunk_facts(L);
+    lua_close(L);
+    EXPECT_TRUE(!facts.direct_redis || facts.keeps_arrays) << code;
+    return facts.direct_redis;
+  };
+  for (const char* code :
+       {"return redis.call('get', KEYS[1])", "return redis.nosuch",
+        "if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then return nil end "
+        "local holds = redis.call('hincrby', KEYS[1], ARGV[3], -1) "
+        "if holds > 0 then redis.call('pexpire', KEYS[1], ARGV[2]) return 0 end "
+        "redis.call('del', KEYS[1]) redis.call('publish', KEYS[2], ARGV[1]) return 1"}) {
+    EXPECT_TRUE(direct(code)) << code;
+  }
+  for (const char* code : {"redis.call = 1", "local r = redis return r.call('ping')",
+                           "return tonumber(redis.call('get', KEYS[1]))", "return redis",
+                           "return redis[KEYS[1]]", "x = redis.call('ping')"}) {
+    EXPECT_FALSE(direct(code)) << code;
+  }
+}
+
+TEST_F(SandboxTest, ChunksReadingRedisDirectlyStillSeeTheSandbox) {
+  EXPECT_EQ(eval("return redis.call('set', KEYS[1], ARGV[1])", {"k"}, {"v"}), Ok());
+  EXPECT_EQ(eval("return redis.pcall('get', KEYS[1])", {"k"}), Bulk("v"));
+  EXPECT_EQ(eval("return redis.nosuch"), Nil());
+  EXPECT_EQ(
+      eval("return redis.call('nosuch')"),
+      script_err("ERR Unknown Redis command called from script", "return redis.call('nosuch')"));
+  // The scripts after one that read redis directly still get the proxy.
+  EXPECT_EQ(eval("redis.call = 1"),
+            Err("ERR user_script:1: Attempt to modify a readonly table script: "
+                "69f883616b1814e2dc95cf801f324e38c5cc5ed2, on @user_script:1."));
+  EXPECT_EQ(eval("return rawequal(redis, rawget(_G, 'redis'))"), Int(1));
+  EXPECT_EQ(eval("return redis.call('get', KEYS[1])", {"k"}), Bulk("v"));
+  EXPECT_EQ(eval("return tostring(KEYS[1]) .. ARGV[1]", {"a"}, {"b"}), Bulk("ab"));
+}
+
+TEST_F(SandboxTest, KeysAndArgvRefilledOnlyWhereTheyDiffer) {
+  // Such a chunk's arrays are refilled from the engine's copy: every call
+  // still sees exactly its own keys and arguments, longer or shorter.
+  const std::string script =
+      "return {tostring(KEYS[1]), tostring(KEYS[2]), tostring(ARGV[1]), tostring(ARGV[2]), "
+      "tostring(ARGV[3])}";
+  EXPECT_EQ(eval(script, {"k1"}, {"a", "b", "c"}), Bulks({"k1", "nil", "a", "b", "c"}));
+  EXPECT_EQ(eval(script, {"k1", "k2"}, {"a"}), Bulks({"k1", "k2", "a", "nil", "nil"}));
+  EXPECT_EQ(eval(script, {"k1"}, {"a", "b"}), Bulks({"k1", "nil", "a", "b", "nil"}));
+  EXPECT_EQ(eval("KEYS[1] = 'changed' ARGV[3] = 'added' return 1", {"k1"}, {"a", "b"}), Int(1));
+  EXPECT_EQ(eval(script, {"k1"}, {"a", "b"}), Bulks({"k1", "nil", "a", "b", "nil"}));
+  EXPECT_EQ(eval(script, {}, {}), Bulks({"nil", "nil", "nil", "nil", "nil"}));
+  EXPECT_EQ(eval(script, {"x"}, {"y", "z", "w"}), Bulks({"x", "nil", "y", "z", "w"}));
+  // Another script's tables are its own.
+  EXPECT_EQ(eval("return {KEYS[1], ARGV[1], #ARGV}", {"o"}, {"p", "q"}),
+            Arr({Bulk("o"), Bulk("p"), Int(2)}));
+  EXPECT_EQ(eval(script, {"x"}, {}), Bulks({"x", "nil", "nil", "nil", "nil"}));
+  EXPECT_EQ(eval("return #KEYS + #ARGV", {"x"}, {"y"}), Int(2));
+}
+
+TEST_F(SandboxTest, ChunksThatOnlyReadGlobalsStillSeeTheSandbox) {
+  // These compile to reads of _ENV only: the real globals as _ENV must
+  // change nothing a script can see.
+  EXPECT_EQ(eval("return rawequal(_G, _G._G) and type(getmetatable(_G))"), Bulk("table"));
+  EXPECT_EQ(eval("return rawget(_G, 'KEYS')[1]", {"k1"}), Bulk("k1"));
+  EXPECT_EQ(eval("local t = {} for k in pairs(_G) do t[#t+1] = k end return #t"), Int(35));
+  EXPECT_EQ(eval("return _ENV == _G"), Int(1));  // the proxy is what _G reads
+  EXPECT_EQ(eval("return _ENV.nosuch"),
+            Err("ERR user_script:1: Script attempted to access nonexistent global variable "
+                "'nosuch' script: 35f3c5922a6c9264301234537ac6299fe3c44885, on @user_script:1."));
+  EXPECT_EQ(eval("rawset(getmetatable(_G), 'x', 1) return 1"),
+            Err("ERR Attempt to modify a readonly table script: "
+                "f4818e2999ea3d1410ecf0f8b9561a31b18daaa7, on @user_script:1."));
 }
 
 }  // namespace

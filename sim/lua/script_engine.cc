@@ -10,10 +10,12 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "sim/args.h"
 #include "sim/lua/engine_impl.h"
@@ -123,6 +125,165 @@ bool bounded_chunk(std::string_view code) {
   }
   return true;
 }
+
+// ---- Chunks that only read globals: _ENV without the proxy -------------------
+
+namespace {
+
+// Lua 5.4's opcodes (lopcodes.h) that expose or write a chunk's _ENV, or
+// make a closure (which would share it).
+constexpr uint32_t kOpGetUpval = 9;
+constexpr uint32_t kOpSetUpval = 10;
+constexpr uint32_t kOpSetTabUp = 15;
+constexpr uint32_t kOpClosure = 79;
+constexpr uint32_t kOpLoadI = 1;
+constexpr uint32_t kOpLoadF = 2;
+constexpr uint32_t kOpLoadK = 3;
+constexpr uint32_t kOpGetTabUp = 11;
+constexpr uint32_t kOpGetTable = 12;
+constexpr uint32_t kOpGetI = 13;
+constexpr uint32_t kOpGetField = 14;
+constexpr uint32_t kOpcodeMask = 0x7F;  // an instruction's low 7 bits (then A 8, k 1, B 8, C 8)
+
+// The type tags of a dumped constant (lobject.h makevariant).
+constexpr unsigned char kTagNil = 0;
+constexpr unsigned char kTagFalse = 1;
+constexpr unsigned char kTagTrue = 17;
+constexpr unsigned char kTagInteger = 3;
+constexpr unsigned char kTagFloat = 19;
+constexpr unsigned char kTagShortString = 4;
+constexpr unsigned char kTagLongString = 20;
+
+// The globals a chunk may read and still keep KEYS and ARGV as filled:
+// none of them reaches the globals table (as _G, load, loadstring or
+// getmetatable could) or takes a table it is not handed.
+constexpr std::string_view kSealedGlobals[] = {
+    "redis", "KEYS",     "ARGV", "tonumber", "tostring", "type",  "string", "table",  "math",
+    "cjson", "cmsgpack", "bit",  "struct",   "pcall",    "error", "assert", "select", "unpack"};
+
+// A size or int of lua_dump's format (ldump.c dumpSize): 7 bits a byte,
+// most significant first, the last byte flagged 0x80.
+bool read_dump_size(std::string_view& in, uint64_t& out) {
+  out = 0;
+  for (int i = 0; i < 10 && !in.empty(); ++i) {
+    const auto b = static_cast<unsigned char>(in.front());
+    in.remove_prefix(1);
+    out = (out << 7) | (b & 0x7Fu);
+    if (b & 0x80u) return true;
+  }
+  return false;
+}
+
+int append_dump(lua_State*, const void* p, size_t size, void* ud) {
+  static_cast<std::string*>(ud)->append(static_cast<const char*>(p), size);
+  return 0;
+}
+
+}  // namespace
+
+ChunkFacts chunk_facts(lua_State* L) {
+  ChunkFacts facts;
+  std::string dump;
+  if (lua_dump(L, append_dump, &dump, /*strip=*/1) != 0) return facts;
+  std::string_view in = dump;
+  // The header (ldump.c dumpHeader): signature, version 5.4, format 0,
+  // LUAC_DATA, the sizes of Instruction, lua_Integer and lua_Number, then
+  // a test integer and a test float; then the main closure's upvalue count.
+  static constexpr char kHeadBytes[] = LUA_SIGNATURE "\x54\x00\x19\x93\r\n\x1a\n\x04";
+  constexpr std::string_view kHead(kHeadBytes, sizeof kHeadBytes - 1);  // it holds a NUL
+  constexpr size_t kHeaderBytes = kHead.size() + 2 + 8 + 8 + 1;
+  if (in.size() < kHeaderBytes || in.substr(0, kHead.size()) != kHead) return facts;
+  in.remove_prefix(kHeaderBytes);
+  // The main function: its source (stripped: size 0), lines defined, the
+  // parameter, vararg and stack bytes, then its code and its constants.
+  uint64_t source = 0, line = 0, last_line = 0, count = 0;
+  if (!read_dump_size(in, source) || source != 0) return facts;
+  if (!read_dump_size(in, line) || !read_dump_size(in, last_line) || in.size() < 3) return facts;
+  in.remove_prefix(3);
+  if (!read_dump_size(in, count) || count > in.size() / 4) return facts;
+  std::vector<uint32_t> code(count);
+  std::memcpy(code.data(), in.data(), count * 4);
+  in.remove_prefix(count * 4);
+  for (uint32_t instruction : code) {
+    const uint32_t op = instruction & kOpcodeMask;
+    if (op == kOpGetUpval || op == kOpSetUpval || op == kOpSetTabUp || op == kOpClosure) {
+      return facts;
+    }
+  }
+  facts.reads_globals_only = true;
+  // The constants (ldump.c dumpConstants): a type tag, then a float or an
+  // integer (8 bytes), a string (size + 1, then the bytes) or nothing.
+  std::vector<std::string_view> constants;
+  uint64_t constant_count = 0;
+  if (!read_dump_size(in, constant_count) || constant_count > in.size()) return facts;
+  for (uint64_t i = 0; i < constant_count; ++i) {
+    if (in.empty()) return facts;
+    const auto tag = static_cast<unsigned char>(in.front());
+    in.remove_prefix(1);
+    std::string_view value;
+    if (tag == kTagFloat || tag == kTagInteger) {
+      if (in.size() < 8) return facts;
+      in.remove_prefix(8);
+    } else if (tag == kTagShortString || tag == kTagLongString) {
+      uint64_t size = 0;
+      if (!read_dump_size(in, size) || size == 0 || size - 1 > in.size()) return facts;
+      value = in.substr(0, size - 1);
+      in.remove_prefix(size - 1);
+    } else if (tag != kTagNil && tag != kTagFalse && tag != kTagTrue) {
+      return facts;
+    }
+    constants.push_back(value);
+  }
+  // Every global read: a name of kSealedGlobals, and KEYS or ARGV read into
+  // a register that the very next instruction indexes and overwrites.
+  bool direct_redis = true;
+  for (size_t pc = 0; pc < code.size(); ++pc) {
+    if ((code[pc] & kOpcodeMask) != kOpGetTabUp) continue;
+    const uint32_t a = (code[pc] >> 7) & 0xFF;
+    const uint32_t c = (code[pc] >> 24) & 0xFF;
+    if (c >= constants.size()) return facts;
+    const std::string_view name = constants[c];
+    if (std::find(std::begin(kSealedGlobals), std::end(kSealedGlobals), name) ==
+        std::end(kSealedGlobals)) {
+      return facts;
+    }
+    if (name == "redis") {
+      const uint32_t next = pc + 1 < code.size() ? code[pc + 1] : 0;
+      direct_redis = direct_redis && (next & kOpcodeMask) == kOpGetField &&
+                     ((next >> 7) & 0xFF) == a && ((next >> 16) & 0xFF) == a;
+      continue;
+    }
+    if (name != "KEYS" && name != "ARGV") {
+      direct_redis = false;
+      continue;
+    }
+    // KEYS[1] (GETI; the number model's KEYS[1.0] loads the key first:
+    // LOADF into another register, then GETTABLE), KEYS.x (GETFIELD),
+    // KEYS[i] (GETTABLE of a local's register).
+    size_t at = pc + 1;
+    if (at + 1 < code.size()) {
+      const uint32_t load_op = code[at] & kOpcodeMask;
+      if ((load_op == kOpLoadI || load_op == kOpLoadF || load_op == kOpLoadK) &&
+          ((code[at] >> 7) & 0xFF) != a && (code[at + 1] & kOpcodeMask) == kOpGetTable &&
+          (code[at + 1] >> 24) == ((code[at] >> 7) & 0xFF)) {
+        ++at;
+      }
+    }
+    if (at >= code.size()) return facts;
+    const uint32_t next = code[at];
+    const uint32_t next_op = next & kOpcodeMask;
+    if ((next_op != kOpGetTable && next_op != kOpGetI && next_op != kOpGetField) ||
+        ((next >> 7) & 0xFF) != a || ((next >> 16) & 0xFF) != a ||
+        (next_op == kOpGetTable && (next >> 24) == a)) {
+      return facts;
+    }
+  }
+  facts.keeps_arrays = true;
+  facts.direct_redis = direct_redis;
+  return facts;
+}
+
+bool reads_globals_only(lua_State* L) { return chunk_facts(L).reads_globals_only; }
 
 // ---- Time limit: the instruction-count hook --------------------------------
 
@@ -339,11 +500,18 @@ resp::Reply ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only)
   std::string computed_sha;
   std::string_view sha;
   if (by_sha) {
-    for (size_t i = 0; i < sizeof sha_buf; ++i) {
-      sha_buf[i] = ascii_lower(body[i]);
-    }
-    sha = std::string_view(sha_buf, sizeof sha_buf);
+    // The cache's keys are lower-case hex: a SHA1 given in lower case (as
+    // clients send it) is found as it is; only a miss is lowered and
+    // looked up again (a key found as given is its own lower-case form).
+    sha = body;
     script = impl.find(sha);
+    if (script == nullptr) {
+      for (size_t i = 0; i < sizeof sha_buf; ++i) {
+        sha_buf[i] = ascii_lower(body[i]);
+      }
+      sha = std::string_view(sha_buf, sizeof sha_buf);
+      script = impl.find(sha);
+    }
     if (script == nullptr) return resp::Reply::error(std::string(kNoScript));
   } else {
     computed_sha = lua::sha1_hex(body);

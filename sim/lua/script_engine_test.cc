@@ -28,6 +28,19 @@ TEST_F(ScriptEngineTest, EvalCachesSoEvalshaWorks) {
   EXPECT_EQ(ServerAccess::scripts(*server_).script_count(), 1u);
 }
 
+// The cache is found with the SHA1 as given when it is in lower case, else
+// lowered: either way a failed script's reply names the lower-case SHA1.
+TEST_F(ScriptEngineTest, EvalshaInAnyCaseNamesTheLowerCaseSha) {
+  const std::string sha = "206396248e12c6e742fd7296250433c8d7343b74";  // the script below
+  const resp::Reply first = run({"EVAL", "return redis.call('nosuch')", "0"});
+  ASSERT_TRUE(first.is_error());
+  EXPECT_NE(first.str().find("script: " + sha), std::string::npos) << first.str();
+  EXPECT_EQ(run({"EVALSHA", sha, "0"}), first);
+  EXPECT_EQ(run({"EVALSHA", "206396248E12C6E742FD7296250433C8D7343B74", "0"}), first);
+  EXPECT_EQ(run({"EVALSHA", "206396248e12C6E742fd7296250433c8d7343b74", "0"}), first);
+  EXPECT_EQ(run({"EVALSHA", "206396248e12c6e742fd7296250433c8d7343b75", "0"}), Err(kNoScript));
+}
+
 // redis.call keeps each command name's lookup by the address of its Lua
 // string (sim/lua/redis_lib.cc): names built afresh, collected and built
 // again (addresses reused by other names), in any case, still run the
