@@ -23,7 +23,7 @@ Lifecycle::Lifecycle(WorldOptions opts) : options_(std::move(opts)), root_(optio
     const FaultPlan& f = options_.faults;
     sched_.set_chooser(chooser_.get(), options_.strategy.reduce,
                        /*messages_take_time=*/f.latency_min.count() >= 1,
-                       options_.strategy.task_runs_commute);
+                       options_.strategy.task_runs_commute, options_.strategy.fence_writes);
     footprints_ = options_.strategy.reduce && !f.partition_ppm && !f.delay_ppm &&
                   !f.server_crash_ppm && !f.failover_ppm && !f.server_clock_jump_ppm &&
                   options_.replicas == 0;

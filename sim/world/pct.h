@@ -84,6 +84,11 @@ struct Strategy {
   // (exhaustive.h, case 5): run_plan sets it for the ReentrantLock family
   // with one task per client; off for users' locks (the harness).
   bool task_runs_commute = false;
+  // exhaustive, with `reduce`: the processes write the world's
+  // FencedResources (memory they all share): two runs of different
+  // processes that (may) write one are dependent (exhaustive.h, case 13).
+  // harness::explore_exhaustive sets it; off, such worlds need reduce = false.
+  bool fence_writes = false;
   bool exhaustive() const { return bound >= 0; }
   bool random() const { return depth == 0 && bound < 0; }
   bool operator==(const Strategy&) const = default;

@@ -184,6 +184,9 @@ void ProcessEnv::record(std::string_view result) {
 }
 
 void ProcessEnv::record_fenced_write(std::string_view resource, int64_t token, bool accepted) {
+  // The resource's highest token is memory every process shares
+  // (exhaustive.h, case 13): FencedResource::write changed it already.
+  rt_.life.sched().note_fence_write();
   if (p_.dying) return;
   HistoryEvent e = rt_.life.event(EventKind::kFencedWrite, &p_, task_id());
   e.resource = str(resource);

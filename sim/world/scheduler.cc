@@ -47,6 +47,8 @@ bool among(std::string_view name, auto& table) {
 
 bool Footprint::commutes_with(const Footprint& other) const {
   if (server != other.server) return true;
+  // A script load against a script (or EXEC) that may read or fill the cache.
+  if ((loads_script && other.any_key) || (other.loads_script && any_key)) return false;
   if (pubsub && other.pubsub) {
     // Two sessions' own subscription changes (exhaustive.h, case 10): a
     // removal and anything, or additions of different channels.
@@ -101,6 +103,32 @@ std::shared_ptr<const Footprint> command_footprint(size_t server,
     f->any_key = true;
     f->pubsub = true;
     return f;
+  }
+  // A transaction (exhaustive.h, case 11). WATCH reads its keys' expiry and
+  // joins their watcher lists; MULTI, UNWATCH and DISCARD change only their
+  // own session (a watcher's removal commutes with another session's write
+  // to the key, since UNWATCH also clears the mark that write would set);
+  // EXEC runs what was queued, so it may touch anything a script may.
+  if (name == "WATCH") {
+    f->keys.assign(argv.begin() + 1, argv.end());
+    return f;
+  }
+  if (name == "MULTI" || name == "UNWATCH" || name == "DISCARD") return f;
+  if (name == "EXEC") {
+    f->any_key = true;
+    f->pubsub = true;
+    return f;
+  }
+  // SCRIPT LOAD adds to the script cache, which only scripts read (and
+  // EVAL writes): case 12.
+  if (name == "SCRIPT" && argv.size() == 3) {
+    std::string sub = argv[1];
+    std::transform(sub.begin(), sub.end(), sub.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    if (sub == "LOAD") {
+      f->loads_script = true;
+      return f;
+    }
   }
   return nullptr;
 }
@@ -192,6 +220,7 @@ void Scheduler::run_key(const Key& key) {
   current_runs_code_ = slot.runs_code;
   current_links_ = false;
   current_ended_ = false;
+  current_fence_ = false;
   free_.push_back(key.slot);
   action();
   current_runs_code_ = false;
@@ -213,7 +242,9 @@ Scheduler::Asleep Scheduler::asleep(uint64_t seq, const Slot& s, bool known_narr
                 s.footprint,
                 s.runs_code && !known_narrow ? 0 : s.task,
                 s.runs_code,
-                /*links=*/s.runs_code};
+                /*links=*/s.runs_code,
+                /*ended_task=*/0,
+                /*fence=*/s.runs_code && !known_narrow};
 }
 
 bool Scheduler::independent(const Asleep& a, const Asleep& b) const {
@@ -228,6 +259,9 @@ bool Scheduler::independent(const Asleep& a, const Asleep& b) const {
   // one runs its task's fiber (case 4), or both, when task runs commute
   // (case 5).
   if (!a.server_side && !b.server_side) {
+    // Two runs that (may) write a FencedResource, memory every process
+    // shares (case 13).
+    if (fence_writes_ && a.fence && b.fence) return false;
     // A run that ended the process and a timer or plain reply of another
     // of its tasks (case 9).
     auto ends_before = [](const Asleep& end, const Asleep& wait) {
@@ -251,6 +285,79 @@ bool Scheduler::independent(const Asleep& a, const Asleep& b) const {
   // command's sender (case 4).
   const std::shared_ptr<const Footprint>& command = a.server_side ? a.footprint : b.footprint;
   return command != nullptr && (a.owner != b.owner || other_tasks);
+}
+
+std::vector<size_t> Scheduler::persistent_heads(const std::vector<size_t>& due,
+                                                const std::vector<size_t>& heads) const {
+  // Runs count as touching their whole process (and, with fence_writes, as
+  // writing a fence) here: their extent is not known before they run.
+  std::vector<Asleep> view;
+  view.reserve(due.size());
+  for (size_t d : due) view.push_back(asleep(heap_[d].seq, slots_[heap_[d].slot], false));
+  // Two due events are linked when a search must keep both orders, or when
+  // one may run only after the other: dependent; one connection direction
+  // (FIFO); or two events of one process of which one is client-side,
+  // since a client-side event may start, in this microsecond, a run, a
+  // crash or a pause of its process, which reaches its other tasks and
+  // breaks its links (a reply nobody waits for starts nothing).
+  auto linked = [&](size_t i, size_t j) {
+    const Asleep& a = view[i];
+    const Asleep& b = view[j];
+    if (!independent(a, b)) return true;
+    const uintptr_t channel = slots_[heap_[due[i]].slot].channel;
+    if (channel != 0 && channel == slots_[heap_[due[j]].slot].channel) return true;
+    const bool a_quiet = !a.server_side && a.task == kNoTask;
+    const bool b_quiet = !b.server_side && b.task == kNoTask;
+    if (a_quiet || b_quiet) return false;
+    // With fence_writes, a client-side event may start a run of its
+    // process that writes a fence, on which another process's run (which
+    // may write one) depends (case 13).
+    if (fence_writes_ && !a.server_side && !b.server_side && (a.fence || b.fence)) return true;
+    return a.owner == b.owner && (!a.server_side || !b.server_side);
+  };
+  // The components of that relation (it is symmetric): what can run in
+  // this microsecond before a component's events is only other components'
+  // events and what those start here, all independent of it. So each
+  // component is a persistent set; the search takes the one with the fewest
+  // awake heads (the earliest head breaks ties).
+  std::vector<size_t> component(due.size());
+  for (size_t i = 0; i < due.size(); ++i) component[i] = i;
+  auto root = [&component](size_t i) {
+    while (component[i] != i) i = component[i] = component[component[i]];
+    return i;
+  };
+  for (size_t i = 0; i < due.size(); ++i) {
+    for (size_t j = i + 1; j < due.size(); ++j) {
+      if (root(i) != root(j) && linked(i, j)) component[root(j)] = root(i);
+    }
+  }
+  auto position = [&due](size_t h) {
+    return static_cast<size_t>(std::find(due.begin(), due.end(), h) - due.begin());
+  };
+  auto awake_heads = [&](size_t r) {
+    size_t n = 0;
+    for (size_t h : heads) {
+      if (root(position(h)) != r) continue;
+      n += std::none_of(sleep_.begin(), sleep_.end(),
+                        [&](const Asleep& a) { return a.seq == heap_[h].seq; });
+    }
+    return n;
+  };
+  size_t best = SIZE_MAX, best_awake = SIZE_MAX;
+  for (size_t h : heads) {
+    const size_t r = root(position(h));
+    if (r == best) continue;
+    const size_t n = awake_heads(r);
+    if (n < best_awake) {
+      best = r;
+      best_awake = n;
+    }
+  }
+  std::vector<size_t> out;
+  for (size_t h : heads) {
+    if (root(position(h)) == best) out.push_back(h);
+  }
+  return out;
 }
 
 bool Scheduler::step_chosen() {
@@ -280,25 +387,15 @@ bool Scheduler::step_chosen() {
   if (awake.empty()) return false;
   uint32_t pick = 0;
   if (awake.size() > 1 && reduce_ && messages_take_time_) {
-    // A persistent set of one event (exhaustive.h, "Ties that need no
-    // choice"): the first head independent of every other event due now.
-    // Nothing can run in this microsecond without it but those events and
-    // what they start here, which is independent of it too; so only this
-    // order needs running, and when it sleeps, none does.
-    for (size_t h : heads) {
-      // Runs count as touching their whole process here: their extent is
-      // not known before they run.
-      const Asleep as_asleep = asleep(heap_[h].seq, slots_[heap_[h].slot], false);
-      const bool alone = std::all_of(due.begin(), due.end(), [&](size_t d) {
-        return d == h || independent(as_asleep, asleep(heap_[d].seq, slots_[heap_[d].slot], false));
-      });
-      if (!alone) continue;
-      const bool asleep = std::any_of(sleep_.begin(), sleep_.end(),
-                                      [&](const Asleep& a) { return a.seq == heap_[h].seq; });
-      if (asleep) return false;
-      awake.assign(1, h);
-      break;
-    }
+    // A persistent set (exhaustive.h, "Ties that need no choice"): only its
+    // awake heads need trying first; when it has none, no order does.
+    std::vector<size_t> persistent = persistent_heads(due, heads);
+    std::erase_if(persistent, [this](size_t h) {
+      return std::any_of(sleep_.begin(), sleep_.end(),
+                         [&](const Asleep& a) { return a.seq == heap_[h].seq; });
+    });
+    if (persistent.empty()) return false;
+    awake = std::move(persistent);
   }
   size_t point = SIZE_MAX;  // the tie's choice point, when there is one
   if (awake.size() > 1) {
@@ -324,7 +421,10 @@ bool Scheduler::step_chosen() {
   if (current_ended_) ran.ended_task = ran.task;
   if (current_process_wide_) ran.task = 0;
   ran.links = current_links_;
-  if (point != SIZE_MAX) chooser_->note_narrow(point, !current_process_wide_);
+  ran.fence = current_fence_;
+  // Known narrow, for its sleeping siblings: it stayed inside its task and
+  // wrote no fence (case 13).
+  if (point != SIZE_MAX) chooser_->note_narrow(point, !current_process_wide_ && !current_fence_);
   current_process_wide_ = false;
   std::erase_if(sleep_, [this, &ran](const Asleep& a) { return !independent(a, ran); });
   return true;

@@ -48,6 +48,10 @@ struct Footprint {
   bool subscriptions_only = false;
   bool all_channels = false;
   std::vector<std::string> channels;
+  // SCRIPT LOAD: it adds to the server's script cache, which scripts (an
+  // any_key footprint) read and fill; it touches no key (exhaustive.h,
+  // case 12).
+  bool loads_script = false;
   // Commands on different servers, or on disjoint keys (an any-key one
   // meets every keyed one) of which not both touch pub/sub, or both only
   // change subscriptions and not both add one channel, commute
@@ -131,19 +135,25 @@ class Scheduler {
   void note_process_end() {
     if (current_runs_code_) current_ended_ = true;
   }
+  // The running event wrote a FencedResource, memory every process shares
+  // (ProcessEnv::record_fenced_write): with fence_writes, it is dependent on
+  // another process's run that may write one (exhaustive.h, case 13).
+  void note_fence_write() { current_fence_ = true; }
 
   // Exhaustive: ask `chooser` at every tie (not owned; null: off); with
   // `reduce`, skip the orders the sleep sets prove redundant.
   // `messages_take_time`: no message arrives in the microsecond it was sent
   // (the plan's latency_min >= 1 us), so a tie whose first independent
   // event is alone needs no choice (explore/exhaustive.h).
-  // `task_runs_commute`: Strategy::task_runs_commute (exhaustive.h, case 5).
+  // `task_runs_commute`: Strategy::task_runs_commute (exhaustive.h, case 5);
+  // `fence_writes`: Strategy::fence_writes (case 13).
   void set_chooser(Chooser* chooser, bool reduce, bool messages_take_time = false,
-                   bool task_runs_commute = false) {
+                   bool task_runs_commute = false, bool fence_writes = false) {
     chooser_ = chooser;
     reduce_ = reduce;
     messages_take_time_ = messages_take_time;
     task_runs_commute_ = task_runs_commute;
+    fence_writes_ = fence_writes;
   }
 
   // PCT: order same-time events by these priorities (not owned; null: off).
@@ -198,6 +208,9 @@ class Scheduler {
     // A run that ended its process (case 9): its own task; 0 otherwise
     // (a run asleep: not known).
     uint64_t ended_task = 0;
+    // It wrote (a run asleep, not known narrow: it may write) a
+    // FencedResource (case 13; only with fence_writes).
+    bool fence = false;
   };
   // Fills a free slot in place (no Slot temporary moved in) and queues it.
   void push(int64_t t_us, uint32_t owner, bool daemon, bool server_side, uintptr_t channel,
@@ -211,6 +224,13 @@ class Scheduler {
   // `b`: an event due, or the event that just ran as it ran (its task 0
   // when it turned out process-wide).
   bool independent(const Asleep& a, const Asleep& b) const;
+  // Exhaustive, messages taking time: the persistent set of the due events
+  // (indices into heap_) that a search must try first at this microsecond
+  // (exhaustive.h, "Ties that need no choice"): the smallest set closed
+  // under dependence, under "may start a dependent event here" (another
+  // client-side event of one process) and under channel order; its heads.
+  std::vector<size_t> persistent_heads(const std::vector<size_t>& due,
+                                       const std::vector<size_t>& heads) const;
   // `s` as a sleeping event: a run not known narrow touches every task.
   static Asleep asleep(uint64_t seq, const Slot& s, bool known_narrow);
   void run_key(const Key& key);
@@ -230,6 +250,8 @@ class Scheduler {
   bool current_runs_code_ = false;
   bool current_links_ = false;
   bool current_ended_ = false;
+  bool fence_writes_ = false;
+  bool current_fence_ = false;
   std::vector<Asleep> sleep_;
   std::vector<Key> heap_;  // a min-heap on (t_us, -priority, seq)
   std::vector<Slot> slots_;

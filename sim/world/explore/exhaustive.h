@@ -275,25 +275,82 @@
 //      otherwise), and a subscribed session has no keys, WATCHes or MULTI.
 //      Found by the same log: the other client's pub/sub close against a
 //      SUBSCRIBE or UNSUBSCRIBE was 1,584 of seed 3's runs.
-// Ties that need no choice (persistent sets of one event, Godefroid 1996,
-// ch. 4; combined with sleep sets as in ch. 6). When no message arrives in
-// the microsecond it was sent (the plan's latency_min >= 1 us, as
-// generate_small_plan sets; Scheduler::set_chooser's messages_take_time),
-// what can run at the current microsecond t before a due event e is: the
-// other events due at t, and what they start at t. A server-side event
-// starts only messages (arriving after t) and no event of t; a client-side
-// event starts, at t, only events of its own process that are client-side
-// (a task's run, a crash, a zero timer). So if e is independent of every
-// other event due at t (the relation above, which treats a process's
-// client-side events alike once they are not case 4's), it is independent
-// of every event that can run at t before it, and {e} is a persistent set:
-// running e first covers every trace. The scheduler takes the first head
-// (in schedule order) for which that holds, without a choice point; when
-// it sleeps, the run is redundant and is cut (explored: persistent set
-// minus sleep set, empty). Because the scheduler's clock only moves on when
-// every event due at t ran, nothing later can come before e. A world with
+//  11. A transaction's commands (command_footprint). WATCH reads its keys'
+//      expiry and appends its session to their watcher lists: its keys are
+//      its footprint. MULTI sets its own session's flag; UNWATCH and
+//      DISCARD (and EXEC's end) take their session out of its keys'
+//      watcher lists and clear its own dirty mark (sim/cmd_multi.cc,
+//      unwatch_all): another session's write to such a key marks the
+//      watchers it finds, so run first it marks a session that the removal
+//      then clears, and run second it finds none: the same state either
+//      way; another session's WATCH appends itself, which a removal of
+//      this one leaves in place. So these three touch no key. A command
+//      queued inside MULTI only joins its session's queue, which its
+//      argv's footprint over-approximates. EXEC runs the queue (any key,
+//      publishing) and reads the watched keys' dirty marks and expiry: it
+//      counts as a script (any key, pub/sub). Found on watch-unlock, whose
+//      release (WATCH, GET, MULTI, DEL, EXEC) had no footprint and so was
+//      dependent on every event, the other client's timers included.
+//  12. SCRIPT LOAD. It compiles its body into the script cache when its
+//      SHA is not there, and touches no key and no pub/sub. What reads or
+//      fills that cache is a script (EVAL caches its body too, EVALSHA
+//      looks it up): a load and an any-key footprint are dependent. Two
+//      loads commute: the cache maps a body's SHA to that body, so adding
+//      two entries, or the same one twice, gives the same cache in either
+//      order, and each reply is its own body's SHA. (SCRIPT FLUSH and the
+//      other subcommands keep no footprint.) Found on script-lock.
+//  13. A FencedResource's writes (Strategy::fence_writes; the harness sets
+//      it unless RunOptions::fenced_writes says the sections write none). The resource is memory every process shares: its highest token
+//      decides the next write's verdict, so two writes of different
+//      processes do not commute, and case 1 (client-side events of two
+//      processes are independent) is wrong for the runs that write.
+//      ProcessEnv::record_fenced_write notes the write on the running
+//      event; a run that wrote is dependent on another process's run that
+//      wrote or may write (a run asleep may, unless its sibling run from
+//      the same prefix was narrow: a run that writes a fence is not
+//      counted narrow). Only runs write (timers and deliveries run no
+//      code), and no server-side event reads the resource. For the ties
+//      that need no choice (below), a client-side event and another
+//      process's run are linked too: the event may start a run of its
+//      process that writes. Before this
+//      case the yardstick searched the fenced zoo entries without any
+//      reduction (fenced-script proved on 1 of 5 seeds), and the harness's
+//      default reduce = true ran one order of two writes only: a user's
+//      lock whose stale writes a search should see rejected was
+//      (unsoundly) judged on one order.
+// Ties that need no choice (persistent sets, Godefroid 1996, ch. 4;
+// combined with sleep sets as in ch. 6). When no message arrives in the
+// microsecond it was sent (the plan's latency_min >= 1 us, as
+// generate_small_plan sets and the harness applies to every exhaustive
+// world: apply_small_world_latency; Scheduler::set_chooser's
+// messages_take_time), what can run at the current microsecond t before
+// the events due at t is: the other events due at t, and what they start
+// at t. A server-side event starts only messages (arriving after t) and no
+// event of t; a client-side event starts, at t, only client-side events of
+// its own process (a task's run, a crash, a pause, a zero timer), which
+// may reach any of its tasks and break its links. So link two due events
+// when they are dependent (the relation above, a run counting as its whole
+// process since its extent is not known yet), when they are one
+// connection direction's (FIFO), or when they belong to one process and
+// one of them is client-side (it may start something there that the
+// other depends on; a reply nobody waits for, case 8, starts nothing). A
+// set of due events closed under these links is persistent: every event
+// that can run at t before one of its events is outside it, and
+// independent of all of it. The scheduler takes, of the components of the
+// links, the one with the fewest awake heads (the earliest head breaks
+// ties) and chooses only among those; when it has none (its heads sleep),
+// the run is redundant and is cut (explored: persistent set minus sleep
+// set, empty). Because the scheduler's clock only moves on when every
+// event due at t ran, nothing later can come before them. A world with
 // latency 0 does not get this rule (a reply can come back within t, and a
 // command could then come in the same microsecond), only the sleep sets.
+// Before follow-up 5 the rule took single events only, and judged a
+// command of task A alone beside a timer of task B of its process (case
+// 4 makes those two independent); but the timer starts B's run, whose
+// fault point may crash the process, breaking A's link before the command
+// arrives: that order was never run (exhaustive_test.cc,
+// AnotherTasksTimerMayCrashTheProcessFirst). The same-process link closes
+// that gap.
 // Every event's latency and fault choices are its own (a message's latency
 // is drawn when it is sent, a fault at its own process's fault point), so
 // independent events commute together with their choices: the sleep-set
@@ -307,9 +364,10 @@
 // contending for one lock key still conflict on that key, as they must.
 // Two assumptions, stated: the checkers judge a history by virtual times and
 // causality, not by the order two concurrent same-microsecond records were
-// appended; and client processes share no memory outside the world (the
-// fenced kind's storage is shared, so run_plan switches the reduction off
-// for it).
+// appended; and client processes share no memory outside the world but
+// its FencedResources (case 13: with fence_writes; the fenced kind's
+// storage in explore.cc's run_plan is shared plain memory, so run_plan
+// switches the reduction off for it).
 #pragma once
 
 #include <cstdint>

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "sim/world/explore/explore.h"
+#include "sim/world/fenced_resource.h"
 #include "sim/world/pct.h"
+#include "sim/world/scheduler.h"
 #include "sim/world/world.h"
 
 namespace redsim::world {
@@ -449,6 +451,139 @@ TEST(ExhaustiveReduction, SubscriptionsOfTwoSessionsCommuteUnlessBothAddOneChann
   });
   ASSERT_TRUE(close.complete);
   EXPECT_EQ(close.schedules, 1u);
+}
+
+// Case 11: a transaction's commands have footprints. WATCH reads and joins
+// its keys; MULTI, UNWATCH and DISCARD change only their own session; EXEC
+// may touch what a script may. Case 12: SCRIPT LOAD meets only scripts.
+TEST(ExhaustiveReduction, TransactionsAndScriptLoadsHaveFootprints) {
+  auto commute = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    const auto fa = command_footprint(0, a);
+    const auto fb = command_footprint(0, b);
+    if (fa == nullptr || fb == nullptr) return false;
+    EXPECT_EQ(fa->commutes_with(*fb), fb->commutes_with(*fa));
+    return fa->commutes_with(*fb);
+  };
+  const std::vector<std::string> set_k = {"SET", "k", "1"};
+  EXPECT_FALSE(commute({"WATCH", "k"}, set_k));
+  EXPECT_TRUE(commute({"WATCH", "j"}, set_k));
+  EXPECT_TRUE(commute({"MULTI"}, set_k));
+  EXPECT_TRUE(commute({"UNWATCH"}, set_k));
+  EXPECT_TRUE(commute({"DISCARD"}, set_k));
+  EXPECT_FALSE(commute({"EXEC"}, set_k));
+  EXPECT_FALSE(commute({"EXEC"}, {"EXEC"}));
+  EXPECT_TRUE(commute({"SCRIPT", "LOAD", "return 1"}, set_k));
+  EXPECT_TRUE(commute({"script", "load", "return 1"}, {"SCRIPT", "LOAD", "return 2"}));
+  EXPECT_FALSE(commute({"SCRIPT", "LOAD", "return 1"},
+                       {"EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0"}));
+  EXPECT_FALSE(commute({"SCRIPT", "LOAD", "return 1"}, {"EVAL", "return 1", "0"}));
+  EXPECT_FALSE(commute({"SCRIPT", "LOAD", "return 1"}, {"EXEC"}));
+  EXPECT_EQ(command_footprint(0, {"SCRIPT", "FLUSH"}), nullptr);
+  // In a world: another process's SET of k reaches the server at 100 us
+  // with a MULTI (one order) or with a WATCH of k (both orders: the WATCH
+  // sees the key's state, and the SET may dirty the watch).
+  auto beside_set = [](std::vector<std::string> argv) {
+    return [argv](World& w) {
+      w.spawn_process("tx", [argv](ProcessEnv& env) { env.connection().call(argv); });
+      w.spawn_process("setter", [](ProcessEnv& env) { env.connection().call({"SET", "k", "1"}); });
+    };
+  };
+  const ExhaustiveResult multi = search_world(true, beside_set({"MULTI"}));
+  const ExhaustiveResult watch = search_world(true, beside_set({"WATCH", "k"}));
+  ASSERT_TRUE(multi.complete);
+  ASSERT_TRUE(watch.complete);
+  EXPECT_EQ(multi.schedules, 1u);
+  EXPECT_EQ(watch.schedules, 2u);
+}
+
+// Case 13: two processes write one FencedResource at 100 us. With
+// fence_writes both orders run, and one of them rejects the lower token;
+// without it (the harness's reduce = true before this case) the writes
+// counted as independent and the rejection was never seen. One writer
+// against a process that writes nothing: one order.
+TEST(ExhaustiveReduction, FenceWritesOfTwoProcessesStayOrdered) {
+  struct Seen {
+    ExhaustiveResult result;
+    size_t rejected = 0;
+  };
+  auto search = [](bool fence_writes, bool both_write) {
+    Seen seen;
+    seen.result = search_schedules(
+        0, [&](const std::vector<uint32_t>& prefix, const std::vector<uint64_t>& narrow) {
+          WorldOptions o;
+          o.faults.latency_distribution = LatencyDistribution::kFixed;
+          o.faults.latency_min = Micros(100);
+          o.strategy = Strategy{
+              .bound = 0, .schedule = prefix, .narrow = narrow, .fence_writes = fence_writes};
+          World w(o);
+          for (int64_t token : {1, 2}) {
+            const bool writes = both_write || token == 2;
+            w.spawn_process("p" + std::to_string(token), [token, writes](ProcessEnv& env) {
+              env.sleep_for(lock::Micros(100));
+              if (writes) env.fenced_resource("storage").write(env, token);
+              env.sleep_for(lock::Micros(50));  // a run that ends nothing: narrow unless it wrote
+            });
+          }
+          const bool pruned = w.run() == World::RunEnd::kPruned;
+          if (!pruned) {
+            for (const HistoryEvent& e : w.history().events()) {
+              seen.rejected +=
+                  e.kind == EventKind::kFencedWrite && e.verdict == FenceVerdict::kRejected;
+            }
+          }
+          return ScheduleRun{.failed = false, .pruned = pruned, .points = w.choice_points()};
+        });
+    return seen;
+  };
+  const Seen ordered = search(true, true);
+  const Seen unordered = search(false, true);
+  const Seen one_writer = search(true, false);
+  ASSERT_TRUE(ordered.result.complete);
+  ASSERT_TRUE(unordered.result.complete);
+  ASSERT_TRUE(one_writer.result.complete);
+  EXPECT_EQ(ordered.result.schedules, 2u);
+  EXPECT_EQ(ordered.rejected, 1u);
+  EXPECT_EQ(unordered.result.schedules, 1u);
+  EXPECT_EQ(unordered.rejected, 0u);
+  EXPECT_EQ(one_writer.result.schedules, 1u);
+}
+
+// Ties that need no choice take a whole persistent set: a command of task
+// A and a timer of task B of one process at 100 us are independent, but
+// the timer starts B's run, whose fault point may crash the process first:
+// the SET then runs orphaned (its caller gone), which the lock-key
+// checkers read. So both events form one set and both orders run: some
+// schedule crashes at 100 us before the SET runs (the rule of one event
+// ran the command first, never orphaned).
+TEST(ExhaustiveReduction, AnotherTasksTimerMayCrashTheProcessFirst) {
+  size_t crashed_before_set = 0;
+  const ExhaustiveResult r = search_schedules(1, [&](const std::vector<uint32_t>& prefix) {
+    WorldOptions o;
+    o.faults.latency_distribution = LatencyDistribution::kFixed;
+    o.faults.latency_min = Micros(100);
+    o.faults.crash_ppm = Ppm(1);
+    o.strategy = Strategy{.bound = 1, .schedule = prefix};
+    World w(o);
+    w.spawn_process("p", [](ProcessEnv& env) {
+      env.spawn("b", [&env] {
+        env.sleep_for(lock::Micros(100));  // its timer comes after the SET's arrival
+        env.sleep_for(lock::Micros(1));    // a fault point at 100 us
+      });
+      env.connection().call({"SET", "k", "1"});  // reaches the server at 100 us
+    });
+    const bool pruned = w.run() == World::RunEnd::kPruned;
+    if (!pruned) {
+      bool crashed = false, orphaned = false;
+      for (const HistoryEvent& e : w.history().events()) {
+        crashed |= e.kind == EventKind::kProcessCrash && e.t_us == 100;
+        orphaned |= e.kind == EventKind::kCommand && e.t_us == 100 && e.orphaned;
+      }
+      crashed_before_set += crashed && orphaned;
+    }
+    return ScheduleRun{.failed = false, .pruned = pruned, .points = w.choice_points()};
+  });
+  ASSERT_TRUE(r.complete);
+  EXPECT_GE(crashed_before_set, 1u);
 }
 
 }  // namespace

@@ -388,8 +388,7 @@ ExplorePlan generate_small_plan(LockKind kind, uint64_t seed, int clients, int a
   // Every message takes at least a microsecond (exhaustive.h, "Ties that
   // need no choice"): a reply no longer ties with the events of the
   // microsecond its request was sent in.
-  plan.faults.latency_min = std::max(plan.faults.latency_min, kSmallWorldLatencyMin);
-  plan.faults.latency_max = std::max(plan.faults.latency_max, plan.faults.latency_min);
+  apply_small_world_latency(plan.faults);
   for (ClientPlan& c : plan.clients) {
     if (c.attempts.size() > static_cast<size_t>(attempts)) {
       c.attempts.resize(static_cast<size_t>(attempts));

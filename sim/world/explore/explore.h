@@ -42,6 +42,7 @@
 // the lease does, the fencing token is what keeps them harmless.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -199,6 +200,15 @@ ExplorePlan generate_plan(lock::LockKind kind, uint64_t seed, int clients = 0,
 // space at bound 2). Bounds: clients in 1..3, attempts in 1..2 (throws
 // std::invalid_argument otherwise).
 inline constexpr Micros kSmallWorldLatencyMin{1};
+// That latency rule on `faults`: latency_min raised to kSmallWorldLatencyMin
+// (and latency_max to latency_min). What every exhaustive world takes: the
+// yardstick's zoo rows and the harness's exhaustive strategy (run_plan,
+// explore_exhaustive, LockWorldTest) apply it to users' plans too, so a
+// user's lock is searched as cheaply as generate_small_plan's worlds.
+inline void apply_small_world_latency(FaultPlan& faults) {
+  faults.latency_min = std::max(faults.latency_min, kSmallWorldLatencyMin);
+  faults.latency_max = std::max(faults.latency_max, faults.latency_min);
+}
 ExplorePlan generate_small_plan(lock::LockKind kind, uint64_t seed, int clients = 2,
                                 int attempts = 2);
 

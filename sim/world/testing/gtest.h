@@ -75,8 +75,10 @@ class LockWorldTest : public ::testing::Test {
   // How the world orders what is left to chance: "random" (the default),
   // "pct:D" with PCT's k = `pct_steps` (about the messages the test's
   // clients send; sim/world/pct.h), or "exhaustive:B@SCHEDULE" (one
-  // schedule). Throws std::invalid_argument on a bad name, std::logic_error
-  // once the world is built.
+  // schedule, in a world whose latencies are at least 1 us, as the harness's
+  // search takes them: world::apply_small_world_latency). Throws
+  // std::invalid_argument on a bad name, std::logic_error once the world is
+  // built.
   void set_strategy(std::string_view name, uint64_t pct_steps = 100) {
     world::WorldOptions& o = world_options();
     o.strategy = world::parse_strategy(name);
@@ -86,6 +88,9 @@ class LockWorldTest : public ::testing::Test {
   world::World& world() {
     if (!world_) {
       world_options();  // the defaults, if nothing was set
+      // An exhaustive schedule runs in the world the harness searches: every
+      // latency at least 1 us (world::apply_small_world_latency).
+      if (options_->strategy.exhaustive()) world::apply_small_world_latency(options_->faults);
       world_ = std::make_unique<world::World>(*options_);
     }
     return *world_;

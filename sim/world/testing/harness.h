@@ -494,6 +494,12 @@ struct RunOptions {
   // (lock_under_test.h); with kUseWholeValidity the default checks judge the
   // promise instead of the section (default_checks).
   ValidityMode validity = ValidityMode::kStopAtDeadline;
+  // Exhaustive strategy: the sections may write the world's FencedResources
+  // (Section::write_fenced), memory every client shares, so the reduction
+  // keeps the orders of two clients' runs that may write one (exhaustive.h,
+  // case 13). Set false for a lock whose sections never write one: its
+  // search then treats two clients' runs as independent (fewer schedules).
+  bool fenced_writes = true;
 };
 
 // A free lock must be taken by a waiter within this (world::liveness_bound_us
@@ -549,7 +555,16 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
   world::WorldOptions options;
   options.seed = plan.seed;
   options.faults = plan.faults;
+  // An exhaustive world takes every latency at least 1 us, as the small
+  // worlds do (world::apply_small_world_latency): a search and a replay of
+  // its schedule run the same world.
   options.strategy = plan.strategy;
+  if (plan.strategy.exhaustive()) {
+    world::apply_small_world_latency(options.faults);
+    // A section may write the world's FencedResources (Section::write_fenced):
+    // the reduction keeps their writes' orders (exhaustive.h, case 13).
+    options.strategy.fence_writes = run.fenced_writes;
+  }
   options.pct_steps = world::pct_steps(plan);
   options.time_limit_us = int64_t{600} * 1000 * 1000;
   options.command_timeout = plan.command_timeout;
@@ -583,8 +598,13 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
 // clients x 1..2 attempts, or generators.h's plans cut the same way) with at
 // most `bound` latency / fault deviations, at most `max_runs` runs. The
 // sleep-set reduction assumes the clients share no memory outside the world
-// (a factory that hands every client the same object breaks that: pass
-// reduce = false). `failure`: the first failing schedule's run, whose
+// but its FencedResources, whose writes it orders unless
+// run.fenced_writes is false (exhaustive.h, case 13; a factory that hands
+// every client the same object breaks that: pass reduce = false). Every message takes at least 1 us
+// in the searched world (world::apply_small_world_latency, as in generate_small_plan's worlds;
+// run_plan applies it to any exhaustive plan): ties whose first event
+// commutes with the rest then need no choice. `failure`: the first failing
+// schedule's run, whose
 // plan.strategy.schedule (in `failing_plan`) replays it through run_plan.
 struct ExhaustiveRunResult {
   world::ExhaustiveResult search;
@@ -594,7 +614,11 @@ struct ExhaustiveRunResult {
 inline ExhaustiveRunResult explore_exhaustive(world::ExplorePlan plan, const LockFactory& make,
                                               int bound = 2, const RunOptions& run = {},
                                               bool reduce = true, uint64_t max_runs = 1'000'000) {
-  plan.strategy = world::Strategy{.bound = bound, .reduce = reduce};
+  plan.strategy =
+      world::Strategy{.bound = bound, .reduce = reduce, .fence_writes = run.fenced_writes};
+  // The rule run_plan applies to every exhaustive world, made visible in
+  // failing_plan (and its REDSIM_PLAN line).
+  world::apply_small_world_latency(plan.faults);
   ExhaustiveRunResult out;
   out.search = world::search_schedules(
       bound,
