@@ -454,8 +454,8 @@ void Network::request_arrived(Message& m) {
   {
     HistoryEvent& e = life_.record_event(EventKind::kCommand, link.process, t.id);
     e.server = static_cast<int32_t>(link.server);
-    e.argv = std::move(m.argv);
-    e.reply = reply;
+    e.argv = life_.intern_argv(std::move(m.argv));
+    e.reply = life_.intern_reply(reply);
     // Who sent it: the process incarnation then (a restart may have come
     // since), and whether its caller still waits for it or had given up
     // (timed out, its connection broken, its process gone): an orphaned
@@ -781,8 +781,8 @@ void Network::dispatch_push(Process& p, size_t server, const std::string& channe
   {
     HistoryEvent& e = life_.record_event(EventKind::kPush, &p, 0);
     e.server = static_cast<int32_t>(server);
-    e.text = channel;
-    e.reply = payload;
+    e.text = life_.intern_text(channel);
+    e.reply = life_.intern_reply(payload);
   }
   // Collect first: a callback may subscribe or unsubscribe. (Nearly always
   // a few: on the stack, the rest in a vector.)
