@@ -97,8 +97,9 @@ class HistoryText {
   static constexpr size_type npos = std::string::npos;
 
   HistoryText() = default;
-  HistoryText(std::string s) { set(std::move(s)); }
-  HistoryText(std::string_view s) { set(std::string(s)); }
+  // Explicit, so `cond ? a_string : e.text` still has one type.
+  explicit HistoryText(std::string s) { set(std::move(s)); }
+  explicit HistoryText(std::string_view s) { set(std::string(s)); }
   HistoryText(const char* s) { set(std::string(s)); }
   HistoryText& operator=(std::string s) {
     set(std::move(s));
@@ -216,7 +217,7 @@ class HistoryArgv {
   using reference = const std::string&;
 
   HistoryArgv() = default;
-  HistoryArgv(std::vector<std::string> v) { set(std::move(v)); }
+  explicit HistoryArgv(std::vector<std::string> v) { set(std::move(v)); }
   HistoryArgv(std::initializer_list<std::string> v) { set(std::vector<std::string>(v)); }
   HistoryArgv& operator=(std::vector<std::string> v) {
     set(std::move(v));
@@ -276,7 +277,7 @@ class HistoryReply {
   using Kind = resp::Kind;
 
   HistoryReply() = default;
-  HistoryReply(resp::Reply r) { set(std::move(r)); }
+  explicit HistoryReply(resp::Reply r) { set(std::move(r)); }
   HistoryReply& operator=(resp::Reply r) {
     set(std::move(r));
     return *this;
