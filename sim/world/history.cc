@@ -170,6 +170,11 @@ void EventLog::clear() {
 }
 
 size_t History::add(HistoryEvent&& e) {
+  interner_.intern(e.resource);
+  interner_.intern(e.argv);
+  interner_.intern(e.text);
+  interner_.intern(e.reply);
+  interner_.intern(e.client_id);
   events_.push_back(std::move(e));
   return events_.size() - 1;
 }

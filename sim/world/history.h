@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "sim/resp/reply.h"
+#include "sim/world/history_values.h"
 
 namespace redsim::world {
 
@@ -137,24 +138,27 @@ enum class UnlockOutcome : uint8_t {
 };
 std::string_view to_string(UnlockOutcome outcome);  // "not released", "released", "error"
 
+// 80 bytes: the strings, the argv and the reply are shared values
+// (history_values.h) that read like a std::string, a
+// std::vector<std::string> and a resp::Reply.
 struct HistoryEvent {
   // Common to every kind.
   int64_t t_us = 0;
-  EventKind kind = EventKind::kTrace;
-  ProcessId process = 0;
+  int64_t value = 0;  // its meaning per kind above
   TaskId task = 0;
+  ProcessId process = 0;
   int32_t server = -1;  // kCommand, kDisconnect, kServerNote, kPush, kKeyState; else -1
-  int64_t value = 0;    // its meaning per kind above
+  EventKind kind = EventKind::kTrace;
 
-  std::string resource;            // critical section, acquire, hold, key-state, fenced events
-  std::vector<std::string> argv;   // kCommand: the command as sent; kKeyState: owner marks
-  std::string text;                // free text: names, reasons, notes, channels
-  resp::Reply reply;               // kCommand: the server's answer; kPush: the message
-  std::string client_id;           // kProcessStart, kProcessRestart
-  bool orphaned = false;           // kCommand: nobody waited for the reply any more
-  HoldOp hold_op = HoldOp::kLock;  // kHold
+  bool orphaned = false;                           // kCommand: nobody waited for the reply any more
+  HoldOp hold_op = HoldOp::kLock;                  // kHold
   KeyPresence key_state = KeyPresence::kAbsent;    // kKeyState
   FenceVerdict verdict = FenceVerdict::kAccepted;  // kFencedWrite
+  HistoryText resource;   // critical section, acquire, hold, key-state, fenced events
+  HistoryArgv argv;       // kCommand: the command as sent; kKeyState: owner marks
+  HistoryText text;       // free text: names, reasons, notes, channels
+  HistoryReply reply;     // kCommand: the server's answer; kPush: the message
+  HistoryText client_id;  // kProcessStart, kProcessRestart
 };
 
 // The events of a History in order: a random-access sequence stored in
@@ -254,6 +258,14 @@ class History {
   // Appends a default event and returns it: the caller fills it in place
   // (nothing moved), before anything else is added.
   HistoryEvent& add_new() { return events_.emplace_back(); }
+  // A field's value shared with the earlier events that hold an equal one
+  // (add() does this itself; a caller of add_new() asks): a long run keeps
+  // one copy of each argv, text and scalar reply it records again and again.
+  HistoryText intern_text(std::string_view s) { return interner_.text(s); }
+  HistoryArgv intern_argv(std::vector<std::string>&& argv) {
+    return interner_.argv(std::move(argv));
+  }
+  HistoryReply intern_reply(const resp::Reply& reply) { return interner_.reply(reply); }
 
   const Events& events() const { return events_; }
   size_t size() const { return events_.size(); }
@@ -285,6 +297,7 @@ class History {
 
  private:
   Events events_;
+  HistoryInterner interner_;
   int64_t end_us_ = -1;
   size_t server_count_ = 1;
 };

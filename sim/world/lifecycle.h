@@ -60,6 +60,13 @@ class Lifecycle {
   // a few hundred bytes); the caller fills it before anything else is
   // recorded.
   HistoryEvent& record_event(EventKind kind, const Process* p, TaskId task);
+  // Values for a record_event() event's fields, shared with the earlier
+  // events' equal ones (History::intern_*).
+  HistoryText intern_text(std::string_view s) { return history_.intern_text(s); }
+  HistoryArgv intern_argv(std::vector<std::string>&& argv) {
+    return history_.intern_argv(std::move(argv));
+  }
+  HistoryReply intern_reply(const resp::Reply& reply) { return history_.intern_reply(reply); }
   const History& history() const { return history_; }
 
   const Prng& root() const { return root_; }

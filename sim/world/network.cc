@@ -454,8 +454,8 @@ void Network::request_arrived(Message& m) {
   {
     HistoryEvent& e = life_.record_event(EventKind::kCommand, link.process, t.id);
     e.server = static_cast<int32_t>(link.server);
-    e.argv = std::move(m.argv);
-    e.reply = reply;
+    e.argv = life_.intern_argv(std::move(m.argv));
+    e.reply = life_.intern_reply(reply);
     // Who sent it: the process incarnation then (a restart may have come
     // since), and whether its caller still waits for it or had given up
     // (timed out, its connection broken, its process gone): an orphaned
@@ -781,8 +781,8 @@ void Network::dispatch_push(Process& p, size_t server, const std::string& channe
   {
     HistoryEvent& e = life_.record_event(EventKind::kPush, &p, 0);
     e.server = static_cast<int32_t>(server);
-    e.text = channel;
-    e.reply = payload;
+    e.text = life_.intern_text(channel);
+    e.reply = life_.intern_reply(payload);
   }
   // Collect first: a callback may subscribe or unsubscribe. (Nearly always
   // a few: on the stack, the rest in a vector.)
@@ -800,8 +800,10 @@ void Network::dispatch_push(Process& p, size_t server, const std::string& channe
   const auto run = [&](lock::SubscriptionId id) {
     auto it = p.subscriptions.find(id);
     if (it == p.subscriptions.end() || p.dying) return;
-    auto callback = it->second.on_message;  // a copy: the callback may erase itself
-    callback(payload.str());
+    // Held: the callback may erase itself.
+    const std::shared_ptr<const std::function<void(const std::string&)>> callback =
+        it->second.on_message;
+    (*callback)(payload.str());
   };
   for (size_t i = 0; i < count; ++i) run(few[i]);
   for (lock::SubscriptionId id : more) run(id);
@@ -829,7 +831,9 @@ lock::SubscriptionId Network::subscribe(Process& p, const std::string& channel,
   // published after the server ran SUBSCRIBE arrives after it (FIFO).
   resp::Reply reply = round_trip(
       t, link, {"SUBSCRIBE", channel},
-      [&p, id, server, channel, on_message = std::move(on_message)](const resp::Reply& r) {
+      [&p, id, server, channel,
+       on_message = std::make_shared<const std::function<void(const std::string&)>>(
+           std::move(on_message))](const resp::Reply& r) {
         if (!r.is_error()) p.subscriptions[id] = Subscription{server, channel, on_message};
       },
       life_.options().command_timeout.value_or(Micros{0}).count());

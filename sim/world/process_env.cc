@@ -132,7 +132,8 @@ uint64_t ProcessEnv::random_u64() { return p_.random.next_u64(); }
 
 void ProcessEnv::trace(std::string_view what) {
   if (p_.dying) return;
-  rt_.life.record_event(EventKind::kTrace, &p_, task_id()).text = what;
+  HistoryEvent& e = rt_.life.record_event(EventKind::kTrace, &p_, task_id());
+  e.text = rt_.life.intern_text(what);
 }
 
 void ProcessEnv::enter_critical(std::string_view resource) {

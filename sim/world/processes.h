@@ -85,7 +85,10 @@ struct Task {
 struct Subscription {
   size_t server = 0;
   std::string channel;
-  std::function<void(const std::string&)> on_message;
+  // Shared: a message holds it while the callback runs (the callback may
+  // erase its subscription) without copying the callable (a lock's callback
+  // is a heap block to copy).
+  std::shared_ptr<const std::function<void(const std::string&)>> on_message;
 };
 
 struct Process {
