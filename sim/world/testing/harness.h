@@ -598,13 +598,13 @@ inline RunResult run_plan(const world::ExplorePlan& plan, const LockFactory& mak
 // clients x 1..2 attempts, or generators.h's plans cut the same way) with at
 // most `bound` latency / fault deviations, at most `max_runs` runs. The
 // sleep-set reduction assumes the clients share no memory outside the world
-// but its FencedResources, whose writes it orders unless
-// run.fenced_writes is false (exhaustive.h, case 13; a factory that hands
-// every client the same object breaks that: pass reduce = false). Every message takes at least 1 us
-// in the searched world (world::apply_small_world_latency, as in generate_small_plan's worlds;
-// run_plan applies it to any exhaustive plan): ties whose first event
-// commutes with the rest then need no choice. `failure`: the first failing
-// schedule's run, whose
+// but its FencedResources, whose writes it orders unless run.fenced_writes
+// is false (exhaustive.h, case 13); a factory that hands every client the
+// same object breaks that: pass reduce = false. Every message takes at least
+// 1 us in the searched world (world::apply_small_world_latency, as in
+// generate_small_plan's worlds; run_plan applies it to any exhaustive plan):
+// ties whose first event commutes with the rest then need no choice.
+// `failure`: the first failing schedule's run, whose
 // plan.strategy.schedule (in `failing_plan`) replays it through run_plan.
 struct ExhaustiveRunResult {
   world::ExhaustiveResult search;
