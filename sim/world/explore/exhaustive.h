@@ -300,12 +300,11 @@
 //      order, and each reply is its own body's SHA. (SCRIPT FLUSH and the
 //      other subcommands keep no footprint.) Found on script-lock.
 //  13. A FencedResource's writes (Strategy::fence_writes; the harness sets
-//      it unless RunOptions::fenced_writes says the sections write none). The resource is memory every process shares: its highest token
-//      decides the next write's verdict, so two writes of different
-//      processes do not commute, and case 1 (client-side events of two
-//      processes are independent) is wrong for the runs that write.
-//      ProcessEnv::record_fenced_write notes the write on the running
-//      event; a run that wrote is dependent on another process's run that
+//      it unless RunOptions::fenced_writes says the sections write none). The resource is memory
+//      every process shares: its highest token decides the next write's verdict, so two writes of
+//      different processes do not commute, and case 1 (client-side events of two processes are
+//      independent) is wrong for the runs that write. ProcessEnv::record_fenced_write notes the
+//      write on the running event; a run that wrote is dependent on another process's run that
 //      wrote or may write (a run asleep may, unless its sibling run from
 //      the same prefix was narrow: a run that writes a fence is not
 //      counted narrow). Only runs write (timers and deliveries run no
