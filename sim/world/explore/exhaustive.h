@@ -299,24 +299,25 @@
 //      two entries, or the same one twice, gives the same cache in either
 //      order, and each reply is its own body's SHA. (SCRIPT FLUSH and the
 //      other subcommands keep no footprint.) Found on script-lock.
-//  13. A FencedResource's writes (Strategy::fence_writes; the harness sets
-//      it unless RunOptions::fenced_writes says the sections write none). The resource is memory
-//      every process shares: its highest token decides the next write's verdict, so two writes of
-//      different processes do not commute, and case 1 (client-side events of two processes are
-//      independent) is wrong for the runs that write. ProcessEnv::record_fenced_write notes the
-//      write on the running event; a run that wrote is dependent on another process's run that
+//  13. A FencedResource's writes (Strategy::fence_writes; the harness
+//      sets it unless RunOptions::fenced_writes says the sections write
+//      none). The resource is memory every process shares: its highest
+//      token decides the next write's verdict, so two writes of different
+//      processes do not commute, and case 1 (client-side events of two
+//      processes are independent) is wrong for the runs that write.
+//      ProcessEnv::record_fenced_write notes the write on the running
+//      event; a run that wrote is dependent on another process's run that
 //      wrote or may write (a run asleep may, unless its sibling run from
 //      the same prefix was narrow: a run that writes a fence is not
 //      counted narrow). Only runs write (timers and deliveries run no
 //      code), and no server-side event reads the resource. For the ties
 //      that need no choice (below), a client-side event and another
 //      process's run are linked too: the event may start a run of its
-//      process that writes. Before this
-//      case the yardstick searched the fenced zoo entries without any
-//      reduction (fenced-script proved on 1 of 5 seeds), and the harness's
-//      default reduce = true ran one order of two writes only: a user's
-//      lock whose stale writes a search should see rejected was
-//      (unsoundly) judged on one order.
+//      process that writes. Before this case the yardstick searched the
+//      fenced zoo entries without any reduction (fenced-script proved on
+//      1 of 5 seeds), and the harness's default reduce = true ran one
+//      order of two writes only: a user's lock whose stale writes a
+//      search should see rejected was (unsoundly) judged on one order.
 // Ties that need no choice (persistent sets, Godefroid 1996, ch. 4;
 // combined with sleep sets as in ch. 6). When no message arrives in the
 // microsecond it was sent (the plan's latency_min >= 1 us, as
