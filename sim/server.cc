@@ -158,11 +158,42 @@ void Session::push(resp::Reply reply) {
   }
 }
 
+// The command table every Server dispatches through. Registration depends
+// on nothing but the code, and CommandTable's lookups are const and keep no
+// cache, so one table built once (a function-local static: thread-safe
+// initialisation) serves every Server on every thread.
+static const CommandTable& standard_command_table() {
+  static const CommandTable table = [] {
+    CommandTable table;
+    register_server_commands(table);
+    register_key_commands(table);
+    register_string_commands(table);
+    register_hash_commands(table);
+    register_list_commands(table);
+    register_set_commands(table);
+    register_zset_commands(table);
+    register_pubsub_commands(table);
+    register_multi_commands(table);
+    register_script_commands(table);
+    register_connection_commands(table);
+    // After the connection commands: FUNCTION's registration there is a stub.
+    register_function_commands(table);
+    register_replication_commands(table);
+    register_memory_commands(table);
+    register_persistence_commands(table);
+    register_blocking_commands(table);
+    register_stream_commands(table);
+    return table;
+  }();
+  return table;
+}
+
 // ---- Server ----------------------------------------------------------------
 
 Server::Server(Clock& clock, ServerOptions options)
     : clock_(clock),
       options_(options),
+      commands_(standard_command_table()),
       keyspace_(std::make_unique<Keyspace>(options.databases, &on_watched_key_touched)),
       pubsub_(std::make_unique<PubSub>()),
       monitor_(std::make_unique<Monitor>()),
@@ -172,24 +203,6 @@ Server::Server(Clock& clock, ServerOptions options)
       start_ms_(clock.now_us() / 1000),
       // A fixed tag keeps this stream apart from other users of the seed.
       random_state_(options.seed ^ 0x5EED5E12F0DA7A00ULL) {
-  register_server_commands(commands_);
-  register_key_commands(commands_);
-  register_string_commands(commands_);
-  register_hash_commands(commands_);
-  register_list_commands(commands_);
-  register_set_commands(commands_);
-  register_zset_commands(commands_);
-  register_pubsub_commands(commands_);
-  register_multi_commands(commands_);
-  register_script_commands(commands_);
-  register_connection_commands(commands_);
-  // After the connection commands: FUNCTION's registration there is a stub.
-  register_function_commands(commands_);
-  register_replication_commands(commands_);
-  register_memory_commands(commands_);
-  register_persistence_commands(commands_);
-  register_blocking_commands(commands_);
-  register_stream_commands(commands_);
   scripts_ = std::make_unique<ScriptEngine>(*this);
   KeyHooks& hooks = keyspace_->hooks();
   hooks.owner = this;

@@ -386,12 +386,11 @@ std::expected<RedisServerLaunch, std::string> parse_redis_server_args(
 
 bool uses_redis_server_syntax(std::span<const std::string> args) {
   static constexpr std::string_view kOwn[] = {"--port", "--bind", "--clock", "--seed"};
-  for (size_t i = 0; i < args.size(); ++i) {
+  for (size_t i = 0; i < args.size(); i += 2) {  // each own flag takes a value
     const std::string& a = args[i];
     if (a == "-h" || a == "--help" || a == "--help-all") return false;
     bool own = std::find(std::begin(kOwn), std::end(kOwn), a) != std::end(kOwn);
     if (!own) return true;
-    ++i;  // its value
   }
   return false;
 }
