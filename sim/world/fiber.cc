@@ -48,9 +48,7 @@ namespace {
 // (PooledStack) for the next fiber of the same size; at most kKeptStacks
 // wait, the rest are unmapped as before. A stack's old contents are
 // never read: a fiber's frames are written before they are used.
-#if defined(BOOST_USE_ASAN)
-using StackAllocator = ctx::fixedsize_stack;
-#else
+#if !defined(BOOST_USE_ASAN)
 constexpr size_t kKeptStacks = 64;
 struct KeptStack {
   size_t bytes;  // the size asked for (protected_fixedsize_stack's argument)
@@ -74,8 +72,15 @@ struct KeptStacksRelease {
 };
 class PooledStack {
  public:
-  explicit PooledStack(size_t bytes) : bytes_(bytes) {}
+  // `low`: set to the lowest usable byte of the stack allocate() gives.
+  PooledStack(size_t bytes, char** low) : bytes_(bytes), low_(low) {}
   ctx::stack_context allocate() {
+    const ctx::stack_context stack = take();
+    // protected_fixedsize_stack's guard page is the block's lowest page.
+    *low_ = static_cast<char*>(stack.sp) - stack.size + ctx::stack_traits::page_size();
+    return stack;
+  }
+  ctx::stack_context take() {
     for (size_t i = kept_count; i-- > 0;) {
       if (kept_stacks[i].bytes != bytes_) continue;
       const ctx::stack_context stack = kept_stacks[i].stack;
@@ -95,8 +100,13 @@ class PooledStack {
 
  private:
   size_t bytes_;
+  char** low_;
 };
-using StackAllocator = PooledStack;
+PooledStack make_stack(size_t bytes, char** low) { return PooledStack(bytes, low); }
+#else
+ctx::fixedsize_stack make_stack(size_t bytes, char** /*low: not known*/) {
+  return ctx::fixedsize_stack(bytes);
+}
 #endif
 
 [[noreturn]] void die(const char* what) {
@@ -114,6 +124,7 @@ struct Fiber::Impl {
   bool done = false;
   bool unwinding = false;
   std::exception_ptr error;
+  char* stack_low = nullptr;  // the stack's lowest usable byte (null: not known)
 };
 
 Fiber::Fiber(std::function<void()> body, size_t stack_bytes) : impl_(std::make_unique<Impl>()) {
@@ -135,7 +146,7 @@ void Fiber::resume() {
   if (impl->done) die("resume() of a finished fiber");
   if (!impl->started) {
     impl->started = true;
-    impl->self = ctx::fiber(std::allocator_arg, StackAllocator(impl->stack_bytes),
+    impl->self = ctx::fiber(std::allocator_arg, make_stack(impl->stack_bytes, &impl->stack_low),
                             [impl](ctx::fiber&& caller) -> ctx::fiber {
                               impl->caller = std::move(caller);
                               try {
@@ -169,5 +180,11 @@ void Fiber::suspend() {
 
 bool Fiber::started() const { return impl_->started; }
 bool Fiber::done() const { return impl_->done; }
+
+size_t Fiber::stack_left() const {
+  const char* frame = static_cast<const char*>(__builtin_frame_address(0));
+  const char* low = impl_->stack_low;
+  return low != nullptr && frame > low ? static_cast<size_t>(frame - low) : 0;
+}
 
 }  // namespace redsim::world

@@ -356,6 +356,10 @@ void Network::send_message(Link& link, int64_t& last_arrival_us, uint32_t id, st
       arrival, [this, id] { arrive(id); }, link.process->pid,
       reinterpret_cast<uintptr_t>(&last_arrival_us),
       /*server_side=*/&last_arrival_us == &link.last_to_server_us, std::move(footprint), task);
+  // A request, a reply or a push resumes no fiber when it arrives (a reply
+  // wakes its task: a run of its own), so a blocked task may run it
+  // (Processes::run_ahead); an action may do anything.
+  if (m.kind != Message::Kind::kAction) life_.sched().mark_ahead(Scheduler::Ahead::kSafe);
 }
 
 void Network::arrive(uint32_t id) {

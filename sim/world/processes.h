@@ -154,7 +154,14 @@ class Processes {
   Task& current_task(Process& p);  // std::logic_error when not on a task of p
   uint64_t block(Task& t);
   // Throws lock::ClosedError when the task was resumed by a crash's teardown.
+  // Runs ahead first (run_ahead): the events due next that resume no fiber
+  // run on t's stack, and t goes on without a switch when the next event
+  // is its own run.
   void suspend(Task& t);
+  // run_ahead only on a fiber with this much stack left: the events it runs
+  // include the server's commands and scripts (Lua's and cjson's C
+  // recursion), which otherwise run on the scheduler's thread stack.
+  static constexpr size_t kAheadStackBytes = 192 * 1024;
   bool wake(Task& t, uint64_t token);
   void yield(Task& t);
   // Called by each Env call of a task whose process is gone, before it
@@ -178,6 +185,8 @@ class Processes {
  private:
   void start_process(Process& p);
   void run_task(Task& t);
+  // suspend's first half: true when t's own run came next and t runs on.
+  bool run_ahead(Task& t);
   void finish_task(Task& t);
   void teardown(Process& p);
   void end_pause(Process& p);
