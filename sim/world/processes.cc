@@ -259,6 +259,12 @@ void Processes::end_pause(Process& p) {
   // them; an item that pauses the process again re-holds the rest.
   std::vector<std::function<void()>> held = std::move(p.held);
   p.held.clear();
+  // A task resumed here must not run ahead: the rest of `held` comes first.
+  struct Replaying {
+    int& depth;
+    explicit Replaying(int& d) : depth(d) { ++depth; }
+    ~Replaying() { --depth; }
+  } replaying(replaying_);
   for (auto& fn : held) deliver(p, std::move(fn));
 }
 
@@ -305,8 +311,9 @@ uint64_t Processes::block(Task& t) {
 
 bool Processes::run_ahead(Task& t) {
   Scheduler& sched = life_.sched();
-  // Only from a run (run_task resumed t), never from a crash's teardown.
-  if (t.cancelling || t.fiber->stack_left() < kAheadStackBytes) return false;
+  // Only when t was resumed by the last thing its event does (a run: not a
+  // pause's replay, which has more to deliver, nor a crash's teardown).
+  if (replaying_ > 0 || t.cancelling || t.fiber->stack_left() < kAheadStackBytes) return false;
   for (;;) {
     const Scheduler::NextAhead next = sched.next_ahead();
     if (next.ahead == Scheduler::Ahead::kSafe) {

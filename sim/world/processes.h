@@ -204,6 +204,7 @@ class Processes {
   Nodes& nodes_;
   std::vector<std::unique_ptr<Process>> processes_;  // processes_[pid - 1]
   Task* current_ = nullptr;                          // the task whose fiber runs now
+  int replaying_ = 0;  // end_pause is replaying held deliveries (no run_ahead)
   // How many processes were spawned with each random stream (spawn).
   std::map<uint64_t, uint64_t> stream_uses_;
   std::map<std::string, std::unique_ptr<FencedResource>, std::less<>> fenced_resources_;
