@@ -456,8 +456,7 @@ void Network::request_arrived(Message& m) {
   {
     HistoryEvent& e = life_.record_event(EventKind::kCommand, link.process, t.id);
     e.server = static_cast<int32_t>(link.server);
-    e.argv = m.borrowed_argv != nullptr ? life_.intern_argv(*m.borrowed_argv)
-                                        : life_.intern_argv(std::move(m.argv));
+    e.argv = intern_command(link, m);
     e.reply = life_.intern_reply(reply);
     // Who sent it: the process incarnation then (a restart may have come
     // since), and whether its caller still waits for it or had given up
@@ -497,6 +496,18 @@ void Network::request_arrived(Message& m) {
   }
   nodes_.serve_unblocked(node);
   nodes_.after_command(node);
+}
+
+HistoryArgv Network::intern_command(Link& link, Message& m) {
+  const lock::Argv& argv = m.command();
+  for (const HistoryArgv& recent : link.recent_argv) {
+    if (recent.size() == argv.size() && recent == argv) return recent;
+  }
+  HistoryArgv value = m.borrowed_argv != nullptr ? life_.intern_argv(*m.borrowed_argv)
+                                                 : life_.intern_argv(std::move(m.argv));
+  link.recent_argv[link.recent_next] = value;
+  link.recent_next ^= 1;
+  return value;
 }
 
 namespace {

@@ -83,6 +83,12 @@ struct Link {
   bool in_multi = false;
   bool watching = false;
   std::vector<InFlight> in_flight;
+  // The history's values of the last two commands recorded on this link
+  // (Network::intern_command): a client that sends the same few commands
+  // again and again (a lock's acquire and release) finds its argv here,
+  // without hashing it for the history's table.
+  HistoryArgv recent_argv[2];
+  uint8_t recent_next = 0;
 };
 
 // A task's connection to one server index (lock::Env::connection): it opens
@@ -233,6 +239,9 @@ class Network {
   // Runs message `id` at its arrival, then releases it.
   void arrive(uint32_t id);
   void request_arrived(Message& m);
+  // The history's value of `argv` sent on `link`: one of the link's recent
+  // ones when equal, else the history's (History::intern_argv).
+  HistoryArgv intern_command(Link& link, Message& m);
   void reply_arrived(Message& m);
   void push_arrived(Message& m);
   // The server's push on `link` sent on to the process (its pub/sub link).
