@@ -121,6 +121,11 @@ struct Process {
   DriftClock clock;          // what now() reads; sleeps and timeouts run on it
   TaskId main_task = 1;      // the current incarnation's main task
   uint64_t incarnation = 0;  // restarts so far
+  // The history's values of this process's last two trace lines
+  // (ProcessEnv::trace): a lock writes the same few lines again and again,
+  // found here without hashing them for the history's table.
+  HistoryText recent_traces[2];
+  uint8_t recent_trace_next = 0;
 };
 
 class Processes {
