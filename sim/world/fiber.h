@@ -42,6 +42,10 @@ class Fiber {
 
   bool started() const;
   bool done() const;
+  // Called by the body only: about how many bytes of its stack are left
+  // below the caller's frame (the guard page not counted); 0 when not
+  // known (the sanitizer build's stacks).
+  size_t stack_left() const;
 
  private:
   struct Impl;

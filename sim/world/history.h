@@ -265,6 +265,7 @@ class History {
   HistoryArgv intern_argv(std::vector<std::string>&& argv) {
     return interner_.argv(std::move(argv));
   }
+  HistoryArgv intern_argv(const std::vector<std::string>& argv) { return interner_.argv(argv); }
   HistoryReply intern_reply(const resp::Reply& reply) { return interner_.reply(reply); }
 
   const Events& events() const { return events_; }

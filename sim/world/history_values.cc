@@ -1,6 +1,7 @@
 #include "sim/world/history_values.h"
 
 #include <cstring>
+#include <utility>
 
 #include "base/hash.h"
 
@@ -150,7 +151,8 @@ HistoryText HistoryInterner::text(std::string_view s) {
   return t;
 }
 
-HistoryArgv HistoryInterner::argv(std::vector<std::string>&& v) {
+template <class V>
+HistoryArgv HistoryInterner::intern_argv(V&& v) {
   HistoryArgv a;
   if (v.empty()) return a;
   const uint64_t hash = hash_argv(v);
@@ -161,10 +163,16 @@ HistoryArgv HistoryInterner::argv(std::vector<std::string>&& v) {
     a.ref_ = history_detail::Ref<std::vector<std::string>>(n);
     return a;
   }
-  a.set(std::move(v));
+  a.set(std::forward<V>(v));
   insert(argvs_, a.ref_.get(), hash);
   return a;
 }
+
+HistoryArgv HistoryInterner::argv(std::vector<std::string>&& v) {
+  return intern_argv(std::move(v));
+}
+
+HistoryArgv HistoryInterner::argv(const std::vector<std::string>& v) { return intern_argv(v); }
 
 HistoryReply HistoryInterner::reply(const resp::Reply& r) {
   HistoryReply out;

@@ -346,6 +346,8 @@ class HistoryInterner {
 
   HistoryText text(std::string_view s);
   HistoryArgv argv(std::vector<std::string>&& v);
+  // The same, copying `v` only when no equal argv is in the table.
+  HistoryArgv argv(const std::vector<std::string>& v);
   HistoryReply reply(const resp::Reply& r);
   // The same fields made shared: a value already in the table is replaced
   // by the table's node.
@@ -367,6 +369,8 @@ class HistoryInterner {
   static void insert(Table<T>& table, history_detail::Node<T>* node, uint64_t hash);
   template <class T>
   static void release(Table<T>& table);
+  template <class V>
+  HistoryArgv intern_argv(V&& v);
   void swap(HistoryInterner& o) noexcept {
     std::swap(texts_, o.texts_);
     std::swap(argvs_, o.argvs_);

@@ -66,6 +66,9 @@ class Lifecycle {
   HistoryArgv intern_argv(std::vector<std::string>&& argv) {
     return history_.intern_argv(std::move(argv));
   }
+  HistoryArgv intern_argv(const std::vector<std::string>& argv) {
+    return history_.intern_argv(argv);
+  }
   HistoryReply intern_reply(const resp::Reply& reply) { return history_.intern_reply(reply); }
   const History& history() const { return history_; }
 

@@ -64,15 +64,11 @@ void track_state(Link& link, StateCommand command, const resp::Reply& reply) {
 
 }  // namespace
 
-resp::Reply SimConnection::do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) {
-  return call_with(argv, timeout);
-}
-
 resp::Reply SimConnection::do_call_owned(lock::Argv&& argv, std::optional<lock::Micros> timeout) {
-  return call_with(std::move(argv), timeout);
+  return do_call(argv, timeout);
 }
 
-resp::Reply SimConnection::call_with(lock::Argv argv, std::optional<lock::Micros> timeout) {
+resp::Reply SimConnection::do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) {
   Process& p = *task_.process;
   Task& t = procs_.current_task(p);
   if (p.dying) {
@@ -101,7 +97,7 @@ resp::Reply SimConnection::call_with(lock::Argv argv, std::optional<lock::Micros
   const StateCommand command = state_command(argv);
   resp::Reply reply;
   try {
-    reply = net_.round_trip(t, link, std::move(argv), {}, timeout_us);
+    reply = net_.round_trip(t, link, argv, {}, timeout_us);
   } catch (const lock::ConnectionError&) {
     link.in_multi = false;  // the caller is told: the state is its to rebuild
     link.watching = false;
@@ -284,6 +280,7 @@ std::pair<Network::Message*, uint32_t> Network::new_message(Message::Kind kind) 
   }
   Message* m = messages_[id].get();
   m->kind = kind;
+  m->serial = ++message_serial_;
   return {m, id};
 }
 
@@ -296,6 +293,7 @@ void Network::release_message(uint32_t id) {
   Message& m = *messages_[id];
   m.fn = nullptr;
   m.argv.clear();
+  m.borrowed_argv = nullptr;
   m.on_arrival = nullptr;
   m.reply = resp::Reply();
   m.text.clear();
@@ -358,6 +356,10 @@ void Network::send_message(Link& link, int64_t& last_arrival_us, uint32_t id, st
       arrival, [this, id] { arrive(id); }, link.process->pid,
       reinterpret_cast<uintptr_t>(&last_arrival_us),
       /*server_side=*/&last_arrival_us == &link.last_to_server_us, std::move(footprint), task);
+  // A request, a reply or a push resumes no fiber when it arrives (a reply
+  // wakes its task: a run of its own), so a blocked task may run it
+  // (Processes::run_ahead); an action may do anything.
+  if (m.kind != Message::Kind::kAction) life_.sched().mark_ahead(Scheduler::Ahead::kSafe);
 }
 
 void Network::arrive(uint32_t id) {
@@ -420,7 +422,7 @@ void Network::request_arrived(Message& m) {
   if (m.lost && !m.lost_after_run) {
     HistoryEvent e = life_.event(EventKind::kMessageLost, link.process, t.id);
     e.server = static_cast<int32_t>(link.server);
-    e.text = "request " + format_argv(m.argv, 48) + " (connection reset)";
+    e.text = "request " + format_argv(m.command(), 48) + " (connection reset)";
     life_.record(std::move(e));
     break_link(link, "reset before the command ran", draw_latency(link));
     return;
@@ -429,11 +431,11 @@ void Network::request_arrived(Message& m) {
   // Keys that expired since the last look are gone before the command
   // runs, so its own effect on a tracked key is recorded as its own.
   nodes_.note_key_states(link.server);
-  resp::Reply reply = node.server_->execute(*link.session, m.argv);
+  resp::Reply reply = node.server_->execute(*link.session, m.command());
   if (link.session->blocked()) {
     // BLPOP & co: the call stays pending until the server serves it.
     nodes_.hold_blocked(node, BlockedCall{&link, link.session.get(), &t, token, m.incarnation,
-                                          std::move(m.argv), m.lost, m.reply_lost});
+                                          m.take_command(), m.lost, m.reply_lost});
     nodes_.after_command(node);
     return;
   }
@@ -446,7 +448,7 @@ void Network::request_arrived(Message& m) {
     w->token = token;
     w->numreplicas = wait->numreplicas;
     w->offset = link.session->repl_offset();
-    w->argv = std::move(m.argv);
+    w->argv = m.take_command();
     nodes_.hold_wait(node, std::move(w), wait->timeout_ms);
     nodes_.after_command(node);
     return;
@@ -454,7 +456,7 @@ void Network::request_arrived(Message& m) {
   {
     HistoryEvent& e = life_.record_event(EventKind::kCommand, link.process, t.id);
     e.server = static_cast<int32_t>(link.server);
-    e.argv = life_.intern_argv(std::move(m.argv));
+    e.argv = intern_command(link, m);
     e.reply = life_.intern_reply(reply);
     // Who sent it: the process incarnation then (a restart may have come
     // since), and whether its caller still waits for it or had given up
@@ -494,6 +496,18 @@ void Network::request_arrived(Message& m) {
   }
   nodes_.serve_unblocked(node);
   nodes_.after_command(node);
+}
+
+HistoryArgv Network::intern_command(Link& link, Message& m) {
+  const lock::Argv& argv = m.command();
+  for (const HistoryArgv& recent : link.recent_argv) {
+    if (recent.size() == argv.size() && recent == argv) return recent;
+  }
+  HistoryArgv value = m.borrowed_argv != nullptr ? life_.intern_argv(*m.borrowed_argv)
+                                                 : life_.intern_argv(std::move(m.argv));
+  link.recent_argv[link.recent_next] = value;
+  link.recent_next ^= 1;
+  return value;
 }
 
 namespace {
@@ -540,7 +554,7 @@ void Network::push_arrived(Message& m) {
   });
 }
 
-resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
+resp::Reply Network::round_trip(Task& t, Link& link, const lock::Argv& argv,
                                 std::function<void(const resp::Reply&)> on_arrival,
                                 int64_t timeout_us) {
   Process& p = *link.process;
@@ -593,11 +607,29 @@ resp::Reply Network::round_trip(Task& t, Link& link, lock::Argv argv,
     fail_call(t, token, CallEnd::kTimeout, "", life_.now() + p.clock.true_duration(timeout_us));
   }
   std::shared_ptr<const Footprint> footprint = footprint_of(link, &argv);
+  // However this call returns (a reply, a timeout, a failure, an unwind), a
+  // request still on the wire takes its own copy of argv, which the caller
+  // may change from then on.
+  struct Unborrow {
+    Network& net;
+    const lock::Argv& argv;
+    uint32_t id = 0;
+    uint64_t serial = 0;
+    ~Unborrow() {
+      if (serial == 0 || id >= net.messages_.size() || !net.messages_[id]) return;
+      Message& m = *net.messages_[id];
+      if (m.serial != serial || m.borrowed_argv != &argv) return;
+      m.argv = argv;
+      m.borrowed_argv = nullptr;
+    }
+  } unborrow{*this, argv};
   {
     auto [m, id] = new_message(Message::Kind::kRequest);
+    unborrow.id = id;
+    unborrow.serial = m->serial;
     m->task = &t;
     m->token = token;
-    m->argv = std::move(argv);
+    m->borrowed_argv = &argv;
     m->on_arrival = std::move(on_arrival);
     m->lost = lost;
     m->lost_after_run = lost_after_run;

@@ -83,6 +83,12 @@ struct Link {
   bool in_multi = false;
   bool watching = false;
   std::vector<InFlight> in_flight;
+  // The history's values of the last two commands recorded on this link
+  // (Network::intern_command): a client that sends the same few commands
+  // again and again (a lock's acquire and release) finds its argv here,
+  // without hashing it for the history's table.
+  HistoryArgv recent_argv[2];
+  uint8_t recent_next = 0;
 };
 
 // A task's connection to one server index (lock::Env::connection): it opens
@@ -93,10 +99,14 @@ class SimConnection final : public lock::Connection {
       : net_(net), procs_(procs), task_(task), server_(server) {}
 
  private:
+  // argv is read in place until the request reaches the server (the
+  // caller waits meanwhile) and copied only when the call returns before
+  // that (Network::round_trip) or the history has not seen an equal one:
+  // a caller that hands argv over (call(Argv&&)) finds it unchanged after
+  // the call, so a lock refills the same strings every cycle without
+  // allocating (lock/reentrant_lock.cc, as on DirectEnv).
   resp::Reply do_call(const lock::Argv& argv, std::optional<lock::Micros> timeout) override;
-  // argv goes on into the request and the history without a copy.
   resp::Reply do_call_owned(lock::Argv&& argv, std::optional<lock::Micros> timeout) override;
-  resp::Reply call_with(lock::Argv argv, std::optional<lock::Micros> timeout);
 
   Network& net_;
   Processes& procs_;
@@ -207,8 +217,18 @@ class Network {
     Task* task = nullptr;
     uint64_t token = 0;
     uint64_t incarnation = 0;  // kRequest: the sender's, when it sent
+    uint64_t serial = 0;       // which use of this record (new_message counts them)
     std::function<void()> fn;
     lock::Argv argv;
+    // kRequest: the sender's argv, read in place while the sender waits in
+    // round_trip (which copies it into `argv` if it returns before the
+    // arrival); null when the record owns its argv.
+    const lock::Argv* borrowed_argv = nullptr;
+    const lock::Argv& command() const { return borrowed_argv != nullptr ? *borrowed_argv : argv; }
+    // The argv to keep beyond the arrival: moved out, or copied when borrowed.
+    lock::Argv take_command() {
+      return borrowed_argv != nullptr ? lock::Argv(*borrowed_argv) : std::move(argv);
+    }
     std::function<void(const resp::Reply&)> on_arrival;
     resp::Reply reply;
     std::string text;
@@ -219,6 +239,9 @@ class Network {
   // Runs message `id` at its arrival, then releases it.
   void arrive(uint32_t id);
   void request_arrived(Message& m);
+  // The history's value of `argv` sent on `link`: one of the link's recent
+  // ones when equal, else the history's (History::intern_argv).
+  HistoryArgv intern_command(Link& link, Message& m);
   void reply_arrived(Message& m);
   void push_arrived(Message& m);
   // The server's push on `link` sent on to the process (its pub/sub link).
@@ -235,7 +258,9 @@ class Network {
   // returns it. `on_arrival` runs when the reply reaches the process (before
   // the task resumes). timeout_us (process clock) > 0: lock::TimeoutError
   // after it. A broken connection: lock::IoError.
-  resp::Reply round_trip(Task& t, Link& link, lock::Argv argv,
+  // `argv` is read in place (Message::borrowed_argv): it must stay alive and
+  // unchanged until round_trip returns.
+  resp::Reply round_trip(Task& t, Link& link, const lock::Argv& argv,
                          std::function<void(const resp::Reply&)> on_arrival = {},
                          int64_t timeout_us = 0);
   // Blocks t for a refused connection attempt, then throws.
@@ -265,6 +290,7 @@ class Network {
   std::vector<std::unique_ptr<Message>> messages_;
   std::vector<uint32_t> free_messages_;
   std::vector<uint32_t> dropped_messages_;
+  uint64_t message_serial_ = 0;
 };
 
 }  // namespace redsim::world::detail

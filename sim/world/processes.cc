@@ -259,6 +259,12 @@ void Processes::end_pause(Process& p) {
   // them; an item that pauses the process again re-holds the rest.
   std::vector<std::function<void()>> held = std::move(p.held);
   p.held.clear();
+  // A task resumed here must not run ahead: the rest of `held` comes first.
+  struct Replaying {
+    int& depth;
+    explicit Replaying(int& d) : depth(d) { ++depth; }
+    ~Replaying() { --depth; }
+  } replaying(replaying_);
   for (auto& fn : held) deliver(p, std::move(fn));
 }
 
@@ -303,8 +309,32 @@ uint64_t Processes::block(Task& t) {
   return ++t.block_token;
 }
 
+bool Processes::run_ahead(Task& t) {
+  Scheduler& sched = life_.sched();
+  // Only when t was resumed by the last thing its event does (a run: not a
+  // pause's replay, which has more to deliver, nor a crash's teardown).
+  if (replaying_ > 0 || t.cancelling || t.fiber->stack_left() < kAheadStackBytes) return false;
+  for (;;) {
+    const Scheduler::NextAhead next = sched.next_ahead();
+    if (next.ahead == Scheduler::Ahead::kSafe) {
+      // As from the scheduler's loop: no task is running.
+      current_ = nullptr;
+      sched.run_next_ahead();
+      current_ = &t;
+      continue;
+    }
+    if (next.ahead != Scheduler::Ahead::kRun || next.run_of != &t) return false;
+    // run_task(t) would resume t now: the same test it makes.
+    const Process& p = *t.process;
+    if (p.dying || p.paused || t.state != Task::State::kReady) return false;
+    sched.take_next_ahead();
+    t.state = Task::State::kRunning;
+    return true;
+  }
+}
+
 void Processes::suspend(Task& t) {
-  t.fiber->suspend();
+  if (!run_ahead(t)) t.fiber->suspend();
   // Back on the fiber: run_task set state = kRunning and current_ = &t, or
   // the process crashed meanwhile and teardown() resumed us to fail the call.
   if (t.process->dying) {
@@ -326,6 +356,7 @@ bool Processes::wake(Task& t, uint64_t token) {
   t.state = Task::State::kReady;
   life_.sched().at_task(
       life_.now(), [this, &t] { run_task(t); }, t.id, /*runs_code=*/true);
+  life_.sched().mark_ahead(Scheduler::Ahead::kRun, &t);
   return true;
 }
 

@@ -121,6 +121,11 @@ struct Process {
   DriftClock clock;          // what now() reads; sleeps and timeouts run on it
   TaskId main_task = 1;      // the current incarnation's main task
   uint64_t incarnation = 0;  // restarts so far
+  // The history's values of this process's last two trace lines
+  // (ProcessEnv::trace): a lock writes the same few lines again and again,
+  // found here without hashing them for the history's table.
+  HistoryText recent_traces[2];
+  uint8_t recent_trace_next = 0;
 };
 
 class Processes {
@@ -154,7 +159,14 @@ class Processes {
   Task& current_task(Process& p);  // std::logic_error when not on a task of p
   uint64_t block(Task& t);
   // Throws lock::ClosedError when the task was resumed by a crash's teardown.
+  // Runs ahead first (run_ahead): the events due next that resume no fiber
+  // run on t's stack, and t goes on without a switch when the next event
+  // is its own run.
   void suspend(Task& t);
+  // run_ahead only on a fiber with this much stack left: the events it runs
+  // include the server's commands and scripts (Lua's and cjson's C
+  // recursion), which otherwise run on the scheduler's thread stack.
+  static constexpr size_t kAheadStackBytes = 192 * 1024;
   bool wake(Task& t, uint64_t token);
   void yield(Task& t);
   // Called by each Env call of a task whose process is gone, before it
@@ -178,6 +190,8 @@ class Processes {
  private:
   void start_process(Process& p);
   void run_task(Task& t);
+  // suspend's first half: true when t's own run came next and t runs on.
+  bool run_ahead(Task& t);
   void finish_task(Task& t);
   void teardown(Process& p);
   void end_pause(Process& p);
@@ -195,6 +209,7 @@ class Processes {
   Nodes& nodes_;
   std::vector<std::unique_ptr<Process>> processes_;  // processes_[pid - 1]
   Task* current_ = nullptr;                          // the task whose fiber runs now
+  int replaying_ = 0;  // end_pause is replaying held deliveries (no run_ahead)
   // How many processes were spawned with each random stream (spawn).
   std::map<uint64_t, uint64_t> stream_uses_;
   std::map<std::string, std::unique_ptr<FencedResource>, std::less<>> fenced_resources_;

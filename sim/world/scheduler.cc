@@ -196,6 +196,9 @@ void Scheduler::push(int64_t t_us, uint32_t owner, bool daemon, bool server_side
   slot.footprint.swap(footprint);
   slot.task = task;
   slot.runs_code = runs_code;
+  slot.ahead = Ahead::kNo;
+  slot.run_of = nullptr;
+  last_slot_ = index;
   heap_.push_back(Key{std::max(t_us, now_us_), priority, next_seq_++, index});
   std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
@@ -204,7 +207,7 @@ void Scheduler::after(int64_t delay_us, Action action, bool daemon) {
   at(saturating_add(now_us_, std::max<int64_t>(delay_us, 0)), std::move(action), daemon);
 }
 
-void Scheduler::run_key(const Key& key) {
+Scheduler::Action Scheduler::begin_event(const Key& key) {
   Slot& slot = slots_[key.slot];
   // The action leaves its slot before it runs: what it schedules may reuse
   // the slot (or grow slots_, moving it).
@@ -222,7 +225,11 @@ void Scheduler::run_key(const Key& key) {
   current_ended_ = false;
   current_fence_ = false;
   free_.push_back(key.slot);
-  action();
+  return action;
+}
+
+void Scheduler::run_key(const Key& key) {
+  begin_event(key)();
   current_runs_code_ = false;
   current_owner_ = 0;
   current_server_side_ = false;
@@ -233,6 +240,32 @@ void Scheduler::step() {
   const Key key = heap_.back();
   heap_.pop_back();
   run_key(key);
+}
+
+void Scheduler::run_next_ahead() {
+  const uint32_t owner = current_owner_;
+  const bool server_side = current_server_side_, process_wide = current_process_wide_,
+             runs_code = current_runs_code_, links = current_links_, ended = current_ended_,
+             fence = current_fence_;
+  try {
+    step();
+  } catch (...) {
+    pending_error_ = std::current_exception();
+  }
+  current_owner_ = owner;
+  current_server_side_ = server_side;
+  current_process_wide_ = process_wide;
+  current_runs_code_ = runs_code;
+  current_links_ = links;
+  current_ended_ = ended;
+  current_fence_ = fence;
+}
+
+void Scheduler::take_next_ahead() {
+  std::pop_heap(heap_.begin(), heap_.end(), Later{});
+  const Key key = heap_.back();
+  heap_.pop_back();
+  begin_event(key);  // its action (the run) is dropped: the task runs on
 }
 
 Scheduler::Asleep Scheduler::asleep(uint64_t seq, const Slot& s, bool known_narrow) {
@@ -430,7 +463,27 @@ bool Scheduler::step_chosen() {
   return true;
 }
 
+namespace {
+// Sets what next_ahead() reads for the length of a run() / run_until().
+struct AheadScope {
+  int64_t& until;
+  bool& daemons;
+  int64_t old_until;
+  bool old_daemons;
+  AheadScope(int64_t& until_ref, bool& daemons_ref, int64_t t, bool with_daemons)
+      : until(until_ref), daemons(daemons_ref), old_until(until_ref), old_daemons(daemons_ref) {
+    until = t;
+    daemons = with_daemons;
+  }
+  ~AheadScope() {
+    until = old_until;
+    daemons = old_daemons;
+  }
+};
+}  // namespace
+
 Scheduler::Stop Scheduler::run(int64_t limit_us) {
+  const AheadScope scope(ahead_until_, ahead_daemons_, limit_us, false);
   while (live_ > 0) {
     if (heap_.front().t_us > limit_us) {
       now_us_ = std::max(now_us_, limit_us);
@@ -438,6 +491,7 @@ Scheduler::Stop Scheduler::run(int64_t limit_us) {
     }
     if (chooser_ == nullptr) {
       step();
+      throw_pending();
     } else if (!step_chosen()) {
       chooser_->prune();
       return Stop::kPruned;
@@ -447,9 +501,11 @@ Scheduler::Stop Scheduler::run(int64_t limit_us) {
 }
 
 void Scheduler::run_until(int64_t t_us) {
+  const AheadScope scope(ahead_until_, ahead_daemons_, t_us, true);
   while (!heap_.empty() && heap_.front().t_us <= t_us) {
     if (chooser_ == nullptr) {
       step();
+      throw_pending();
     } else if (!step_chosen()) {
       chooser_->prune();
       break;

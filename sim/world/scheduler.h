@@ -24,9 +24,11 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace redsim::world {
@@ -156,6 +158,49 @@ class Scheduler {
     fence_writes_ = fence_writes;
   }
 
+  // ---- Running ahead (Processes::suspend). A task that blocks would hand
+  // its fiber back to run(), which would run the next event; when that
+  // event resumes no fiber (a message's arrival), the task may run it on
+  // its own stack instead, exactly as run() would (same order, same
+  // bookkeeping), and when the next event is the task's own run, go on
+  // without switching at all (a command with no latency: no switch).
+  enum class Ahead : uint8_t {
+    kNo,    // run() runs it
+    kSafe,  // may run on a task's stack: it resumes no fiber
+    kRun,   // the run of the task `run_of` (Processes::run_task)
+  };
+  // Marks the event queued last (by the at*/after* call just made).
+  void mark_ahead(Ahead ahead, const void* run_of = nullptr) {
+    Slot& slot = slots_[last_slot_];
+    slot.ahead = ahead;
+    slot.run_of = run_of;
+  }
+  struct NextAhead {
+    Ahead ahead = Ahead::kNo;
+    const void* run_of = nullptr;
+  };
+  // The event run() / run_until() would run next, as marked; kNo outside
+  // them, past their limit, when run() would stop (only daemon events
+  // left), under the exhaustive strategy (it chooses), or while an error
+  // of an event run ahead waits to be thrown.
+  NextAhead next_ahead() const {
+    if (ahead_until_ == kNotRunning || chooser_ != nullptr || pending_error_ || heap_.empty()) {
+      return {};
+    }
+    const Key& key = heap_.front();
+    if (key.t_us > ahead_until_ || (!ahead_daemons_ && live_ == 0)) return {};
+    const Slot& slot = slots_[key.slot];
+    return {slot.ahead, slot.run_of};
+  }
+  // Runs that next event here (kSafe), as run() would. What it throws is
+  // kept and thrown by run() / run_until() after the running event returns,
+  // where it would have been thrown. The running event's own state is
+  // restored after it.
+  void run_next_ahead();
+  // Takes that next event (kRun) as run, without calling its action: the
+  // task it would resume is running already.
+  void take_next_ahead();
+
   // PCT: order same-time events by these priorities (not owned; null: off).
   void set_priorities(PctPriorities* priorities) { priorities_ = priorities; }
   // The owner of the event running now (0 outside any).
@@ -194,6 +239,8 @@ class Scheduler {
     // request: the task that sent it.
     uint64_t task = 0;
     bool runs_code = false;  // a task's run (at_task)
+    Ahead ahead = Ahead::kNo;
+    const void* run_of = nullptr;  // kRun: the task
   };
   // A sleeping event (exhaustive): what independence needs of it.
   struct Asleep {
@@ -234,6 +281,14 @@ class Scheduler {
   // `s` as a sleeping event: a run not known narrow touches every task.
   static Asleep asleep(uint64_t seq, const Slot& s, bool known_narrow);
   void run_key(const Key& key);
+  // run_key's first half: the key's slot freed and its event made the
+  // running one; its action returned.
+  Action begin_event(const Key& key);
+  // Throws what an event run ahead threw (next_ahead).
+  void throw_pending() {
+    if (pending_error_) std::rethrow_exception(std::exchange(pending_error_, nullptr));
+  }
+  static constexpr int64_t kNotRunning = INT64_MIN;
 
   int64_t now_us_ = 0;
   uint64_t next_seq_ = 0;
@@ -253,7 +308,13 @@ class Scheduler {
   bool fence_writes_ = false;
   bool current_fence_ = false;
   std::vector<Asleep> sleep_;
-  std::vector<Key> heap_;  // a min-heap on (t_us, -priority, seq)
+  // Inside run(): its limit, without daemons; inside run_until(): its
+  // time, with them; kNotRunning outside.
+  int64_t ahead_until_ = kNotRunning;
+  bool ahead_daemons_ = false;
+  std::exception_ptr pending_error_;
+  uint32_t last_slot_ = 0;  // the slot push() filled last
+  std::vector<Key> heap_;   // a min-heap on (t_us, -priority, seq)
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;  // unused indices of slots_
 };

@@ -261,7 +261,9 @@ struct WorldOptions {
   // Each server's active_expire_cycle() runs this often (Redis's hz 10);
   // nullopt: never (keys then expire lazily only).
   std::optional<Micros> active_expire_interval = Micros{100 * 1000};
-  // Stack size of each task's fiber.
+  // Stack size of each task's fiber. A task blocked with at least 192 KiB
+  // of it free runs the events due next (the server's commands and scripts
+  // among them) on it instead of switching (its history is the same).
   size_t fiber_stack_bytes = 256 * 1024;
   // Options of every server; `seed` is replaced by one forked from `seed` above.
   sim::ServerOptions server;
