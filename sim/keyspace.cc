@@ -487,6 +487,9 @@ void Db::recycle(Map::node_type node) {
     if ((*hash)->clear_for_reuse()) spare_hash_.emplace(std::move(*hash));
   }
   if (!spare_key_.empty()) return;  // the node is freed here, as erase frees it
+  // Moved out, so the value's memory goes now: assigning Entry{} would keep
+  // a long string's buffer (libstdc++ copies a short string into it).
+  Entry freed = std::move(e);
   e = Entry{};
   keep_spare(spare_key_, std::move(node));
 }
@@ -527,6 +530,14 @@ void Db::release_all() {
   order_ = {};
   Map().swap(map_);
   volatile_ = {};
+  release_spares();
+}
+
+void Db::release_spares() {
+  spare_key_ = {};
+  spare_order_ = {};
+  spare_volatile_ = {};
+  spare_hash_.reset();
 }
 
 void Db::clear(int64_t now_ms) {
@@ -556,6 +567,10 @@ void Db::clear(int64_t now_ms) {
 }
 
 size_t Db::active_expire(int64_t now_ms, int max_keys) {
+  struct Release {
+    Db& db;
+    ~Release() { db.release_spares(); }
+  } release{*this};
   if (volatile_.empty() || max_keys <= 0) return 0;
   size_t budget = std::min(volatile_.size(), static_cast<size_t>(max_keys));
   auto it = has_cursor_ ? volatile_.upper_bound(cursor_) : volatile_.begin();
