@@ -416,7 +416,14 @@ void ReentrantLock::on_acquired(const std::string& owner, Lease lease) {
   {
     std::lock_guard<std::mutex> guard(mu_.mu);
     if (lease) last_lease_ = *lease;
-    OwnerState& state = owners_[task];
+    auto it = owners_.find(task);
+    if (it == owners_.end() && spare_owner_.empty()) {
+      it = owners_.try_emplace(task).first;
+    } else if (it == owners_.end()) {
+      spare_owner_.key() = task;
+      it = owners_.insert(std::move(spare_owner_)).position;  // absent: always inserted
+    }
+    OwnerState& state = it->second;
     state.lease = effective;
     if (use_watchdog && (!state.watchdog || state.watchdog->stopped)) {
       state.watchdog = candidate;
@@ -484,7 +491,11 @@ void ReentrantLock::stop_watchdog(uint64_t task) {
     auto it = owners_.find(task);
     if (it == owners_.end()) return;
     dog = std::move(it->second.watchdog);
-    owners_.erase(it);
+    auto node = owners_.extract(it);
+    if (spare_owner_.empty()) {
+      node.mapped() = OwnerState{};
+      spare_owner_ = std::move(node);
+    }
   }
   if (dog) dog->stop();
 }

@@ -385,7 +385,10 @@ class ReentrantLock : public DistributedLock {
   const Script& renew_script_;
   ReentrantLockOptions options_;
   detail::FreshMutex mu_;  // guards owners_, last_lease_; never held across an Env call
-  std::map<uint64_t, OwnerState> owners_;                // by task id
+  std::map<uint64_t, OwnerState> owners_;  // by task id
+  // The node of the last owner that went, for the next owner: a cycle's
+  // lock and unlock then neither allocate nor free an owners_ entry.
+  std::map<uint64_t, OwnerState>::node_type spare_owner_;
   std::optional<std::chrono::milliseconds> last_lease_;  // lease_carried_before_4818
 };
 

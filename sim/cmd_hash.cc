@@ -39,7 +39,7 @@ Hash* read_hash(CommandContext& ctx, bool* wrong_type) {
 Hash* write_hash(CommandContext& ctx, Db& db) {
   const std::string& key = ctx.argv[1];
   Entry* e = db.lookup(key, ctx.now_ms);
-  if (e == nullptr) return &db.add(key, Hash()).hash();
+  if (e == nullptr) return &db.add_hash(key);
   return e->is_hash() ? &e->hash() : nullptr;
 }
 

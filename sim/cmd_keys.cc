@@ -40,7 +40,7 @@ Reply del(CommandContext& ctx) {
   Db& db = current_db(ctx);
   int64_t count = 0;
   for (size_t i = 1; i < ctx.argv.size(); ++i) {
-    if (db.lookup(ctx.argv[i], ctx.now_ms) != nullptr && db.remove(ctx.argv[i])) {
+    if (db.remove_live(ctx.argv[i], ctx.now_ms)) {
       ++count;
       notify_keyspace_event(ctx, notify::kGeneric, "del", ctx.argv[i]);
     }

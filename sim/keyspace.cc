@@ -12,6 +12,24 @@ namespace redsim::sim {
 namespace {
 // Below this many fields a linear scan beats hashing (and allocates nothing).
 constexpr size_t kHashIndexThreshold = 32;
+// A Db keeps a freed node for reuse only when its key's buffer is at most
+// this long, and a deleted hash only when its field list has room for at
+// most kSpareHashFields: what it holds on to stays small.
+constexpr size_t kSpareKeyBytes = 64;
+constexpr size_t kSpareHashFields = 8;
+
+// Keeps `node` in `spare` when no node is kept there yet and its key is
+// short; otherwise it is freed here, as an erase frees it.
+template <typename Node>
+void keep_spare(Node& spare, Node&& node) {
+  if (!spare.empty() || node.empty()) return;
+  if constexpr (requires { node.value().capacity(); }) {  // a set's
+    if (node.value().capacity() > kSpareKeyBytes) return;
+  } else if constexpr (requires { node.key().capacity(); }) {  // a map's, by string
+    if (node.key().capacity() > kSpareKeyBytes) return;
+  }
+  spare = std::move(node);
+}
 }  // namespace
 
 std::string_view type_name(ValueType type) {
@@ -114,6 +132,15 @@ bool Hash::erase(std::string_view field) {
       index_.clear();
     }
   }
+  return true;
+}
+
+bool Hash::clear_for_reuse() {
+  if (entries_.capacity() > kSpareHashFields || !index_.empty() || index_.bucket_count() > 1) {
+    return false;
+  }
+  entries_.clear();
+  listpack_ = true;
   return true;
 }
 
@@ -256,8 +283,20 @@ uint64_t scan_hash(std::string_view name) {
 Db::Map::iterator Db::find_or_insert(std::string_view key) {
   auto it = map_.find(key);
   if (it != map_.end()) return it;
-  it = map_.try_emplace(std::string(key)).first;
-  order_.emplace(OrderPos{scan_hash(it->first), &it->first}, &it->second);
+  if (spare_key_.empty()) {
+    it = map_.try_emplace(std::string(key)).first;
+  } else {
+    spare_key_.key().assign(key);
+    it = map_.insert(std::move(spare_key_)).position;  // absent: always inserted
+  }
+  const OrderPos pos{scan_hash(it->first), &it->first};
+  if (spare_order_.empty()) {
+    order_.emplace(pos, &it->second);
+  } else {
+    spare_order_.key() = pos;
+    spare_order_.mapped() = &it->second;
+    order_.insert(std::move(spare_order_));  // a new key's position: always inserted
+  }
   if (hooks_ != nullptr && hooks_->created != nullptr) hooks_->created(hooks_->owner, index_, key);
   return it;
 }
@@ -332,9 +371,29 @@ Entry& Db::set_string(std::string_view key, std::string value, bool keep_ttl) {
   return e;
 }
 
+Hash& Db::add_hash(std::string_view key) {
+  if (!spare_hash_) return add(key, Hash()).hash();
+  Value value(std::move(*spare_hash_));
+  spare_hash_.reset();
+  return add(key, std::move(value)).hash();
+}
+
 bool Db::remove(std::string_view key) {
   auto it = map_.find(key);
   if (it == map_.end()) return false;
+  erase(it, TouchKind::kWrite);
+  if (!blocking_.empty()) signal_ready(key);  // signalDeletedKeyAsReady
+  return true;
+}
+
+bool Db::remove_live(std::string_view key, int64_t now_ms) {
+  auto it = map_.find(key);
+  if (it == map_.end()) return false;
+  if (it->second.expired_at(now_ms)) {
+    erase(it, TouchKind::kExpired);
+    return false;
+  }
+  if (access_ != nullptr) access_->touched(it->second);
   erase(it, TouchKind::kWrite);
   if (!blocking_.empty()) signal_ready(key);  // signalDeletedKeyAsReady
   return true;
@@ -400,12 +459,39 @@ void Db::set_expire(std::string_view key, Entry& e, int64_t deadline_ms) {
   if (deadline_ms == Entry::kNoExpire) {
     if (e.has_expire()) {
       auto it = volatile_.find(key);
-      if (it != volatile_.end()) volatile_.erase(it);
+      if (it != volatile_.end()) erase_volatile(it);
     }
   } else if (!e.has_expire()) {
-    volatile_.emplace(key);
+    add_volatile(key);
   }
   e.expire_ms = deadline_ms;
+}
+
+void Db::add_volatile(std::string_view key) {
+  if (spare_volatile_.empty()) {
+    volatile_.emplace(key);
+    return;
+  }
+  spare_volatile_.value().assign(key);
+  auto inserted = volatile_.insert(std::move(spare_volatile_));
+  if (!inserted.inserted) spare_volatile_ = std::move(inserted.node);  // already indexed
+}
+
+void Db::erase_volatile(Volatile::iterator it) {
+  keep_spare(spare_volatile_, volatile_.extract(it));
+}
+
+void Db::recycle(Map::node_type node) {
+  Entry& e = node.mapped();
+  if (auto* hash = std::get_if<Boxed<Hash>>(&e.value); hash != nullptr && *hash && !spare_hash_) {
+    if ((*hash)->clear_for_reuse()) spare_hash_.emplace(std::move(*hash));
+  }
+  if (!spare_key_.empty()) return;  // the node is freed here, as erase frees it
+  // Moved out, so the value's memory goes now: assigning Entry{} would keep
+  // a long string's buffer (libstdc++ copies a short string into it).
+  Entry freed = std::move(e);
+  e = Entry{};
+  keep_spare(spare_key_, std::move(node));
 }
 
 void Db::erase(Map::iterator it, TouchKind kind) {
@@ -413,14 +499,14 @@ void Db::erase(Map::iterator it, TouchKind kind) {
   if (hooks_ != nullptr && hooks_->record_changes) hooks_->changed.emplace_back(index_, it->first);
   if (it->second.has_expire()) {
     auto v = volatile_.find(std::string_view(it->first));
-    if (v != volatile_.end()) volatile_.erase(v);
+    if (v != volatile_.end()) erase_volatile(v);
   }
-  order_.erase(OrderPos{scan_hash(it->first), &it->first});
+  keep_spare(spare_order_, order_.extract(OrderPos{scan_hash(it->first), &it->first}));
   const bool expired_hook =
       hooks_ != nullptr && kind == TouchKind::kExpired && hooks_->expired != nullptr;
   const bool tracking_hook = hooks_ != nullptr && hooks_->tracking && !expired_hook;
   if (watchers_.empty() && !expired_hook && !tracking_hook) {
-    map_.erase(it);
+    recycle(map_.extract(it));
     return;
   }
   // Watchers look at the keyspace after the deletion, as Redis signals after
@@ -429,7 +515,7 @@ void Db::erase(Map::iterator it, TouchKind kind) {
   // installs the expired hook, listened to or not).
   Map::node_type node = map_.extract(it);
   const std::string key = std::move(node.key());
-  node = Map::node_type();  // the entry goes before anyone is told, as with erase
+  recycle(std::move(node));  // the entry goes before anyone is told, as with erase
   if (!watchers_.empty()) notify(key, kind);
   if (expired_hook) {
     hooks_->expired(hooks_->owner, index_, key);
@@ -444,6 +530,14 @@ void Db::release_all() {
   order_ = {};
   Map().swap(map_);
   volatile_ = {};
+  release_spares();
+}
+
+void Db::release_spares() {
+  spare_key_ = {};
+  spare_order_ = {};
+  spare_volatile_ = {};
+  spare_hash_.reset();
 }
 
 void Db::clear(int64_t now_ms) {
@@ -473,6 +567,10 @@ void Db::clear(int64_t now_ms) {
 }
 
 size_t Db::active_expire(int64_t now_ms, int max_keys) {
+  struct Release {
+    Db& db;
+    ~Release() { db.release_spares(); }
+  } release{*this};
   if (volatile_.empty() || max_keys <= 0) return 0;
   size_t budget = std::min(volatile_.size(), static_cast<size_t>(max_keys));
   auto it = has_cursor_ ? volatile_.upper_bound(cursor_) : volatile_.begin();

@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -107,6 +108,10 @@ class Hash {
   bool erase(std::string_view field);
   // All fields in order.
   const std::vector<Field>& entries() const { return entries_; }
+  // Empties a small hash into a new one (a listpack) that keeps its field
+  // list's memory, for the next hash a Db creates; false, and nothing done,
+  // when it holds more memory than a small hash (an index, > 8 fields' room).
+  bool clear_for_reuse();
 
  private:
   size_t position(std::string_view field) const;  // entries_.size() when absent
@@ -209,7 +214,7 @@ uint64_t scan_hash(std::string_view name);
 // string (the common case) then costs the string and a tag rather than the
 // largest collection's size (a Set is 112 bytes). Built implicitly from the
 // collection; copies are deep. A moved-from Boxed holds nothing and may
-// only be assigned or destroyed.
+// only be assigned, destroyed or tested (operator bool).
 template <typename T>
 class Boxed {
  public:
@@ -221,6 +226,8 @@ class Boxed {
   }
   Boxed(Boxed&&) noexcept = default;
   Boxed& operator=(Boxed&&) noexcept = default;
+  // False only when moved from (RENAME moves a value out before it deletes the key).
+  explicit operator bool() const { return p_ != nullptr; }
   T& operator*() { return *p_; }
   const T& operator*() const { return *p_; }
   T* operator->() { return p_.get(); }
@@ -387,11 +394,18 @@ class Db {
   // Creates `key` (which must be absent) with `value` and no deadline.
   // Does not touch watchers: the caller calls touch() once it is done.
   Entry& add(std::string_view key, Value value);
+  // add(key, Hash()), in the memory of the last small hash deleted here
+  // when there is one (a lock's hash is created and deleted every cycle).
+  Hash& add_hash(std::string_view key);
   // SET semantics: creates or overwrites a string; the deadline is dropped
   // unless keep_ttl. Touches the key.
   Entry& set_string(std::string_view key, std::string value, bool keep_ttl);
   // Deletes `key` if stored (expired or not); true when it was. Touches it.
   bool remove(std::string_view key);
+  // DEL's lookup(key, now_ms) then remove(key) with one search of the map:
+  // an expired key is deleted as lookup() deletes it (false), a live one is
+  // accessed and deleted as remove() deletes it (true); false when absent.
+  bool remove_live(std::string_view key, int64_t now_ms);
   // Stores `entry` (value, deadline, encoding, access record) at `key`, replacing whatever
   // is stored there. Does not touch: the caller does (RENAME, COPY, MOVE).
   Entry& put(std::string_view key, Entry entry);
@@ -428,7 +442,8 @@ class Db {
   // One pass of the active expiry cycle at `now_ms`: examines up to
   // `max_keys` keys with a deadline, in key order starting after the key the
   // previous pass stopped at (wrapping around), and deletes the expired ones.
-  // Returns the number deleted.
+  // Returns the number deleted. Then frees the nodes kept for reuse (see
+  // spare_key_).
   size_t active_expire(int64_t now_ms, int max_keys);
 
   // Number of keys with a deadline.
@@ -484,19 +499,38 @@ class Db {
       return a.first != b.first ? a.first < b.first : *a.second < *b.second;
     }
   };
+  using Order = std::map<OrderPos, Entry*, OrderLess>;
+  using Volatile = std::set<std::string, std::less<>>;
   // Finds `key` or creates it (empty entry) in map_ and order_.
   Map::iterator find_or_insert(std::string_view key);
   void erase(Map::iterator it, TouchKind kind);
+  // Keeps a deleted key's map node (its entry reset) and a small hash it
+  // held for the next key created, else frees them as erase would.
+  void recycle(Map::node_type node);
+  void release_spares();
+  void add_volatile(std::string_view key);
+  void erase_volatile(Volatile::iterator it);
   void release_all();
   void notify(std::string_view key, TouchKind kind);
 
   int index_;
   WatchTouchFn on_touch_;
   Map map_;
-  std::map<OrderPos, Entry*, OrderLess> order_;  // every key of map_, in key order
+  Order order_;  // every key of map_, in key order
   mutable uint64_t scan_keys_visited_ = 0;
   // Keys with a deadline, ordered, for the deterministic active cycle.
-  std::set<std::string, std::less<>> volatile_;
+  Volatile volatile_;
+  // One freed node of each index and the last small hash deleted, reused
+  // by the next key created: a key created and deleted again and again (a
+  // lock's) then allocates nothing. The indexes are the same as with fresh
+  // nodes (an inserted node goes where emplace puts it); only where the
+  // memory comes from differs. A kept node holds no value (its entry is
+  // reset, the value's memory freed), and is kept until the next active
+  // expiry cycle (100 ms at Redis's hz 10) or FLUSHDB at most.
+  Map::node_type spare_key_;
+  Order::node_type spare_order_;
+  Volatile::node_type spare_volatile_;
+  std::optional<Boxed<Hash>> spare_hash_;
   std::string cursor_;  // last key the active cycle examined
   bool has_cursor_ = false;
   std::unordered_map<std::string, std::vector<Session*>, StringHash, std::equal_to<>> watchers_;

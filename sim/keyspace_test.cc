@@ -193,6 +193,86 @@ TEST(Db, InconsistencyIsEmptyWhileTheIndexesAgree) {
   EXPECT_EQ(db.inconsistency(), "a deadline is not indexed: a");
 }
 
+// A key created and deleted again and again (a lock's hash) reuses the
+// nodes and the small hash the last deletion left: the key order, the
+// deadline index and every new entry are as with fresh memory.
+TEST(Db, RecycledNodesGiveFreshEntriesInTheSameOrder) {
+  Db db(0, nullptr);
+  Db fresh(0, nullptr);
+  for (Db* d : {&db, &fresh}) {
+    for (const char* k : {"a", "b", "c", "d"}) d->set_string(k, "1", false);
+    d->set_expire("b", *d->peek("b"), 500);
+  }
+  auto order = [](const Db& d) {
+    std::vector<std::string> keys;
+    d.for_each([&](const std::string& k, const Entry&) { keys.push_back(k); });
+    return keys;
+  };
+  const std::string long_key(100, 'k');  // a buffer too long to keep
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    for (const std::string& key : {std::string("lock"), long_key}) {
+      Hash& h = db.add_hash(key);
+      EXPECT_TRUE(h.empty());
+      EXPECT_TRUE(h.listpack());
+      h.set("owner:" + std::to_string(cycle), "1");
+      db.set_expire(key, *db.peek(key), 1000 + cycle);
+      fresh.add(key, Hash{});
+      EXPECT_EQ(order(db), order(fresh));
+      EXPECT_EQ(db.volatile_count(), 2u);
+      EXPECT_EQ(db.inconsistency(), "");
+      EXPECT_EQ(fields(db.peek(key)->hash()),
+                (std::vector<std::string>{"owner:" + std::to_string(cycle) + "=1"}));
+      EXPECT_TRUE(db.remove_live(key, 0));
+      EXPECT_TRUE(fresh.remove(key));
+      EXPECT_EQ(db.volatile_count(), 1u);
+      EXPECT_EQ(db.inconsistency(), "");
+    }
+    // A string key in the recycled node: no deadline, encoding by content.
+    Entry& e = db.set_string("s", "v", false);
+    EXPECT_FALSE(e.has_expire());
+    EXPECT_EQ(e.str_encoding, StringEncoding::kByContent);
+    EXPECT_TRUE(db.remove("s"));
+  }
+  // A hash moved out (RENAME) before its key is deleted leaves nothing to reuse.
+  db.add_hash("h").set("f", "v");
+  Entry moved = std::move(*db.peek("h"));
+  EXPECT_TRUE(db.remove("h"));
+  EXPECT_EQ(fields(moved.hash()), (std::vector<std::string>{"f=v"}));
+  Hash& h2 = db.add_hash("h2");
+  EXPECT_TRUE(h2.empty());
+  h2.set("g", "w");
+  EXPECT_EQ(db.inconsistency(), "");
+}
+
+// DEL's lookup-and-remove: a live key is deleted, an expired one is
+// deleted lazily and does not count, an absent one is nothing.
+TEST(Db, RemoveLiveDeletesLiveKeysAndExpiresExpiredOnes) {
+  Db db(0, nullptr);
+  db.set_string("k", "v", false);
+  db.set_expire("k", *db.peek("k"), 100);
+  EXPECT_TRUE(db.remove_live("k", 100));  // not expired at its deadline
+  EXPECT_EQ(db.size(), 0u);
+  db.set_string("k", "v", false);
+  db.set_expire("k", *db.peek("k"), 100);
+  EXPECT_FALSE(db.remove_live("k", 101));
+  EXPECT_EQ(db.size(), 0u);
+  EXPECT_EQ(db.volatile_count(), 0u);
+  EXPECT_FALSE(db.remove_live("absent", 0));
+}
+
+TEST(Hash, ClearForReuseOnlyEmptiesSmallHashes) {
+  Hash small;
+  small.note_length(100);  // converted to a hashtable
+  small.set("f", "v");
+  EXPECT_TRUE(small.clear_for_reuse());
+  EXPECT_TRUE(small.empty());
+  EXPECT_TRUE(small.listpack());
+  Hash big;
+  for (int i = 0; i < 40; ++i) big.set("f" + std::to_string(i), "v");  // indexed
+  EXPECT_FALSE(big.clear_for_reuse());
+  EXPECT_EQ(big.size(), 40u);
+}
+
 // A string key costs its string and a tag: collections are boxed, so the
 // largest collection does not size every entry.
 TEST(Entry, CollectionsAreBoxedAndCopiesAreDeep) {

@@ -60,6 +60,13 @@ struct CachedScript {
   // these copies of what they hold are all the next fill has to compare.
   bool keeps_arrays = false;
   bool direct_redis = false;  // ChunkFacts::direct_redis: its _ENV is kDirectEnvIndex's
+  // bounded && ChunkFacts::c_calls_only: it runs with no hook at all. The
+  // call hook's two jobs cannot arise: it arms the count hook at the first
+  // call of a Lua function (there is none to call), and it checks the call
+  // depth (a C function called from the chunk calls no Lua: the depth stays
+  // at a few frames). A bounded run without Lua calls is never charged
+  // instructions, busy or killed either way.
+  bool hookless = false;
   std::vector<std::string> keys_held;
   std::vector<std::string> argv_held;
 };
@@ -98,6 +105,13 @@ struct ChunkFacts {
   // of redis is a register the next instruction indexes by a constant name
   // and overwrites (redis.call): the chunk may read the real redis table.
   bool direct_redis = false;
+  // Also: it indexes nothing but those reads (no SELF, no other GETTABLE,
+  // GETI or GETFIELD), so the only functions it can hold are the real redis
+  // table's (C functions, see Impl::open) and the only others it can reach
+  // are the strings' arithmetic metamethods (C): never a Lua function, as a
+  // string method could give (gsub wraps its callback in one). A bounded
+  // chunk of this kind needs no hook (see CachedScript::hookless).
+  bool c_calls_only = false;
 };
 ChunkFacts chunk_facts(lua_State* L);
 
@@ -168,12 +182,35 @@ struct ScriptEngine::Impl {
     lua_rawget(L, kGlobalsIndex);  // the read-only proxy of redis
     lua_getmetatable(L, -1);
     lua_getfield(L, -1, "__index");  // the table behind it
+    redis_c_only = c_functions_only(L, -1, false);
     lua_setfield(L, kDirectEnvIndex, "redis");
+    lua_pop(L, 2);
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);  // the strings' metamethods (__index: the string table)
+    redis_c_only = redis_c_only && c_functions_only(L, -1, true);
     lua_pop(L, 2);
     lua_createtable(L, 0, 1);
     lua_pushvalue(L, kGlobalsIndex);
     lua_setfield(L, -2, "__index");
     lua_setmetatable(L, kDirectEnvIndex);
+  }
+
+  // True when every value of the table at `idx` is a C function, a number,
+  // a string or a boolean (or, with `tables`, a table): calling one of
+  // them, or a metamethod of a string, runs no Lua function.
+  static bool c_functions_only(lua_State* L, int idx, bool tables) {
+    const int table = lua_absindex(L, idx);
+    bool c_only = true;
+    lua_pushnil(L);
+    while (lua_next(L, table) != 0) {
+      const int type = lua_type(L, -1);
+      c_only = c_only &&
+               (type == LUA_TFUNCTION ? lua_iscfunction(L, -1) != 0
+                                      : type == LUA_TNUMBER || type == LUA_TSTRING ||
+                                            type == LUA_TBOOLEAN || (tables && type == LUA_TTABLE));
+      lua_pop(L, 1);
+    }
+    return c_only;
   }
 
   void close() {
@@ -270,6 +307,7 @@ struct ScriptEngine::Impl {
     script.flags = shebang.flags;
     script.shebang = shebang.present;
     script.bounded = bounded;
+    script.hookless = bounded && facts.c_calls_only && redis_c_only;
     script.arith = std::move(arith);
     return &scripts.emplace(sha, script).first->second;
   }
@@ -388,7 +426,7 @@ struct ScriptEngine::Impl {
                script.keeps_arrays ? &script.argv_held : nullptr, env);
     lua_rawgeti(L, LUA_REGISTRYINDEX, script.ref);
     state.arith_sites = &script.arith;
-    return call(ctx, 0, sha, read_only, script.bounded);
+    return call(ctx, 0, sha, read_only, script.bounded, script.hookless);
   }
 
   // Runs the function below its `nargs` arguments at the top of the stack
@@ -396,9 +434,10 @@ struct ScriptEngine::Impl {
   // error replies (" script: <name>, on ..."): the SHA1 of an EVAL, a
   // function's name for FCALL.
   // `bounded`: the function is a chunk bounded_chunk() accepted, whose count
-  // hook may wait for its first Lua function call (script_hook).
+  // hook may wait for its first Lua function call (script_hook); `hookless`:
+  // it needs no hook at all (CachedScript::hookless).
   resp::Reply call(CommandContext& ctx, int nargs, std::string_view name, bool read_only,
-                   bool bounded = false) {
+                   bool bounded = false, bool hookless = false) {
     std::string_view sha = name;
 
     struct RunGuard {
@@ -423,10 +462,13 @@ struct ScriptEngine::Impl {
     Server& server = *state.server;
     // As Redis, no hook at all when busy-reply-threshold is 0, unless the
     // owner must be able to stop the script (Server::set_stop_check).
-    if (server.config().busy_reply_threshold_ms > 0 || server.stop_check()) {
-      if (server.options().script_time == ScriptTime::kClock) {
-        state.run.start_us = server.clock().now_us();
-      }
+    const bool timed = server.config().busy_reply_threshold_ms > 0 || server.stop_check();
+    if (timed && server.options().script_time == ScriptTime::kClock) {
+      state.run.start_us = server.clock().now_us();
+    }
+    if (hookless) {
+      lua_sethook(L, nullptr, 0, 0);
+    } else if (timed) {
       // Lua 5.4 traps every VM instruction while a count hook is set (5.1
       // only decremented a counter). A bounded chunk runs fewer than
       // kHookInstructions instructions of its own, so the hook could not
@@ -527,6 +569,10 @@ struct ScriptEngine::Impl {
   std::unordered_map<std::string, CachedScript, ShaHash, std::equal_to<>> scripts;
   bool running = false;
   const Argv* running_argv = nullptr;  // the command that started the running script
+  // The real redis table holds nothing that calls Lua when called, nor do
+  // the strings' metamethods (open() checks): a chunk that calls only what
+  // the table holds calls no Lua (CachedScript::hookless).
+  bool redis_c_only = false;
 };
 
 // ---- Functions (functions.cc) ---------------------------------------------------

@@ -397,6 +397,9 @@ TEST_F(ScriptLimitsTest, ScriptsWithoutLoopsStillGetBusyThroughTheFunctionsTheyC
       // redis.call and redis.pcall first (the hook tells them by their mark).
       "redis.call('ping') redis.pcall('ping') pcall(redis.call, 'ping') "
       "local f = loadstring('wh' .. 'ile true do end') f() return 4",
+      // A string method reads only redis and runs Lua: gsub wraps its
+      // callback in a Lua function (so the chunk is not hookless).
+      "return (('x'):rep(600000):gsub('.', redis.breakpoint))",
   };
   for (const std::string& script : scripts) {
     ASSERT_TRUE(script_detail::bounded_chunk(script)) << script;

@@ -276,6 +276,42 @@ TEST(ReadsGlobalsOnlyTest, ChunksReadingOnlyRedisFieldsKeysAndArgvReadRedisDirec
   }
 }
 
+// A direct chunk that indexes nothing but its redis, KEYS and ARGV reads
+// can call only C functions (the real redis table's; a string's arithmetic
+// metamethods), so a bounded one runs with no hook at all. A string's method
+// (SELF, or a field of a string value) could be gsub, which calls a Lua
+// wrapper of its callback: such chunks keep the hook.
+TEST(ReadsGlobalsOnlyTest, ChunksIndexingOnlyTheirGlobalReadsCallOnlyCFunctions) {
+  auto c_only = [](const std::string& code) {
+    lua_State* L = luaL_newstate();
+    const std::string adapted = lua::adapt_source51(code).code;
+    EXPECT_EQ(luaL_loadstring(L, adapted.c_str()), LUA_OK) << adapted;
+    const script_detail::ChunkFacts facts = script_detail::chunk_facts(L);
+    lua_close(L);
+    EXPECT_TRUE(!facts.c_calls_only || facts.direct_redis) << code;
+    return facts.c_calls_only;
+  };
+  for (const char* code :
+       {"return redis.call('get', KEYS[1])", "return redis.nosuch", "return ARGV[1] + 1",
+        "local i = 2 return {KEYS[i], ARGV[3]}",
+        "if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 "
+        "then redis.call('hincrby', KEYS[1], ARGV[2], 1) redis.call('pexpire', KEYS[1], ARGV[1]) "
+        "return nil end return redis.call('pttl', KEYS[1])",
+        "if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then return nil end "
+        "local holds = redis.call('hincrby', KEYS[1], ARGV[3], -1) "
+        "if holds > 0 then redis.call('pexpire', KEYS[1], ARGV[2]) return 0 end "
+        "redis.call('del', KEYS[1]) redis.call('publish', KEYS[2], ARGV[1]) return 1"}) {
+    EXPECT_TRUE(c_only(code)) << code;
+  }
+  for (const char* code :
+       {"return KEYS[1]:upper()", "local s = KEYS[1] return s.gsub(s, '.', redis.call)",
+        "return KEYS[1]:gsub('.', redis.pcall)", "local s = ARGV[1] return s[ARGV[2]]",
+        "local r = redis.call('hgetall', KEYS[1]) return r[1]",
+        "return redis.call('get', KEYS[1]).x", "return tonumber(ARGV[1])"}) {
+    EXPECT_FALSE(c_only(code)) << code;
+  }
+}
+
 TEST_F(SandboxTest, ChunksReadingRedisDirectlyStillSeeTheSandbox) {
   EXPECT_EQ(eval("return redis.call('set', KEYS[1], ARGV[1])", {"k"}, {"v"}), Ok());
   EXPECT_EQ(eval("return redis.pcall('get', KEYS[1])", {"k"}), Bulk("v"));

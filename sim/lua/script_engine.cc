@@ -143,6 +143,7 @@ constexpr uint32_t kOpGetTabUp = 11;
 constexpr uint32_t kOpGetTable = 12;
 constexpr uint32_t kOpGetI = 13;
 constexpr uint32_t kOpGetField = 14;
+constexpr uint32_t kOpSelf = 20;
 constexpr uint32_t kOpcodeMask = 0x7F;  // an instruction's low 7 bits (then A 8, k 1, B 8, C 8)
 
 // The type tags of a dumped constant (lobject.h makevariant).
@@ -237,6 +238,7 @@ ChunkFacts chunk_facts(lua_State* L) {
   // Every global read: a name of kSealedGlobals, and KEYS or ARGV read into
   // a register that the very next instruction indexes and overwrites.
   bool direct_redis = true;
+  std::vector<bool> global_index(code.size(), false);  // the index instructions of those reads
   for (size_t pc = 0; pc < code.size(); ++pc) {
     if ((code[pc] & kOpcodeMask) != kOpGetTabUp) continue;
     const uint32_t a = (code[pc] >> 7) & 0xFF;
@@ -251,6 +253,7 @@ ChunkFacts chunk_facts(lua_State* L) {
       const uint32_t next = pc + 1 < code.size() ? code[pc + 1] : 0;
       direct_redis = direct_redis && (next & kOpcodeMask) == kOpGetField &&
                      ((next >> 7) & 0xFF) == a && ((next >> 16) & 0xFF) == a;
+      if (direct_redis) global_index[pc + 1] = true;
       continue;
     }
     if (name != "KEYS" && name != "ARGV") {
@@ -277,9 +280,17 @@ ChunkFacts chunk_facts(lua_State* L) {
         (next_op == kOpGetTable && (next >> 24) == a)) {
       return facts;
     }
+    global_index[at] = true;
   }
   facts.keeps_arrays = true;
   facts.direct_redis = direct_redis;
+  bool c_calls_only = direct_redis;
+  for (size_t pc = 0; c_calls_only && pc < code.size(); ++pc) {
+    const uint32_t op = code[pc] & kOpcodeMask;
+    c_calls_only = op != kOpSelf &&
+                   ((op != kOpGetTable && op != kOpGetI && op != kOpGetField) || global_index[pc]);
+  }
+  facts.c_calls_only = c_calls_only;
   return facts;
 }
 
