@@ -32,8 +32,8 @@
 // harness::report (excerpts, or with --whole the whole timeline); exit 1
 // when the run has a violation.
 // Exhaustive (--exhaustive B): per kind or entry, seeds 1..N (default 20;
-// with --first-seed S, seeds S..S+N-1) each give a small world (2 clients x up to 2 attempts: generate_small_plan,
-// or the entry's gen_plan cut to that, every latency at least 1 us as in
+// with --first-seed S, seeds S..S+N-1) each give a small world (2 clients x up to 2 attempts:
+// generate_small_plan, or the entry's gen_plan cut to that, every latency at least 1 us as in
 // generate_small_plan) searched up to bound B, at most M
 // runs (default 20000) per seed; the table gives the seeds with a
 // violation, the median and p90 over searched seeds of the schedules to the
@@ -360,7 +360,8 @@ int exhaustive_table(const Options& o) {
         // least 1 us, so a tie whose first event commutes with every other
         // due event needs no choice (exhaustive.h).
         const world::ExplorePlan plan = draw_entry_plan(e, options, s, 100);
-        if (std::getenv("REDSIM_TIELOG")) std::fprintf(stderr, "%s", world::describe_plan(plan).c_str());  // TEMP
+        if (std::getenv("REDSIM_TIELOG"))
+          std::fprintf(stderr, "%s", world::describe_plan(plan).c_str());  // TEMP
         return harness::explore_exhaustive(plan, e.factory, o.bound, run, /*reduce=*/true,
                                            o.max_runs)
             .search;

@@ -586,5 +586,121 @@ TEST(ExhaustiveReduction, AnotherTasksTimerMayCrashTheProcessFirst) {
   EXPECT_GE(crashed_before_set, 1u);
 }
 
+// A world of two servers under `faults` (bound 0, latency 100 us), each
+// schedule searched with the reduction.
+ExhaustiveResult search_faulty_world(const FaultPlan& faults,
+                                     const std::function<void(World&)>& body) {
+  return search_schedules(0, [&](const std::vector<uint32_t>& prefix) {
+    WorldOptions o;
+    o.faults = faults;
+    o.faults.latency_distribution = LatencyDistribution::kFixed;
+    o.faults.latency_min = Micros(100);
+    o.servers = 2;
+    o.strategy = Strategy{.bound = 0, .schedule = prefix};
+    World w(o);
+    body(w);
+    const bool pruned = w.run() == World::RunEnd::kPruned;
+    return ScheduleRun{.failed = false, .pruned = pruned, .points = w.choice_points()};
+  });
+}
+
+// Two processes' SETs reaching the server(s) at 100 us.
+std::function<void(World&)> two_sets(size_t second_server, const char* second_key) {
+  return [second_server, second_key](World& w) {
+    w.spawn_process("p1", [](ProcessEnv& env) { env.connection(0).call({"SET", "a", "1"}); });
+    w.spawn_process("p2", [second_server, second_key](ProcessEnv& env) {
+      env.connection(second_server).call({"SET", second_key, "1"});
+    });
+  };
+}
+
+// A process whose run at 100 us starts a task (process-wide), and another
+// process's `argv` reaching server 0 at 100 us.
+std::function<void(World&)> wide_run_beside(std::vector<std::string> argv) {
+  return [argv](World& w) {
+    w.spawn_process("spawner", [](ProcessEnv& env) {
+      env.sleep_for(lock::Micros(100));
+      env.spawn("t", [] {});
+    });
+    w.spawn_process("sender", [argv](ProcessEnv& env) { env.connection(0).call(argv); });
+  };
+}
+
+// Case 14: under random partitions, requests keep their footprints (two
+// SETs on two servers, or of two keys: one order; before, every request
+// was dependent on everything: two). A client-side event not known to stay
+// within its task may start a partition, which drops its process's
+// subscriptions as a close would: it stays dependent on a PUBLISH of
+// another process (both orders), and commutes with a keyed command, as it
+// does without partitions.
+TEST(ExhaustiveReduction, PartitionsKeepFootprintsButNotBesidePublishes) {
+  FaultPlan parts;
+  parts.partition_ppm = Ppm(1);
+  parts.partition_min = Micros(1000);
+  parts.partition_max = Micros(2000);
+  const ExhaustiveResult servers = search_faulty_world(parts, two_sets(1, "a"));
+  const ExhaustiveResult keys = search_faulty_world(parts, two_sets(0, "b"));
+  const ExhaustiveResult one_key = search_faulty_world(parts, two_sets(0, "a"));
+  const ExhaustiveResult publish =
+      search_faulty_world(parts, wide_run_beside({"PUBLISH", "c", "m"}));
+  const ExhaustiveResult set = search_faulty_world(parts, wide_run_beside({"SET", "a", "1"}));
+  const ExhaustiveResult calm =
+      search_faulty_world(FaultPlan{}, wide_run_beside({"PUBLISH", "c", "m"}));
+  for (const ExhaustiveResult* r : {&servers, &keys, &one_key, &publish, &set, &calm}) {
+    ASSERT_TRUE(r->complete);
+  }
+  EXPECT_EQ(servers.schedules, 1u);
+  EXPECT_EQ(keys.schedules, 1u);
+  EXPECT_EQ(one_key.schedules, 2u);
+  EXPECT_EQ(publish.schedules, 2u);
+  EXPECT_EQ(set.schedules, 1u);
+  EXPECT_EQ(calm.schedules, 1u);
+}
+
+// Case 15: a command draws from its server's stream (a crash, a clock
+// jump): two commands on one server stay ordered even on disjoint keys,
+// two on different servers commute. A command that may crash its server
+// (breaking every process's links to it) is dependent on any client-side
+// event; with clock jumps alone it is not.
+TEST(ExhaustiveReduction, ServerDrawsOrderOneServersCommands) {
+  FaultPlan crashes;
+  crashes.server_crash_ppm = Ppm(1);
+  crashes.server_down_min = Micros(1000);
+  crashes.server_down_max = Micros(2000);
+  FaultPlan jumps;
+  jumps.server_clock_jump_ppm = Ppm(1);
+  jumps.clock_jump_max = Micros(1000);
+  for (const FaultPlan* f : {&crashes, &jumps}) {
+    const ExhaustiveResult servers = search_faulty_world(*f, two_sets(1, "a"));
+    const ExhaustiveResult keys = search_faulty_world(*f, two_sets(0, "b"));
+    ASSERT_TRUE(servers.complete);
+    ASSERT_TRUE(keys.complete);
+    EXPECT_EQ(servers.schedules, 1u);
+    // The SETs at 100 us and the two connections' closes at 300 us: 2 x 2.
+    EXPECT_EQ(keys.schedules, 4u);
+  }
+  // A SET of p2 at 100 us beside p1's timer at 100 us (a narrow event).
+  auto timer_beside_set = [](World& w) {
+    w.spawn_process("sleeper", [](ProcessEnv& env) {
+      env.sleep_for(lock::Micros(100));
+      env.sleep_for(lock::Micros(0));
+    });
+    w.spawn_process("writer", [](ProcessEnv& env) { env.connection(0).call({"SET", "k", "1"}); });
+  };
+  const ExhaustiveResult crash = search_faulty_world(crashes, timer_beside_set);
+  const ExhaustiveResult jump = search_faulty_world(jumps, timer_beside_set);
+  ASSERT_TRUE(crash.complete);
+  ASSERT_TRUE(jump.complete);
+  EXPECT_GT(crash.schedules, 1u);
+  EXPECT_EQ(jump.schedules, 1u);
+  // A server whose restart may fall in its crash's microsecond keeps no
+  // footprints: even two servers' SETs (and closes) run in both orders.
+  FaultPlan instant = crashes;
+  instant.server_down_min = Micros(0);
+  const ExhaustiveResult no_footprints = search_faulty_world(instant, two_sets(1, "a"));
+  ASSERT_TRUE(no_footprints.complete);
+  EXPECT_EQ(no_footprints.schedules, 4u);
+}
+
 }  // namespace
 }  // namespace redsim::world
