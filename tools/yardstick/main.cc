@@ -360,8 +360,7 @@ int exhaustive_table(const Options& o) {
         // least 1 us, so a tie whose first event commutes with every other
         // due event needs no choice (exhaustive.h).
         const world::ExplorePlan plan = draw_entry_plan(e, options, s, 100);
-        if (std::getenv("REDSIM_TIELOG"))
-          std::fprintf(stderr, "%s", world::describe_plan(plan).c_str());  // TEMP
+        if (o.per_seed) std::fprintf(stderr, "%s", world::describe_plan(plan).c_str());
         return harness::explore_exhaustive(plan, e.factory, o.bound, run, /*reduce=*/true,
                                            o.max_runs)
             .search;
