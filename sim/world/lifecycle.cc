@@ -24,9 +24,16 @@ Lifecycle::Lifecycle(WorldOptions opts) : options_(std::move(opts)), root_(optio
     sched_.set_chooser(chooser_.get(), options_.strategy.reduce,
                        /*messages_take_time=*/f.latency_min.count() >= 1,
                        options_.strategy.task_runs_commute, options_.strategy.fence_writes);
-    footprints_ = options_.strategy.reduce && !f.partition_ppm && !f.delay_ppm &&
-                  !f.server_crash_ppm && !f.failover_ppm && !f.server_clock_jump_ppm &&
-                  options_.replicas == 0;
+    // Partitions (case 14) and servers' own draws per command (case 15)
+    // keep footprints under finer rules; a server crash only when its
+    // restart never falls in the crash's microsecond (a server-side event
+    // then starts no event of its own microsecond: "Ties that need no
+    // choice"). Failovers need replicas.
+    footprints_ = options_.strategy.reduce && !f.delay_ppm && options_.replicas == 0 &&
+                  (!f.server_crash_ppm || f.server_down_min.count() >= 1);
+    sched_.set_server_faults(/*sessions_reset=*/static_cast<bool>(f.partition_ppm),
+                             /*commands_draw=*/f.server_crash_ppm || f.server_clock_jump_ppm,
+                             /*commands_break_links=*/static_cast<bool>(f.server_crash_ppm));
   }
 }
 

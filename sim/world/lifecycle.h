@@ -85,10 +85,10 @@ class Lifecycle {
   }
   // The choice points the chooser met (empty without one).
   std::vector<ChoicePoint> choice_points() const;
-  // Exhaustive with the reduction, in a world whose client-side events never
-  // reach server state and whose servers draw nothing per command (no
-  // partitions, message delays, server crashes, failovers, server clock
-  // jumps, replicas): requests carry footprints (exhaustive.h).
+  // Exhaustive with the reduction, in a world without message delays and
+  // replicas (and whose crashed servers restart at least 1 us later):
+  // requests carry footprints (exhaustive.h; partitions, server crashes and
+  // server clock jumps make the relation coarser: cases 14 and 15).
   bool footprints() const { return footprints_; }
 
  private:

@@ -755,6 +755,8 @@ void Network::break_link(Link& link, std::string why, int64_t notify_after_us) {
 
 void Network::start_partition(Process& p, size_t server, int64_t until_us) {
   if (p.dying) return;
+  // It breaks links of any task of the process (exhaustive.h, case 14).
+  life_.sched().note_process_wide();
   partitions_.push_back(Window{p.pid, server, life_.now(), until_us, 0});
   HistoryEvent e = life_.event(EventKind::kPartitionStart, &p, 0);
   e.server = static_cast<int32_t>(server);

@@ -308,16 +308,26 @@ bool Scheduler::independent(const Asleep& a, const Asleep& b) const {
   }
   // Two commands: on different servers or disjoint keys (even of one process:
   // they travel on different connections and only schedule its replies).
+  // Two commands on one server that draw from its stream (a crash, a clock
+  // jump) are dependent: the draws follow their order (case 15).
   if (a.server_side && b.server_side) {
-    return a.footprint != nullptr && b.footprint != nullptr &&
-           a.footprint->commutes_with(*b.footprint);
+    if (a.footprint == nullptr || b.footprint == nullptr) return false;
+    if (commands_draw_ && a.footprint->server == b.footprint->server) return false;
+    return a.footprint->commutes_with(*b.footprint);
   }
   // A command and another process's client-side event: the world gives a
-  // footprint only when client-side events cannot reach server state. Of
-  // the same process: an event touching only a task other than the
-  // command's sender (case 4).
-  const std::shared_ptr<const Footprint>& command = a.server_side ? a.footprint : b.footprint;
-  return command != nullptr && (a.owner != b.owner || other_tasks);
+  // footprint only when client-side events cannot reach server state but
+  // through a partition (case 14: a client-side event that may start one,
+  // one not known to stay within its task, resets its process's sessions
+  // as closes would, which a publishing command reads). Of the same
+  // process: an event touching only a task other than the command's
+  // sender (case 4). A command that may crash its server breaks links
+  // that any client-side event may use (case 15).
+  const Asleep& command = a.server_side ? a : b;
+  const Asleep& client = a.server_side ? b : a;
+  if (command.footprint == nullptr || commands_break_links_) return false;
+  if (sessions_reset_ && client.task == 0 && command.footprint->publishes()) return false;
+  return a.owner != b.owner || other_tasks;
 }
 
 std::vector<size_t> Scheduler::persistent_heads(const std::vector<size_t>& due,

@@ -59,6 +59,10 @@ struct Footprint {
   // change subscriptions and not both add one channel, commute
   // (exhaustive.h, cases 3 and 10).
   bool commutes_with(const Footprint& other) const;
+  // It may push to other sessions' subscriptions (PUBLISH, SPUBLISH, a
+  // script, EXEC): what a reset of another session's subscriptions changes
+  // (exhaustive.h, case 14).
+  bool publishes() const { return pubsub && !subscriptions_only; }
 };
 
 // The footprint of one command (argv as sent) on `server`; null when it is
@@ -201,6 +205,20 @@ class Scheduler {
   // task it would resume is running already.
   void take_next_ahead();
 
+  // Exhaustive, with footprints: the plan's faults that let events reach
+  // further (exhaustive.h). `sessions_reset`: a client-side event may start
+  // a partition, which resets its process's sessions on a server as a close
+  // would (case 14); `commands_draw`: a command draws from its server's own
+  // stream (a crash, a clock jump), so two commands on one server are
+  // dependent; `commands_break_links`: a command may crash its server,
+  // breaking every process's links to it, so it is dependent on every
+  // client-side event (case 15).
+  void set_server_faults(bool sessions_reset, bool commands_draw, bool commands_break_links) {
+    sessions_reset_ = sessions_reset;
+    commands_draw_ = commands_draw;
+    commands_break_links_ = commands_break_links;
+  }
+
   // PCT: order same-time events by these priorities (not owned; null: off).
   void set_priorities(PctPriorities* priorities) { priorities_ = priorities; }
   // The owner of the event running now (0 outside any).
@@ -307,6 +325,9 @@ class Scheduler {
   bool current_ended_ = false;
   bool fence_writes_ = false;
   bool current_fence_ = false;
+  bool sessions_reset_ = false;
+  bool commands_draw_ = false;
+  bool commands_break_links_ = false;
   std::vector<Asleep> sleep_;
   // Inside run(): its limit, without daemons; inside run_until(): its
   // time, with them; kNotRunning outside.

@@ -5,8 +5,8 @@
 //   build/redsim_yardstick [--runs R] [--cap C] [--time-cap S] [--kinds LIST]
 //                          [--strategies random,pct:1,pct:3,coverage]
 //   build/redsim_yardstick --zoo [--entries LIST] [--runs R] [--cap C] [--time-cap S]
-//   build/redsim_yardstick --exhaustive B [--seeds N] [--max-runs M] [--time-cap S]
-//                          [--kinds LIST] [--zoo [--entries LIST]] [--per-seed]
+//   build/redsim_yardstick --exhaustive B [--seeds N] [--first-seed S] [--max-runs M]
+//                          [--time-cap S] [--kinds LIST] [--zoo [--entries LIST]] [--per-seed]
 //   build/redsim_yardstick --replay ENTRY PLAN [--whole]
 //
 // Sampling strategies (random, pct:D, coverage). R runs (default 20), each
@@ -31,9 +31,9 @@
 // as a false alarm prints it) against the zoo entry and prints the plan and
 // harness::report (excerpts, or with --whole the whole timeline); exit 1
 // when the run has a violation.
-// Exhaustive (--exhaustive B): per kind or entry, seeds 1..N (default 20)
-// each give a small world (2 clients x up to 2 attempts: generate_small_plan,
-// or the entry's gen_plan cut to that, every latency at least 1 us as in
+// Exhaustive (--exhaustive B): per kind or entry, seeds 1..N (default 20;
+// with --first-seed S, seeds S..S+N-1) each give a small world (2 clients x up to 2 attempts:
+// generate_small_plan, or the entry's gen_plan cut to that, every latency at least 1 us as in
 // generate_small_plan) searched up to bound B, at most M
 // runs (default 20000) per seed; the table gives the seeds with a
 // violation, the median and p90 over searched seeds of the schedules to the
@@ -79,6 +79,7 @@ struct Options {
   uint64_t cap = 1000;
   double time_cap_s = 120;
   uint64_t seeds = 20;
+  uint64_t first_seed = 1;  // --first-seed: exhaustive seeds first_seed .. first_seed + seeds - 1
   uint64_t max_runs = 20000;
   int bound = -1;
   bool zoo = false;
@@ -302,7 +303,7 @@ void exhaustive_row(const Options& o, const std::string& name,
   uint64_t found = 0, cut = 0, searched = 0;
   std::vector<uint64_t> to_failure;
   std::string proved;
-  for (uint64_t s = 1; s <= o.seeds && since(t0) < o.time_cap_s; ++s) {
+  for (uint64_t s = o.first_seed; s < o.first_seed + o.seeds && since(t0) < o.time_cap_s; ++s) {
     const world::ExhaustiveResult r = search(s);
     ++searched;
     if (o.per_seed) {
@@ -359,6 +360,7 @@ int exhaustive_table(const Options& o) {
         // least 1 us, so a tie whose first event commutes with every other
         // due event needs no choice (exhaustive.h).
         const world::ExplorePlan plan = draw_entry_plan(e, options, s, 100);
+        if (o.per_seed) std::fprintf(stderr, "%s", world::describe_plan(plan).c_str());
         return harness::explore_exhaustive(plan, e.factory, o.bound, run, /*reduce=*/true,
                                            o.max_runs)
             .search;
@@ -417,6 +419,8 @@ int main(int argc, char** argv) {
       o.time_cap_s = std::strtod(value.c_str(), nullptr);
     } else if (flag == "--seeds") {
       o.seeds = std::strtoull(value.c_str(), nullptr, 10);
+    } else if (flag == "--first-seed") {
+      o.first_seed = std::max<uint64_t>(1, std::strtoull(value.c_str(), nullptr, 10));
     } else if (flag == "--max-runs") {
       o.max_runs = std::strtoull(value.c_str(), nullptr, 10);
     } else if (flag == "--exhaustive") {
@@ -431,7 +435,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: redsim_yardstick [--zoo [--entries LIST]] [--kinds LIST] "
                    "[--strategies LIST] [--runs R] [--cap C] [--time-cap S] "
-                   "[--exhaustive B [--seeds N] [--max-runs M]]\n");
+                   "[--exhaustive B [--seeds N] [--first-seed S] [--max-runs M]]\n");
       return 2;
     }
   }

@@ -108,9 +108,10 @@
 //      publishes schedule pushes on subscribers' links (their server-to-
 //      client ends and arrival times). A client-side event writes its own
 //      links' client-to-server ends and never server state, PROVIDED the
-//      world has no partitions (a partition starting at a fault point resets
-//      the process's sessions at once, dropping its subscriptions) and no
-//      message delays (their draws would interleave on one link's stream).
+//      world has no message delays (their draws would interleave on one
+//      link's stream) and no partitions (a partition starting at a fault
+//      point resets the process's sessions at once, dropping its
+//      subscriptions: case 14 keeps what of this case holds with them).
 //      Under those conditions the two touch disjoint state.
 //   3. Two commands on different servers: disjoint servers, each scheduling
 //      on its own links. Two commands on one server whose footprints
@@ -130,10 +131,11 @@
 //      FLUSHALL, blocking ones, WAIT, ...) have no footprint and are
 //      dependent on every event, as are server-side events that are not
 //      commands (replication, server faults, the active expiry cycle, WAIT
-//      timers). Cases 2 and 3 need servers that draw nothing per command:
-//      no server crashes, failovers or server clock jumps, and no replicas
-//      (the replication stream keeps the order of commands); otherwise every
-//      server-side event is dependent on every event, as before.
+//      timers). Cases 2 and 3 need servers that draw nothing per command
+//      and no replicas (the replication stream keeps the order of
+//      commands); with replicas or message delays every server-side event
+//      is dependent on every event, as before. Server crashes and server
+//      clock jumps make the relation coarser (case 15).
 //   4. Two client-side events of one process that each touch only the
 //      state of one task, different tasks, and run no code: a plain reply
 //      reaching a task's own connection (no on_arrival hook), a sleep's or
@@ -318,6 +320,52 @@
 //      1 of 5 seeds), and the harness's default reduce = true ran one
 //      order of two writes only: a user's lock whose stale writes a
 //      search should see rejected was (unsoundly) judged on one order.
+//  14. Partitions (Scheduler::set_server_faults' sessions_reset). A
+//      partition starts at a fault point, inside a task's run: it breaks
+//      its process's links to one server (Network::start_partition,
+//      break_link), which on that server does what a close of each link
+//      does when it arrives (the session is reset: its WATCHes, MULTI
+//      state and subscriptions go; the link leaves the server's list);
+//      the rest (the link broken, its calls failed, a pub/sub link
+//      resubscribed later) is its process's own. Cases 3, 10 and 11 argue
+//      which commands commute with a close: every command but one that
+//      publishes (PUBLISH, SPUBLISH, a script, EXEC:
+//      Footprint::publishes), since a removal of a session's
+//      subscriptions commutes with another session's (un)subscription,
+//      and a reset of a WATCH with another session's write to the key. So
+//      with partitions requests keep their footprints, and a client-side
+//      event that may partition is dependent on another process's
+//      publishing command. Which events may: a partition widens its run
+//      (start_partition notes it process-wide; before, only the stall
+//      budget's note did, and a world without a budget kept such a run
+//      narrow, wrongly, against its process's other tasks' replies), so
+//      an event known narrow started none; an event of the whole process
+//      (task 0), which a run asleep and not known narrow counts as, may.
+//      The window list a partition adds to is read only for its own
+//      process (Network::unreachable). What it schedules (the calls'
+//      failures, its heal, the resubscription) comes after its
+//      microsecond. Before this case every request of a world with
+//      partitions was dependent on every event: Redlock's five SETs (and
+//      DELs) to five servers at one microsecond ran in all 5! orders
+//      (redlock-validity seed 2: cut at 200,000 runs; now proved in
+//      1,216 schedules).
+//  15. Server crashes and server clock jumps (set_server_faults'
+//      commands_draw and commands_break_links). After each command its
+//      server draws from its own streams (Nodes::after_command: a clock
+//      jump, a crash): two commands on one server are dependent (which one
+//      the crash follows is their order), two on different servers draw
+//      from different streams and touch different servers, links and
+//      snapshots, and commute as in case 3. A crash breaks every process's
+//      links to its server (their client ends, which any client-side
+//      event that sends or receives on them reads): with crashes, a
+//      command is dependent on every client-side event (no case 2); a
+//      clock jump touches only its server's clock, so case 2 stays. A
+//      crashed server's restart, an event without a footprint (dependent
+//      on all), comes server_down_min later: footprints are kept only when
+//      that is >= 1 us, so that a server-side event still starts no event
+//      of its own microsecond ("Ties that need no choice"); otherwise
+//      there are none, as before. Failovers need replicas, which still
+//      turn footprints off, so a failover rate alone no longer does.
 // Ties that need no choice (persistent sets, Godefroid 1996, ch. 4;
 // combined with sleep sets as in ch. 6). When no message arrives in the
 // microsecond it was sent (the plan's latency_min >= 1 us, as

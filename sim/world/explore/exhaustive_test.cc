@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdio>
 #include <functional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -584,6 +585,195 @@ TEST(ExhaustiveReduction, AnotherTasksTimerMayCrashTheProcessFirst) {
   });
   ASSERT_TRUE(r.complete);
   EXPECT_GE(crashed_before_set, 1u);
+}
+
+// A world of two servers under `faults` (bound 0, latency 100 us), each
+// schedule searched with the reduction.
+ExhaustiveResult search_faulty_world(const FaultPlan& faults,
+                                     const std::function<void(World&)>& body) {
+  return search_schedules(0, [&](const std::vector<uint32_t>& prefix) {
+    WorldOptions o;
+    o.faults = faults;
+    o.faults.latency_distribution = LatencyDistribution::kFixed;
+    o.faults.latency_min = Micros(100);
+    o.servers = 2;
+    o.strategy = Strategy{.bound = 0, .schedule = prefix};
+    World w(o);
+    body(w);
+    const bool pruned = w.run() == World::RunEnd::kPruned;
+    return ScheduleRun{.failed = false, .pruned = pruned, .points = w.choice_points()};
+  });
+}
+
+// Two processes' SETs reaching the server(s) at 100 us.
+std::function<void(World&)> two_sets(size_t second_server, const char* second_key) {
+  return [second_server, second_key](World& w) {
+    w.spawn_process("p1", [](ProcessEnv& env) { env.connection(0).call({"SET", "a", "1"}); });
+    w.spawn_process("p2", [second_server, second_key](ProcessEnv& env) {
+      env.connection(second_server).call({"SET", second_key, "1"});
+    });
+  };
+}
+
+// A process whose run at 100 us starts a task (process-wide), and another
+// process's `argv` reaching server 0 at 100 us.
+std::function<void(World&)> wide_run_beside(std::vector<std::string> argv) {
+  return [argv](World& w) {
+    w.spawn_process("spawner", [](ProcessEnv& env) {
+      env.sleep_for(lock::Micros(100));
+      env.spawn("t", [] {});
+    });
+    w.spawn_process("sender", [argv](ProcessEnv& env) { env.connection(0).call(argv); });
+  };
+}
+
+// Case 14: under random partitions, requests keep their footprints (two
+// SETs on two servers, or of two keys: one order; before, every request
+// was dependent on everything: two). A client-side event not known to stay
+// within its task may start a partition, which drops its process's
+// subscriptions as a close would: it stays dependent on a PUBLISH of
+// another process (both orders), and commutes with a keyed command, as it
+// does without partitions.
+TEST(ExhaustiveReduction, PartitionsKeepFootprintsButNotBesidePublishes) {
+  FaultPlan parts;
+  parts.partition_ppm = Ppm(1);
+  parts.partition_min = Micros(1000);
+  parts.partition_max = Micros(2000);
+  const ExhaustiveResult servers = search_faulty_world(parts, two_sets(1, "a"));
+  const ExhaustiveResult keys = search_faulty_world(parts, two_sets(0, "b"));
+  const ExhaustiveResult one_key = search_faulty_world(parts, two_sets(0, "a"));
+  const ExhaustiveResult publish =
+      search_faulty_world(parts, wide_run_beside({"PUBLISH", "c", "m"}));
+  const ExhaustiveResult set = search_faulty_world(parts, wide_run_beside({"SET", "a", "1"}));
+  const ExhaustiveResult calm =
+      search_faulty_world(FaultPlan{}, wide_run_beside({"PUBLISH", "c", "m"}));
+  for (const ExhaustiveResult* r : {&servers, &keys, &one_key, &publish, &set, &calm}) {
+    ASSERT_TRUE(r->complete);
+  }
+  EXPECT_EQ(servers.schedules, 1u);
+  EXPECT_EQ(keys.schedules, 1u);
+  EXPECT_EQ(one_key.schedules, 2u);
+  EXPECT_EQ(publish.schedules, 2u);
+  EXPECT_EQ(set.schedules, 1u);
+  EXPECT_EQ(calm.schedules, 1u);
+}
+
+// Case 15: a command draws from its server's stream (a crash, a clock
+// jump): two commands on one server stay ordered even on disjoint keys,
+// two on different servers commute. A command that may crash its server
+// (breaking every process's links to it) is dependent on any client-side
+// event; with clock jumps alone it is not.
+TEST(ExhaustiveReduction, ServerDrawsOrderOneServersCommands) {
+  FaultPlan crashes;
+  crashes.server_crash_ppm = Ppm(1);
+  crashes.server_down_min = Micros(1000);
+  crashes.server_down_max = Micros(2000);
+  FaultPlan jumps;
+  jumps.server_clock_jump_ppm = Ppm(1);
+  jumps.clock_jump_max = Micros(1000);
+  for (const FaultPlan* f : {&crashes, &jumps}) {
+    const ExhaustiveResult servers = search_faulty_world(*f, two_sets(1, "a"));
+    const ExhaustiveResult keys = search_faulty_world(*f, two_sets(0, "b"));
+    ASSERT_TRUE(servers.complete);
+    ASSERT_TRUE(keys.complete);
+    EXPECT_EQ(servers.schedules, 1u);
+    // The SETs at 100 us and the two connections' closes at 300 us: 2 x 2.
+    EXPECT_EQ(keys.schedules, 4u);
+  }
+  // A SET of p2 at 100 us beside p1's timer at 100 us (a narrow event).
+  auto timer_beside_set = [](World& w) {
+    w.spawn_process("sleeper", [](ProcessEnv& env) {
+      env.sleep_for(lock::Micros(100));
+      env.sleep_for(lock::Micros(0));
+    });
+    w.spawn_process("writer", [](ProcessEnv& env) { env.connection(0).call({"SET", "k", "1"}); });
+  };
+  const ExhaustiveResult crash = search_faulty_world(crashes, timer_beside_set);
+  const ExhaustiveResult jump = search_faulty_world(jumps, timer_beside_set);
+  ASSERT_TRUE(crash.complete);
+  ASSERT_TRUE(jump.complete);
+  EXPECT_GT(crash.schedules, 1u);
+  EXPECT_EQ(jump.schedules, 1u);
+  // A server whose restart may fall in its crash's microsecond keeps no
+  // footprints: even two servers' SETs (and closes) run in both orders.
+  FaultPlan instant = crashes;
+  instant.server_down_min = Micros(0);
+  const ExhaustiveResult no_footprints = search_faulty_world(instant, two_sets(1, "a"));
+  ASSERT_TRUE(no_footprints.complete);
+  EXPECT_EQ(no_footprints.schedules, 4u);
+}
+
+// The reduction keeps every outcome: on small worlds of the simple lock (2
+// clients x 1 attempt, contending in one microsecond) with frequent
+// partitions or server crashes, every
+// history the unreduced search reaches (its events as a multiset: the
+// order of one microsecond's records and the client ids aside) is reached
+// by the reduced search too (cases 14 and 15).
+std::set<std::vector<std::string>> outcomes(ExplorePlan plan, bool reduce, bool* complete) {
+  std::set<std::vector<std::string>> out;
+  plan.strategy = Strategy{.bound = 0, .reduce = reduce};
+  const ExhaustiveResult r = search_schedules(
+      0,
+      [&](const std::vector<uint32_t>& prefix, const std::vector<uint64_t>& narrow) {
+        ExplorePlan p = plan;
+        p.strategy.schedule = prefix;
+        p.strategy.narrow = narrow;
+        ExploreOutcome o = run_plan(p);
+        if (!o.pruned) {
+          std::vector<std::string> events;
+          for (const HistoryEvent& e : o.history.events()) {
+            if (e.kind == EventKind::kProcessStart || e.kind == EventKind::kProcessRestart ||
+                e.kind == EventKind::kMessageSent || e.kind == EventKind::kMessageDelivered ||
+                e.kind == EventKind::kMessageLost) {
+              continue;
+            }
+            events.push_back(std::to_string(e.t_us) + " " + render_event(o.history, e, 200));
+          }
+          std::sort(events.begin(), events.end());
+          out.insert(std::move(events));
+        }
+        return ScheduleRun{.failed = false, .pruned = o.pruned, .points = std::move(o.choices)};
+      },
+      3'000);
+  *complete = r.complete;
+  return out;
+}
+
+TEST(ExhaustiveReduction, KeepsEveryOutcomeUnderPartitionsAndServerCrashes) {
+  size_t compared = 0, with_fault = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    ExplorePlan plan = generate_small_plan(lock::LockKind::kSimple, seed, 2, 1);
+    // Both clients start together and every message takes 100 us: their
+    // requests meet at the server in one microsecond.
+    plan.clients[1].attempts = plan.clients[0].attempts;
+    plan.faults.latency_distribution = LatencyDistribution::kFixed;
+    plan.faults.latency_min = plan.faults.latency_max = Micros(100);
+    if (seed % 2 == 1) {
+      plan.faults.partition_ppm = Ppm(300000);
+      plan.faults.partition_min = Micros(500);
+      plan.faults.partition_max = Micros(3000);
+    } else {
+      plan.faults.server_crash_ppm = Ppm(100000);
+      plan.faults.server_down_min = Micros(1000);
+      plan.faults.server_down_max = Micros(3000);
+    }
+    bool full_complete = false, reduced_complete = false;
+    const auto full = outcomes(plan, false, &full_complete);
+    const auto reduced = outcomes(plan, true, &reduced_complete);
+    if (!full_complete) continue;
+    ASSERT_TRUE(reduced_complete) << "seed " << seed;
+    ++compared;
+    for (const auto& o : full) {
+      EXPECT_TRUE(reduced.contains(o)) << "seed " << seed << ": an outcome the reduction lost";
+      with_fault += std::any_of(o.begin(), o.end(), [](const std::string& e) {
+        return e.find("partition") != std::string::npos || e.find("crash") != std::string::npos;
+      });
+    }
+    std::printf("seed %llu: %zu outcomes unreduced, %zu reduced\n",
+                static_cast<unsigned long long>(seed), full.size(), reduced.size());
+  }
+  EXPECT_GE(compared, 2u);
+  EXPECT_GE(with_fault, 1u);
 }
 
 }  // namespace
