@@ -131,7 +131,11 @@ Reply sort_generic(CommandContext& ctx, bool read_only) {
     len = static_cast<int64_t>(e->is_list() ? e->list().size()
                                             : (e->is_set() ? e->set().size() : e->zset().size()));
   }
-  int64_t start = limit_start < 0 ? 0 : limit_start;
+  // Redis's sortCommandGeneric clamps both LIMIT numbers to the value's
+  // size first, so no start + count overflows (LIMIT 5 9223372036854775807:
+  // found by dispatch_fuzz, seed sim/fuzz/dispatch_seeds/sort-limit-overflow).
+  int64_t start = std::clamp<int64_t>(limit_start, 0, len);
+  limit_count = std::clamp<int64_t>(limit_count, -1, len);
   int64_t end = limit_count < 0 ? len - 1 : start + limit_count - 1;
   if (start >= len) {
     start = len - 1;

@@ -28,6 +28,21 @@ TEST_F(SortTest, NumericAlphaLimitAndDesc) {
   EXPECT_EQ(run({"SORT", "nokey"}), Bulks({}));
 }
 
+// LIMIT's numbers are clamped to the value's size before start + count
+// (Redis's sortCommandGeneric), so the largest ones neither overflow (UBSan
+// in dispatch_fuzz) nor change the answer.
+TEST_F(SortTest, LimitWithTheLargestNumbersIsClampedToTheValue) {
+  const std::string max = "9223372036854775807";
+  const std::string min = "-9223372036854775808";
+  run({"RPUSH", "l", "3", "1", "2", "10", "1.5"});
+  EXPECT_EQ(run({"SORT", "l", "LIMIT", "1", max}), Bulks({"1.5", "2", "3", "10"}));
+  EXPECT_EQ(run({"SORT", "l", "LIMIT", max, max}), Bulks({}));
+  EXPECT_EQ(run({"SORT", "l", "LIMIT", min, max}), Bulks({"1", "1.5", "2", "3", "10"}));
+  EXPECT_EQ(run({"SORT", "l", "LIMIT", "2", min}), Bulks({"2", "3", "10"}));
+  EXPECT_EQ(run({"SORT", "l", "BY", "nosort", "LIMIT", "3", max}), Bulks({"10", "1.5"}));
+  EXPECT_EQ(run({"SORT", "l", "BY", "nosort", "DESC", "LIMIT", "3", max}), Bulks({"1", "3"}));
+}
+
 TEST_F(SortTest, ByAndGetPatterns) {
   run({"RPUSH", "l", "3", "1", "2", "10", "1.5"});
   run({"MSET", "w_3", "30", "w_1", "10", "w_2", "20", "w_10", "5"});
