@@ -500,13 +500,10 @@ void Network::request_arrived(Message& m) {
 
 HistoryArgv Network::intern_command(Link& link, Message& m) {
   const lock::Argv& argv = m.command();
-  for (const HistoryArgv& recent : link.recent_argv) {
-    if (recent.size() == argv.size() && recent == argv) return recent;
-  }
+  if (const HistoryArgv* recent = link.recent_argv.find(argv)) return *recent;
   HistoryArgv value = m.borrowed_argv != nullptr ? life_.intern_argv(*m.borrowed_argv)
                                                  : life_.intern_argv(std::move(m.argv));
-  link.recent_argv[link.recent_next] = value;
-  link.recent_next ^= 1;
+  link.recent_argv.remember(value);
   return value;
 }
 

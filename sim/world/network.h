@@ -38,6 +38,7 @@
 #include "lock/env.h"
 #include "sim/server.h"
 #include "sim/world/prng.h"
+#include "sim/world/recent_values.h"
 #include "sim/world/scheduler.h"
 #include "sim/world/world.h"
 
@@ -87,8 +88,7 @@ struct Link {
   // (Network::intern_command): a client that sends the same few commands
   // again and again (a lock's acquire and release) finds its argv here,
   // without hashing it for the history's table.
-  HistoryArgv recent_argv[2];
-  uint8_t recent_next = 0;
+  RecentValues<HistoryArgv> recent_argv;
 };
 
 // A task's connection to one server index (lock::Env::connection): it opens

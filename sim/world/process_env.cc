@@ -133,15 +133,12 @@ uint64_t ProcessEnv::random_u64() { return p_.random.next_u64(); }
 void ProcessEnv::trace(std::string_view what) {
   if (p_.dying) return;
   HistoryEvent& e = rt_.life.record_event(EventKind::kTrace, &p_, task_id());
-  for (const HistoryText& recent : p_.recent_traces) {
-    if (recent.size() == what.size() && recent == what && !what.empty()) {
-      e.text = recent;
-      return;
-    }
+  if (const HistoryText* recent = p_.recent_traces.find(what)) {
+    e.text = *recent;
+    return;
   }
   e.text = rt_.life.intern_text(what);
-  p_.recent_traces[p_.recent_trace_next] = e.text;
-  p_.recent_trace_next ^= 1;
+  p_.recent_traces.remember(e.text);
 }
 
 void ProcessEnv::enter_critical(std::string_view resource) {

@@ -47,6 +47,7 @@
 #include "sim/world/fenced_resource.h"
 #include "sim/world/fiber.h"
 #include "sim/world/prng.h"
+#include "sim/world/recent_values.h"
 #include "sim/world/world.h"
 
 namespace redsim::world::detail {
@@ -124,8 +125,7 @@ struct Process {
   // The history's values of this process's last two trace lines
   // (ProcessEnv::trace): a lock writes the same few lines again and again,
   // found here without hashing them for the history's table.
-  HistoryText recent_traces[2];
-  uint8_t recent_trace_next = 0;
+  RecentValues<HistoryText> recent_traces;
 };
 
 class Processes {
