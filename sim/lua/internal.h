@@ -258,6 +258,8 @@ struct Source51 {
 // the script's own tokens); `goto` as a name renamed kGotoName; and the
 // first syntax 5.1 does not have (// & | ~ << >> :: goto, <const>)
 // reported as 5.1 does ("user_script:3: unexpected symbol near '&'").
+// Pure in (code, number_model); each thread remembers its last 16 results
+// for bodies up to 16 KiB (a world's servers compile the same scripts).
 Source51 adapt_source51(std::string_view code, bool number_model = true);
 
 // The variable adapt_source51 gives 5.1's name `goto` (a 5.4 keyword).

@@ -83,6 +83,37 @@ TEST_F(Lua51Test, LiteralRewritesKeepEverythingElse) {
   EXPECT_EQ(e.error_line, 3);
 }
 
+TEST_F(Lua51Test, AdaptedSourceIsRememberedPerBodyAndNumberModel) {
+  // The per-thread memo (source51.cc) keys on the body and the number model:
+  // the same body adapted with and without the model in any order, across
+  // more bodies than the memo holds, gives each its own adaptation.
+  const std::string body = "return 1 % 0, 3, 4294967296";
+  const std::string with_model = lua::adapt_source51(body).code;
+  const std::string without = lua::adapt_source51(body, false).code;
+  EXPECT_EQ(without, "return 1 % 0.0, 3, 4294967296.0");
+  EXPECT_NE(with_model, without);
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 40; ++i) {
+      std::string other = "return " + std::to_string(i) + " .. x";
+      lua::Source51 s = lua::adapt_source51(other);
+      EXPECT_EQ(
+          s.code,
+          "local __redsim_concat51=__redsim_concat51;return __redsim_concat51(\"|global 'x'\", " +
+              std::to_string(i) + ".0 , x)");
+      EXPECT_EQ(lua::adapt_source51(body, round % 2 == 1).code,
+                round % 2 == 1 ? with_model : without);
+    }
+  }
+  lua::Source51 e1 = lua::adapt_source51("\n\nreturn 1 & 2");
+  lua::Source51 e2 = lua::adapt_source51("\n\nreturn 1 & 2");
+  EXPECT_EQ(e1.error, e2.error);
+  EXPECT_EQ(e2.error_line, 3);
+  // A body past the memo's size limit is adapted each time, the same way.
+  std::string big = "return 1" + std::string(20000, ' ') + "+ 2";
+  EXPECT_EQ(lua::adapt_source51(big).code, lua::adapt_source51(big).code);
+  EXPECT_EQ(lua::adapt_source51(big).arith.size(), 1u);
+}
+
 TEST_F(Lua51Test, ConcatChainsBecomeOneCallNamingTheirOperands) {
   EXPECT_EQ(lua::adapt_source51("return a .. 1").code,
             "local __redsim_concat51=__redsim_concat51;return __redsim_concat51(\"global 'a'|\", a "

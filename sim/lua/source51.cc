@@ -274,9 +274,7 @@ bool goto_function_name(const std::vector<Token>& toks, size_t k, bool* method) 
   return j >= 1 && toks[j - 1].kind == Tok::kKeyword && toks[j - 1].text == "function";
 }
 
-}  // namespace
-
-Source51 adapt_source51(std::string_view code, bool number_model) {
+Source51 adapt_uncached(std::string_view code, bool number_model) {
   Source51 out;
   std::vector<Edit> edits;
   std::vector<Token> toks = tokenize51(code, edits);
@@ -407,6 +405,41 @@ Source51 adapt_source51(std::string_view code, bool number_model) {
   }
   out.code.append(code.substr(from));
   return out;
+}
+
+// The adaptation is a pure function of (code, number_model), and the same
+// few scripts are adapted over and over: every world's servers compile a
+// lock's acquire, release and renew scripts again, an exhaustive search
+// builds a world per schedule, a script that fails to compile is adapted
+// twice (load_code) and again at every EVAL, since Redis caches no failed
+// script. Each thread keeps its last kMemoEntries results for bodies up to
+// kMemoMaxBytes and hands out copies (no lock: `--jobs` threads each have
+// their own).
+constexpr size_t kMemoEntries = 16;
+constexpr size_t kMemoMaxBytes = 16 * 1024;
+
+struct MemoEntry {
+  std::string code;
+  bool number_model = false;
+  Source51 adapted;
+};
+
+thread_local std::vector<MemoEntry> memo;  // least recently used first
+
+}  // namespace
+
+Source51 adapt_source51(std::string_view code, bool number_model) {
+  if (code.size() > kMemoMaxBytes) return adapt_uncached(code, number_model);
+  auto hit = std::find_if(memo.begin(), memo.end(), [&](const MemoEntry& e) {
+    return e.number_model == number_model && e.code == code;
+  });
+  if (hit != memo.end()) {
+    std::rotate(hit, hit + 1, memo.end());
+    return memo.back().adapted;
+  }
+  if (memo.size() == kMemoEntries) memo.erase(memo.begin());
+  memo.push_back({std::string(code), number_model, adapt_uncached(code, number_model)});
+  return memo.back().adapted;
 }
 
 }  // namespace redsim::sim::lua
