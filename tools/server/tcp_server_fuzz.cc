@@ -30,8 +30,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 
 #include "sim/clock.h"
@@ -94,14 +96,41 @@ bool read_to_eof(int fd, int idle_ms, std::string* out) {
   }
 }
 
+// Every input's server listens on the port the first one got. A fresh
+// port per input ran the machine out of them in about a minute of fuzzing
+// (bind to port 0 fails with EADDRINUSE): a port the kernel hands out for
+// port 0 must have no socket at all, and each input leaves the connections
+// it served in TIME_WAIT for a minute. SO_REUSEADDR (TcpServer sets it)
+// lets a listener bind a port whose old connections are in TIME_WAIT.
+std::unique_ptr<redsim::server::TcpServer> listening(redsim::sim::Server& fake, int* port) {
+  static int last_port = 0;
+  using redsim::server::TcpServer;
+  if (last_port != 0) {
+    try {
+      auto tcp = std::make_unique<TcpServer>(
+          fake, redsim::server::TcpServerOptions{
+                    .bind = "127.0.0.1", .port = last_port, .wall_clock = false});
+      *port = tcp->listen();
+      return tcp;
+    } catch (const std::system_error&) {
+      // taken by another process meanwhile: a new port
+    }
+  }
+  auto tcp = std::make_unique<TcpServer>(
+      fake, redsim::server::TcpServerOptions{.bind = "127.0.0.1", .port = 0, .wall_clock = false});
+  last_port = *port = tcp->listen();
+  return tcp;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0 || size > 16 * 1024) return 0;
   redsim::sim::ManualClock clock;
   redsim::sim::Server fake(clock);
-  redsim::server::TcpServer tcp(fake, {.bind = "127.0.0.1", .port = 0, .wall_clock = false});
-  int port = tcp.listen();
+  int port = 0;
+  std::unique_ptr<redsim::server::TcpServer> tcp_owner = listening(fake, &port);
+  redsim::server::TcpServer& tcp = *tcp_owner;
   // Replaces TcpServer's own stop check (the same test of a stop request)
   // with one that also makes the request once a script has used the
   // budget; it runs on the loop's thread.
