@@ -57,7 +57,8 @@ void check_reply(const Reply& r) {
 void check_keyspace(Server& server) {
   for (int db = 0; db < ServerAccess::keyspace(server).databases(); ++db) {
     std::string why = ServerAccess::keyspace(server).db(db).inconsistency();
-    check(why.empty(), "db " + std::to_string(db) + ": " + why);
+    // The message only on failure: this runs after every command, 16 dbs.
+    if (!why.empty()) check(false, "db " + std::to_string(db) + ": " + why);
   }
 }
 
