@@ -96,6 +96,17 @@ bool read_to_eof(int fd, int idle_ms, std::string* out) {
   }
 }
 
+// Closes a client socket whose server closed first (it read to EOF) with
+// a reset (SO_LINGER 0): the server's side, in FIN_WAIT_2, is then gone at
+// once instead of spending a minute in TIME_WAIT. Thousands of TIME_WAIT
+// connections on the one port made every bind() of it scan them all
+// (14% of the target's time).
+void close_after_eof(int fd) {
+  linger reset{.l_onoff = 1, .l_linger = 0};
+  setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+  ::close(fd);
+}
+
 // Every input's server listens on the port the first one got. A fresh
 // port per input ran the machine out of them in about a minute of fuzzing
 // (bind to port 0 fails with EADDRINUSE): a port the kernel hands out for
@@ -171,14 +182,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     request_stop();
     check(read_to_eof(fd, 10000, &replies), "a stop request did not close the connection");
   }
-  ::close(fd);
+  close_after_eof(fd);
 
   if (closed && !fake.shutdown_requested() && !stopped_by_budget.load()) {
     int probe = connect_to(port);
     send_all(probe, "PING\r\nQUIT\r\n");
     std::string answer;
     check(read_to_eof(probe, 10000, &answer), "a new client after the input was not answered");
-    ::close(probe);
+    close_after_eof(probe);
     check(answer == "+PONG\r\n+OK\r\n", "a new client after the input got: " + answer);
   }
   request_stop();
