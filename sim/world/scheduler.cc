@@ -199,8 +199,30 @@ void Scheduler::push(int64_t t_us, uint32_t owner, bool daemon, bool server_side
   slot.ahead = Ahead::kNo;
   slot.run_of = nullptr;
   last_slot_ = index;
-  heap_.push_back(Key{std::max(t_us, now_us_), priority, next_seq_++, index});
-  std::push_heap(heap_.begin(), heap_.end(), Later{});
+  const int64_t t = std::max(t_us, now_us_);
+  std::vector<Key>& queue = t - now_us_ > kFarUs && chooser_ == nullptr ? far_ : heap_;
+  queue.push_back(Key{t, priority, next_seq_++, index});
+  std::push_heap(queue.begin(), queue.end(), Later{});
+}
+
+bool Scheduler::far_first() const {
+  if (far_.empty()) return false;
+  return heap_.empty() || Later{}(heap_.front(), far_.front());
+}
+
+Scheduler::Key Scheduler::pop() {
+  std::vector<Key>& queue = far_first() ? far_ : heap_;
+  std::pop_heap(queue.begin(), queue.end(), Later{});
+  const Key key = queue.back();
+  queue.pop_back();
+  return key;
+}
+
+void Scheduler::merge_far() {
+  if (far_.empty()) return;
+  heap_.insert(heap_.end(), far_.begin(), far_.end());
+  far_.clear();
+  std::make_heap(heap_.begin(), heap_.end(), Later{});
 }
 
 void Scheduler::after(int64_t delay_us, Action action, bool daemon) {
@@ -235,12 +257,7 @@ void Scheduler::run_key(const Key& key) {
   current_server_side_ = false;
 }
 
-void Scheduler::step() {
-  std::pop_heap(heap_.begin(), heap_.end(), Later{});
-  const Key key = heap_.back();
-  heap_.pop_back();
-  run_key(key);
-}
+void Scheduler::step() { run_key(pop()); }
 
 void Scheduler::run_next_ahead() {
   const uint32_t owner = current_owner_;
@@ -262,10 +279,7 @@ void Scheduler::run_next_ahead() {
 }
 
 void Scheduler::take_next_ahead() {
-  std::pop_heap(heap_.begin(), heap_.end(), Later{});
-  const Key key = heap_.back();
-  heap_.pop_back();
-  begin_event(key);  // its action (the run) is dropped: the task runs on
+  begin_event(pop());  // its action (the run) is dropped: the task runs on
 }
 
 Scheduler::Asleep Scheduler::asleep(uint64_t seq, const Slot& s, bool known_narrow) {
@@ -495,7 +509,7 @@ struct AheadScope {
 Scheduler::Stop Scheduler::run(int64_t limit_us) {
   const AheadScope scope(ahead_until_, ahead_daemons_, limit_us, false);
   while (live_ > 0) {
-    if (heap_.front().t_us > limit_us) {
+    if (top().t_us > limit_us) {
       now_us_ = std::max(now_us_, limit_us);
       return Stop::kTimeLimit;
     }
@@ -512,7 +526,7 @@ Scheduler::Stop Scheduler::run(int64_t limit_us) {
 
 void Scheduler::run_until(int64_t t_us) {
   const AheadScope scope(ahead_until_, ahead_daemons_, t_us, true);
-  while (!heap_.empty() && heap_.front().t_us <= t_us) {
+  while (!empty() && top().t_us <= t_us) {
     if (chooser_ == nullptr) {
       step();
       throw_pending();

@@ -155,6 +155,7 @@ class Scheduler {
   // `fence_writes`: Strategy::fence_writes (case 13).
   void set_chooser(Chooser* chooser, bool reduce, bool messages_take_time = false,
                    bool task_runs_commute = false, bool fence_writes = false) {
+    if (chooser != nullptr) merge_far();  // step_chosen looks at heap_ alone
     chooser_ = chooser;
     reduce_ = reduce;
     messages_take_time_ = messages_take_time;
@@ -188,10 +189,10 @@ class Scheduler {
   // left), under the exhaustive strategy (it chooses), or while an error
   // of an event run ahead waits to be thrown.
   NextAhead next_ahead() const {
-    if (ahead_until_ == kNotRunning || chooser_ != nullptr || pending_error_ || heap_.empty()) {
+    if (ahead_until_ == kNotRunning || chooser_ != nullptr || pending_error_ || empty()) {
       return {};
     }
-    const Key& key = heap_.front();
+    const Key& key = top();
     if (key.t_us > ahead_until_ || (!ahead_daemons_ && live_ == 0)) return {};
     const Slot& slot = slots_[key.slot];
     return {slot.ahead, slot.run_of};
@@ -231,7 +232,7 @@ class Scheduler {
   // (or stays later, when it already was).
   void run_until(int64_t t_us);
 
-  size_t pending() const { return heap_.size(); }
+  size_t pending() const { return heap_.size() + far_.size(); }
   size_t pending_live() const { return live_; }
   uint64_t events_run() const { return events_run_; }
 
@@ -281,7 +282,25 @@ class Scheduler {
   void push(int64_t t_us, uint32_t owner, bool daemon, bool server_side, uintptr_t channel,
             Action&& action, std::shared_ptr<const Footprint>&& footprint, uint64_t task,
             bool runs_code);
-  // Runs the earliest event. Precondition: !heap_.empty().
+  // The queue is two heaps on the same order: heap_ for events due within
+  // kFarUs of the time they were scheduled, far_ for the rest (timeouts
+  // that mostly never matter: a wait that ended early leaves its timer
+  // queued until it fires). The earliest event is the earlier of their
+  // tops, so the order is exactly that of one heap; heap_ stays small, and
+  // a far timer is pushed onto far_ in O(1) on average (it is rarely
+  // earlier than what far_ holds). Under the exhaustive strategy far_ is
+  // empty (step_chosen scans heap_).
+  static constexpr int64_t kFarUs = 1000;
+  bool empty() const { return heap_.empty() && far_.empty(); }
+  // True when the earliest event is far_'s top. Precondition: !empty().
+  bool far_first() const;
+  // The earliest event. Precondition: !empty().
+  const Key& top() const { return far_first() ? far_.front() : heap_.front(); }
+  // Removes and returns the earliest event. Precondition: !empty().
+  Key pop();
+  // Moves far_ into heap_ (set_chooser).
+  void merge_far();
+  // Runs the earliest event. Precondition: !empty().
   void step();
   // Exhaustive: runs the chosen one of the earliest events; false when all
   // were asleep (nothing ran). Precondition: !heap_.empty().
@@ -335,7 +354,8 @@ class Scheduler {
   bool ahead_daemons_ = false;
   std::exception_ptr pending_error_;
   uint32_t last_slot_ = 0;  // the slot push() filled last
-  std::vector<Key> heap_;   // a min-heap on (t_us, -priority, seq)
+  std::vector<Key> heap_;   // a min-heap on (t_us, -priority, seq): near events
+  std::vector<Key> far_;    // the same, for events scheduled more than kFarUs ahead
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;  // unused indices of slots_
 };
