@@ -7,6 +7,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -109,37 +110,42 @@ void fill_cycle_argv(Argv& argv, std::string_view first, std::string_view second
   for (std::string_view a : args) assign_view(argv[i++], a);
 }
 
-// The argv of this thread's cycle scripts, kept between calls: a
+// The argvs of this thread's cycle scripts, kept between calls: a
 // connection that does not keep the argv it is handed (DirectEnv, a real
-// client) leaves it in place, and the next cycle refills the same strings
-// without allocating (the simulation keeps it for its history, and the next
-// cycle builds it again). `busy` while a call is under way: a task of
-// another fiber on this thread that calls meanwhile builds its own.
-struct CycleArgv {
-  Argv argv;
-  bool busy = false;
-};
-thread_local CycleArgv t_cycle_argv;
+// client, the simulation, which reads it in place while the call waits)
+// leaves it as it was, and the next cycle refills the same strings without
+// allocating. Each call takes one and gives it back when it returns, so the
+// tasks of a simulated world (fibers on one thread, several calls under
+// way at once) each refill one of their own. At most kCycleArgvsKept wait.
+constexpr size_t kCycleArgvsKept = 64;
+thread_local std::vector<std::unique_ptr<Argv>> t_cycle_argvs;
 
 // The same commands as run_script() (lock/script.h) for the acquire and
 // unlock of every cycle: EVALSHA, then EVAL if and only if the EVALSHA
 // answered NOSCRIPT (its argv filled again from the same views). The argv
-// is handed over to the connection (the simulation keeps it in its history
-// without a copy).
+// is handed over as an rvalue (a Connection may keep it; none does now).
 Reply run_cycle_script(Connection& connection, const Script& script,
                        std::initializer_list<std::string_view> keys,
                        std::initializer_list<std::string_view> args) {
-  CycleArgv& cycle = t_cycle_argv;
-  Argv own;
-  Argv& argv = cycle.busy ? own : cycle.argv;
-  struct Release {
-    CycleArgv& cycle;
-    bool owned;
-    ~Release() {
-      if (owned) cycle.busy = false;
+  struct Borrowed {
+    std::unique_ptr<Argv> argv;
+    Borrowed() {
+      auto& kept = t_cycle_argvs;
+      if (kept.empty()) {
+        argv = std::make_unique<Argv>();
+      } else {
+        argv = std::move(kept.back());
+        kept.pop_back();
+      }
     }
-  } release{cycle, !cycle.busy};
-  cycle.busy = true;
+    ~Borrowed() {
+      auto& kept = t_cycle_argvs;
+      if (kept.size() < kCycleArgvsKept) kept.push_back(std::move(argv));
+    }
+    Borrowed(const Borrowed&) = delete;
+    Borrowed& operator=(const Borrowed&) = delete;
+  } borrowed;
+  Argv& argv = *borrowed.argv;
   fill_cycle_argv(argv, "EVALSHA", script.sha1_hex(), keys, args);
   Reply reply = connection.call(std::move(argv));
   if (reply.is_error() && reply.error_code() == "NOSCRIPT") {
