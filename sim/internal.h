@@ -35,6 +35,7 @@ struct Session::Internal {
   static std::vector<std::string>& patterns(Session& s) { return s.patterns_; }
   static std::vector<std::string>& shard_channels(Session& s) { return s.shard_channels_; }
   static void push(Session& s, resp::Reply reply) { s.push(std::move(reply)); }
+  static void push_shared(Session& s, const resp::Reply& reply) { s.push_shared(reply); }
   static std::string& name(Session& s) { return s.name_; }
   static resp::Protocol& protocol(Session& s) { return s.protocol_; }
   static std::string_view last_command(const Session& s) { return s.last_command_; }

@@ -1,7 +1,10 @@
 #include "sim/pubsub.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "sim/glob.h"
 #include "sim/internal.h"
@@ -132,16 +135,27 @@ int64_t PubSub::publish(std::string_view channel, std::string_view message) {
   for (const auto& [pattern, session] : patterns_) {
     if (glob_match(pattern, channel)) pattern_receivers.emplace_back(pattern, session);
   }
-  // Each push's elements are moved into its array (a braced list would copy
-  // them once more): every unlock publishes to every waiter.
-  for (Session* s : channel_receivers) {
+  // One push for every channel receiver, built once (every unlock publishes
+  // to every waiter), and its RESP2 form once if a receiver speaks RESP2.
+  if (!channel_receivers.empty()) {
     std::vector<resp::Reply> elements;
     elements.reserve(3);
     elements.push_back(resp::Reply::bulk("message"));
     elements.push_back(resp::Reply::bulk(std::string(channel)));
     elements.push_back(resp::Reply::bulk(std::string(message)));
-    SessionAccess::push(*s, resp::Reply::push(std::move(elements)));
+    const resp::Reply push = resp::Reply::push(std::move(elements));
+    std::optional<resp::Reply> resp2;
+    for (Session* s : channel_receivers) {
+      if (SessionAccess::protocol(*s) == resp::Protocol::kResp2) {
+        if (!resp2) resp2 = resp::to_resp2(push);
+        SessionAccess::push_shared(*s, *resp2);
+      } else {
+        SessionAccess::push_shared(*s, push);
+      }
+    }
   }
+  // Each pattern push's elements are moved into its array (a braced list
+  // would copy them once more).
   for (auto& [pattern, s] : pattern_receivers) {
     std::vector<resp::Reply> elements;
     elements.reserve(4);

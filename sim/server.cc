@@ -158,6 +158,18 @@ void Session::push(resp::Reply reply) {
   }
 }
 
+void Session::push_shared(const resp::Reply& reply) {
+  if (server_.deferring_ == this) {
+    server_.deferred_pushes_[id_].push_back(reply);
+    return;
+  }
+  if (push_handler_) {
+    push_handler_(reply);
+  } else {
+    pushes_.push_back(reply);
+  }
+}
+
 // The command table every Server dispatches through. Registration depends
 // on nothing but the code, and CommandTable's lookups are const and keep no
 // cache, so one table built once (a function-local static: thread-safe

@@ -259,6 +259,10 @@ class Session {
   Session(Server& server, uint64_t id, int64_t now_ms)
       : server_(server), id_(id), created_ms_(now_ms), last_command_ms_(now_ms) {}
   void push(resp::Reply reply);
+  // push() of a reply already in this session's protocol's form, shared by
+  // many sessions (PUBLISH): handed to the push handler as it is, copied
+  // only where it is kept.
+  void push_shared(const resp::Reply& reply);
 
   Server& server_;
   uint64_t id_;
