@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cctype>
 #include <limits>
 #include <string_view>
@@ -200,28 +201,120 @@ void Scheduler::push(int64_t t_us, uint32_t owner, bool daemon, bool server_side
   slot.run_of = nullptr;
   last_slot_ = index;
   const int64_t t = std::max(t_us, now_us_);
-  std::vector<Key>& queue = t - now_us_ > kFarUs && chooser_ == nullptr ? far_ : heap_;
-  queue.push_back(Key{t, priority, next_seq_++, index});
-  std::push_heap(queue.begin(), queue.end(), Later{});
+  const uint64_t seq = next_seq_++;
+  if (t - now_us_ < kRing || chooser_ != nullptr) {
+    if (priorities_ == nullptr && chooser_ == nullptr) {
+      ring_push(index, t, seq);
+      return;
+    }
+    heap_.push_back(Key{t, priority, seq, index});
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
+    return;
+  }
+  far_.push_back(Key{t, priority, seq, index});
+  std::push_heap(far_.begin(), far_.end(), Later{});
 }
 
-bool Scheduler::far_first() const {
-  if (far_.empty()) return false;
-  return heap_.empty() || Later{}(heap_.front(), far_.front());
+void Scheduler::ring_push(uint32_t index, int64_t t_us, uint64_t seq) {
+  Slot& slot = slots_[index];
+  slot.t_us = t_us;
+  slot.seq = seq;
+  slot.next = kNone;
+  const size_t b = static_cast<size_t>(t_us) & (kRing - 1);
+  if (ring_head_[b] == kNone) {
+    ring_head_[b] = index;
+    ring_bits_[b / 64] |= uint64_t{1} << (b % 64);
+  } else {
+    slots_[ring_tail_[b]].next = index;
+  }
+  ring_tail_[b] = index;
+  if (ring_size_++ == 0 || t_us < ring_first_t_) ring_first_t_ = t_us;
+}
+
+Scheduler::Key Scheduler::ring_top() const {
+  const uint32_t index = ring_head_[static_cast<size_t>(ring_first_t_) & (kRing - 1)];
+  return Key{ring_first_t_, 0, slots_[index].seq, index};
+}
+
+Scheduler::Key Scheduler::ring_pop() {
+  const size_t b = static_cast<size_t>(ring_first_t_) & (kRing - 1);
+  const uint32_t index = ring_head_[b];
+  const Slot& slot = slots_[index];
+  const Key key{ring_first_t_, 0, slot.seq, index};
+  ring_head_[b] = slot.next;
+  --ring_size_;
+  if (ring_head_[b] != kNone) return key;
+  ring_bits_[b / 64] &= ~(uint64_t{1} << (b % 64));
+  if (ring_size_ == 0) return key;
+  // The next non-empty bucket after b, going round: its events are the
+  // earliest left (they all lie within kRing us of b's time).
+  constexpr size_t kWords = kRing / 64;
+  const size_t from = (b + 1) & (kRing - 1);
+  for (size_t i = 0; i <= kWords; ++i) {
+    const size_t w = (from / 64 + i) % kWords;
+    uint64_t bits = ring_bits_[w];
+    if (i == 0) bits &= ~uint64_t{0} << (from % 64);
+    if (bits != 0) {
+      const size_t next = w * 64 + static_cast<size_t>(std::countr_zero(bits));
+      ring_first_t_ += 1 + static_cast<int64_t>((next - from) & (kRing - 1));
+      return key;
+    }
+  }
+  return key;  // not reached: ring_size_ > 0 means a bit is set
+}
+
+Scheduler::Part Scheduler::first() const {
+  // The usual case: the ring alone, or before far_'s earliest time.
+  if (ring_size_ > 0 && heap_.empty() && (far_.empty() || ring_first_t_ < far_.front().t_us)) {
+    return Part::kRing;
+  }
+  Part part = Part::kRing;
+  Key best{};
+  if (ring_size_ > 0) {
+    best = ring_top();
+  } else if (!heap_.empty()) {
+    best = heap_.front();
+    part = Part::kHeap;
+  } else {
+    return Part::kFar;
+  }
+  if (part == Part::kRing && !heap_.empty() && Later{}(best, heap_.front())) {
+    best = heap_.front();
+    part = Part::kHeap;
+  }
+  if (!far_.empty() && Later{}(best, far_.front())) part = Part::kFar;
+  return part;
+}
+
+Scheduler::Key Scheduler::top() const {
+  switch (first()) {
+    case Part::kRing:
+      return ring_top();
+    case Part::kHeap:
+      return heap_.front();
+    case Part::kFar:
+      break;
+  }
+  return far_.front();
 }
 
 Scheduler::Key Scheduler::pop() {
-  std::vector<Key>& queue = far_first() ? far_ : heap_;
+  const Part part = first();
+  if (part == Part::kRing) return ring_pop();
+  std::vector<Key>& queue = part == Part::kHeap ? heap_ : far_;
   std::pop_heap(queue.begin(), queue.end(), Later{});
   const Key key = queue.back();
   queue.pop_back();
   return key;
 }
 
-void Scheduler::merge_far() {
-  if (far_.empty()) return;
-  heap_.insert(heap_.end(), far_.begin(), far_.end());
-  far_.clear();
+void Scheduler::queue_all_in_heap(bool far_too) {
+  if (ring_size_ == 0 && (!far_too || far_.empty())) return;
+  while (ring_size_ > 0) heap_.push_back(ring_pop());
+  if (far_too) {
+    heap_.insert(heap_.end(), far_.begin(), far_.end());
+    far_.clear();
+  }
   std::make_heap(heap_.begin(), heap_.end(), Later{});
 }
 

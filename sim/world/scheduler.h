@@ -23,6 +23,7 @@
 // (Scheduler::independent; the argument is in exhaustive.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -155,7 +156,7 @@ class Scheduler {
   // `fence_writes`: Strategy::fence_writes (case 13).
   void set_chooser(Chooser* chooser, bool reduce, bool messages_take_time = false,
                    bool task_runs_commute = false, bool fence_writes = false) {
-    if (chooser != nullptr) merge_far();  // step_chosen looks at heap_ alone
+    if (chooser != nullptr) queue_all_in_heap(/*far_too=*/true);  // step_chosen reads heap_ alone
     chooser_ = chooser;
     reduce_ = reduce;
     messages_take_time_ = messages_take_time;
@@ -192,7 +193,7 @@ class Scheduler {
     if (ahead_until_ == kNotRunning || chooser_ != nullptr || pending_error_ || empty()) {
       return {};
     }
-    const Key& key = top();
+    const Key key = top();
     if (key.t_us > ahead_until_ || (!ahead_daemons_ && live_ == 0)) return {};
     const Slot& slot = slots_[key.slot];
     return {slot.ahead, slot.run_of};
@@ -221,7 +222,10 @@ class Scheduler {
   }
 
   // PCT: order same-time events by these priorities (not owned; null: off).
-  void set_priorities(PctPriorities* priorities) { priorities_ = priorities; }
+  void set_priorities(PctPriorities* priorities) {
+    if (priorities != nullptr) queue_all_in_heap(/*far_too=*/false);
+    priorities_ = priorities;
+  }
   // The owner of the event running now (0 outside any).
   uint32_t current_owner() const { return current_owner_; }
 
@@ -232,7 +236,7 @@ class Scheduler {
   // (or stays later, when it already was).
   void run_until(int64_t t_us);
 
-  size_t pending() const { return heap_.size() + far_.size(); }
+  size_t pending() const { return ring_size_ + heap_.size() + far_.size(); }
   size_t pending_live() const { return live_; }
   uint64_t events_run() const { return events_run_; }
 
@@ -260,6 +264,11 @@ class Scheduler {
     bool runs_code = false;  // a task's run (at_task)
     Ahead ahead = Ahead::kNo;
     const void* run_of = nullptr;  // kRun: the task
+    // In the ring: its time, sequence number and the next slot of its
+    // bucket (kNone: the last).
+    int64_t t_us = 0;
+    uint64_t seq = 0;
+    uint32_t next = 0;
   };
   // A sleeping event (exhaustive): what independence needs of it.
   struct Asleep {
@@ -282,24 +291,41 @@ class Scheduler {
   void push(int64_t t_us, uint32_t owner, bool daemon, bool server_side, uintptr_t channel,
             Action&& action, std::shared_ptr<const Footprint>&& footprint, uint64_t task,
             bool runs_code);
-  // The queue is two heaps on the same order: heap_ for events due within
-  // kFarUs of the time they were scheduled, far_ for the rest (timeouts
-  // that mostly never matter: a wait that ended early leaves its timer
-  // queued until it fires). The earliest event is the earlier of their
-  // tops, so the order is exactly that of one heap; heap_ stays small, and
-  // a far timer is pushed onto far_ in O(1) on average (it is rarely
-  // earlier than what far_ holds). Under the exhaustive strategy far_ is
-  // empty (step_chosen scans heap_).
-  static constexpr int64_t kFarUs = 1000;
-  bool empty() const { return heap_.empty() && far_.empty(); }
-  // True when the earliest event is far_'s top. Precondition: !empty().
-  bool far_first() const;
+  // The queue, in three parts on one order (Later: time, then the PCT
+  // priority, then the sequence number):
+  // - the ring: without PCT priorities and a chooser (every plain run), an
+  //   event due less than kRing us ahead waits in the list of its
+  //   microsecond's bucket (t mod kRing; the ring's events all lie in
+  //   [now, now + kRing), so a bucket holds one microsecond's events), in
+  //   schedule order, which is their order in the heap (priority 0, seq
+  //   increasing); a bitmap of the non-empty buckets finds the next one.
+  //   O(1) a push or a pop where the heap was O(log n).
+  // - far_: a heap of the events due kRing us or more ahead (timeouts that
+  //   mostly never matter: a wait that ended early leaves its timer queued
+  //   until it fires); pushed in O(1) on average, as such a timer is
+  //   rarely earlier than what far_ holds. Not under the exhaustive
+  //   strategy.
+  // - heap_: the rest (every near event under PCT; every event under the
+  //   exhaustive strategy, whose step_chosen scans it).
+  // The earliest event is the earliest of the three tops, so the order is
+  // exactly that of one heap.
+  static constexpr int64_t kRing = 1024;  // a power of two
+  static constexpr uint32_t kNone = UINT32_MAX;
+  enum class Part : uint8_t { kRing, kHeap, kFar };
+  bool empty() const { return ring_size_ == 0 && heap_.empty() && far_.empty(); }
+  // The part holding the earliest event. Precondition: !empty().
+  Part first() const;
+  // The ring's earliest event. Precondition: ring_size_ > 0.
+  Key ring_top() const;
+  void ring_push(uint32_t index, int64_t t_us, uint64_t seq);
+  Key ring_pop();
   // The earliest event. Precondition: !empty().
-  const Key& top() const { return far_first() ? far_.front() : heap_.front(); }
+  Key top() const;
   // Removes and returns the earliest event. Precondition: !empty().
   Key pop();
-  // Moves far_ into heap_ (set_chooser).
-  void merge_far();
+  // Moves the ring's events (and far_'s, when `far_too`) into heap_: for
+  // set_priorities and set_chooser, whose orders heap_ keeps.
+  void queue_all_in_heap(bool far_too);
   // Runs the earliest event. Precondition: !empty().
   void step();
   // Exhaustive: runs the chosen one of the earliest events; false when all
@@ -354,8 +380,21 @@ class Scheduler {
   bool ahead_daemons_ = false;
   std::exception_ptr pending_error_;
   uint32_t last_slot_ = 0;  // the slot push() filled last
-  std::vector<Key> heap_;   // a min-heap on (t_us, -priority, seq): near events
-  std::vector<Key> far_;    // the same, for events scheduled more than kFarUs ahead
+  std::vector<Key> heap_;   // a min-heap on (t_us, -priority, seq)
+  std::vector<Key> far_;    // the same, for events scheduled kRing us or more ahead
+  // The ring: each bucket's first and last slot (kNone: empty; a slot's
+  // `next` links the list), the bitmap of non-empty buckets, the number of
+  // events in it and the earliest one's time.
+  std::array<uint32_t, kRing> ring_head_ = filled(kNone);
+  std::array<uint32_t, kRing> ring_tail_{};
+  std::array<uint64_t, kRing / 64> ring_bits_{};
+  size_t ring_size_ = 0;
+  int64_t ring_first_t_ = 0;
+  static constexpr std::array<uint32_t, kRing> filled(uint32_t v) {
+    std::array<uint32_t, kRing> a{};
+    for (uint32_t& x : a) x = v;
+    return a;
+  }
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;  // unused indices of slots_
 };
