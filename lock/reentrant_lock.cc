@@ -402,7 +402,14 @@ std::optional<Micros> ReentrantLock::pause_after(int64_t hint) const {
 }
 
 std::string ReentrantLock::waiting_trace(int64_t hint) const {
-  return "waiting pttl=" + std::to_string(hint) + " for " + key_;
+  // Built in one buffer: every wait of every contended acquire traces it.
+  char pttl[24];
+  const auto end = std::to_chars(pttl, pttl + sizeof pttl, hint).ptr;
+  const std::string_view number(pttl, static_cast<size_t>(end - pttl));
+  std::string line;
+  line.reserve(18 + number.size() + key_.size());
+  line.append("waiting pttl=").append(number).append(" for ").append(key_);
+  return line;
 }
 
 std::string ReentrantLock::gave_up_trace(int64_t hint) const {
