@@ -231,11 +231,6 @@ void Scheduler::ring_push(uint32_t index, int64_t t_us, uint64_t seq) {
   if (ring_size_++ == 0 || t_us < ring_first_t_) ring_first_t_ = t_us;
 }
 
-Scheduler::Key Scheduler::ring_top() const {
-  const uint32_t index = ring_head_[static_cast<size_t>(ring_first_t_) & (kRing - 1)];
-  return Key{ring_first_t_, 0, slots_[index].seq, index};
-}
-
 Scheduler::Key Scheduler::ring_pop() {
   const size_t b = static_cast<size_t>(ring_first_t_) & (kRing - 1);
   const uint32_t index = ring_head_[b];
@@ -248,26 +243,22 @@ Scheduler::Key Scheduler::ring_pop() {
   if (ring_size_ == 0) return key;
   // The next non-empty bucket after b, going round: its events are the
   // earliest left (they all lie within kRing us of b's time).
+  // (ring_size_ > 0: some bit is set, so the loop ends within a round.)
   constexpr size_t kWords = kRing / 64;
   const size_t from = (b + 1) & (kRing - 1);
-  for (size_t i = 0; i <= kWords; ++i) {
-    const size_t w = (from / 64 + i) % kWords;
-    uint64_t bits = ring_bits_[w];
-    if (i == 0) bits &= ~uint64_t{0} << (from % 64);
-    if (bits != 0) {
-      const size_t next = w * 64 + static_cast<size_t>(std::countr_zero(bits));
-      ring_first_t_ += 1 + static_cast<int64_t>((next - from) & (kRing - 1));
-      return key;
-    }
+  size_t w = from / 64;
+  uint64_t bits = ring_bits_[w] & (~uint64_t{0} << (from % 64));
+  while (bits == 0) {
+    w = (w + 1) & (kWords - 1);
+    bits = ring_bits_[w];
   }
-  return key;  // not reached: ring_size_ > 0 means a bit is set
+  const size_t next = w * 64 + static_cast<size_t>(std::countr_zero(bits));
+  ring_first_t_ += 1 + static_cast<int64_t>((next - from) & (kRing - 1));
+  return key;
 }
 
 Scheduler::Part Scheduler::first() const {
-  // The usual case: the ring alone, or before far_'s earliest time.
-  if (ring_size_ > 0 && heap_.empty() && (far_.empty() || ring_first_t_ < far_.front().t_us)) {
-    return Part::kRing;
-  }
+  if (ring_first()) return Part::kRing;
   Part part = Part::kRing;
   Key best{};
   if (ring_size_ > 0) {
@@ -286,8 +277,8 @@ Scheduler::Part Scheduler::first() const {
   return part;
 }
 
-Scheduler::Key Scheduler::top() const {
-  switch (first()) {
+Scheduler::Key Scheduler::top_of(Part part) const {
+  switch (part) {
     case Part::kRing:
       return ring_top();
     case Part::kHeap:
@@ -298,8 +289,7 @@ Scheduler::Key Scheduler::top() const {
   return far_.front();
 }
 
-Scheduler::Key Scheduler::pop() {
-  const Part part = first();
+Scheduler::Key Scheduler::pop_of(Part part) {
   if (part == Part::kRing) return ring_pop();
   std::vector<Key>& queue = part == Part::kHeap ? heap_ : far_;
   std::pop_heap(queue.begin(), queue.end(), Later{});

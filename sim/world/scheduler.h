@@ -315,14 +315,24 @@ class Scheduler {
   bool empty() const { return ring_size_ == 0 && heap_.empty() && far_.empty(); }
   // The part holding the earliest event. Precondition: !empty().
   Part first() const;
+  // The usual case, tested first: the ring holds the earliest event (it
+  // alone holds events, or its earliest is before far_'s).
+  bool ring_first() const {
+    return ring_size_ > 0 && heap_.empty() && (far_.empty() || ring_first_t_ < far_.front().t_us);
+  }
   // The ring's earliest event. Precondition: ring_size_ > 0.
-  Key ring_top() const;
+  Key ring_top() const {
+    const uint32_t index = ring_head_[static_cast<size_t>(ring_first_t_) & (kRing - 1)];
+    return Key{ring_first_t_, 0, slots_[index].seq, index};
+  }
   void ring_push(uint32_t index, int64_t t_us, uint64_t seq);
   Key ring_pop();
   // The earliest event. Precondition: !empty().
-  Key top() const;
+  Key top() const { return ring_first() ? ring_top() : top_of(first()); }
+  Key top_of(Part part) const;
   // Removes and returns the earliest event. Precondition: !empty().
-  Key pop();
+  Key pop() { return ring_first() ? ring_pop() : pop_of(first()); }
+  Key pop_of(Part part);
   // Moves the ring's events (and far_'s, when `far_too`) into heap_: for
   // set_priorities and set_chooser, whose orders heap_ keeps.
   void queue_all_in_heap(bool far_too);
