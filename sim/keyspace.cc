@@ -691,7 +691,9 @@ void Keyspace::swap(int a, int b) {
 
 size_t Keyspace::active_expire(int64_t now_ms, int max_keys_per_db) {
   size_t deleted = 0;
-  for (Db& db : dbs_) deleted += db.active_expire(now_ms, max_keys_per_db);
+  for (Db& db : dbs_) {
+    if (!db.nothing_to_expire()) deleted += db.active_expire(now_ms, max_keys_per_db);
+  }
   return deleted;
 }
 

@@ -448,6 +448,12 @@ class Db {
 
   // Number of keys with a deadline.
   size_t volatile_count() const { return volatile_.size(); }
+  // Nothing for active_expire to do: no key with a deadline, no node kept
+  // for reuse (Keyspace::active_expire skips such a db).
+  bool nothing_to_expire() const {
+    return volatile_.empty() && spare_key_.empty() && spare_order_.empty() &&
+           spare_volatile_.empty() && !spare_hash_;
+  }
   // Buckets of the key table (memory kept even when empty; FLUSHDB gives
   // them back). For tests.
   size_t bucket_count() const { return map_.bucket_count(); }
