@@ -812,8 +812,18 @@ void Network::dispatch_push(Process& p, size_t server, const std::string& channe
   {
     HistoryEvent& e = life_.record_event(EventKind::kPush, &p, 0);
     e.server = static_cast<int32_t>(server);
-    e.text = life_.intern_text(channel);
-    e.reply = life_.intern_reply(payload);
+    if (const HistoryText* recent = p.recent_channels.find(channel)) {
+      e.text = *recent;
+    } else {
+      e.text = life_.intern_text(channel);
+      p.recent_channels.remember(e.text);
+    }
+    if (const HistoryReply* recent = p.recent_payloads.find(payload)) {
+      e.reply = *recent;
+    } else {
+      e.reply = life_.intern_reply(payload);
+      p.recent_payloads.remember(e.reply);
+    }
   }
   // Collect first: a callback may subscribe or unsubscribe. (Nearly always
   // a few: on the stack, the rest in a vector.)

@@ -126,6 +126,10 @@ struct Process {
   // (ProcessEnv::trace): a lock writes the same few lines again and again,
   // found here without hashing them for the history's table.
   RecentValues<HistoryText> recent_traces;
+  // The same for the channels and payloads of the pub/sub messages it
+  // received (Network::dispatch_push): every unlock publishes the same one.
+  RecentValues<HistoryText> recent_channels;
+  RecentValues<HistoryReply> recent_payloads;
 };
 
 class Processes {
