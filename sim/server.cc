@@ -302,11 +302,13 @@ void Server::note_client_reply(const Argv& argv, const resp::Reply& reply) {
 }
 
 resp::Reply Server::execute_from_script(Session& session, const Argv& argv, bool read_only) {
+  if (script_call_log_ != nullptr) script_call_log_->calls.push_back(argv);
   return dispatch(session, argv, /*in_script=*/true, read_only);
 }
 
 resp::Reply Server::execute_from_script(Session& session, const CommandTable::Lookup& command,
                                         const Argv& argv, bool read_only) {
+  if (script_call_log_ != nullptr) script_call_log_->calls.push_back(argv);
   return dispatch(session, command, argv, /*in_script=*/true, read_only);
 }
 
