@@ -252,6 +252,51 @@ TEST(ScriptFootprint, APublishingScriptStaysOrderedWithSubscriptions) {
   EXPECT_GE(subscribed.schedules, 2u);
 }
 
+// A script that publishes, as it ran and asleep (its sibling stayed
+// within its KEYS, so it sleeps as them with pub/sub), against another
+// session's SUBSCRIBE of that channel in the same microsecond: the
+// reduced search still reaches both "the message arrived" and "it did
+// not", as the unreduced one does.
+TEST(ScriptFootprint, KeepsBothOrdersOfAPublishAndASubscribe) {
+  const char* publish = "redis.call('INCR', KEYS[1]) return redis.call('PUBLISH', KEYS[2], 'm')";
+  // `publisher_first`: which of the two events is the tie's option 0 (so
+  // which one sleeps while the other runs first).
+  auto search = [publish](bool reduce, bool publisher_first, std::set<int>* received) {
+    return search_schedules(
+        0, [&](const std::vector<uint32_t>& prefix, const std::vector<uint64_t>& narrow) {
+          WorldOptions o;
+          o.faults.latency_distribution = LatencyDistribution::kFixed;
+          o.faults.latency_min = Micros(100);
+          o.strategy = Strategy{.bound = 0, .schedule = prefix, .narrow = narrow, .reduce = reduce};
+          World w(o);
+          auto got = std::make_shared<int>(0);
+          auto subscriber = [got](ProcessEnv& env) {
+            env.subscribe("ch", [got](const std::string&) { ++*got; });
+            env.sleep_for(lock::Micros(1000));
+          };
+          auto publisher = [publish](ProcessEnv& env) {
+            env.connection().call({"EVAL", publish, "2", "k", "ch"});
+          };
+          if (publisher_first) w.spawn_process("publisher", publisher);
+          w.spawn_process("subscriber", subscriber);
+          if (!publisher_first) w.spawn_process("publisher", publisher);
+          const bool pruned = w.run() == World::RunEnd::kPruned;
+          if (!pruned) received->insert(*got);
+          return ScheduleRun{.failed = false, .pruned = pruned, .points = w.choice_points()};
+        });
+  };
+  for (bool publisher_first : {false, true}) {
+    std::set<int> full, reduced;
+    const ExhaustiveResult f = search(false, publisher_first, &full);
+    const ExhaustiveResult r = search(true, publisher_first, &reduced);
+    ASSERT_TRUE(f.complete);
+    ASSERT_TRUE(r.complete);
+    EXPECT_EQ(full, (std::set<int>{0, 1})) << publisher_first;
+    EXPECT_EQ(reduced, full) << publisher_first;
+    EXPECT_LT(r.schedules, f.schedules);
+  }
+}
+
 // The reduction keeps every outcome of small contended worlds of script
 // locks (simple: SET NX and a compare-and-delete script; redis-py: its
 // release and extend scripts), as on the simple lock under faults
