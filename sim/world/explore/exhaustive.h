@@ -410,9 +410,10 @@
 //      sleeps as "anything", as before. One bit keeps schedules printable
 //      and replayable as they were ("17=2/1"); a script that leaves its
 //      KEYS is judged exactly only as the event that ran. Found by the
-//      log of reentrant seed 7 at bound 1 (cut at 1,000,000 runs): a
-//      script against the other client's keyed command or the unlock
-//      latch's DEL started 2,500 of the first 3,000 runs' 7,987 reorders.
+//      log of reentrant seed 7 at bound 1 (cut at 1,000,000 runs before):
+//      a script against the other client's keyed command or the unlock
+//      latch's DEL was 2,500 of the 7,987 reorders of its first 3,000
+//      runs; with this case it is proved in 34,882 schedules.
 // Ties that need no choice (persistent sets, Godefroid 1996, ch. 4;
 // combined with sleep sets as in ch. 6). When no message arrives in the
 // microsecond it was sent (the plan's latency_min >= 1 us, as
