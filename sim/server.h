@@ -385,6 +385,20 @@ class Server {
   }
   const BusyScriptHandler& busy_script_handler() const { return busy_script_handler_; }
 
+  // What the scripts of the running commands did, for the exhaustive
+  // explorer's footprints (sim/world/explore/exhaustive.h, case 16): while
+  // a log is set, each command a script asks to run (redis.call,
+  // redis.pcall; refused ones too) is appended to `calls`, and `shared` is
+  // set when a script used what scripts share besides keys: math.random's
+  // stream, loadstring's arithmetic sites, the call depth grown by an
+  // overflow. Null (the default): nothing is logged.
+  struct ScriptCallLog {
+    std::vector<Argv> calls;
+    bool shared = false;
+  };
+  void log_script_calls(ScriptCallLog* log) { script_call_log_ = log; }
+  ScriptCallLog* script_call_log() const { return script_call_log_; }
+
   // One active expiry cycle (Redis's activeExpireCycle, made deterministic):
   // examines up to options.active_expire_keys_per_cycle keys with a TTL per
   // db, in key order from a rotating cursor, and deletes those expired.
@@ -694,6 +708,7 @@ class Server {
   int call_depth_ = 0;
   uint64_t random_state_;  // splitmix64 state, see random_below()
   BusyScriptHandler busy_script_handler_;
+  ScriptCallLog* script_call_log_ = nullptr;
   StopCheck stop_check_;
   ConfigChangeHandler config_change_handler_;
   bool shutdown_requested_ = false;

@@ -100,6 +100,7 @@ int base_loadstring(lua_State* L) {
   }
   if (luaL_loadbufferx(L, s, len, chunkname, "t") == LUA_OK) {
     if (!adapted.arith.empty()) {
+      note_shared_state(state_of(L));
       auto& loaded = state_of(L).loaded_sites;
       std::erase_if(loaded, [chunkname](const auto& e) { return e.first == chunkname; });
       if (loaded.size() >= EngineState::kLoadedSites) loaded.erase(loaded.begin());

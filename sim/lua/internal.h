@@ -99,6 +99,13 @@ inline EngineState*& state_slot(lua_State* L) {
 }
 inline EngineState& state_of(lua_State* L) { return *state_slot(L); }
 
+// A script used state that scripts share besides keys (math.random's
+// stream, loadstring's sites, the grown call depth): noted in the server's
+// script call log when one is set (Server::log_script_calls), since two
+// such scripts do not commute (sim/world/explore/exhaustive.h, case 16).
+// Defined in redis_lib.cc.
+void note_shared_state(EngineState& st);
+
 // ---- conversions.cc -------------------------------------------------------
 
 // The number model. In Redis's Lua 5.1 every number is a double; here every

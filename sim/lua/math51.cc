@@ -88,6 +88,7 @@ int32_t lrand48_next(uint64_t& x) {
 
 int math_random(lua_State* L) {
   EngineState& st = state_of(L);
+  note_shared_state(st);
   double r = static_cast<double>(lrand48_next(st.rand48) % kRand48Max) / kRand48Max;
   switch (lua_gettop(L)) {
     case 0:
@@ -110,6 +111,7 @@ int math_random(lua_State* L) {
 }
 
 int math_randomseed(lua_State* L) {
+  note_shared_state(state_of(L));
   seed_rand48(state_of(L), static_cast<int32_t>(cast_to_int64(num(L, 1))));
   return 0;
 }

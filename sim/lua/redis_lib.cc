@@ -285,4 +285,9 @@ int open_redis(lua_State* L) {
   return 1;
 }
 
+void note_shared_state(EngineState& st) {
+  if (st.server == nullptr) return;
+  if (Server::ScriptCallLog* log = st.server->script_call_log()) log->shared = true;
+}
+
 }  // namespace redsim::sim::lua

@@ -385,13 +385,20 @@ void check_depth(lua_State* L) {
   int max_frames = st.frames_grown ? kMaxFramesGrown : kMaxFramesFresh;
   if (lua_getstack(L, max_frames, &ar) != 0) {
     st.frames_grown = true;
+    lua::note_shared_state(st);
     run.depth_skip = 0;
     luaL_where(L, 1);  // in a hook level 1 is the caller: 5.1 reports its line
     lua_pushliteral(L, "stack overflow");
     lua_concat(L, 2);
     lua_error(L);
   }
-  if (lua_getstack(L, max_frames - kDepthStride, &ar) == 0) run.depth_skip = kDepthStride - 1;
+  const bool near = lua_getstack(L, max_frames - kDepthStride, &ar) != 0;
+  if (!near) run.depth_skip = kDepthStride - 1;
+  // Near the fresh limit, which an earlier script's overflow raises: this
+  // script's outcome depends on other scripts' (and it may raise it).
+  if (near || (st.frames_grown && lua_getstack(L, kMaxFramesFresh - kDepthStride, &ar) != 0)) {
+    lua::note_shared_state(st);
+  }
 }
 
 // The hook of a running script: call events check the depth, count events

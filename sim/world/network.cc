@@ -13,6 +13,7 @@
 
 #include "lock/errors.h"
 #include "sim/world/runtime.h"
+#include "sim/world/script_trace.h"
 
 namespace redsim::world::detail {
 
@@ -431,7 +432,10 @@ void Network::request_arrived(Message& m) {
   // Keys that expired since the last look are gone before the command
   // runs, so its own effect on a tracked key is recorded as its own.
   nodes_.note_key_states(link.server);
+  // A script's footprint as it ran (explore/exhaustive.h, case 16).
+  ScriptTrace trace(life_.sched(), *node.server_, link.server, m.command(), life_.footprints());
   resp::Reply reply = node.server_->execute(*link.session, m.command());
+  trace.finish();
   if (link.session->blocked()) {
     // BLPOP & co: the call stays pending until the server serves it.
     nodes_.hold_blocked(node, BlockedCall{&link, link.session.get(), &t, token, m.incarnation,

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cctype>
+#include <charconv>
 #include <limits>
 #include <string_view>
 #include <utility>
@@ -49,7 +50,10 @@ bool among(std::string_view name, auto& table) {
 bool Footprint::commutes_with(const Footprint& other) const {
   if (server != other.server) return true;
   // A script load against a script (or EXEC) that may read or fill the cache.
-  if ((loads_script && other.any_key) || (other.loads_script && any_key)) return false;
+  if ((loads_script && (other.any_key || other.reads_scripts)) ||
+      (other.loads_script && (any_key || reads_scripts))) {
+    return false;
+  }
   if (pubsub && other.pubsub) {
     // Two sessions' own subscription changes (exhaustive.h, case 10): a
     // removal and anything, or additions of different channels.
@@ -103,6 +107,29 @@ std::shared_ptr<const Footprint> command_footprint(size_t server,
   if (among(name, kScriptCommands)) {
     f->any_key = true;
     f->pubsub = true;
+    // The script cache (case 16): EVAL fills it, EVALSHA reads it. FCALL
+    // keeps no narrower footprint: a library's functions may keep state
+    // in their upvalues from call to call.
+    f->loads_script = name == "EVAL" || name == "EVAL_RO";
+    f->reads_scripts = name == "EVALSHA" || name == "EVALSHA_RO";
+    if (!f->loads_script && !f->reads_scripts) return f;
+    // Its declared KEYS: argv[3 .. 3 + numkeys); a numkeys out of range
+    // is refused before the script runs, which then touches nothing.
+    auto within = std::make_shared<Footprint>();
+    within->server = server;
+    within->pubsub = true;
+    within->loads_script = f->loads_script;
+    within->reads_scripts = f->reads_scripts;
+    size_t numkeys = 0;
+    if (argv.size() >= 3) {
+      const std::string& n = argv[2];
+      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), numkeys);
+      if (ec != std::errc() || end != n.data() + n.size() || numkeys > argv.size() - 3) {
+        numkeys = 0;
+      }
+    }
+    within->keys.assign(argv.begin() + 3, argv.begin() + 3 + static_cast<std::ptrdiff_t>(numkeys));
+    f->within = std::move(within);
     return f;
   }
   // A transaction (exhaustive.h, case 11). WATCH reads its keys' expiry and
@@ -132,6 +159,34 @@ std::shared_ptr<const Footprint> command_footprint(size_t server,
     }
   }
   return nullptr;
+}
+
+std::shared_ptr<const Footprint> script_footprint(
+    const Footprint& script, const std::vector<std::vector<std::string>>& calls, bool shared,
+    bool* within) {
+  *within = false;
+  if (shared || script.within == nullptr) return nullptr;
+  const std::vector<std::string>& declared = script.within->keys;
+  auto f = std::make_shared<Footprint>();
+  f->server = script.server;
+  f->loads_script = script.loads_script;
+  f->reads_scripts = script.reads_scripts;
+  f->keys = declared;
+  bool all_declared = true;
+  for (const std::vector<std::string>& call : calls) {
+    const std::shared_ptr<const Footprint> c = command_footprint(script.server, call);
+    // What a script may not run (SUBSCRIBE, SCRIPT LOAD) is refused; it
+    // still counts, as does anything not key-addressed.
+    if (c == nullptr || c->any_key || c->loads_script || c->subscriptions_only) return nullptr;
+    f->pubsub = f->pubsub || c->pubsub;
+    for (const std::string& k : c->keys) {
+      if (std::find(declared.begin(), declared.end(), k) != declared.end()) continue;
+      all_declared = false;
+      if (std::find(f->keys.begin(), f->keys.end(), k) == f->keys.end()) f->keys.push_back(k);
+    }
+  }
+  *within = all_declared;
+  return f;
 }
 
 namespace {
@@ -366,10 +421,13 @@ void Scheduler::take_next_ahead() {
 }
 
 Scheduler::Asleep Scheduler::asleep(uint64_t seq, const Slot& s, bool known_narrow) {
+  // A script whose sibling run touched only its declared KEYS (case 16).
+  const bool within =
+      s.server_side && known_narrow && s.footprint != nullptr && s.footprint->within != nullptr;
   return Asleep{seq,
                 s.owner,
                 s.server_side,
-                s.footprint,
+                within ? s.footprint->within : s.footprint,
                 s.runs_code && !known_narrow ? 0 : s.task,
                 s.runs_code,
                 /*links=*/s.runs_code,
@@ -556,7 +614,13 @@ bool Scheduler::step_chosen() {
   heap_.erase(heap_.begin() + static_cast<std::ptrdiff_t>(index));
   std::make_heap(heap_.begin(), heap_.end(), Later{});
   Asleep ran = asleep(key.seq, slots_[key.slot], true);
+  ran.footprint = slots_[key.slot].footprint;  // a script: as declared, until it ran
   run_key(key);
+  // A script: its footprint as it ran (case 16).
+  const bool noted = current_noted_;
+  if (noted && current_footprint_ != nullptr) ran.footprint = std::move(current_footprint_);
+  current_footprint_.reset();
+  current_noted_ = false;
   // Judged as it ran: a run that reached beyond its task touched them all.
   if (current_ended_) ran.ended_task = ran.task;
   if (current_process_wide_) ran.task = 0;
@@ -564,7 +628,11 @@ bool Scheduler::step_chosen() {
   ran.fence = current_fence_;
   // Known narrow, for its sleeping siblings: it stayed inside its task and
   // wrote no fence (case 13).
-  if (point != SIZE_MAX) chooser_->note_narrow(point, !current_process_wide_ && !current_fence_);
+  // A script: it touched only its declared KEYS (case 16).
+  if (point != SIZE_MAX) {
+    chooser_->note_narrow(point,
+                          noted ? current_within_ : !current_process_wide_ && !current_fence_);
+  }
   current_process_wide_ = false;
   std::erase_if(sleep_, [this, &ran](const Asleep& a) { return !independent(a, ran); });
   return true;

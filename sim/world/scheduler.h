@@ -55,6 +55,14 @@ struct Footprint {
   // any_key footprint) read and fill; it touches no key (exhaustive.h,
   // case 12).
   bool loads_script = false;
+  // It looks its code up in the script cache (EVALSHA and EVALSHA_RO): a
+  // load (loads_script: SCRIPT LOAD, EVAL) is dependent on it (case 16).
+  bool reads_scripts = false;
+  // A script (EVAL, EVALSHA and their _RO forms): any_key and pubsub stay
+  // set, since what it touches is known only once it ran (case 16). What a
+  // sleeping script carries when its sibling run touched only its declared
+  // KEYS: those keys, and pubsub (it may have published).
+  std::shared_ptr<const Footprint> within;
   // Commands on different servers, or on disjoint keys (an any-key one
   // meets every keyed one) of which not both touch pub/sub, or both only
   // change subscriptions and not both add one channel, commute
@@ -71,6 +79,16 @@ struct Footprint {
 // FLUSHALL, SCRIPT, ...: anything not in the table of exhaustive.cc).
 std::shared_ptr<const Footprint> command_footprint(size_t server,
                                                    const std::vector<std::string>& argv);
+// A script's footprint as it ran (exhaustive.h, case 16): `script` (its
+// command_footprint) narrowed to its declared KEYS and the keys of `calls`
+// (each redis.call / redis.pcall it asked for, as command_footprint reads
+// them), pubsub when one of them publishes; null when one of them is not
+// key-addressed (no footprint, or any key) or `shared` (it used what
+// scripts share besides keys). `*within`: the keys of `calls` were all
+// declared (it did no more than script.within says).
+std::shared_ptr<const Footprint> script_footprint(
+    const Footprint& script, const std::vector<std::vector<std::string>>& calls, bool shared,
+    bool* within);
 
 class Scheduler {
  public:
@@ -146,6 +164,14 @@ class Scheduler {
   // (ProcessEnv::record_fenced_write): with fence_writes, it is dependent on
   // another process's run that may write one (exhaustive.h, case 13).
   void note_fence_write() { current_fence_ = true; }
+  // The running event is a script whose footprint as it ran is `as_ran`
+  // (script_footprint; null: as declared), `within` its declared KEYS:
+  // exhaustive only (Network::request_arrived), exhaustive.h, case 16.
+  void note_footprint(std::shared_ptr<const Footprint> as_ran, bool within) {
+    current_footprint_ = std::move(as_ran);
+    current_within_ = within;
+    current_noted_ = true;
+  }
 
   // Exhaustive: ask `chooser` at every tie (not owned; null: off); with
   // `reduce`, skip the orders the sleep sets prove redundant.
@@ -380,6 +406,9 @@ class Scheduler {
   bool current_ended_ = false;
   bool fence_writes_ = false;
   bool current_fence_ = false;
+  std::shared_ptr<const Footprint> current_footprint_;  // note_footprint
+  bool current_within_ = false;
+  bool current_noted_ = false;
   bool sessions_reset_ = false;
   bool commands_draw_ = false;
   bool commands_break_links_ = false;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/world/explore/exhaustive_test_util.h"
 #include "sim/world/explore/explore.h"
 #include "sim/world/fenced_resource.h"
 #include "sim/world/pct.h"
@@ -709,36 +710,6 @@ TEST(ExhaustiveReduction, ServerDrawsOrderOneServersCommands) {
 // history the unreduced search reaches (its events as a multiset: the
 // order of one microsecond's records and the client ids aside) is reached
 // by the reduced search too (cases 14 and 15).
-std::set<std::vector<std::string>> outcomes(ExplorePlan plan, bool reduce, bool* complete) {
-  std::set<std::vector<std::string>> out;
-  plan.strategy = Strategy{.bound = 0, .reduce = reduce};
-  const ExhaustiveResult r = search_schedules(
-      0,
-      [&](const std::vector<uint32_t>& prefix, const std::vector<uint64_t>& narrow) {
-        ExplorePlan p = plan;
-        p.strategy.schedule = prefix;
-        p.strategy.narrow = narrow;
-        ExploreOutcome o = run_plan(p);
-        if (!o.pruned) {
-          std::vector<std::string> events;
-          for (const HistoryEvent& e : o.history.events()) {
-            if (e.kind == EventKind::kProcessStart || e.kind == EventKind::kProcessRestart ||
-                e.kind == EventKind::kMessageSent || e.kind == EventKind::kMessageDelivered ||
-                e.kind == EventKind::kMessageLost) {
-              continue;
-            }
-            events.push_back(std::to_string(e.t_us) + " " + render_event(o.history, e, 200));
-          }
-          std::sort(events.begin(), events.end());
-          out.insert(std::move(events));
-        }
-        return ScheduleRun{.failed = false, .pruned = o.pruned, .points = std::move(o.choices)};
-      },
-      3'000);
-  *complete = r.complete;
-  return out;
-}
-
 TEST(ExhaustiveReduction, KeepsEveryOutcomeUnderPartitionsAndServerCrashes) {
   size_t compared = 0, with_fault = 0;
   for (uint64_t seed = 1; seed <= 4; ++seed) {
