@@ -4,11 +4,11 @@
 #include <array>
 #include <bit>
 #include <cctype>
-#include <charconv>
 #include <limits>
 #include <string_view>
 #include <utility>
 
+#include "sim/command_facts.h"
 #include "sim/world/pct.h"
 #include "sim/world/schedule.h"
 
@@ -113,22 +113,22 @@ std::shared_ptr<const Footprint> command_footprint(size_t server,
     f->loads_script = name == "EVAL" || name == "EVAL_RO";
     f->reads_scripts = name == "EVALSHA" || name == "EVALSHA_RO";
     if (!f->loads_script && !f->reads_scripts) return f;
-    // Its declared KEYS: argv[3 .. 3 + numkeys); a numkeys out of range
-    // is refused before the script runs, which then touches nothing.
     auto within = std::make_shared<Footprint>();
     within->server = server;
     within->pubsub = true;
     within->loads_script = f->loads_script;
     within->reads_scripts = f->reads_scripts;
-    size_t numkeys = 0;
-    if (argv.size() >= 3) {
-      const std::string& n = argv[2];
-      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), numkeys);
-      if (ec != std::errc() || end != n.data() + n.size() || numkeys > argv.size() - 3) {
-        numkeys = 0;
+    // Its declared KEYS, found as COMMAND GETKEYS finds them (the key
+    // spec's numkeys); a numkeys out of range declares none (the script is
+    // refused before it runs, and touches nothing).
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (const sim::CommandFact* fact = sim::find_command_fact(lower)) {
+      for (const sim::KeyRef& key : sim::command_keys(*fact, argv)) {
+        within->keys.push_back(argv[key.index]);
       }
     }
-    within->keys.assign(argv.begin() + 3, argv.begin() + 3 + static_cast<std::ptrdiff_t>(numkeys));
     f->within = std::move(within);
     return f;
   }
