@@ -135,6 +135,17 @@ TEST(ScriptFootprint, PublishingAndTheScriptCache) {
   EXPECT_TRUE(commute(*far, *eval_a));
 }
 
+// The options of a world of fixed 100 us latencies, run at bound 0 on
+// `prefix` with the sibling runs' masks `narrow`.
+WorldOptions tie_world(const std::vector<uint32_t>& prefix, const std::vector<uint64_t>& narrow,
+                       bool reduce) {
+  WorldOptions o;
+  o.faults.latency_distribution = LatencyDistribution::kFixed;
+  o.faults.latency_min = Micros(100);
+  o.strategy = Strategy{.bound = 0, .schedule = prefix, .narrow = narrow, .reduce = reduce};
+  return o;
+}
+
 // A world of fixed 100 us latencies searched at bound 0 with the sibling
 // runs' masks (a sleeping script carries its declared KEYS when its
 // sibling stayed within them); `body` spawns its processes. `seen`
@@ -143,11 +154,7 @@ ExhaustiveResult search_scripts(bool reduce, const std::function<void(World&)>& 
                                 std::set<std::vector<std::string>>* seen = nullptr) {
   return search_schedules(
       0, [&](const std::vector<uint32_t>& prefix, const std::vector<uint64_t>& narrow) {
-        WorldOptions o;
-        o.faults.latency_distribution = LatencyDistribution::kFixed;
-        o.faults.latency_min = Micros(100);
-        o.strategy = Strategy{.bound = 0, .schedule = prefix, .narrow = narrow, .reduce = reduce};
-        World w(o);
+        World w(tie_world(prefix, narrow, reduce));
         body(w);
         const bool pruned = w.run() == World::RunEnd::kPruned;
         if (!pruned && seen != nullptr) {
@@ -264,11 +271,7 @@ TEST(ScriptFootprint, KeepsBothOrdersOfAPublishAndASubscribe) {
   auto search = [publish](bool reduce, bool publisher_first, std::set<int>* received) {
     return search_schedules(
         0, [&](const std::vector<uint32_t>& prefix, const std::vector<uint64_t>& narrow) {
-          WorldOptions o;
-          o.faults.latency_distribution = LatencyDistribution::kFixed;
-          o.faults.latency_min = Micros(100);
-          o.strategy = Strategy{.bound = 0, .schedule = prefix, .narrow = narrow, .reduce = reduce};
-          World w(o);
+          World w(tie_world(prefix, narrow, reduce));
           auto got = std::make_shared<int>(0);
           auto subscriber = [got](ProcessEnv& env) {
             env.subscribe("ch", [got](const std::string&) { ++*got; });
