@@ -234,15 +234,33 @@ void Network::record_message(const Link& link, EventKind kind, std::string text,
   life_.record(std::move(e));
 }
 
-std::shared_ptr<const Footprint> Network::footprint_of(const Link& link,
-                                                       const lock::Argv* argv) const {
+std::shared_ptr<const bool> Network::server_effects(size_t server, const lock::Argv* argv) {
+  if (server_effects_.size() <= server) server_effects_.resize(server + 1);
+  std::shared_ptr<bool>& flag = server_effects_[server];
+  if (flag == nullptr) flag = std::make_shared<bool>(false);
+  if (*flag) return flag;
+  // On for good once the server has notifications or maxmemory on, or once
+  // a CONFIG SET is sent to it: it may turn them on when it arrives, after
+  // commands whose footprints exist already (they read the flag whenever
+  // they are judged, so from its sending on they count as anything).
+  sim::Server* s = nodes_.primary(server).server_.get();
+  const bool config_set = argv != nullptr && argv->size() >= 2 && is_command(*argv, "CONFIG") &&
+                          is_command({(*argv)[1]}, "SET");
+  *flag = config_set || (s != nullptr && (s->config().notify_keyspace_events != 0 ||
+                                          s->config().maxmemory_bytes > 0));
+  return flag;
+}
+
+std::shared_ptr<const Footprint> Network::footprint_of(const Link& link, const lock::Argv* argv) {
   if (!life_.footprints()) return nullptr;
-  if (argv != nullptr) return command_footprint(link.server, *argv);
+  if (argv != nullptr)
+    return command_footprint(link.server, *argv, server_effects(link.server, argv));
   // A close: the server drops the session, which changes pub/sub state only
   // for the process's pub/sub connection (task 0); a command connection's
   // session has no subscriptions (its WATCHes are its own).
   auto close = std::make_shared<Footprint>();
   close->server = link.server;
+  close->server_effects = server_effects(link.server, nullptr);
   close->pubsub = link.task == 0;
   // It removes its own session's subscriptions only (exhaustive.h, case 10).
   close->subscriptions_only = close->all_channels = close->pubsub;
@@ -433,7 +451,8 @@ void Network::request_arrived(Message& m) {
   // runs, so its own effect on a tracked key is recorded as its own.
   nodes_.note_key_states(link.server);
   // A script's footprint as it ran (explore/exhaustive.h, case 16).
-  ScriptTrace trace(life_.sched(), *node.server_, link.server, m.command(), life_.footprints());
+  ScriptTrace trace(life_.sched(), *node.server_, link.server, m.command(), life_.footprints(),
+                    life_.footprints() ? server_effects(link.server, nullptr) : nullptr);
   resp::Reply reply = node.server_->execute(*link.session, m.command());
   trace.finish();
   if (link.session->blocked()) {

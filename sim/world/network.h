@@ -190,7 +190,12 @@ class Network {
                       std::shared_ptr<const Footprint> footprint = nullptr);
   // The footprint of `argv` sent on `link` (null unless footprints are on); with
   // no argv, of a close (the server drops the session and its subscriptions).
-  std::shared_ptr<const Footprint> footprint_of(const Link& link, const lock::Argv* argv) const;
+  std::shared_ptr<const Footprint> footprint_of(const Link& link, const lock::Argv* argv);
+  // Server `server`'s flag of exhaustive.h case 17 (Footprint::
+  // server_effects), turned on for good here when the server has
+  // notify-keyspace-events or maxmemory on, or `argv` (being sent to it)
+  // is a CONFIG SET.
+  std::shared_ptr<const bool> server_effects(size_t server, const lock::Argv* argv);
   // Records a message event of `link`'s task: sent, delivered, lost, delayed.
   void record_message(const Link& link, EventKind kind, std::string text, int64_t value = 0);
   // A message on the wire: what its arrival needs. Records are pooled
@@ -287,6 +292,7 @@ class Network {
   // messages (a thousand processes starting at once) does not hold its
   // memory for the rest of the run.
   static constexpr size_t kKeptMessages = 64;
+  std::vector<std::shared_ptr<bool>> server_effects_;  // per server index: case 17's flag
   std::vector<std::unique_ptr<Message>> messages_;
   std::vector<uint32_t> free_messages_;
   std::vector<uint32_t> dropped_messages_;

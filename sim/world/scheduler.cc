@@ -49,6 +49,7 @@ bool among(std::string_view name, auto& table) {
 
 bool Footprint::commutes_with(const Footprint& other) const {
   if (server != other.server) return true;
+  if (anything() || other.anything()) return false;  // case 17
   // A script load against a script (or EXEC) that may read or fill the cache.
   if ((loads_script && (other.any_key || other.reads_scripts)) ||
       (other.loads_script && (any_key || reads_scripts))) {
@@ -76,13 +77,15 @@ bool Footprint::commutes_with(const Footprint& other) const {
 }
 
 std::shared_ptr<const Footprint> command_footprint(size_t server,
-                                                   const std::vector<std::string>& argv) {
+                                                   const std::vector<std::string>& argv,
+                                                   std::shared_ptr<const bool> server_effects) {
   if (argv.empty()) return nullptr;
   std::string name = argv[0];
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   auto f = std::make_shared<Footprint>();
   f->server = server;
+  f->server_effects = std::move(server_effects);
   if (name == "PING" || name == "ECHO") return f;
   if (among(name, kFirstKeyCommands)) {
     if (argv.size() < 2) return f;  // an arity error touches nothing
@@ -115,6 +118,7 @@ std::shared_ptr<const Footprint> command_footprint(size_t server,
     if (!f->loads_script && !f->reads_scripts) return f;
     auto within = std::make_shared<Footprint>();
     within->server = server;
+    within->server_effects = f->server_effects;
     within->pubsub = true;
     within->loads_script = f->loads_script;
     within->reads_scripts = f->reads_scripts;
@@ -169,6 +173,7 @@ std::shared_ptr<const Footprint> script_footprint(
   const std::vector<std::string>& declared = script.within->keys;
   auto f = std::make_shared<Footprint>();
   f->server = script.server;
+  f->server_effects = script.server_effects;
   f->loads_script = script.loads_script;
   f->reads_scripts = script.reads_scripts;
   f->keys = declared;

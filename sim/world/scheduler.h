@@ -63,29 +63,40 @@ struct Footprint {
   // sleeping script carries when its sibling run touched only its declared
   // KEYS: those keys, and pubsub (it may have published).
   std::shared_ptr<const Footprint> within;
+  // Its server may do more than a command's keys say (exhaustive.h case
+  // 17): publish keyspace notifications (notify-keyspace-events), or
+  // refuse or evict by the memory all keys use (maxmemory). Set on every
+  // footprint of commands sent to that server, to a flag the world turns
+  // on for good before the first such effect can happen; while it is on,
+  // the footprint is "anything". Null: no flag (as computed).
+  std::shared_ptr<const bool> server_effects;
+  bool anything() const { return server_effects != nullptr && *server_effects; }
   // Commands on different servers, or on disjoint keys (an any-key one
   // meets every keyed one) of which not both touch pub/sub, or both only
   // change subscriptions and not both add one channel, commute
-  // (exhaustive.h, cases 3 and 10).
+  // (exhaustive.h, cases 3 and 10), unless one is anything() (case 17).
   bool commutes_with(const Footprint& other) const;
   // It may push to other sessions' subscriptions (PUBLISH, SPUBLISH, a
-  // script, EXEC): what a reset of another session's subscriptions changes
-  // (exhaustive.h, case 14).
-  bool publishes() const { return pubsub && !subscriptions_only; }
+  // script, EXEC; anything(): a keyspace notification): what a reset of
+  // another session's subscriptions changes (exhaustive.h, cases 14, 17).
+  bool publishes() const { return anything() || (pubsub && !subscriptions_only); }
 };
 
 // The footprint of one command (argv as sent) on `server`; null when it is
 // not known to touch only its keys (MULTI/EXEC, WATCH, CONFIG, KEYS, SCAN,
 // FLUSHALL, SCRIPT, ...: anything not in the table of exhaustive.cc).
-std::shared_ptr<const Footprint> command_footprint(size_t server,
-                                                   const std::vector<std::string>& argv);
+// `server_effects`: the server's flag of case 17 (Footprint::server_effects).
+std::shared_ptr<const Footprint> command_footprint(
+    size_t server, const std::vector<std::string>& argv,
+    std::shared_ptr<const bool> server_effects = nullptr);
 // A script's footprint as it ran (exhaustive.h, case 16): `script` (its
 // command_footprint) narrowed to its declared KEYS and the keys of `calls`
 // (each redis.call / redis.pcall it asked for, as command_footprint reads
 // them), pubsub when one of them publishes; null when one of them is not
 // key-addressed (no footprint, or any key) or `shared` (it used what
 // scripts share besides keys). `*within`: the keys of `calls` were all
-// declared (it did no more than script.within says).
+// declared (it did no more than script.within says). It keeps the
+// script's server_effects flag (case 17).
 std::shared_ptr<const Footprint> script_footprint(
     const Footprint& script, const std::vector<std::vector<std::string>>& calls, bool shared,
     bool* within);

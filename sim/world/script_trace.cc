@@ -5,6 +5,7 @@
 #include <cctype>
 #include <memory>
 #include <string_view>
+#include <utility>
 
 namespace redsim::world {
 
@@ -27,8 +28,13 @@ bool narrows(const std::vector<std::string>& argv) {
 }  // namespace
 
 ScriptTrace::ScriptTrace(Scheduler& sched, sim::Server& server, size_t server_index,
-                         const std::vector<std::string>& argv, bool on)
-    : sched_(sched), server_(server), server_index_(server_index), argv_(argv) {
+                         const std::vector<std::string>& argv, bool on,
+                         std::shared_ptr<const bool> server_effects)
+    : sched_(sched),
+      server_(server),
+      server_index_(server_index),
+      argv_(argv),
+      server_effects_(std::move(server_effects)) {
   on_ = on && narrows(argv);
   if (on_) server_.log_script_calls(&log_);
 }
@@ -41,7 +47,8 @@ void ScriptTrace::finish() {
   if (!on_) return;
   server_.log_script_calls(nullptr);
   on_ = false;
-  const std::shared_ptr<const Footprint> declared = command_footprint(server_index_, argv_);
+  const std::shared_ptr<const Footprint> declared =
+      command_footprint(server_index_, argv_, server_effects_);
   bool within = false;
   std::shared_ptr<const Footprint> as_ran;
   if (declared != nullptr) as_ran = script_footprint(*declared, log_.calls, log_.shared, &within);

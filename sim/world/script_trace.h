@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,10 @@ class ScriptTrace {
  public:
   // Logs nothing unless `on` and argv names EVAL, EVALSHA, EVAL_RO or
   // EVALSHA_RO (case-insensitive).
+  // `server_effects`: the server's flag of exhaustive.h case 17.
   ScriptTrace(Scheduler& sched, sim::Server& server, size_t server_index,
-              const std::vector<std::string>& argv, bool on);
+              const std::vector<std::string>& argv, bool on,
+              std::shared_ptr<const bool> server_effects = nullptr);
   // Stops logging (however execute ended).
   ~ScriptTrace();
   ScriptTrace(const ScriptTrace&) = delete;
@@ -39,6 +42,7 @@ class ScriptTrace {
   sim::Server& server_;
   size_t server_index_;
   const std::vector<std::string>& argv_;
+  std::shared_ptr<const bool> server_effects_;
   bool on_ = false;
   sim::Server::ScriptCallLog log_;
 };

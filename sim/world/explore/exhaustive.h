@@ -414,6 +414,30 @@
 //      a script against the other client's keyed command or the unlock
 //      latch's DEL was 2,500 of the 7,987 reorders of its first 3,000
 //      runs; with this case it is proved in 34,882 schedules.
+//  17. A server that does more than a command's keys say (Footprint::
+//      server_effects, Network::server_effects). With notify-keyspace-
+//      events on, every keyed command may publish on its key's keyspace
+//      and keyevent channels (a read too: its key's lazy expiry publishes
+//      "expired"), so a SET of k does not commute with another session's
+//      SUBSCRIBE of __keyspace@0__:k; with maxmemory on, whether a write is
+//      refused (noeviction) or which keys are evicted before a command (any
+//      command, as Redis's processCommand evicts) depends on the memory of
+//      every key. Cases 3, 10 and 16 read neither. So each server has one
+//      flag, shared by every footprint of a command sent to it, that turns
+//      on for good when the server is seen with either setting on (set
+//      before the run, or by an earlier CONFIG SET), or when a CONFIG SET
+//      is sent to it; from then on its footprints are "anything" (and
+//      publish, for case 14). It is on before the first such effect can
+//      happen: a setting comes only from the world's own code before the
+//      run or from a CONFIG SET, which is sent before it arrives, and
+//      footprints made earlier read the flag whenever they are judged. A
+//      CONFIG SET has no footprint itself, so it is ordered with every
+//      command. Found by review, not by a plan: no lock in the zoo turns
+//      either setting on, and their proofs are unchanged.
+//      server_effects_test.cc reaches, reduced, both "the notification
+//      arrived" and "it did not" for a SET and for a script, with the
+//      setting from the start and by CONFIG SET, and both refusals of two
+//      writes under maxmemory; each outcome pair was lost before.
 // Ties that need no choice (persistent sets, Godefroid 1996, ch. 4;
 // combined with sleep sets as in ch. 6). When no message arrives in the
 // microsecond it was sent (the plan's latency_min >= 1 us, as
