@@ -253,8 +253,9 @@ std::shared_ptr<const bool> Network::server_effects(size_t server, const lock::A
 
 std::shared_ptr<const Footprint> Network::footprint_of(const Link& link, const lock::Argv* argv) {
   if (!life_.footprints()) return nullptr;
-  if (argv != nullptr)
+  if (argv != nullptr) {
     return command_footprint(link.server, *argv, server_effects(link.server, argv));
+  }
   // A close: the server drops the session, which changes pub/sub state only
   // for the process's pub/sub connection (task 0); a command connection's
   // session has no subscriptions (its WATCHes are its own).
