@@ -1,7 +1,8 @@
 // Three patterns users write beyond the plain SET NX PX lock, each once
 // correct and once broken: an unlock through a WATCH/MULTI/EXEC
 // transaction, a Redisson-style reentrant hash lock, and waiters woken by
-// pub/sub instead of polling.
+// pub/sub instead of polling (a message of the lock's own, or the key's
+// keyspace notifications).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -312,6 +313,49 @@ class CheckThenSubscribeLock : public PubSubLock {
   }
 };
 
+// Waiters woken by keyspace notifications instead of a message of the
+// lock's own: the first attempt turns them on (CONFIG SET
+// notify-keyspace-events Kg: keyspace events of the generic commands, as an
+// operator would write it in redis.conf), then a waiter subscribes to
+// __keyspace@0__:<key> first, tries again, and sleeps until the next event
+// on the key for the rest of its wait; the release is the plain
+// compare-and-delete, whose DEL publishes "del". Source: the Redis docs,
+// "Redis keyspace notifications": a key whose time to live ran out
+// publishes "expired", class x, which "Kg" leaves out; and ("Timing of
+// expired events") even with x, Redis publishes it when it deletes the key,
+// lazily when a command touches it or in its expire cycle, not when the
+// time to live reaches zero. What goes wrong: a holder that crashes, or
+// whose release fails, leaves its key to expire in silence, and the waiter
+// sleeps on a free lock until its wait ends. Capping each sleep by the
+// key's PTTL (as subscribe-then-retry does) fixes it: with that cap,
+// 0 of 20 seeds find it; with "Kgx" instead of "Kg" and no cap, 20 of 20
+// still do (median 10 cases against 3).
+class KeyspaceEventsLock : public PubSubLock {
+ public:
+  using PubSubLock::PubSubLock;
+  bool unlock() { return compare_and_delete(token_); }
+  bool try_lock_for(Micros wait) {
+    if (!configured_) {
+      env_.connection().call({"CONFIG", "SET", "notify-keyspace-events", "Kg"});
+      configured_ = true;
+    }
+    token_ = random_token(env_);
+    const lock::EnvTime deadline = env_.now() + wait;
+    if (try_once() == 0) return true;
+    if (env_.now() >= deadline) return false;
+    Subscription sub(env_, "__keyspace@0__:" + key_);
+    for (;;) {
+      if (try_once() == 0) return true;
+      const Micros left = std::chrono::duration_cast<Micros>(deadline - env_.now());
+      if (left <= Micros(0)) return false;
+      sub.wait(left);
+    }
+  }
+
+ private:
+  bool configured_ = false;
+};
+
 template <class L>
 harness::LockFactory factory(Millis lease) {
   return harness::lock_factory(
@@ -398,6 +442,17 @@ void add_transaction_hash_pubsub_bugs(std::vector<Entry>& out) {
                  .plan = budgeted,
                  .checkers = {"liveness"},
                  .causes = {"SUBSCRIBE"}});
+  out.push_back({.name = "keyspace-event-wait",
+                 .source = "Redis docs, \"Redis keyspace notifications\" (class x; timing of "
+                           "expired events)",
+                 .what = "waiters sleep until a keyspace event on the key (notify-keyspace-events "
+                         "Kg), not capped by its PTTL: an expiry publishes only \"expired\" (not "
+                         "in Kg; with x, once Redis deletes the key), so they sleep on a free lock",
+                 .lease = lease,
+                 .factory = factory<KeyspaceEventsLock>(lease),
+                 .plan = budgeted,
+                 .checkers = {"liveness"},
+                 .causes = {"SUBSCRIBE", "__keyspace@0__"}});
 }
 
 void add_transaction_hash_pubsub_correct(std::vector<Entry>& out) {
