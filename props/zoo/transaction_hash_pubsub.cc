@@ -334,7 +334,11 @@ class KeyspaceEventsLock : public PubSubLock {
  public:
   using PubSubLock::PubSubLock;
   bool unlock() { return compare_and_delete(token_); }
-  bool try_lock_for(Micros wait) {
+  bool try_lock_for(Micros wait) { return wait_for_events(wait, false); }
+
+ protected:
+  // `capped`: each sleep ends at the key's PTTL too (KeyspaceEventsCappedLock).
+  bool wait_for_events(Micros wait, bool capped) {
     if (!configured_) {
       env_.connection().call({"CONFIG", "SET", "notify-keyspace-events", "Kg"});
       configured_ = true;
@@ -345,15 +349,26 @@ class KeyspaceEventsLock : public PubSubLock {
     if (env_.now() >= deadline) return false;
     Subscription sub(env_, "__keyspace@0__:" + key_);
     for (;;) {
-      if (try_once() == 0) return true;
+      const int64_t ttl_ms = try_once();
+      if (ttl_ms == 0) return true;
       const Micros left = std::chrono::duration_cast<Micros>(deadline - env_.now());
       if (left <= Micros(0)) return false;
-      sub.wait(left);
+      sub.wait(capped ? std::min<Micros>(left, Millis(ttl_ms)) : left);
     }
   }
 
  private:
   bool configured_ = false;
+};
+
+// The same waiters with each sleep capped by the holder's PTTL, as
+// Redisson's RedissonLock.tryLock waits at most the returned TTL: an event
+// (a release's "del") wakes them early, and a key that expired in silence is
+// tried again at its deadline. Correct: keyspace events only shorten sleeps.
+class KeyspaceEventsCappedLock : public KeyspaceEventsLock {
+ public:
+  using KeyspaceEventsLock::KeyspaceEventsLock;
+  bool try_lock_for(Micros wait) { return wait_for_events(wait, true); }
 };
 
 template <class L>
@@ -467,6 +482,11 @@ void add_transaction_hash_pubsub_correct(std::vector<Entry>& out) {
   out.push_back(correct("subscribe-then-retry", "Redisson RedissonLock.lock/tryLock",
                         "waiters subscribe, then retry SET NX, sleeping at most the PTTL", lease,
                         factory<SubscribeFirstLock>(lease)));
+  out.push_back(correct("keyspace-event-wait-capped",
+                        "Redis docs, \"Redis keyspace notifications\"; Redisson tryLock's TTL wait",
+                        "waiters sleep until a keyspace event on the key (notify-keyspace-events "
+                        "Kg) or the holder's PTTL, whichever comes first",
+                        lease, factory<KeyspaceEventsCappedLock>(lease)));
 }
 
 }  // namespace redsim::zoo

@@ -72,7 +72,14 @@ namespace {
 // stretches (its last acquire gave up or its last unlock released: it holds
 // nothing and knows it) and "excused" ones (its last acquire or unlock
 // failed with an error or did not release: it was told the outcome is
-// unknown), each with the event that began it.
+// unknown), each with the event that began it. A new acquire does not end
+// an excused stretch: until it ends, the task's last outcome is still the
+// failed one, and the key that failure may have left stays explained (a
+// lock whose release was lost and which tries again at once waits on its
+// own stale key for up to a lease; found by the zoo's
+// keyspace-event-wait-capped, whose retry met that key and then another
+// client's unknown acquire: two leases of "free" lock, a false liveness
+// violation).
 struct Stretch {
   int64_t from;
   int64_t to;
@@ -119,6 +126,8 @@ std::map<TaskKey, TaskState> task_states(const History& h) {
     TaskState& s = tasks[{e.process, incarnation[e.process], e.task}];
     switch (e.kind) {
       case EventKind::kAcquireStart:
+        if (s.mode != TaskState::Mode::kExcused) set_mode(s, TaskState::Mode::kBusy, e.t_us, i);
+        break;
       case EventKind::kEnterCritical:
       case EventKind::kLeaveCritical:
         set_mode(s, TaskState::Mode::kBusy, e.t_us, i);

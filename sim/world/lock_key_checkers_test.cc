@@ -352,6 +352,43 @@ TEST(ExcusedHolds, ACrashedOwnersExpiringKeyIsHeldUntilItExpires) {
   }
 }
 
+// A holder whose release fails (it reports the error) and which tries
+// again at once waits on the key that release left, up to its lease: its
+// last outcome is still the failed one until the new attempt ends, so the
+// key stays excused through the wait (the zoo's keyspace-event-wait-capped
+// chained two such leases into a false liveness violation before).
+TEST(ExcusedHolds, AFailedReleaseStaysExcusedWhileItsOwnerTriesAgain) {
+  World w;
+  w.spawn_process("holder", [](ProcessEnv& env) {
+    env.record_acquire_start(kKey, milliseconds(1000));
+    ASSERT_TRUE(set_nx(env, 100));
+    env.record_acquire_end(kKey, true);
+    env.enter_critical(kKey);
+    env.leave_critical(kKey);
+    env.record_unlock_end(kKey, UnlockOutcome::kError);  // its release was lost: the key lives
+    env.record_acquire_start(kKey, milliseconds(1000));  // and it tries again at once
+    for (int tries = 0; tries < 300; ++tries) {
+      if (env.connection().call({"SET", kKey, "tok-second", "NX", "PX", "100"}).is_status()) {
+        env.record_acquire_end(kKey, true);
+        env.enter_critical(kKey);
+        env.leave_critical(kKey);
+        return;
+      }
+      env.sleep_for(milliseconds(2));
+    }
+  });
+  w.run();
+  const auto held = excused_holds(w.history());
+  ASSERT_EQ(held.count(kKey), 1u);
+  ASSERT_EQ(held.at(kKey).size(), 1u);
+  EXPECT_LT(held.at(kKey)[0].first, 5'000);     // from the failed release
+  EXPECT_GE(held.at(kKey)[0].second, 100'000);  // until the key expired
+  const auto bare = check_liveness(w.history(), 50'000);
+  const auto judged = check_liveness(w.history(), 50'000, held);
+  EXPECT_EQ(bare.size(), 1u) << "without the excuse the ~100 ms wait is flagged";
+  EXPECT_TRUE(judged.empty()) << format_violations(judged);
+}
+
 TEST(HeldPastLease, AHolderInsideAfterItsLeaseIsFlaggedWithNobodyElseAround) {
   World w;
   const ProcessId a = w.spawn_process("a", [](ProcessEnv& env) {
