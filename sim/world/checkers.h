@@ -122,7 +122,10 @@ struct GhostLockOptions {
 // Explained, and so not a ghost: a crashed holder's key (it lives until its
 // lease ends), a paused holder, and a mark left after an acquire or unlock
 // that failed with an error (kAcquireEnd 2, kUnlockEnd error/not released:
-// the workload was told the outcome is unknown). The classic ghost: a SET
+// the workload was told the outcome is unknown), for as long as it lives:
+// a later attempt of the owner that gives up (its own stale key in the way)
+// decides nothing about it; until the owner acquires again, and unless it
+// had said it holds nothing while that key stood. The classic ghost: a SET
 // whose reply was lost, which the lock treated as "not acquired"; the key
 // then blocks everyone for a whole lease. Tasks that record no acquire or
 // unlock outcome are not judged. One violation per mark. With several
@@ -135,7 +138,9 @@ std::vector<Violation> check_ghost_locks(const History& history, const GhostLock
 
 // Per lock key, the stretches in which it held a mark that no workload
 // decision explains but an error does: its owner's last acquire or unlock
-// failed with an error (or did not release), or the command that wrote it
+// failed with an error (or did not release; such an error explains the
+// keys that stood when it came until the owner acquires again, whatever it
+// decides meanwhile), or the command that wrote it
 // ran after its caller had given up (an orphaned command: a request still
 // on the wire when the call timed out), or its owner (process incarnation)
 // crashed, from the crash on; while the key has a deadline (a key

@@ -72,14 +72,7 @@ namespace {
 // stretches (its last acquire gave up or its last unlock released: it holds
 // nothing and knows it) and "excused" ones (its last acquire or unlock
 // failed with an error or did not release: it was told the outcome is
-// unknown), each with the event that began it. A new acquire does not end
-// an excused stretch: until it ends, the task's last outcome is still the
-// failed one, and the key that failure may have left stays explained (a
-// lock whose release was lost and which tries again at once waits on its
-// own stale key for up to a lease; found by the zoo's
-// keyspace-event-wait-capped, whose retry met that key and then another
-// client's unknown acquire: two leases of "free" lock, a false liveness
-// violation).
+// unknown), each with the event that began it.
 struct Stretch {
   int64_t from;
   int64_t to;
@@ -92,6 +85,7 @@ struct TaskState {
   size_t began = 0;
   std::vector<Stretch> clean;
   std::vector<Stretch> excused;
+  std::vector<int64_t> acquired;  // when its acquires ended "acquired"
 };
 using TaskKey = std::tuple<ProcessId, uint32_t, TaskId>;
 
@@ -126,14 +120,13 @@ std::map<TaskKey, TaskState> task_states(const History& h) {
     TaskState& s = tasks[{e.process, incarnation[e.process], e.task}];
     switch (e.kind) {
       case EventKind::kAcquireStart:
-        if (s.mode != TaskState::Mode::kExcused) set_mode(s, TaskState::Mode::kBusy, e.t_us, i);
-        break;
       case EventKind::kEnterCritical:
       case EventKind::kLeaveCritical:
         set_mode(s, TaskState::Mode::kBusy, e.t_us, i);
         break;
       case EventKind::kAcquireEnd:
         s.judged = true;
+        if (e.value == 1) s.acquired.push_back(e.t_us);
         set_mode(s,
                  e.value == 0   ? TaskState::Mode::kClean
                  : e.value == 2 ? TaskState::Mode::kExcused
@@ -154,6 +147,43 @@ std::map<TaskKey, TaskState> task_states(const History& h) {
   }
   for (auto& [id, s] : tasks) set_mode(s, TaskState::Mode::kBusy, h.end_us(), h.size());
   return tasks;
+}
+
+// The stretch [from, to) in which mark `m` is explained by an error whatever
+// its owner task decides meanwhile: from the start of the first excused
+// stretch of the task that began while the mark lived (the task was told
+// that the outcome of an operation while its key stood is unknown) until
+// the task next acquires (then it holds that key again, adopted or
+// re-entered, and its own decisions judge it), or the mark ends. Its other
+// decisions meanwhile are not about that key: a new attempt writes a new
+// token, so its giving up says nothing of the old one. None when the task
+// had disowned the key before the error. (A lock whose
+// release was lost and which tries again at once waits on its own stale key
+// for up to a lease: found by the zoo's keyspace-event-wait-capped, where
+// the retry met that key and then another client's unknown acquire, two
+// leases of "free" lock, a false liveness violation; with a try_lock that
+// does not wait, a false ghost lock.)
+std::optional<std::pair<int64_t, int64_t>> explained(const Mark& m, const TaskState& s,
+                                                     int64_t mark_end) {
+  for (const Stretch& x : s.excused) {
+    if (x.from < m.from_us) continue;
+    if (x.from >= mark_end) return std::nullopt;
+    // Only a key the task had not already disowned: if it said it holds
+    // nothing (a clean stretch) while the key stood before the error, the
+    // key is that decision's ghost, which a later error does not explain.
+    for (const Stretch& c : s.clean) {
+      if (c.from < x.from && c.to > m.from_us) return std::nullopt;
+    }
+    int64_t to = mark_end;
+    for (int64_t t : s.acquired) {
+      if (t > x.from) {
+        to = std::min(to, t);
+        break;
+      }
+    }
+    return std::make_pair(x.from, to);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -194,6 +224,7 @@ std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> excused_holds(co
       const int64_t to = std::min(x.to, mark_end);
       if (from < to) out[m.key].emplace_back(from, to);
     }
+    if (auto w = explained(m, it->second, mark_end)) out[m.key].push_back(*w);
   }
   for (auto& [key, list] : out) list = merged(std::move(list));
   return out;
@@ -245,6 +276,8 @@ std::vector<Violation> check_ghost_locks(const History& h, const GhostLockOption
     if (auto p = paused.find(m.owner.process); p != paused.end()) {
       for (const auto& span : p->second) pauses.emplace_back(span.from, span.to);
     }
+    // A stretch an error explains (explained()) is cut out as a pause is.
+    if (auto w = explained(m, it->second, mark_end)) pauses.push_back(*w);
     pauses = merged(std::move(pauses));
     for (const Stretch& c : it->second.clean) {
       // The unexplained part of this clean stretch while the mark lives,

@@ -238,6 +238,61 @@ TEST(GhostLocks, AReportedErrorAPauseOrACrashExplainsTheKey) {
   }
 }
 
+// A key a failed release left is explained by that error for as long as
+// it lives: an attempt of the same task that gives up meanwhile (its own
+// stale key is in the way; a zero-wait try_lock) decides nothing about it.
+TEST(GhostLocks, AFailedReleasesKeyIsNoGhostAfterTheOwnersNextAttemptGivesUp) {
+  World w;
+  w.spawn_process("a", [](ProcessEnv& env) {
+    env.record_acquire_start(kKey, milliseconds(1000));
+    ASSERT_TRUE(set_nx(env, 100));
+    env.record_acquire_end(kKey, true);
+    env.enter_critical(kKey);
+    env.leave_critical(kKey);
+    env.record_unlock_end(kKey, UnlockOutcome::kError);  // its release was lost: the key lives
+    env.record_acquire_start(kKey, milliseconds(0));     // a try_lock that does not wait
+    const bool got =
+        env.connection().call({"SET", kKey, "tok-second", "NX", "PX", "100"}).is_status();
+    env.record_acquire_end(kKey, got);  // false: its own stale key is there
+    env.sleep_for(milliseconds(300));
+  });
+  w.run();
+  const auto v = check_ghost_locks(w.history(), {.bound_us = 10000});
+  EXPECT_TRUE(v.empty()) << format_violations(v);
+}
+
+// ...but that error explains only the keys that stood when it came: a key
+// the task writes later (its next SET, whose lost reply it takes for "not
+// acquired") is judged on its own, and is a ghost.
+TEST(GhostLocks, AnEarlierErrorDoesNotExplainALaterKey) {
+  WorldOptions o;
+  o.command_timeout = Micros{5000};
+  World w(o);
+  const ProcessId a = w.spawn_process("a", [](ProcessEnv& env) {
+    env.record_acquire_start(kKey, milliseconds(1000));
+    ASSERT_TRUE(set_nx(env, 100));
+    env.record_acquire_end(kKey, true);
+    env.enter_critical(kKey);
+    env.leave_critical(kKey);
+    env.record_unlock_end(kKey, UnlockOutcome::kError);  // the key lives until 100 ms
+    env.sleep_for(milliseconds(150));
+    env.record_acquire_start(kKey, milliseconds(10));
+    bool acquired = false;
+    try {
+      acquired = env.connection().call({"SET", kKey, "tok-second", "NX", "PX", "200"}).is_status();
+    } catch (const lock::TimeoutError&) {
+      acquired = false;  // the bug: "no reply" taken for "not acquired"
+    }
+    env.record_acquire_end(kKey, acquired);
+    env.sleep_for(milliseconds(300));
+  });
+  w.lose_messages(a, 0, milliseconds(150), milliseconds(151), Loss::kReplyWithTimeout);
+  w.run();
+  const auto v = check_ghost_locks(w.history(), {.bound_us = 10000});
+  ASSERT_EQ(v.size(), 1u) << format_violations(v);
+  EXPECT_TRUE(mentions(v, "tok-second")) << v[0].description;
+}
+
 // With several servers a ghost is a quorum of them holding such marks at
 // once: a key left on one of three (a failed Redlock attempt whose release
 // could not reach it) keeps nobody out; keys left on two of three do. Found
