@@ -47,6 +47,17 @@ void holder(ProcessEnv& env, int64_t lease_ms, milliseconds work, Unlock unlock)
   env.record_unlock_end(kKey, UnlockOutcome::kReleased);
 }
 
+// A holder of a 100 ms key whose release is lost: it records the error
+// (the outcome is unknown), and the key lives until its lease ends.
+void hold_then_lose_release(ProcessEnv& env) {
+  env.record_acquire_start(kKey, milliseconds(1000));
+  ASSERT_TRUE(set_nx(env, 100));
+  env.record_acquire_end(kKey, true);
+  env.enter_critical(kKey);
+  env.leave_critical(kKey);
+  env.record_unlock_end(kKey, UnlockOutcome::kError);
+}
+
 bool mentions(const std::vector<Violation>& v, const std::string& text) {
   for (const auto& x : v) {
     if (x.description.find(text) != std::string::npos ||
@@ -244,13 +255,8 @@ TEST(GhostLocks, AReportedErrorAPauseOrACrashExplainsTheKey) {
 TEST(GhostLocks, AFailedReleasesKeyIsNoGhostAfterTheOwnersNextAttemptGivesUp) {
   World w;
   w.spawn_process("a", [](ProcessEnv& env) {
-    env.record_acquire_start(kKey, milliseconds(1000));
-    ASSERT_TRUE(set_nx(env, 100));
-    env.record_acquire_end(kKey, true);
-    env.enter_critical(kKey);
-    env.leave_critical(kKey);
-    env.record_unlock_end(kKey, UnlockOutcome::kError);  // its release was lost: the key lives
-    env.record_acquire_start(kKey, milliseconds(0));     // a try_lock that does not wait
+    hold_then_lose_release(env);                      // its 100 ms key lives on
+    env.record_acquire_start(kKey, milliseconds(0));  // a try_lock that does not wait
     const bool got =
         env.connection().call({"SET", kKey, "tok-second", "NX", "PX", "100"}).is_status();
     env.record_acquire_end(kKey, got);  // false: its own stale key is there
@@ -269,12 +275,7 @@ TEST(GhostLocks, AnEarlierErrorDoesNotExplainALaterKey) {
   o.command_timeout = Micros{5000};
   World w(o);
   const ProcessId a = w.spawn_process("a", [](ProcessEnv& env) {
-    env.record_acquire_start(kKey, milliseconds(1000));
-    ASSERT_TRUE(set_nx(env, 100));
-    env.record_acquire_end(kKey, true);
-    env.enter_critical(kKey);
-    env.leave_critical(kKey);
-    env.record_unlock_end(kKey, UnlockOutcome::kError);  // the key lives until 100 ms
+    hold_then_lose_release(env);  // the key lives until 100 ms
     env.sleep_for(milliseconds(150));
     env.record_acquire_start(kKey, milliseconds(10));
     bool acquired = false;
@@ -415,12 +416,7 @@ TEST(ExcusedHolds, ACrashedOwnersExpiringKeyIsHeldUntilItExpires) {
 TEST(ExcusedHolds, AFailedReleaseStaysExcusedWhileItsOwnerTriesAgain) {
   World w;
   w.spawn_process("holder", [](ProcessEnv& env) {
-    env.record_acquire_start(kKey, milliseconds(1000));
-    ASSERT_TRUE(set_nx(env, 100));
-    env.record_acquire_end(kKey, true);
-    env.enter_critical(kKey);
-    env.leave_critical(kKey);
-    env.record_unlock_end(kKey, UnlockOutcome::kError);  // its release was lost: the key lives
+    hold_then_lose_release(env);                         // its 100 ms key lives on
     env.record_acquire_start(kKey, milliseconds(1000));  // and it tries again at once
     for (int tries = 0; tries < 300; ++tries) {
       if (env.connection().call({"SET", kKey, "tok-second", "NX", "PX", "100"}).is_status()) {
