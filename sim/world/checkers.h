@@ -143,7 +143,8 @@ std::vector<Violation> check_ghost_locks(const History& history, const GhostLock
 // decides meanwhile), or the command that wrote it
 // ran after its caller had given up (an orphaned command: a request still
 // on the wire when the call timed out), or its owner (process incarnation)
-// crashed, from the crash on; while the key has a deadline (a key
+// crashed, from the crash on, or its server kept it through a crash (from
+// that crash on); while the key has a deadline (a key
 // that can no longer expire is never excused). The lock is taken then, by nobody;
 // check_liveness counts these as held, so a correct lock that reports its
 // unknown outcomes is not blamed for the lease they cost.

@@ -440,6 +440,37 @@ TEST(ExcusedHolds, AFailedReleaseStaysExcusedWhileItsOwnerTriesAgain) {
   EXPECT_TRUE(judged.empty()) << format_violations(judged);
 }
 
+// A key its server kept through a crash (AOF) blocks the lock until its
+// lease ends, whoever still tries: its owner, mid-acquire, could not delete
+// it while the server was down. The liveness checker counts it as held from
+// the crash on, as it does a crashed owner's key; with no persistence the
+// crash takes the key along and nothing is excused.
+TEST(ExcusedHolds, AKeyKeptThroughItsServersCrashIsHeldUntilItExpires) {
+  for (const bool kept : {true, false}) {
+    SCOPED_TRACE(kept);
+    WorldOptions o;
+    o.persistence = kept ? Persistence::kAofAlways : Persistence::kNone;
+    World w(o);
+    w.spawn_process("owner", [](ProcessEnv& env) {
+      env.record_acquire_start(kKey, milliseconds(1000));
+      ASSERT_TRUE(set_nx(env, 100));     // a Redlock attempt that will fail elsewhere
+      env.sleep_for(milliseconds(300));  // still acquiring: nothing recorded
+    });
+    w.crash_server(0, milliseconds(10));
+    w.restart_server(0, milliseconds(20));
+    w.run();
+    const auto held = excused_holds(w.history());
+    if (kept) {
+      ASSERT_EQ(held.count(kKey), 1u);
+      ASSERT_EQ(held.at(kKey).size(), 1u);
+      EXPECT_EQ(held.at(kKey)[0].first, 10'000);
+      EXPECT_EQ(held.at(kKey)[0].second, 100'000);
+    } else {
+      EXPECT_EQ(held.count(kKey), 0u);
+    }
+  }
+}
+
 TEST(HeldPastLease, AHolderInsideAfterItsLeaseIsFlaggedWithNobodyElseAround) {
   World w;
   const ProcessId a = w.spawn_process("a", [](ProcessEnv& env) {
