@@ -157,12 +157,12 @@ std::map<TaskKey, TaskState> task_states(const History& h) {
 // re-entered, and its own decisions judge it), or the mark ends. Its other
 // decisions meanwhile are not about that key: a new attempt writes a new
 // token, so its giving up says nothing of the old one. None when the task
-// had disowned the key before the error. (A lock whose
-// release was lost and which tries again at once waits on its own stale key
-// for up to a lease: found by the zoo's keyspace-event-wait-capped, where
-// the retry met that key and then another client's unknown acquire, two
-// leases of "free" lock, a false liveness violation; with a try_lock that
-// does not wait, a false ghost lock.)
+// had disowned the key before the error. (A lock whose release was lost and
+// which tries again at once waits on its own stale key for up to a lease:
+// found by the zoo's keyspace-event-wait-capped, where the retry met that
+// key and then another client's unknown acquire, two leases of "free" lock,
+// a false liveness violation; with a try_lock that does not wait, a false
+// ghost lock.)
 std::optional<std::pair<int64_t, int64_t>> explained(const Mark& m, const TaskState& s,
                                                      int64_t mark_end) {
   for (const Stretch& x : s.excused) {
